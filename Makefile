@@ -1,0 +1,59 @@
+# rpclab: the two commands are `make run-dependability` and `make test`.
+# Each installs what it needs (harness/deps.sh) and builds first.
+#
+#   make                     build everything into build/
+#   make test                the GoogleTest suite (unit, end to end, faults)
+#   make run-dependability   Levy's dependability table (PRESET=quick|remedies, CALLS=N)
+#   make run-speed           Levy's timing table (QUICK=1 for the short one)
+#   make SANITIZE=address,undefined test    the same suite under ASan+UBSan
+#   make fuzz                short libFuzzer runs of every decoder (FUZZ_SECONDS=60)
+#   make clean-net           remove every network namespace rpclab left behind
+#   make doctor              what this machine can do, and what will be skipped
+
+SANITIZE ?=
+BUILD ?= $(if $(SANITIZE),build-sanitize,build)
+PRESET ?= levy1989
+CALLS ?=
+QUICK ?=
+FUZZ_SECONDS ?= 60
+JOBS ?= $(shell nproc)
+
+CMAKE_FLAGS := -G Ninja $(if $(SANITIZE),-DRPCLAB_SANITIZE=$(SANITIZE))
+
+.PHONY: all deps build test run-dependability run-speed clean-net doctor fuzz clean
+.DEFAULT_GOAL := all
+
+all: build
+
+deps:
+	@harness/deps.sh build
+
+$(BUILD)/build.ninja: CMakeLists.txt
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+
+build: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	tests/run-tests.sh $(BUILD)
+
+run-dependability: build
+	$(BUILD)/rpclab dependability --preset $(PRESET) $(if $(CALLS),--calls $(CALLS))
+
+run-speed: build
+	$(BUILD)/rpclab speed --preset $(if $(QUICK),quick,levy1989)
+
+clean-net: build
+	$(BUILD)/rpclab clean-net
+
+doctor: build
+	$(BUILD)/rpclab doctor
+
+fuzz:
+	@harness/deps.sh fuzz
+	cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DRPCLAB_FUZZ=ON
+	cmake --build build-fuzz -j $(JOBS) --target fuzzers
+	tests/fuzz/run-fuzzers.sh build-fuzz $(FUZZ_SECONDS)
+
+clean:
+	rm -rf build build-sanitize build-fuzz

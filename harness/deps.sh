@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs the Debian packages rpclab needs, or says exactly how to.
+#   harness/deps.sh [build|fuzz]
+# As root it runs apt-get itself; otherwise it prints the one command to run
+# and exits 1. Packages already present are left alone.
+set -euo pipefail
+
+build_packages=(
+  cmake ninja-build g++ make pkg-config
+  rpcsvc-proto libtirpc-dev rpcbind                 # rpcgen, libtirpc, rpcinfo
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
+  libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libboost-dev
+  iproute2 nftables util-linux procps               # ip/tc, nft, unshare/taskset, ps
+  user-mode-linux busybox-static                    # netem where the host kernel has none
+  gnuplot-nox sockperf                              # plots, speed calibration
+)
+fuzz_packages=(clang libclang-rt-14-dev llvm)
+
+case "${1:-build}" in
+  build) wanted=("${build_packages[@]}") ;;
+  fuzz) wanted=("${build_packages[@]}" "${fuzz_packages[@]}") ;;
+  *) echo "usage: $0 [build|fuzz]" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${wanted[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+cmd="apt-get install -y --no-install-recommends ${missing[*]}"
+if [[ $(id -u) -ne 0 ]]; then
+  echo "rpclab needs these Debian packages: ${missing[*]}" >&2
+  echo "Install them as root, then run make again:" >&2
+  echo "  sudo apt-get update && sudo $cmd" >&2
+  exit 1
+fi
+echo "rpclab: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+# A third-party source that cannot be reached must not stop Debian's own.
+apt-get update -qq >/dev/null 2>&1 || echo "rpclab: apt-get update reported errors; trying the install anyway" >&2
+if ! $cmd >/tmp/rpclab-apt.log 2>&1; then
+  tail -20 /tmp/rpclab-apt.log >&2
+  echo "rpclab: '$cmd' failed (full log: /tmp/rpclab-apt.log)" >&2
+  exit 1
+fi

@@ -1,0 +1,120 @@
+// rpclab-client: make N calls over one transport and write the call record.
+// A screen of glue over the library the tests link.
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "core/cli_support.h"
+#include "core/client_run.h"
+#include "core/signal_watcher.h"
+#include "core/transport.h"
+
+namespace {
+
+nlohmann::json settings_json(const rpclab::ClientSettings& s) {
+  return {{"timeout_ms", s.timeout_ms},
+          {"timeout_is_default", s.timeout_is_default},
+          {"retry_timeout_ms", s.retry_timeout_ms},
+          {"retry_is_default", s.retry_is_default},
+          {"max_payload", s.max_payload},
+          {"library", s.library}};
+}
+
+void print_summary(const rpclab::CallRecord& record) {
+  const auto& h = record.header;
+  double wall_s = h["wall_ns"].get<double>() / 1e9;
+  double rate = wall_s > 0 ? h["calls_made"].get<double>() / wall_s : 0;
+  std::fprintf(stderr, "rpclab-client: %s x%llu in %.3f s (%.0f calls/s); outcomes %s\n",
+               h["op"].get<std::string>().c_str(), (unsigned long long)h["calls_made"].get<uint64_t>(), wall_s,
+               rate, h["outcomes"].dump().c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"rpclab-client: make calls over one transport and record each outcome", "rpclab-client"};
+  rpclab::ClientOptions options;
+  rpclab::ClientPlan plan;
+  std::string server, op_name = "next", connect = "persistent", record_path;
+  int timeout_ms = 0, retry_ms = 0;
+  int64_t start_at_ns = 0;
+  app.add_option("--transport", options.transport, "one of: " + rpclab::transport_names())->required();
+  app.add_option("--server", server, "ADDR:PORT of the server (with --rpcbind, the port is ignored)")->required();
+  app.add_option("--op", op_name, "next | echo | null")->check(CLI::IsMember({"next", "echo", "null"}));
+  app.add_option("--calls", plan.calls, "calls to record")->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32));
+  app.add_option("--warmup", plan.warmup, "calls made first and not recorded")
+      ->check(CLI::Range(uint64_t{0}, uint64_t{1} << 32));
+  app.add_option("--size", plan.size, "ECHO payload bytes")->check(CLI::Range(size_t{0}, size_t{16} << 20));
+  app.add_option("--client-id", plan.client_id, "this client's id in the server's ledger");
+  app.add_option("--first-seq", plan.first_seq, "first sequence number NEXT sends");
+  app.add_option("--timeout", timeout_ms, "total time per call in ms (default: the library's)")
+      ->check(CLI::Range(1, 3600 * 1000));
+  app.add_option("--retry-timeout", retry_ms, "sunrpc-udp retransmit interval in ms (default 15000)")
+      ->check(CLI::Range(1, 3600 * 1000));
+  app.add_option("--udp-bufsize", options.udp_bufsize, "sunrpc-udp message buffer bytes (default 8800)")
+      ->check(CLI::Range(size_t{1024}, size_t{65536}));
+  app.add_flag("--drain-stale-replies", options.drain_stale_replies,
+               "sunrpc-udp: empty the socket of late replies before each call");
+  app.add_flag("--grpc-retry", options.grpc_retry, "grpc: retry UNAVAILABLE calls (service config policy)");
+  app.add_flag("--tcp-nodelay", options.tcp_nodelay, "stream transports: disable Nagle's algorithm");
+  app.add_flag("--rpcbind", options.use_rpcbind, "sunrpc: find the server through rpcbind");
+  app.add_option("--connect", connect, "persistent | per-call")->check(CLI::IsMember({"persistent", "per-call"}));
+  app.add_option("--start-at", start_at_ns, "CLOCK_REALTIME ns at which recorded calls begin");
+  app.add_option("--record", record_path, "write the call record here (format: docs/results-format.md)");
+  rpclab::parse_or_exit(app, argc, argv);
+
+  const rpclab::TransportRow* row = rpclab::find_transport(options.transport);
+  if (!row) {
+    std::fprintf(stderr, "rpclab-client: --transport: unknown transport '%s' (known: %s)\n",
+                 options.transport.c_str(), rpclab::transport_names().c_str());
+    return rpclab::kExitUsage;
+  }
+  try {
+    rpclab::split_host_port(server, "--server", &options.host, &options.port);
+  } catch (const CLI::ValidationError& e) {
+    std::fprintf(stderr, "rpclab-client: %s\n", e.what());
+    return rpclab::kExitUsage;
+  }
+  if (timeout_ms) options.timeout_ms = timeout_ms;
+  if (retry_ms) options.retry_timeout_ms = retry_ms;
+  options.connect = *rpclab::parse_connect_mode(connect);
+  plan.op = *rpclab::parse_operation(op_name);
+  if (start_at_ns) plan.start_at_ns = start_at_ns;
+  rpclab::ClientSettings settings = row->client_settings(options);
+  if (plan.op == rpclab::Operation::kEcho && plan.size > settings.max_payload) {
+    std::fprintf(stderr,
+                 "rpclab-client: --size: %zu bytes does not fit in one %s call (at most %zu bytes%s)\n",
+                 plan.size, options.transport.c_str(), settings.max_payload,
+                 options.transport == "sunrpc-udp" ? "; raise --udp-bufsize on client and server, up to 65536" : "");
+    return rpclab::kExitUsage;
+  }
+
+  rpclab::SignalWatcher signals;
+  rpclab::CallRecord record;
+  try {
+    auto client = rpclab::connect_client(options);
+    record = rpclab::run_plan(*client, plan, signals.stop_requested());
+  } catch (const rpclab::ConnectError& e) {
+    std::fprintf(stderr, "rpclab-client: cannot reach the server: %s\n", e.what());
+    return rpclab::kExitFailed;
+  } catch (const rpclab::SetupError& e) {
+    std::fprintf(stderr, "rpclab-client: %s\n", e.what());
+    return rpclab::kExitSetup;
+  }
+  record.header["transport"] = options.transport;
+  record.header["server"] = server;
+  record.header["connect"] = connect;
+  record.header["settings"] = settings_json(settings);
+  record.header["drain_stale_replies"] = options.drain_stale_replies;
+  record.header["pid"] = getpid();
+  print_summary(record);
+  if (!record_path.empty()) {
+    try {
+      record.write_file(record_path);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "rpclab-client: cannot write the record: %s\n", e.what());
+      return rpclab::kExitFailed;
+    }
+  }
+  return rpclab::kExitOk;
+}

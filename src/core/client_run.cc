@@ -1,0 +1,135 @@
+#include "core/client_run.h"
+
+#include <sys/resource.h>
+#include <time.h>
+
+#include <array>
+#include <chrono>
+
+namespace rpclab {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t realtime_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+int64_t cpu_us(const timeval& tv) { return int64_t{tv.tv_sec} * 1000000 + tv.tv_usec; }
+
+void sleep_until_realtime(int64_t when_ns) {
+  timespec ts{static_cast<time_t>(when_ns / 1000000000), static_cast<long>(when_ns % 1000000000)};
+  while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+  }
+}
+
+class Caller {
+ public:
+  Caller(RpcClient& client, const ClientPlan& plan)
+      : client_(client), plan_(plan), payload_(plan.op == Operation::kEcho ? make_payload(plan.size, plan.client_id) : "") {}
+
+  CallStatus call(uint32_t seq, int64_t* latency_ns) {
+    auto start = Clock::now();
+    CallStatus status = dispatch(seq);
+    *latency_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+    // Checked after the clock stops: verifying is not part of the call.
+    if (status.ok() && plan_.op == Operation::kEcho && reply_ != payload_)
+      status = CallStatus::failure(ErrorKind::kOther, "echo reply differs from the request (" +
+                                                          std::to_string(reply_.size()) + " of " +
+                                                          std::to_string(payload_.size()) + " bytes came back)");
+    return status;
+  }
+
+ private:
+  CallStatus dispatch(uint32_t seq) {
+    switch (plan_.op) {
+      case Operation::kNull:
+        return client_.null_call();
+      case Operation::kNext:
+        return client_.next(plan_.client_id, seq, &next_reply_);
+      case Operation::kEcho:
+        reply_.clear();
+        return client_.echo(payload_, &reply_);
+    }
+    return CallStatus::failure(ErrorKind::kOther, "unknown operation");
+  }
+
+  RpcClient& client_;
+  const ClientPlan& plan_;
+  std::string payload_;
+  std::string reply_;
+  NextReply next_reply_;
+};
+
+}  // namespace
+
+std::optional<Operation> parse_operation(std::string_view name) {
+  if (name == "null") return Operation::kNull;
+  if (name == "next") return Operation::kNext;
+  if (name == "echo") return Operation::kEcho;
+  return std::nullopt;
+}
+
+std::string_view operation_name(Operation op) {
+  switch (op) {
+    case Operation::kNull: return "null";
+    case Operation::kNext: return "next";
+    case Operation::kEcho: return "echo";
+  }
+  return "?";
+}
+
+std::string make_payload(size_t size, uint32_t client_id) {
+  std::string payload(size, '\0');
+  for (size_t i = 0; i < size; ++i) payload[i] = static_cast<char>((i * 131 + client_id) & 0xff);
+  return payload;
+}
+
+CallRecord run_plan(RpcClient& client, const ClientPlan& plan, const std::atomic<bool>& stop) {
+  Caller caller(client, plan);
+  int64_t ignored;
+  for (uint64_t i = 0; i < plan.warmup && !stop.load(); ++i) caller.call(plan.first_seq, &ignored);
+  if (plan.start_at_ns) sleep_until_realtime(*plan.start_at_ns);
+
+  CallRecord record;
+  record.calls.reserve(plan.calls);
+  std::array<uint64_t, kErrorKindCount> by_kind{};
+  rusage before{}, after{};
+  getrusage(RUSAGE_SELF, &before);
+  int64_t started = realtime_ns();
+  auto t0 = Clock::now();
+  for (uint64_t i = 0; i < plan.calls && !stop.load(); ++i) {
+    CallEntry e;
+    e.seq = plan.op == Operation::kNext ? plan.first_seq + static_cast<uint32_t>(i) : static_cast<uint32_t>(i);
+    CallStatus status = caller.call(e.seq, &e.latency_ns);
+    e.kind = status.kind;
+    e.detail = record.intern(status.detail);
+    ++by_kind[static_cast<size_t>(e.kind)];
+    record.calls.push_back(e);
+  }
+  int64_t wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
+  getrusage(RUSAGE_SELF, &after);
+
+  nlohmann::json& h = record.header;
+  h["op"] = operation_name(plan.op);
+  h["client_id"] = plan.client_id;
+  h["size"] = plan.size;
+  h["calls_planned"] = plan.calls;
+  h["calls_made"] = record.calls.size();
+  h["warmup"] = plan.warmup;
+  h["interrupted"] = record.calls.size() < plan.calls;
+  h["start_realtime_ns"] = started;
+  h["end_realtime_ns"] = started + wall_ns;
+  h["wall_ns"] = wall_ns;
+  h["cpu_user_us"] = cpu_us(after.ru_utime) - cpu_us(before.ru_utime);
+  h["cpu_sys_us"] = cpu_us(after.ru_stime) - cpu_us(before.ru_stime);
+  nlohmann::json outcomes = nlohmann::json::object();
+  for (int k = 0; k < kErrorKindCount; ++k)
+    if (by_kind[k]) outcomes[std::string(error_kind_name(static_cast<ErrorKind>(k)))] = by_kind[k];
+  h["outcomes"] = outcomes;
+  return record;
+}
+
+}  // namespace rpclab

@@ -1,0 +1,37 @@
+// The client's side of an experiment: make N calls of one kind through an
+// RpcClient and record each outcome and latency. Knows nothing of transports.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/call_record.h"
+#include "core/transport.h"
+
+namespace rpclab {
+
+enum class Operation { kNull, kNext, kEcho };
+std::optional<Operation> parse_operation(std::string_view name);
+std::string_view operation_name(Operation op);
+
+struct ClientPlan {
+  Operation op = Operation::kNext;
+  uint32_t client_id = 1;
+  uint32_t first_seq = 0;
+  uint64_t calls = 1000;
+  uint64_t warmup = 0;                   // calls made first and not recorded
+  size_t size = 0;                       // ECHO payload bytes
+  std::optional<int64_t> start_at_ns;    // CLOCK_REALTIME instant to begin the recorded calls
+};
+
+// The ECHO payload a client sends: the same bytes for the same (size,
+// client), so a reply can be checked byte for byte.
+std::string make_payload(size_t size, uint32_t client_id);
+
+// Runs the plan; returns early, with what it has, once `stop` is set.
+// The header carries timing, CPU time and the outcome counts.
+CallRecord run_plan(RpcClient& client, const ClientPlan& plan, const std::atomic<bool>& stop);
+
+}  // namespace rpclab

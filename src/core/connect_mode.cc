@@ -1,0 +1,74 @@
+// Connection modes are transport-neutral: they only decide when a handle is
+// made, through the transport's own make_client.
+#include <functional>
+
+#include "core/transport.h"
+
+namespace rpclab {
+namespace {
+
+bool breaks_handle(ErrorKind kind) {
+  return kind == ErrorKind::kUnavailable || kind == ErrorKind::kCannotSend ||
+         kind == ErrorKind::kCannotReceive;
+}
+
+// Runs `call` on a handle: the kept one, or a fresh one per call.
+class ModalClient : public RpcClient {
+ public:
+  ModalClient(const TransportRow& row, ClientOptions options)
+      : row_(row), options_(std::move(options)) {
+    if (options_.connect == ConnectMode::kPersistent) handle_ = row_.make_client(options_);
+  }
+
+  CallStatus null_call() override {
+    return with_handle([](RpcClient& c) { return c.null_call(); });
+  }
+  CallStatus next(uint32_t client_id, uint32_t seq, NextReply* reply) override {
+    return with_handle([&](RpcClient& c) { return c.next(client_id, seq, reply); });
+  }
+  CallStatus echo(std::string_view payload, std::string* reply) override {
+    return with_handle([&](RpcClient& c) { return c.echo(payload, reply); });
+  }
+
+ private:
+  CallStatus with_handle(const std::function<CallStatus(RpcClient&)>& call) {
+    bool per_call = options_.connect == ConnectMode::kPerCall;
+    if (per_call || !handle_) {
+      try {
+        handle_ = row_.make_client(options_);
+      } catch (const ConnectError& e) {
+        return e.status();
+      }
+    }
+    CallStatus status = call(*handle_);
+    // A persistent handle whose connection broke is re-made before the next
+    // call, as a long-lived client would; a timeout keeps the handle, so
+    // late replies stay in play exactly as the library leaves them.
+    if (per_call || breaks_handle(status.kind)) handle_.reset();
+    return status;
+  }
+
+  const TransportRow& row_;
+  ClientOptions options_;
+  std::unique_ptr<RpcClient> handle_;
+};
+
+}  // namespace
+
+std::string_view connect_mode_name(ConnectMode mode) {
+  return mode == ConnectMode::kPerCall ? "per-call" : "persistent";
+}
+
+std::optional<ConnectMode> parse_connect_mode(std::string_view name) {
+  if (name == "persistent") return ConnectMode::kPersistent;
+  if (name == "per-call") return ConnectMode::kPerCall;
+  return std::nullopt;
+}
+
+std::unique_ptr<RpcClient> connect_client(const ClientOptions& options) {
+  const TransportRow* row = find_transport(options.transport);
+  if (!row) throw SetupError("unknown transport '" + options.transport + "' (known: " + transport_names() + ")");
+  return std::make_unique<ModalClient>(*row, options);
+}
+
+}  // namespace rpclab

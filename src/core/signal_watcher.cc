@@ -1,0 +1,40 @@
+#include "core/signal_watcher.h"
+
+#include <signal.h>
+#include <time.h>
+
+namespace rpclab {
+namespace {
+
+sigset_t watched() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : {SIGTERM, SIGINT, SIGHUP, SIGUSR1}) sigaddset(&set, s);
+  return set;
+}
+
+}  // namespace
+
+SignalWatcher::SignalWatcher(std::function<void()> on_usr1) : on_usr1_(std::move(on_usr1)) {
+  sigset_t set = watched();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  thread_ = std::thread([this, set] {
+    timespec tick{0, 100 * 1000 * 1000};
+    while (!done_.load()) {
+      int sig = sigtimedwait(&set, nullptr, &tick);
+      if (sig == SIGUSR1) {
+        if (on_usr1_) on_usr1_();
+      } else if (sig > 0) {
+        signal_.store(sig);
+        stop_.store(true);
+      }
+    }
+  });
+}
+
+SignalWatcher::~SignalWatcher() {
+  done_.store(true);
+  thread_.join();
+}
+
+}  // namespace rpclab

@@ -1,0 +1,110 @@
+// The one interface between experiments and RPC systems.
+//
+// A transport is a small adapter that makes one call (RpcClient) or serves
+// calls into the shared ServerCore (RpcServer). Every transport is one row of
+// the table in transport_table.cc; experiments only ever see these types.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/outcome.h"
+#include "core/server_core.h"
+
+namespace rpclab {
+
+enum class ConnectMode { kPersistent, kPerCall };
+std::string_view connect_mode_name(ConnectMode mode);
+std::optional<ConnectMode> parse_connect_mode(std::string_view name);
+
+struct ClientOptions {
+  std::string transport;
+  std::string host = "127.0.0.1";
+  uint16_t port = 0;
+  bool use_rpcbind = false;              // sunrpc: find the port by program number
+  std::optional<int> timeout_ms;         // total time per call; unset = library default
+  std::optional<int> retry_timeout_ms;   // sunrpc-udp retransmit interval; unset = default
+  size_t udp_bufsize = 0;                // sunrpc-udp message buffer; 0 = libtirpc's 8800
+  bool drain_stale_replies = false;      // sunrpc-udp: empty the socket before each call
+  bool grpc_retry = false;               // grpc: retry policy in the service config
+  bool tcp_nodelay = false;              // stream transports: disable Nagle (off = stock)
+  ConnectMode connect = ConnectMode::kPersistent;
+};
+
+struct ServerOptions {
+  std::string transport;
+  std::string host = "127.0.0.1";
+  uint16_t port = 0;                     // 0 = any free port; the server reports it
+  bool use_rpcbind = false;              // sunrpc: register with rpcbind
+  int drc_entries = 0;                   // sunrpc-udp duplicate request cache; 0 = off
+  size_t udp_bufsize = 0;                // sunrpc-udp message buffer; 0 = libtirpc's 8800
+  bool tcp_nodelay = false;
+};
+
+// What a client will really use, defaults resolved, for the records.
+struct ClientSettings {
+  int timeout_ms = 0;
+  bool timeout_is_default = true;
+  int retry_timeout_ms = -1;             // -1: the transport never retransmits by itself
+  bool retry_is_default = true;
+  size_t max_payload = 0;                // largest ECHO payload that fits one call
+  std::string library;                   // e.g. "libtirpc 1.3.3+ds-1"
+};
+
+class RpcClient {
+ public:
+  virtual ~RpcClient() = default;
+  virtual CallStatus null_call() = 0;
+  virtual CallStatus next(uint32_t client_id, uint32_t seq, NextReply* reply) = 0;
+  virtual CallStatus echo(std::string_view payload, std::string* reply) = 0;
+};
+
+class RpcServer {
+ public:
+  virtual ~RpcServer() = default;
+  virtual uint16_t port() const = 0;
+  // Serves until `stop` becomes true, checking it at least every 100 ms.
+  virtual void serve(const std::atomic<bool>& stop) = 0;
+};
+
+// Creating a client failed in a way a call would report (refused, timed out):
+// per-call mode turns it into that call's outcome.
+class ConnectError : public std::runtime_error {
+ public:
+  explicit ConnectError(CallStatus status)
+      : std::runtime_error(status.detail), status_(std::move(status)) {}
+  const CallStatus& status() const { return status_; }
+
+ private:
+  CallStatus status_;
+};
+
+// A server or client cannot be set up at all (port in use, bad address).
+class SetupError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct TransportRow {
+  std::string_view name;
+  std::string_view summary;
+  ClientSettings (*client_settings)(const ClientOptions&);
+  std::unique_ptr<RpcClient> (*make_client)(const ClientOptions&);               // ConnectError
+  std::unique_ptr<RpcServer> (*make_server)(const ServerOptions&, ServerCore&);  // SetupError
+};
+
+const std::vector<TransportRow>& transports();
+const TransportRow* find_transport(std::string_view name);
+std::string transport_names();  // "a, b, c" for messages
+
+// A client in the requested connection mode: one handle kept for every call
+// (re-made after a transport error), or a new handle for each call.
+std::unique_ptr<RpcClient> connect_client(const ClientOptions& options);
+
+}  // namespace rpclab

@@ -1,0 +1,36 @@
+// Every transport rpclab can measure, one row each. Adding a transport is an
+// adapter pair plus a row here.
+#include "core/transport.h"
+#include "grpc/grpc_transport.h"
+#include "sunrpc/sunrpc_transport.h"
+
+namespace rpclab {
+
+const std::vector<TransportRow>& transports() {
+  static const std::vector<TransportRow> table = {
+      {"sunrpc-udp", "ONC RPC over UDP: rpcgen -M stubs on libtirpc (clnt_dg / svc_dg)",
+       sunrpc::udp_settings, sunrpc::make_udp_client, sunrpc::make_udp_server},
+      {"sunrpc-tcp", "ONC RPC over TCP: rpcgen -M stubs on libtirpc (clnt_vc / svc_vc)",
+       sunrpc::tcp_settings, sunrpc::make_tcp_client, sunrpc::make_tcp_server},
+      {"grpc", "gRPC C++ sync unary over HTTP/2, insecure channel",
+       grpcx::client_settings, grpcx::make_client, grpcx::make_server},
+  };
+  return table;
+}
+
+const TransportRow* find_transport(std::string_view name) {
+  for (const TransportRow& row : transports())
+    if (row.name == name) return &row;
+  return nullptr;
+}
+
+std::string transport_names() {
+  std::string names;
+  for (const TransportRow& row : transports()) {
+    if (!names.empty()) names += ", ";
+    names += row.name;
+  }
+  return names;
+}
+
+}  // namespace rpclab

@@ -1,0 +1,109 @@
+// rpclab-server: serve one transport until SIGTERM/SIGINT, then write the
+// execution ledger. A screen of glue over the library the tests link.
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "core/atomic_file.h"
+#include "core/cli_support.h"
+#include "core/signal_watcher.h"
+#include "core/transport.h"
+
+namespace {
+
+int64_t cpu_us(const timeval& tv) { return int64_t{tv.tv_sec} * 1000000 + tv.tv_usec; }
+
+// SIGUSR1 snapshot for the harness: calls served so far and CPU time used.
+void write_stats(const std::string& path, const rpclab::ServerCore& core, int* generation) {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  rpclab::ServerCounters c = core.counters();
+  nlohmann::json stats = {{"generation", ++*generation}, {"null_calls", c.null_calls},
+                          {"next_calls", c.next_calls},  {"echo_calls", c.echo_calls},
+                          {"mismatches", c.mismatches},  {"cpu_user_us", cpu_us(ru.ru_utime)},
+                          {"cpu_sys_us", cpu_us(ru.ru_stime)}};
+  rpclab::write_file_atomically(path, stats.dump() + "\n");
+}
+
+// More descriptors than the default 1024, so a thousand open connections do
+// not starve accept().
+void raise_fd_limit() {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &lim);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"rpclab-server: serve NULL, NEXT and ECHO over one transport", "rpclab-server"};
+  rpclab::ServerOptions options;
+  std::string listen = "127.0.0.1:0", ledger_path, ready_path, stats_path;
+  size_t ledger_mb = rpclab::Ledger::kDefaultMaxBytes >> 20;
+  app.add_option("--transport", options.transport, "one of: " + rpclab::transport_names())->required();
+  app.add_option("--listen", listen, "ADDR:PORT to serve on; port 0 picks a free one")->capture_default_str();
+  app.add_option("--ledger", ledger_path, "write the execution ledger here on SIGTERM/SIGINT");
+  app.add_option("--drc", options.drc_entries, "sunrpc-udp: duplicate request cache entries (0 = off)")
+      ->check(CLI::Range(0, 1 << 20));
+  app.add_option("--udp-bufsize", options.udp_bufsize, "sunrpc-udp: message buffer bytes (default 8800)")
+      ->check(CLI::Range(size_t{1024}, size_t{65536}));
+  app.add_flag("--rpcbind", options.use_rpcbind, "sunrpc: register with the local rpcbind");
+  app.add_flag("--tcp-nodelay", options.tcp_nodelay, "stream transports: disable Nagle's algorithm");
+  app.add_option("--ready-file", ready_path, "write {\"port\":N,\"pid\":P} here once serving");
+  app.add_option("--stats-file", stats_path, "on SIGUSR1, write call counts and CPU time here");
+  app.add_option("--ledger-max-mb", ledger_mb, "memory cap of the ledger")->check(CLI::Range(1, 65536));
+  rpclab::parse_or_exit(app, argc, argv);
+
+  if (!rpclab::find_transport(options.transport)) {
+    std::fprintf(stderr, "rpclab-server: --transport: unknown transport '%s' (known: %s)\n",
+                 options.transport.c_str(), rpclab::transport_names().c_str());
+    return rpclab::kExitUsage;
+  }
+  try {
+    rpclab::split_host_port(listen, "--listen", &options.host, &options.port);
+  } catch (const CLI::ValidationError& e) {
+    std::fprintf(stderr, "rpclab-server: %s\n", e.what());
+    return rpclab::kExitUsage;
+  }
+  raise_fd_limit();
+
+  rpclab::ServerCore core(ledger_mb << 20);
+  int generation = 0;
+  rpclab::SignalWatcher signals([&] {
+    if (!stats_path.empty()) write_stats(stats_path, core, &generation);
+  });
+  try {
+    auto server = rpclab::find_transport(options.transport)->make_server(options, core);
+    std::fprintf(stderr, "rpclab-server: %s serving on %s:%u (pid %d)\n", options.transport.c_str(),
+                 options.host.c_str(), server->port(), getpid());
+    if (!ready_path.empty())
+      rpclab::write_file_atomically(ready_path,
+                                    nlohmann::json{{"port", server->port()}, {"pid", getpid()}}.dump() + "\n");
+    server->serve(signals.stop_requested());
+  } catch (const rpclab::SetupError& e) {
+    std::fprintf(stderr, "rpclab-server: %s\n", e.what());
+    return rpclab::kExitSetup;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rpclab-server: %s\n", e.what());
+    if (!ledger_path.empty()) core.write_ledger(ledger_path);
+    return rpclab::kExitFailed;
+  }
+  if (!ledger_path.empty()) {
+    try {
+      core.write_ledger(ledger_path);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "rpclab-server: cannot write the ledger: %s\n", e.what());
+      return rpclab::kExitFailed;
+    }
+  }
+  rpclab::ServerCounters c = core.counters();
+  std::fprintf(stderr, "rpclab-server: stopped; served %llu NEXT, %llu ECHO, %llu NULL; %llu out of order\n",
+               (unsigned long long)c.next_calls, (unsigned long long)c.echo_calls,
+               (unsigned long long)c.null_calls, (unsigned long long)c.mismatches);
+  return rpclab::kExitOk;
+}

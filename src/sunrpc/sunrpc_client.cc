@@ -1,0 +1,181 @@
+// Client side of Sun RPC: a CLIENT handle from libtirpc on our own socket,
+// calls made through the rpcgen -M stubs.
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "core/inet.h"
+#include "rpclab.h"
+#include "rpclab_versions.h"
+#include "sunrpc/sunrpc_limits.h"
+#include "sunrpc/sunrpc_status.h"
+#include "sunrpc/sunrpc_transport.h"
+
+namespace rpclab::sunrpc {
+namespace {
+
+timeval to_timeval(int ms) { return timeval{ms / 1000, (ms % 1000) * 1000}; }
+
+size_t udp_buffer(size_t requested) { return requested ? requested : kLibtirpcUdpBuffer; }
+
+class SunrpcClient : public RpcClient {
+ public:
+  SunrpcClient(CLIENT* clnt, bool datagram, const ClientOptions& options)
+      : clnt_(clnt), drain_(datagram && options.drain_stale_replies),
+        max_payload_(datagram ? udp_max_payload(options.udp_bufsize) : 0), bufsize_(options.udp_bufsize) {
+    if (options.timeout_ms) {
+      timeval total = to_timeval(*options.timeout_ms);
+      clnt_control(clnt_, CLSET_TIMEOUT, reinterpret_cast<char*>(&total));
+    }
+    if (datagram && options.retry_timeout_ms) {
+      timeval retry = to_timeval(*options.retry_timeout_ms);
+      clnt_control(clnt_, CLSET_RETRY_TIMEOUT, reinterpret_cast<char*>(&retry));
+    }
+  }
+  ~SunrpcClient() override { clnt_destroy(clnt_); }
+
+  CallStatus null_call() override {
+    before_call();
+    return status_from_clnt(clnt_, rpclab_null_1(nullptr, nullptr, clnt_));
+  }
+
+  CallStatus next(uint32_t client_id, uint32_t seq, NextReply* reply) override {
+    before_call();
+    next_args args{client_id, seq};
+    next_result res{};
+    enum clnt_stat stat = rpclab_next_1(&args, &res, clnt_);
+    if (stat == RPC_SUCCESS) {
+      reply->status = static_cast<NextStatus>(res.status);
+      reply->expected_seq = res.expected_seq;
+      reply->times_executed = res.times_executed;
+    }
+    return status_from_clnt(clnt_, stat);
+  }
+
+  CallStatus echo(std::string_view payload, std::string* reply) override {
+    if (max_payload_ && payload.size() > max_payload_)
+      return CallStatus::failure(
+          ErrorKind::kCannotCode,
+          "payload of " + std::to_string(payload.size()) + " bytes does not fit in a UDP message of " +
+              std::to_string(udp_buffer(bufsize_)) + " bytes (at most " + std::to_string(max_payload_) +
+              "; raise --udp-bufsize on client and server, up to 65536)");
+    before_call();
+    echo_bytes args{static_cast<u_int>(payload.size()), const_cast<char*>(payload.data())};
+    echo_bytes res{};
+    enum clnt_stat stat = rpclab_echo_1(&args, &res, clnt_);
+    if (stat == RPC_SUCCESS) reply->assign(res.echo_bytes_val, res.echo_bytes_len);
+    xdr_free(reinterpret_cast<xdrproc_t>(xdr_echo_bytes), reinterpret_cast<char*>(&res));
+    return status_from_clnt(clnt_, stat);
+  }
+
+ private:
+  // Replies that arrived after their call gave up are still queued on the
+  // socket; clnt_dg answers each such mismatched reply by resending at once.
+  // Draining is the remedy under test, so it is off unless asked for.
+  void before_call() {
+    if (!drain_) return;
+    int fd = -1;
+    clnt_control(clnt_, CLGET_FD, reinterpret_cast<char*>(&fd));
+    char sink[512];
+    while (::recv(fd, sink, sizeof sink, MSG_DONTWAIT | MSG_TRUNC) >= 0) {
+    }
+  }
+
+  CLIENT* clnt_;
+  bool drain_;
+  size_t max_payload_;
+  size_t bufsize_;
+};
+
+[[noreturn]] void throw_create_error(const std::string& what) {
+  auto& err = rpc_createerr;  // per thread in libtirpc
+  std::string text = what + ": " + clnt_sperrno(err.cf_stat);
+  if (err.cf_error.re_errno) text += std::string(": ") + std::strerror(err.cf_error.re_errno);
+  ErrorKind kind = err.cf_stat == RPC_TIMEDOUT ? ErrorKind::kTimeout : ErrorKind::kUnavailable;
+  throw ConnectError(CallStatus::failure(kind, text));
+}
+
+// rpcbind mode: clnt_create asks the host's rpcbind for the program's port.
+CLIENT* create_via_rpcbind(const ClientOptions& options, const char* netid) {
+  CLIENT* clnt = clnt_create(options.host.c_str(), RPCLAB_PROG, RPCLAB_V1, netid);
+  if (!clnt) throw_create_error("cannot bind to program 0x20151989 on " + options.host + " via rpcbind");
+  return clnt;
+}
+
+int connect_timeout_ms(const ClientOptions& options) { return options.timeout_ms.value_or(kRpcgenTimeoutMs); }
+
+}  // namespace
+
+size_t udp_max_payload(size_t bufsize) {
+  size_t datagram = std::min(bufsize ? bufsize : kLibtirpcUdpBuffer, kMaxIpv4UdpPayload);
+  return (datagram - kEchoCallOverhead) & ~size_t{3};
+}
+
+ClientSettings udp_settings(const ClientOptions& options) {
+  ClientSettings s;
+  s.timeout_ms = options.timeout_ms.value_or(kRpcgenTimeoutMs);
+  s.timeout_is_default = !options.timeout_ms;
+  s.retry_timeout_ms = options.retry_timeout_ms.value_or(kLibtirpcRetryMs);
+  s.retry_is_default = !options.retry_timeout_ms;
+  s.max_payload = udp_max_payload(options.udp_bufsize);
+  s.library = "libtirpc " RPCLAB_LIBTIRPC_VERSION;
+  return s;
+}
+
+ClientSettings tcp_settings(const ClientOptions& options) {
+  ClientSettings s = udp_settings(options);
+  s.retry_timeout_ms = -1;  // clnt_vc never retransmits; TCP does
+  s.retry_is_default = true;
+  s.max_payload = 16u << 20;  // the bound in idl/rpclab.x
+  return s;
+}
+
+std::unique_ptr<RpcClient> make_udp_client(const ClientOptions& options) {
+  CLIENT* clnt;
+  if (options.use_rpcbind) {
+    clnt = create_via_rpcbind(options, "udp");
+  } else {
+    // Our own socket: with RPC_ANYSOCK, libtirpc would walk the reserved
+    // ports (bindresvport) on every handle when run as root.
+    sockaddr_in addr = resolve_ipv4(options.host, options.port);
+    int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) throw ConnectError(CallStatus::failure(ErrorKind::kCannotSend, std::strerror(errno)));
+    netbuf nb{sizeof addr, sizeof addr, &addr};
+    u_int size = static_cast<u_int>(udp_buffer(options.udp_bufsize));
+    clnt = clnt_dg_create(fd, &nb, RPCLAB_PROG, RPCLAB_V1, size, size);
+    if (!clnt) {
+      ::close(fd);
+      throw_create_error("cannot create a UDP client handle");
+    }
+    clnt_control(clnt, CLSET_FD_CLOSE, nullptr);
+  }
+  return std::make_unique<SunrpcClient>(clnt, true, options);
+}
+
+std::unique_ptr<RpcClient> make_tcp_client(const ClientOptions& options) {
+  CLIENT* clnt;
+  if (options.use_rpcbind) {
+    clnt = create_via_rpcbind(options, "tcp");
+  } else {
+    sockaddr_in addr = resolve_ipv4(options.host, options.port);
+    std::string error;
+    int err_no = 0;
+    int fd = connect_tcp(addr, connect_timeout_ms(options), options.tcp_nodelay, &error, &err_no);
+    if (fd < 0) {
+      ErrorKind kind = err_no == ETIMEDOUT ? ErrorKind::kTimeout : ErrorKind::kUnavailable;
+      throw ConnectError(CallStatus::failure(
+          kind, "cannot connect to " + format_endpoint(options.host, options.port) + ": " + error));
+    }
+    netbuf nb{sizeof addr, sizeof addr, &addr};
+    clnt = clnt_vc_create(fd, &nb, RPCLAB_PROG, RPCLAB_V1, 0, 0);
+    if (!clnt) {
+      ::close(fd);
+      throw_create_error("cannot create a TCP client handle");
+    }
+    clnt_control(clnt, CLSET_FD_CLOSE, nullptr);
+  }
+  return std::make_unique<SunrpcClient>(clnt, false, options);
+}
+
+}  // namespace rpclab::sunrpc

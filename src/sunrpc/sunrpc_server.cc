@@ -1,0 +1,149 @@
+// Server side of Sun RPC: our own bound socket, svc_dg_create/svc_vc_create,
+// the rpcgen -m dispatch function, and a poll loop so signals are handled.
+//
+// libtirpc keeps its dispatch table and poll set in process-wide globals, so
+// a process serves one Sun RPC transport; rpclab-server is one such process.
+#include <netconfig.h>
+#include <poll.h>
+#include <rpc/rpc.h>
+#include <rpc/rpc_com.h>
+#include <rpc/rpcb_clnt.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/inet.h"
+#include "rpclab.h"
+#include "sunrpc/sunrpc_limits.h"
+#include "sunrpc/sunrpc_transport.h"
+
+extern "C" void rpclab_prog_1(struct svc_req* rqstp, SVCXPRT* transp);  // rpcgen -m
+
+namespace rpclab::sunrpc {
+namespace {
+
+ServerCore* g_core = nullptr;  // read by the rpcgen service functions below
+
+// Largest record a TCP connection may send; setting it also puts libtirpc's
+// connections in non-blocking mode, so a client that sends half a record and
+// stalls cannot hold the single-threaded server in a blocking read.
+constexpr int kMaxTcpRecord = (16 << 20) + 4096;
+
+class SunrpcServer : public RpcServer {
+ public:
+  SunrpcServer(SVCXPRT* xprt, uint16_t port, const char* netid, bool registered)
+      : xprt_(xprt), port_(port), netid_(netid), registered_(registered) {}
+
+  ~SunrpcServer() override {
+    if (registered_) {
+      netconfig* nconf = getnetconfigent(netid_);
+      rpcb_unset(RPCLAB_PROG, RPCLAB_V1, nconf);
+      freenetconfigent(nconf);
+    }
+    svc_unreg(RPCLAB_PROG, RPCLAB_V1);
+    svc_destroy(xprt_);
+    g_core = nullptr;
+  }
+
+  uint16_t port() const override { return port_; }
+
+  void serve(const std::atomic<bool>& stop) override {
+    while (!stop.load()) {
+      int n = ::poll(svc_pollfd, svc_max_pollfd, 100);
+      if (n > 0) svc_getreq_poll(svc_pollfd, n);
+      else if (n < 0 && errno != EINTR) throw SetupError(std::string("poll failed: ") + std::strerror(errno));
+    }
+  }
+
+ private:
+  SVCXPRT* xprt_;
+  uint16_t port_;
+  const char* netid_;
+  bool registered_;
+};
+
+// Registers the bound address with rpcbind so `rpcinfo -p` lists it and
+// clients can bind by program number. svc_register() would register the
+// xprt's port, which svc_dg_create leaves unset, so the address is given
+// to rpcb_set directly.
+void register_with_rpcbind(const char* netid, const std::string& host, uint16_t port) {
+  netconfig* nconf = getnetconfigent(netid);
+  if (!nconf) throw SetupError(std::string("no netconfig entry for ") + netid + " (/etc/netconfig)");
+  sockaddr_in addr = resolve_ipv4(host, port);
+  netbuf nb{sizeof addr, sizeof addr, &addr};
+  rpcb_unset(RPCLAB_PROG, RPCLAB_V1, nconf);  // a crashed server's stale entry
+  bool ok = rpcb_set(RPCLAB_PROG, RPCLAB_V1, nconf, &nb);
+  freenetconfigent(nconf);
+  if (!ok)
+    throw SetupError("cannot register with rpcbind: " + std::string(clnt_spcreateerror("rpcb_set")) +
+                     " (is rpcbind running? start it with: rpcbind -w)");
+}
+
+std::unique_ptr<RpcServer> make_server(const ServerOptions& options, ServerCore& core, bool datagram) {
+  if (g_core) throw SetupError("a Sun RPC server is already running in this process");
+  int fd = bind_socket(datagram ? SOCK_DGRAM : SOCK_STREAM, options.host, options.port);
+  uint16_t port = bound_port(fd);
+  SVCXPRT* xprt;
+  if (datagram) {
+    u_int size = static_cast<u_int>(options.udp_bufsize ? options.udp_bufsize : kLibtirpcUdpBuffer);
+    xprt = svc_dg_create(fd, size, size);
+  } else {
+    int maxrec = kMaxTcpRecord;
+    rpc_control(RPC_SVC_CONNMAXREC_SET, &maxrec);
+    xprt = svc_vc_create(fd, 0, 0);
+  }
+  if (!xprt) {
+    ::close(fd);
+    throw SetupError("libtirpc could not create a server transport on the bound socket");
+  }
+  if (datagram && options.drc_entries > 0 && !svc_dg_enablecache(xprt, options.drc_entries))
+    throw SetupError("svc_dg_enablecache failed");
+  if (!svc_reg(xprt, RPCLAB_PROG, RPCLAB_V1, rpclab_prog_1, nullptr))
+    throw SetupError("svc_reg failed: is another server for program 0x20151989 in this process?");
+  const char* netid = datagram ? "udp" : "tcp";
+  if (options.use_rpcbind) register_with_rpcbind(netid, options.host, port);
+  g_core = &core;
+  return std::make_unique<SunrpcServer>(xprt, port, netid, options.use_rpcbind);
+}
+
+}  // namespace
+
+std::unique_ptr<RpcServer> make_udp_server(const ServerOptions& options, ServerCore& core) {
+  return make_server(options, core, true);
+}
+
+std::unique_ptr<RpcServer> make_tcp_server(const ServerOptions& options, ServerCore& core) {
+  return make_server(options, core, false);
+}
+
+}  // namespace rpclab::sunrpc
+
+// The service functions rpcgen's dispatch calls (the -M calling convention).
+extern "C" {
+
+bool_t rpclab_null_1_svc(void*, void*, struct svc_req*) {
+  rpclab::sunrpc::g_core->count_null();
+  return TRUE;
+}
+
+bool_t rpclab_next_1_svc(next_args* args, next_result* result, struct svc_req*) {
+  rpclab::NextReply reply = rpclab::sunrpc::g_core->next(args->client_id, args->seq);
+  result->status = static_cast<next_status>(reply.status);
+  result->expected_seq = reply.expected_seq;
+  result->times_executed = reply.times_executed;
+  return TRUE;
+}
+
+// The reply points at the request's own bytes: no copy. The dispatcher frees
+// the arguments itself, which is why freeresult below frees nothing.
+bool_t rpclab_echo_1_svc(echo_bytes* args, echo_bytes* result, struct svc_req*) {
+  rpclab::sunrpc::g_core->count_echo();
+  *result = *args;
+  return TRUE;
+}
+
+int rpclab_prog_1_freeresult(SVCXPRT*, xdrproc_t, caddr_t) { return TRUE; }
+
+}  // extern "C"
