@@ -1,0 +1,51 @@
+// A process rpclab started (server, client, hog, guest). It dies with its
+// parent (PR_SET_PDEATHSIG=SIGKILL, set before exec), runs in its own process
+// group, and is killed and reaped when this object goes away, so no process
+// of ours outlives a run however the run ends.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "netem/command_log.h"
+
+namespace rpclab::netem {
+
+struct SpawnOptions {
+  std::string netns;              // run inside this namespace (ip netns exec)
+  std::vector<int> cpus;          // pin to these CPUs (sched_setaffinity); empty = any
+  std::string stdout_path;        // redirect; empty = inherit
+  std::string stderr_path;        // redirect; empty = inherit
+  std::vector<std::string> env;   // extra NAME=VALUE entries
+};
+
+class ChildProcess {
+ public:
+  // Throws CommandError when the program cannot be started.
+  ChildProcess(const std::vector<std::string>& argv, const SpawnOptions& options, CommandLog& log);
+  ~ChildProcess();  // SIGKILL to the group if still running, then reap
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  pid_t pid() const { return pid_; }
+  void signal(int sig);  // to the whole process group
+  // Waits up to `timeout`; returns the wait status once it has exited.
+  std::optional<int> wait_for(std::chrono::milliseconds timeout);
+  std::optional<int> poll();  // non-blocking wait_for(0)
+  bool running();
+  // SIGTERM, up to `grace` for it to exit, then SIGKILL. Returns the wait status.
+  int stop(std::chrono::milliseconds grace);
+
+ private:
+  pid_t pid_ = -1;
+  std::optional<int> status_;
+};
+
+// "exited with code 3" / "killed by SIGSEGV" for messages.
+std::string describe_wait_status(int status);
+
+}  // namespace rpclab::netem

@@ -1,0 +1,33 @@
+// Runs ip/tc/nft (by absolute path: inside a user-mode-linux guest Debian's
+// busybox would otherwise answer with its own applets) and logs each one.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "netem/command_log.h"
+
+namespace rpclab::netem {
+
+class CommandError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// "ip" -> "/usr/sbin/ip" (or /sbin/ip); other names are looked up in PATH.
+std::string tool_path(const std::string& name);
+
+// Runs argv (argv[0] resolved by tool_path), in `netns` when not empty
+// (`ip netns exec NS ...`), logs it, and returns what it printed.
+CommandResult run(const std::vector<std::string>& argv, CommandLog& log, const std::string& netns = "");
+// As run(), but a non-zero exit throws CommandError quoting the command and its stderr.
+CommandResult run_checked(const std::vector<std::string>& argv, CommandLog& log, const std::string& netns = "");
+
+}  // namespace rpclab::netem

@@ -1,0 +1,76 @@
+// Who makes the faults: tc netem on the host kernel, tc netem inside a
+// user-mode-linux guest (for kernels without sch_netem), or nftables
+// (loss and duplication only, on the host kernel). The one that ran is
+// written into every result.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "netem/capabilities.h"
+#include "netem/command_log.h"
+#include "netem/fault_spec.h"
+#include "netem/topology.h"
+
+namespace rpclab::netem {
+
+enum class BackendKind { kNone, kNetem, kUmlNetem, kNftables };
+std::string backend_name(BackendKind kind);  // "none" | "netem" | "uml-netem" | "nftables"
+std::optional<BackendKind> parse_backend(const std::string& name);  // also accepts "auto"? no: see choose_backend
+
+// Packets in one direction of the link, cumulative since apply().
+struct DirectionCounters {
+  uint64_t offered = 0;     // handed to the link by the sender's stack
+  uint64_t dropped = 0;     // removed by the fault backend
+  uint64_t duplicated = 0;  // extra copies the backend made
+  uint64_t delivered = 0;   // arrived at the receiver
+  uint64_t bytes_delivered = 0;
+};
+
+struct LinkCounters {
+  DirectionCounters to_server, to_client;
+  std::string source;  // what was read, e.g. "nft rule counters" or "tc -s qdisc + nstat"
+  nlohmann::json to_json() const;
+};
+
+struct Choice {
+  BackendKind kind = BackendKind::kNone;
+  std::string reason;  // why this one ("host kernel has no sch_netem; spec asks only loss/dup")
+};
+
+// `requested` is "auto", "netem", "uml-netem" or "nftables". An empty spec
+// needs no backend (kNone). Throws SpecError when the requested backend
+// cannot do what the spec asks (nftables with delay) or is not available
+// here, saying what is missing and how to get it.
+Choice choose_backend(const std::string& requested, const FaultSpec& spec, const Capabilities& caps);
+
+// Applies faults to a two-host topology on the kernel this process runs on.
+// kUmlNetem is not a FaultBackend: the harness runs the whole cell inside a
+// guest (netem/uml_guest.h) and uses kNetem there.
+class FaultBackend {
+ public:
+  virtual ~FaultBackend() = default;
+  virtual BackendKind kind() const = 0;
+  virtual void apply(const FaultSpec& spec) = 0;        // throws CommandError
+  virtual LinkCounters read_counters() = 0;             // throws CommandError
+  virtual std::string state() = 0;  // `tc -s qdisc show` / `nft list ruleset` of both namespaces
+  virtual bool seed_applied() const = 0;  // Debian 12's tc and nft's numgen take no seed
+};
+
+std::unique_ptr<FaultBackend> make_backend(BackendKind kind, const Topology& topology, CommandLog& log);
+
+// What happened on the link, as percentages of offered packets, over the
+// directions the spec impairs.
+struct MeasuredFaults {
+  double loss_pct = 0;
+  double dup_pct = 0;
+  uint64_t offered = 0;
+};
+MeasuredFaults measure(const LinkCounters& before, const LinkCounters& after, Direction direction);
+
+}  // namespace rpclab::netem
