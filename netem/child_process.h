@@ -18,6 +18,7 @@ namespace rpclab::netem {
 struct SpawnOptions {
   std::string netns;              // run inside this namespace (ip netns exec)
   std::vector<int> cpus;          // pin to these CPUs (sched_setaffinity); empty = any
+  std::string stdin_path;         // redirect; empty = inherit
   std::string stdout_path;        // redirect; empty = inherit
   std::string stderr_path;        // redirect; empty = inherit
   std::vector<std::string> env;   // extra NAME=VALUE entries

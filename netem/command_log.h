@@ -15,6 +15,9 @@ class CommandLog {
   explicit CommandLog(std::string path = "");
   void command(const std::vector<std::string>& argv, const std::string& netns = "");
   void comment(const std::string& text);  // "# text", for context between commands
+  // A ready-made shell line, for commands with redirections or a trailing
+  // '&' (background processes); build the words with shell_line().
+  void shell(const std::string& line);
   const std::string& path() const { return path_; }
   std::vector<std::string> lines() const;  // what was logged, in order
 

@@ -26,7 +26,16 @@ struct GuestOptions {
   int memory_mb = 1024;
   std::chrono::seconds timeout{600};
   std::string stdout_path, stderr_path;  // the command's output (host paths)
+  std::string shim_path;       // rpclab-uml-xstate.so; empty = find_xstate_shim()
 };
+
+// The linux.uml binary, the version directory under /usr/lib/uml/modules
+// that has both sch_netem.ko and veth.ko ("" when none does), and the
+// ptrace shim that lets linux.uml boot on hosts whose XSTATE is larger than
+// UML's buffer (AVX-512/AMX; see docs/uml-netem.md).
+inline constexpr const char* kUmlKernel = "/usr/bin/linux.uml";
+std::string find_uml_modules_version();
+std::string find_xstate_shim();  // next to this program, else the build dir; "" if absent
 
 // argv[0] must be an absolute path (the guest sees the host's /).
 GuestRun run_in_guest(const std::vector<std::string>& argv, const GuestOptions& options, CommandLog& log);

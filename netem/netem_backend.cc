@@ -1,0 +1,98 @@
+// tc netem on the sender's end of each impaired direction: to-server is the
+// client's egress (veth-cli), to-client the server's (veth-srv). Counters:
+// the qdisc's sent/dropped, the sender namespace's IP OutRequests (offered)
+// and the receiver's interface rx (delivered).
+#include <fmt/format.h>
+
+#include "netem/backends.h"
+#include "netem/command_runner.h"
+#include "netem/netem_qdisc.h"
+
+namespace rpclab::netem::detail {
+
+namespace {
+
+// Raw, cumulative readings for one direction; apply() keeps a baseline.
+struct RawDirection {
+  QdiscStats qdisc;
+  uint64_t out_requests = 0;
+  InterfaceStats receiver;
+};
+
+class NetemBackend : public FaultBackend {
+ public:
+  NetemBackend(const Topology& t, CommandLog& log) : topology_(t), log_(log) {}
+
+  BackendKind kind() const override { return BackendKind::kNetem; }
+  bool seed_applied() const override { return seed_applied_; }
+
+  void apply(const FaultSpec& spec) override {
+    const Host& cli = topology_.client();
+    std::string usage = run({"tc", "qdisc", "add", "dev", "lo", "root", "netem", "help"}, log_, cli.netns).err;
+    bool tc_has_seed = netem_usage_has_seed(usage);
+    seed_applied_ = tc_has_seed && spec.seed.has_value();
+    if (spec.seed && !tc_has_seed) log_.comment("this tc has no netem seed option: the loss pattern is not seeded");
+    for (auto [dir, sender] : {std::pair{Direction::kToServer, &topology_.client()},
+                               std::pair{Direction::kToClient, &topology_.server()}}) {
+      if (impairs(spec.direction, dir)) run_checked(netem_qdisc_argv(spec, sender->ifname, tc_has_seed), log_, sender->netns);
+    }
+    baseline_to_server_ = read_raw(topology_.client(), topology_.server());
+    baseline_to_client_ = read_raw(topology_.server(), topology_.client());
+  }
+
+  LinkCounters read_counters() override {
+    LinkCounters c;
+    c.source = "tc -s qdisc (sent, dropped) + /proc/net/snmp Ip.OutRequests (offered) + ip -s link rx (delivered)";
+    c.to_server = difference(baseline_to_server_, read_raw(topology_.client(), topology_.server()));
+    c.to_client = difference(baseline_to_client_, read_raw(topology_.server(), topology_.client()));
+    return c;
+  }
+
+  std::string state() override {
+    std::string out;
+    for (const Host* h : {&topology_.server(), &topology_.client()}) {
+      out += fmt::format("# netns {}: tc -s qdisc show\n", h->netns);
+      out += run({"tc", "-s", "qdisc", "show"}, log_, h->netns).out;
+    }
+    return out;
+  }
+
+ private:
+  RawDirection read_raw(const Host& sender, const Host& receiver) {
+    RawDirection r;
+    r.qdisc = parse_netem_stats(run_checked({"tc", "-s", "-j", "qdisc", "show", "dev", sender.ifname}, log_, sender.netns).out);
+    auto snmp = parse_snmp(run_checked({"cat", "/proc/net/snmp"}, log_, sender.netns).out);
+    r.out_requests = snmp["Ip.OutRequests"];
+    r.receiver = parse_interface_stats(
+        run_checked({"ip", "-n", receiver.netns, "-s", "-j", "link", "show", "dev", receiver.ifname}, log_).out);
+    return r;
+  }
+
+  static DirectionCounters difference(const RawDirection& before, const RawDirection& now) {
+    DirectionCounters d;
+    d.offered = now.out_requests - before.out_requests;
+    d.dropped = now.qdisc.drops - before.qdisc.drops;
+    d.delivered = now.receiver.rx_packets - before.receiver.rx_packets;
+    d.bytes_delivered = now.receiver.rx_bytes - before.receiver.rx_bytes;
+    // netem has no duplicate counter: what left the qdisc (or waits in it)
+    // beyond what came in and was not dropped are the copies it made.
+    if (now.qdisc.found) {
+      uint64_t out = (now.qdisc.packets - before.qdisc.packets) + now.qdisc.qlen + d.dropped;
+      d.duplicated = out > d.offered ? out - d.offered : 0;
+    }
+    return d;
+  }
+
+  const Topology& topology_;
+  CommandLog& log_;
+  bool seed_applied_ = false;
+  RawDirection baseline_to_server_, baseline_to_client_;
+};
+
+}  // namespace
+
+std::unique_ptr<FaultBackend> make_netem_backend(const Topology& topology, CommandLog& log) {
+  return std::make_unique<NetemBackend>(topology, log);
+}
+
+}  // namespace rpclab::netem::detail

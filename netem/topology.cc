@@ -1,0 +1,153 @@
+#include "netem/topology.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <sstream>
+
+#include "netem/command_runner.h"
+
+namespace rpclab::netem {
+
+namespace {
+
+constexpr const char* kServerAddress = "198.18.0.1";
+constexpr const char* kClientAddress = "198.18.0.2";
+constexpr const char* kServerIf = "veth-srv";
+constexpr const char* kClientIf = "veth-cli";
+constexpr const char* kPrefixLength = "/30";
+
+std::atomic<int> g_counter{0};
+
+void delete_namespace(const std::string& ns, CommandLog& log) {
+  // Anything still inside (a server, a hog) dies first, so the namespace
+  // and its veth really go away when deleted.
+  CommandResult pids = run({"ip", "netns", "pids", ns}, log);
+  std::istringstream in(pids.out);
+  for (pid_t pid; in >> pid;)
+    if (pid > 1 && pid != ::getpid()) ::kill(pid, SIGKILL);
+  run({"ip", "netns", "delete", ns}, log);
+}
+
+// "rpclab-<pid>-..." -> pid, or 0 when the name is not ours in that form.
+pid_t owner_of(const std::string& ns) {
+  const std::string prefix = kNamespacePrefix;
+  if (ns.compare(0, prefix.size(), prefix) != 0) return 0;
+  char* end = nullptr;
+  long pid = std::strtol(ns.c_str() + prefix.size(), &end, 10);
+  return (pid > 0 && *end == '-') ? static_cast<pid_t>(pid) : 0;
+}
+
+bool process_alive(pid_t pid) { return ::kill(pid, 0) == 0 || errno == EPERM; }
+
+// One end of the link, inside its namespace: address, no IPv6 (no router
+// solicitations or DAD crossing the impaired link), a static neighbour entry
+// for the peer so no ARP is needed, then up.
+void configure_end(const std::string& ns, const std::string& ifname, const std::string& address,
+                   const std::string& peer_address, const std::string& peer_mac, CommandLog& log) {
+  if (::access("/proc/sys/net/ipv6", F_OK) == 0)  // a kernel without IPv6 (the UML guest's) has none to turn off
+    run_checked({"sysctl", "-qw", "net.ipv6.conf." + ifname + ".disable_ipv6=1"}, log, ns);
+  run_checked({"ip", "-n", ns, "addr", "add", address + kPrefixLength, "dev", ifname}, log);
+  run_checked({"ip", "-n", ns, "link", "set", ifname, "up"}, log);
+  run_checked({"ip", "-n", ns, "neigh", "replace", peer_address, "lladdr", peer_mac, "dev", ifname,
+               "nud", "permanent"}, log);
+}
+
+std::string mac_of(const std::string& ns, const std::string& ifname, CommandLog& log) {
+  std::string out = run_checked({"ip", "-n", ns, "-br", "link", "show", "dev", ifname}, log).out;
+  std::istringstream in(out);
+  std::string name, state, mac;
+  in >> name >> state >> mac;
+  return mac;
+}
+
+}  // namespace
+
+std::string topology_name(TopologyKind kind) {
+  return kind == TopologyKind::kLoopback ? "loopback" : "two-host";
+}
+
+std::optional<TopologyKind> parse_topology(const std::string& name) {
+  if (name == "loopback") return TopologyKind::kLoopback;
+  if (name == "two-host") return TopologyKind::kTwoHost;
+  return std::nullopt;
+}
+
+std::unique_ptr<Topology> Topology::create(TopologyKind kind, CommandLog& log) {
+  std::unique_ptr<Topology> t(new Topology(kind, log));
+  if (kind == TopologyKind::kLoopback) {
+    t->server_ = {"", "127.0.0.1", ""};
+    t->client_ = {"", "127.0.0.1", ""};
+    return t;
+  }
+  std::string base = std::string(kNamespacePrefix) + std::to_string(::getpid()) + "-" + std::to_string(g_counter++);
+  t->server_ = {base + "-srv", kServerAddress, kServerIf};
+  t->client_ = {base + "-cli", kClientAddress, kClientIf};
+  log.comment("two-host topology " + base + ": server " + kServerAddress + ", client " + kClientAddress);
+  // From here on the destructor removes whatever was made, if a step fails.
+  run_checked({"ip", "netns", "add", t->server_.netns}, log);
+  run_checked({"ip", "netns", "add", t->client_.netns}, log);
+  for (const Host* h : {&t->server_, &t->client_}) run_checked({"ip", "-n", h->netns, "link", "set", "lo", "up"}, log);
+  // Made inside the server namespace with its peer sent straight to the
+  // client's: neither end ever exists in the host's namespace.
+  run_checked({"ip", "-n", t->server_.netns, "link", "add", kServerIf, "type", "veth", "peer", "name", kClientIf,
+               "netns", t->client_.netns}, log);
+  std::string server_mac = mac_of(t->server_.netns, kServerIf, log);
+  std::string client_mac = mac_of(t->client_.netns, kClientIf, log);
+  configure_end(t->server_.netns, kServerIf, kServerAddress, kClientAddress, client_mac, log);
+  configure_end(t->client_.netns, kClientIf, kClientAddress, kServerAddress, server_mac, log);
+  return t;
+}
+
+Topology::~Topology() {
+  for (const auto& ns : namespaces()) {
+    try {
+      delete_namespace(ns, log_);
+    } catch (const std::exception&) {
+      // Best effort: the next run's remove_stale_namespaces() finishes the job.
+    }
+  }
+}
+
+std::vector<std::string> Topology::namespaces() const {
+  if (kind_ == TopologyKind::kLoopback) return {};
+  return {server_.netns, client_.netns};
+}
+
+std::vector<std::string> list_our_namespaces() {
+  // /run/netns is where `ip netns add` mounts them; reading it needs no tool.
+  std::vector<std::string> out;
+  DIR* d = ::opendir("/run/netns");
+  if (!d) return out;
+  const std::string prefix = kNamespacePrefix;
+  while (dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name.compare(0, prefix.size(), prefix) == 0) out.push_back(name);
+  }
+  ::closedir(d);
+  return out;
+}
+
+std::vector<std::string> remove_stale_namespaces(CommandLog& log) {
+  std::vector<std::string> removed;
+  for (const auto& ns : list_our_namespaces()) {
+    pid_t owner = owner_of(ns);
+    if (owner != 0 && process_alive(owner)) continue;
+    log.comment("removing " + ns + ": its owner " + std::to_string(owner) + " is gone");
+    delete_namespace(ns, log);
+    removed.push_back(ns);
+  }
+  return removed;
+}
+
+std::vector<std::string> remove_all_namespaces(CommandLog& log) {
+  std::vector<std::string> removed = list_our_namespaces();
+  for (const auto& ns : removed) delete_namespace(ns, log);
+  return removed;
+}
+
+}  // namespace rpclab::netem

@@ -1,0 +1,195 @@
+// Commands, the log that replays them, child processes and server load.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "netem/capabilities.h"
+#include "netem/child_process.h"
+#include "netem/command_runner.h"
+#include "netem/server_load.h"
+
+namespace rpclab::netem {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string temp_path(const std::string& name) {
+  return "/tmp/rpclab-netem-test-" + std::to_string(::getpid()) + "-" + name;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A zombie is dead for our purposes: whoever adopted it may reap it late.
+bool alive(pid_t pid) {
+  std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+  size_t paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
+}
+
+TEST(ShellLine, QuotesOnlyWhatNeedsIt) {
+  EXPECT_EQ(shell_line({"tc", "qdisc", "add", "dev", "veth-cli", "root", "netem", "loss", "5%"}),
+            "tc qdisc add dev veth-cli root netem loss 5%");
+  EXPECT_EQ(shell_line({"nft", "add", "chain", "netdev", "t", "{ type filter; }", "<", "it's", ""}),
+            "nft add chain netdev t '{ type filter; }' '<' 'it'\\''s' ''");
+}
+
+TEST(ShellLine, ReplaysExactlyThroughASh) {
+  std::vector<std::string> argv = {"printf", "%s|", "a b", "it's", "\"q\"", "$HOME", "{x}"};
+  CommandLog log;
+  CommandResult r = run({"sh", "-c", shell_line(argv)}, log);
+  EXPECT_EQ(r.out, "a b|it's|\"q\"|$HOME|{x}|");
+}
+
+TEST(CommandLog, AppendsReplayableLinesToItsFile) {
+  std::string path = temp_path("commands.log");
+  std::remove(path.c_str());
+  {
+    CommandLog log(path);
+    log.comment("setup");
+    log.command({"tc", "qdisc", "show"}, "rpclab-1-0-srv");
+    log.shell("sleep 1 &");
+    EXPECT_EQ(log.lines().size(), 3u);
+  }
+  EXPECT_EQ(slurp(path), "# setup\nip netns exec rpclab-1-0-srv tc qdisc show\nsleep 1 &\n");
+  std::remove(path.c_str());
+}
+
+TEST(CommandRunner, ToolPathPrefersSystemDirs) {
+  EXPECT_EQ(tool_path("ip").rfind("/", 0), 0u);
+  EXPECT_NE(tool_path("ip").find("sbin/ip"), std::string::npos) << "busybox must not answer for ip";
+  EXPECT_EQ(tool_path("/bin/true"), "/bin/true");
+  EXPECT_EQ(tool_path("no-such-tool-rpclab"), "no-such-tool-rpclab");
+}
+
+TEST(CommandRunner, CapturesOutputAndExitCodeAndLogs) {
+  CommandLog log;
+  CommandResult r = run({"sh", "-c", "echo out; echo err >&2; exit 3"}, log);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out, "out\n");
+  EXPECT_EQ(r.err, "err\n");
+  ASSERT_EQ(log.lines().size(), 1u);
+  EXPECT_NE(log.lines()[0].find("sh -c 'echo out; echo err >&2; exit 3'"), std::string::npos);
+}
+
+TEST(CommandRunner, CheckedThrowsWithCommandAndStderr) {
+  CommandLog log;
+  try {
+    run_checked({"sh", "-c", "echo broken pipe dream >&2; exit 1"}, log);
+    FAIL();
+  } catch (const CommandError& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("exit 1"), std::string::npos) << what;
+    EXPECT_NE(what.find("broken pipe dream"), std::string::npos) << what;
+  }
+  EXPECT_THROW(run({"/no/such/program"}, log), CommandError);
+}
+
+TEST(ChildProcess, RedirectsAndReportsStatus) {
+  CommandLog log;
+  SpawnOptions o;
+  o.stdout_path = o.stderr_path = temp_path("both.log");
+  o.env = {"RPCLAB_TEST_VALUE=42"};
+  ChildProcess p({"sh", "-c", "echo out $RPCLAB_TEST_VALUE; echo err >&2; exit 5"}, o, log);
+  auto status = p.wait_for(10s);
+  ASSERT_TRUE(status);
+  EXPECT_EQ(describe_wait_status(*status), "exited with code 5");
+  EXPECT_EQ(slurp(o.stdout_path), "out 42\nerr\n");
+  EXPECT_NE(log.lines().back().find("2>&1 &"), std::string::npos) << log.lines().back();
+  std::remove(o.stdout_path.c_str());
+}
+
+TEST(ChildProcess, PinsToCpus) {
+  CommandLog log;
+  SpawnOptions o;
+  o.cpus = {0};
+  o.stdout_path = temp_path("affinity");
+  ChildProcess p({"sh", "-c", "grep Cpus_allowed_list /proc/self/status"}, o, log);
+  ASSERT_TRUE(p.wait_for(10s));
+  EXPECT_NE(slurp(o.stdout_path).find("Cpus_allowed_list:\t0\n"), std::string::npos) << slurp(o.stdout_path);
+  std::remove(o.stdout_path.c_str());
+}
+
+TEST(ChildProcess, StopKillsTheWholeGroup) {
+  CommandLog log;
+  SpawnOptions o;
+  o.stdout_path = temp_path("group");
+  // The shell ignores SIGTERM and leaves a grandchild: stop() must still
+  // end both.
+  ChildProcess p({"sh", "-c", "trap '' TERM; sleep 600 & echo $!; wait"}, o, log);
+  pid_t grandchild = 0;
+  for (int i = 0; i < 200 && grandchild == 0; ++i) {
+    std::this_thread::sleep_for(10ms);
+    grandchild = std::atoi(slurp(o.stdout_path).c_str());
+  }
+  ASSERT_GT(grandchild, 0);
+  int status = p.stop(200ms);
+  EXPECT_EQ(describe_wait_status(status), "killed by SIGKILL");
+  for (int i = 0; i < 100 && alive(grandchild); ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_FALSE(alive(grandchild));
+  std::remove(o.stdout_path.c_str());
+}
+
+TEST(ChildProcess, DiesWithItsParent) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  pid_t parent = ::fork();
+  ASSERT_GE(parent, 0);
+  if (parent == 0) {
+    CommandLog log;
+    ChildProcess p({"sleep", "600"}, {}, log);
+    pid_t pid = p.pid();
+    (void)!::write(fds[1], &pid, sizeof pid);
+    ::pause();
+    _exit(0);
+  }
+  pid_t child = 0;
+  ASSERT_EQ(::read(fds[0], &child, sizeof child), static_cast<ssize_t>(sizeof child));
+  ::kill(parent, SIGKILL);
+  ::waitpid(parent, nullptr, 0);
+  for (int i = 0; i < 200 && alive(child); ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_FALSE(alive(child)) << "PR_SET_PDEATHSIG did not kill the child";
+  ::close(fds[0]);
+  ::close(fds[1]);
+}
+
+TEST(ChildProcess, MissingProgramThrows) {
+  CommandLog log;
+  EXPECT_THROW(ChildProcess({"/no/such/program"}, {}, log), CommandError);
+}
+
+TEST(ServerLoad, HogsRaiseTheRunQueueAndStop) {
+  CommandLog log;
+  std::vector<pid_t> before;
+  ServerLoad load(3, {}, log);
+  std::this_thread::sleep_for(600ms);
+  MeasuredLoad m = load.finish();
+  EXPECT_EQ(m.hogs, 3);
+  EXPECT_GE(m.samples, 4);
+  EXPECT_GE(m.run_queue_mean, 2.5) << "three busy hogs should be runnable";
+  EXPECT_GE(m.loadavg_1m, 0.0);
+  EXPECT_NE(log.lines().front().find("3 hogs"), std::string::npos);
+}
+
+TEST(Capabilities, DescribeSaysWhatIsSkippedAndWhy) {
+  Capabilities caps = probe_capabilities();
+  std::string text = describe(caps);
+  EXPECT_NE(text.find("netem in the host kernel"), std::string::npos) << text;
+  EXPECT_NE(text.find("user-mode-linux"), std::string::npos) << text;
+  if (!caps.host_netem && caps.root) EXPECT_NE(text.find("has no sch_netem"), std::string::npos) << text;
+  EXPECT_GE(caps.cpus, 1);
+}
+
+}  // namespace
+}  // namespace rpclab::netem

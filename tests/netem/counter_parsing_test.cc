@@ -1,0 +1,89 @@
+// Counter parsers on output captured from the real tools (fixtures/).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "netem/fault_backend.h"
+#include "netem/netem_qdisc.h"
+#include "netem/nft_rules.h"
+
+namespace rpclab::netem {
+namespace {
+
+std::string fixture(const std::string& name) {
+  std::ifstream in(std::string(RPCLAB_SOURCE_DIR) + "/tests/netem/fixtures/" + name);
+  EXPECT_TRUE(in) << name;
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(NftCounters, SenderAndReceiverTables) {
+  auto sender = parse_nft_counters(fixture("nft-list-table-sender.json"));
+  EXPECT_EQ(sender["to-server offered"].packets, 10000u);
+  EXPECT_EQ(sender["to-server offered"].bytes, 740000u);
+  EXPECT_EQ(sender["to-server dup"].packets, 515u);
+  auto receiver = parse_nft_counters(fixture("nft-list-table-receiver.json"));
+  EXPECT_EQ(receiver["to-server arrived"].packets, 21002u);
+  EXPECT_EQ(receiver["to-server drop"].packets, 1090u);
+  EXPECT_EQ(receiver.size(), 2u);  // rules without a comment are not ours
+}
+
+TEST(NftCounters, BadJsonThrows) {
+  EXPECT_THROW(parse_nft_counters("table netdev rpclab {"), std::runtime_error);
+  EXPECT_TRUE(parse_nft_counters("{\"nftables\": []}").empty());
+}
+
+TEST(TcCounters, NetemQdiscStats) {
+  QdiscStats s = parse_netem_stats(fixture("tc-s-j-qdisc-netem.json"));
+  EXPECT_TRUE(s.found);
+  EXPECT_EQ(s.packets, 4750u);
+  EXPECT_EQ(s.bytes, 351468u);
+  EXPECT_EQ(s.drops, 489u);
+  EXPECT_EQ(s.qlen, 0u);
+  // The text form of the same qdisc says the same numbers.
+  std::string text = fixture("tc-s-qdisc-netem.txt");
+  EXPECT_NE(text.find("Sent 351468 bytes 4750 pkt (dropped 489"), std::string::npos);
+}
+
+TEST(TcCounters, NoNetemQdisc) {
+  QdiscStats s = parse_netem_stats(R"([{"kind":"noqueue","handle":"0:","root":true,"packets":3,"drops":0}])");
+  EXPECT_FALSE(s.found);
+  EXPECT_EQ(s.packets, 0u);
+}
+
+TEST(InterfaceCounters, IpLinkStats64) {
+  InterfaceStats s = parse_interface_stats(fixture("ip-s-j-link-receiver.json"));
+  EXPECT_EQ(s.rx_packets, 4750u);
+  EXPECT_EQ(s.rx_bytes, 351468u);
+  EXPECT_EQ(s.tx_packets, 1u);
+  EXPECT_THROW(parse_interface_stats("[{\"ifname\":\"lo\"}]"), std::runtime_error);
+}
+
+TEST(Snmp, ReadsEveryGroup) {
+  auto snmp = parse_snmp(fixture("proc-net-snmp-sender.txt"));
+  EXPECT_EQ(snmp["Ip.OutRequests"], 5000u);
+  EXPECT_EQ(snmp["Ip.DefaultTTL"], 64u);
+  EXPECT_TRUE(snmp.count("Udp.RcvbufErrors"));
+  EXPECT_TRUE(snmp.count("Udp.OutDatagrams"));
+}
+
+// netem has no duplicate counter: the guest fixtures (5,000 offered,
+// 489 dropped, 4,750 sent) imply 239 copies; measure() turns the counters
+// into percentages of what was offered.
+TEST(Measure, PercentagesOverImpairedDirections) {
+  LinkCounters before, after;
+  after.to_server = {5000, 489, 239, 4750, 351468};
+  after.to_client = {1000, 0, 0, 1000, 0};
+  MeasuredFaults m = measure(before, after, Direction::kToServer);
+  EXPECT_EQ(m.offered, 5000u);
+  EXPECT_NEAR(m.loss_pct, 100.0 * 489 / 5239, 1e-9);
+  EXPECT_NEAR(m.dup_pct, 100.0 * 239 / 5000, 1e-9);
+  MeasuredFaults both = measure(before, after, Direction::kBoth);
+  EXPECT_EQ(both.offered, 6000u);
+  EXPECT_EQ(measure(before, before, Direction::kBoth).offered, 0u);
+}
+
+}  // namespace
+}  // namespace rpclab::netem
