@@ -1,1 +1,191 @@
+// Nothing of ours outlives a run: namespaces of a SIGKILLed owner are
+// removed by the next run, and a user-mode-linux guest dies with its caller,
+// on timeout, and at power-off, leaving no linux.uml process behind.
 #include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <thread>
+
+#include "netem/command_runner.h"
+#include "netem/fault_backend.h"
+#include "netem/topology.h"
+#include "netem/uml_guest.h"
+#include "netem_test_util.h"
+
+namespace rpclab::netem {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::uml_processes;
+using testing::why_not_namespaces;
+using testing::why_not_uml;
+
+bool has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+bool owned_by(const std::string& ns, pid_t pid) {
+  return ns.rfind(std::string(kNamespacePrefix) + std::to_string(pid) + "-", 0) == 0;
+}
+
+// Forks a process that runs `body` and then waits to be killed; returns
+// once it has written its ready line to the pipe.
+pid_t fork_holder(const std::function<void()>& body) {
+  int fds[2];
+  if (::pipe(fds) != 0) return -1;
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    try {
+      body();
+    } catch (...) {
+      _exit(1);
+    }
+    (void)!::write(fds[1], "r", 1);
+    for (;;) ::pause();
+  }
+  ::close(fds[1]);
+  char c = 0;
+  (void)!::read(fds[0], &c, 1);
+  ::close(fds[0]);
+  return c == 'r' ? pid : -1;
+}
+
+TEST(Topology, LoopbackNeedsNoNamespaceAndTakesNoFaults) {
+  CommandLog log;
+  auto t = Topology::create(TopologyKind::kLoopback, log);
+  EXPECT_EQ(t->server().address, "127.0.0.1");
+  EXPECT_TRUE(t->namespaces().empty());
+  EXPECT_TRUE(log.lines().empty());
+  EXPECT_THROW(make_backend(BackendKind::kNftables, *t, log), SpecError);
+  EXPECT_EQ(parse_topology(topology_name(TopologyKind::kTwoHost)), TopologyKind::kTwoHost);
+}
+
+TEST(Topology, TwoHostLivesOnlyInItsNamespacesAndGoesAway) {
+  if (auto why = why_not_namespaces(); !why.empty()) GTEST_SKIP() << why;
+  CommandLog log;
+  std::vector<std::string> names;
+  {
+    auto t = Topology::create(TopologyKind::kTwoHost, log);
+    names = t->namespaces();
+    ASSERT_EQ(names.size(), 2u);
+    EXPECT_TRUE(owned_by(names[0], ::getpid())) << names[0];
+    EXPECT_NE(run_checked({"ip", "-n", t->server().netns, "addr", "show", "dev", "veth-srv"}, log).out.find(
+                  "198.18.0.1/30"), std::string::npos);
+    EXPECT_NE(run_checked({"ip", "-n", t->client().netns, "neigh", "show"}, log).out.find("PERMANENT"),
+              std::string::npos);
+    // Neither end of the veth ever exists in the host's namespace.
+    EXPECT_NE(run({"ip", "link", "show", "dev", "veth-srv"}, log).exit_code, 0);
+    EXPECT_NE(run({"ip", "link", "show", "dev", "veth-cli"}, log).exit_code, 0);
+  }
+  auto left = list_our_namespaces();
+  for (const auto& n : names) EXPECT_FALSE(has(left, n)) << n << " survived its Topology";
+}
+
+TEST(Topology, SigkilledOwnerLeavesNamespacesThatTheNextRunRemoves) {
+  if (auto why = why_not_namespaces(); !why.empty()) GTEST_SKIP() << why;
+  pid_t holder = fork_holder([] {
+    static CommandLog log;
+    static auto t = Topology::create(TopologyKind::kTwoHost, log);  // never destroyed: the owner is killed
+  });
+  ASSERT_GT(holder, 0);
+  auto theirs = [holder] {
+    std::vector<std::string> out;
+    for (const auto& n : list_our_namespaces())
+      if (owned_by(n, holder)) out.push_back(n);
+    return out;
+  };
+  ASSERT_EQ(theirs().size(), 2u);
+  ::kill(holder, SIGKILL);
+  ::waitpid(holder, nullptr, 0);
+  EXPECT_EQ(theirs().size(), 2u) << "a SIGKILLed owner cannot clean up";
+  CommandLog log;
+  auto removed = remove_stale_namespaces(log);
+  EXPECT_GE(removed.size(), 2u);
+  EXPECT_TRUE(theirs().empty());
+  for (const auto& n : list_our_namespaces()) {  // any left has a live owner
+    pid_t owner = std::atoi(n.c_str() + std::string(kNamespacePrefix).size());
+    EXPECT_EQ(::kill(owner, 0), 0) << n << " is stale and was not removed";
+  }
+}
+
+TEST(UmlGuest, RunsTheCommandAndReturnsItsExitCode) {
+  if (auto why = why_not_uml(); !why.empty()) GTEST_SKIP() << why;
+  GuestOptions o;
+  o.work_dir = testing::temp_dir("guest-exit");
+  o.timeout = 60s;
+  o.stdout_path = o.work_dir + "/out";
+  CommandLog log;
+  GuestRun r = run_in_guest({"/bin/sh", "-c", "lsmod | grep -c -E '^(sch_netem|veth) '; exit 7"}, o, log);
+  ASSERT_TRUE(r.completed) << r.failure;
+  EXPECT_EQ(r.exit_code, 7);
+  std::ifstream out(o.stdout_path);
+  int modules = 0;
+  out >> modules;
+  EXPECT_EQ(modules, 2) << "sch_netem and veth loaded in the guest";
+  EXPECT_GT(r.boot_ms, 0);
+  EXPECT_LT(r.boot_ms, 30000);
+  std::cout << "[ measured ] guest boot " << r.boot_ms << " ms, whole run " << r.total_ms << " ms\n";
+}
+
+TEST(UmlGuest, TimeoutKillsEveryGuestProcess) {
+  if (auto why = why_not_uml(); !why.empty()) GTEST_SKIP() << why;
+  auto before = uml_processes();
+  GuestOptions o;
+  o.work_dir = testing::temp_dir("guest-timeout");
+  o.timeout = 4s;
+  CommandLog log;
+  GuestRun r = run_in_guest({"/bin/sleep", "600"}, o, log);
+  EXPECT_FALSE(r.completed);
+  EXPECT_NE(r.failure.find("timed out"), std::string::npos) << r.failure;
+  std::this_thread::sleep_for(300ms);
+  for (pid_t pid : uml_processes()) EXPECT_TRUE(before.count(pid)) << "linux.uml " << pid << " survived";
+}
+
+TEST(UmlGuest, DiesWithASigkilledCaller) {
+  if (auto why = why_not_uml(); !why.empty()) GTEST_SKIP() << why;
+  auto before = uml_processes();
+  std::string dir = testing::temp_dir("guest-kill");
+  ::unlink((dir + "/boot-time").c_str());
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  pid_t caller = ::fork();
+  ASSERT_GE(caller, 0);
+  if (caller == 0) {
+    GuestOptions o;
+    o.work_dir = dir;
+    o.timeout = 600s;
+    CommandLog log;
+    run_in_guest({"/bin/sleep", "600"}, o, log);
+    _exit(0);
+  }
+  bool booted = false;
+  for (int i = 0; i < 300 && !booted; ++i) {
+    std::this_thread::sleep_for(100ms);
+    booted = ::access((dir + "/boot-time").c_str(), F_OK) == 0;
+  }
+  ASSERT_TRUE(booted) << "the guest did not start its command within 30 s";
+  std::set<pid_t> ours;
+  for (pid_t pid : uml_processes())
+    if (!before.count(pid)) ours.insert(pid);
+  EXPECT_GE(ours.size(), 2u) << "a booted guest runs several host processes";
+  ::kill(caller, SIGKILL);
+  ::waitpid(caller, nullptr, 0);
+  std::set<pid_t> left = ours;
+  for (int i = 0; i < 100 && !left.empty(); ++i) {
+    std::this_thread::sleep_for(50ms);
+    auto now = uml_processes();
+    left.clear();
+    for (pid_t pid : ours)
+      if (now.count(pid)) left.insert(pid);
+  }
+  EXPECT_TRUE(left.empty()) << left.size() << " linux.uml processes outlived their SIGKILLed caller";
+}
+
+}  // namespace
+}  // namespace rpclab::netem

@@ -1,0 +1,64 @@
+// What the namespace and guest tests share: one capability probe, the
+// reasons to skip, and the linux.uml processes alive on the host.
+#pragma once
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "netem/capabilities.h"
+
+namespace rpclab::netem::testing {
+
+inline const Capabilities& caps() {
+  static const Capabilities c = probe_capabilities();
+  return c;
+}
+
+// Empty when the test can run; otherwise why it cannot.
+inline std::string why_not_namespaces() {
+  if (!caps().root) return "needs root (network namespaces, tc, nft); run the tests as root";
+  if (!caps().netns) return "`ip netns add` does not work here";
+  return "";
+}
+inline std::string why_not_nftables() {
+  std::string r = why_not_namespaces();
+  if (r.empty() && !caps().nftables) r = "nft netdev ingress/egress with numgen and dup does not work on this kernel";
+  return r;
+}
+inline std::string why_not_uml() {
+  std::string r = why_not_namespaces();
+  if (r.empty() && !caps().uml)
+    r = "user-mode-linux with sch_netem/veth modules and busybox not installed (apt-get install user-mode-linux "
+        "busybox-static)";
+  return r;
+}
+
+inline std::set<pid_t> uml_processes() {
+  std::set<pid_t> pids;
+  DIR* d = ::opendir("/proc");
+  if (!d) return pids;
+  while (dirent* e = ::readdir(d)) {
+    pid_t pid = std::atoi(e->d_name);
+    if (pid <= 0) continue;
+    char exe[256] = {};
+    std::string link = std::string("/proc/") + e->d_name + "/exe";
+    ssize_t n = ::readlink(link.c_str(), exe, sizeof exe - 1);
+    if (n > 0 && std::string(exe, n) == "/usr/bin/linux.uml") pids.insert(pid);
+  }
+  ::closedir(d);
+  return pids;
+}
+
+inline std::string temp_dir(const std::string& name) {
+  std::string dir = "/tmp/rpclab-netem-test-" + std::to_string(::getpid()) + "-" + name;
+  ::mkdir(dir.c_str(), 0755);
+  return dir;
+}
+
+}  // namespace rpclab::netem::testing
