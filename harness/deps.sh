@@ -11,7 +11,7 @@ build_packages=(
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libboost-dev
   iproute2 nftables util-linux procps               # ip/tc, nft, unshare/taskset, ps
-  user-mode-linux busybox-static                    # netem where the host kernel has none
+  user-mode-linux busybox-static kmod               # netem where the host kernel has none; modprobe
   gnuplot-nox sockperf                              # plots, speed calibration
 )
 fuzz_packages=(clang libclang-rt-14-dev llvm)

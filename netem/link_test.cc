@@ -153,7 +153,7 @@ nlohmann::json run_in_uml(const LinkTestOptions& o, CommandLog& log) {
 }  // namespace
 
 std::vector<std::string> guest_linktest_argv(const LinkTestOptions& o, const std::string& out_path) {
-  return {o.linktest_path, "--backend", "netem", "--spec-json", o.spec.to_json().dump(), "--count",
+  return {o.linktest_path, "--faults-backend", "netem", "--spec-json", o.spec.to_json().dump(), "--count",
           std::to_string(o.count), "--pps", fmt::format("{}", o.rate_pps), "--size", std::to_string(o.size),
           "--drain-ms", std::to_string(o.drain_ms), "--work-dir", o.work_dir + "/guest", "--probe", o.probe_path,
           "--out", out_path};

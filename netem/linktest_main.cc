@@ -1,7 +1,7 @@
 // rpclab-linktest: measure one impaired link (netem/link_test.h) and print
 // configured vs measured loss/duplication as JSON.
-//   rpclab-linktest --backend nftables --loss 5
-//   rpclab-linktest --backend uml-netem --profile wan --count 2000 --pps 500
+//   rpclab-linktest --faults-backend nftables --loss 5
+//   rpclab-linktest --faults-backend uml-netem --profile wan --count 2000 --pps 500
 #include <unistd.h>
 
 #include <fstream>
@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   add_spec_flags(app, flags, direction);
   app.add_option("--profile", profile, "a profile in netem/profiles (instead of the fault flags)");
   app.add_option("--spec-json", spec_json, "the fault spec as JSON (used to re-run inside a guest)");
-  app.add_option("--backend", backend, "auto | netem | nftables | uml-netem");
+  app.add_option("--faults-backend", backend, "auto | netem | nftables | uml-netem");
   app.add_option("--count", o.count, "probes")->check(CLI::Range(1, 10000000));
   app.add_option("--pps", o.rate_pps, "probes per second")->check(CLI::Range(1.0, 1e6));
   app.add_option("--size", o.size, "datagram bytes")->check(CLI::Range(24, 65507));
