@@ -1,0 +1,111 @@
+#include "harness/cell_config.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace rpclab::harness {
+namespace {
+
+template <typename T>
+nlohmann::json optional_json(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+template <typename T>
+std::optional<T> optional_from(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+  return j.at(key).get<T>();
+}
+
+}  // namespace
+
+nlohmann::json CellConfig::to_json() const {
+  return {{"experiment", experiment},
+          {"block", block},
+          {"transport", transport},
+          {"topology", netem::topology_name(topology)},
+          {"connect", std::string(connect_mode_name(connect))},
+          {"clients", clients},
+          {"calls_per_client", calls_per_client},
+          {"hogs", hogs},
+          {"faults", faults.to_json()},
+          {"faults_backend", faults_backend},
+          {"drc", drc},
+          {"retry_timeout_ms", optional_json(retry_timeout_ms)},
+          {"timeout_ms", optional_json(timeout_ms)},
+          {"drain_stale_replies", drain_stale_replies},
+          {"grpc_retry", grpc_retry},
+          {"pin", pin},
+          {"udp_bufsize", udp_bufsize},
+          {"size", size},
+          {"trials", trials},
+          {"warmup", warmup}};
+}
+
+CellConfig CellConfig::from_json(const nlohmann::json& j) {
+  try {
+    CellConfig c;
+    c.experiment = j.at("experiment").get<std::string>();
+    c.block = j.value("block", "");
+    c.transport = j.at("transport").get<std::string>();
+    auto topology = netem::parse_topology(j.at("topology").get<std::string>());
+    auto connect = parse_connect_mode(j.at("connect").get<std::string>());
+    if (!topology || !connect) throw std::invalid_argument("unknown topology or connect mode");
+    c.topology = *topology;
+    c.connect = *connect;
+    c.clients = j.at("clients").get<int>();
+    c.calls_per_client = j.at("calls_per_client").get<uint64_t>();
+    c.hogs = j.at("hogs").get<int>();
+    c.faults = netem::FaultSpec::from_json(j.at("faults"));
+    c.faults_backend = j.at("faults_backend").get<std::string>();
+    c.drc = j.at("drc").get<int>();
+    c.retry_timeout_ms = optional_from<int>(j, "retry_timeout_ms");
+    c.timeout_ms = optional_from<int>(j, "timeout_ms");
+    c.drain_stale_replies = j.at("drain_stale_replies").get<bool>();
+    c.grpc_retry = j.at("grpc_retry").get<bool>();
+    c.pin = j.at("pin").get<bool>();
+    c.udp_bufsize = j.at("udp_bufsize").get<size_t>();
+    c.size = j.at("size").get<size_t>();
+    c.trials = j.at("trials").get<int>();
+    c.warmup = j.at("warmup").get<uint64_t>();
+    return c;
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument(std::string("not a cell configuration: ") + e.what());
+  }
+}
+
+std::string CellConfig::label() const {
+  std::string s = fmt::format("{} {} {}", transport, netem::topology_name(topology), connect_mode_name(connect));
+  if (clients > 1) s += fmt::format(" x{}", clients);
+  if (experiment == "speed") return s + fmt::format(" {} B", size);
+  if (hogs) s += fmt::format(" load {}", hogs);
+  if (!faults.empty()) s += " " + faults.summary();
+  if (retry_timeout_ms) s += fmt::format(" retry {}ms", *retry_timeout_ms);
+  if (drc) s += " drc";
+  if (drain_stale_replies) s += " drain";
+  if (grpc_retry) s += " retry-policy";
+  return s;
+}
+
+ClientOptions CellConfig::client_options() const {
+  ClientOptions o;
+  o.transport = transport;
+  o.timeout_ms = timeout_ms;
+  o.retry_timeout_ms = retry_timeout_ms;
+  o.udp_bufsize = udp_bufsize;
+  o.drain_stale_replies = drain_stale_replies;
+  o.grpc_retry = grpc_retry;
+  o.connect = connect;
+  return o;
+}
+
+ServerOptions CellConfig::server_options() const {
+  ServerOptions o;
+  o.transport = transport;
+  o.drc_entries = drc;
+  o.udp_bufsize = udp_bufsize;
+  return o;
+}
+
+}  // namespace rpclab::harness

@@ -1,0 +1,53 @@
+// One cell of an experiment matrix: every setting that defines it. Its JSON
+// form is its identity (--resume matches on it) and the way a cell travels
+// into a user-mode-linux guest.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/transport.h"
+#include "netem/fault_spec.h"
+#include "netem/topology.h"
+
+namespace rpclab::harness {
+
+struct CellConfig {
+  std::string experiment;                 // "dependability" | "speed"
+  std::string block;                      // the preset's table this cell belongs to ("load", "faults", ...)
+  std::string transport;
+  netem::TopologyKind topology = netem::TopologyKind::kLoopback;
+  ConnectMode connect = ConnectMode::kPersistent;
+  int clients = 1;
+  uint64_t calls_per_client = 1000;
+
+  // Dependability axes.
+  int hogs = 0;                           // CPU-bound processes on the server's CPU
+  netem::FaultSpec faults;
+  std::string faults_backend = "auto";    // auto | netem | uml-netem | nftables
+  int drc = 0;                            // sunrpc-udp duplicate request cache entries
+  std::optional<int> retry_timeout_ms;    // sunrpc-udp; unset = libtirpc's 15 s
+  std::optional<int> timeout_ms;          // unset = the library default
+  bool drain_stale_replies = false;
+  bool grpc_retry = false;
+  bool pin = true;                        // server+hogs on CPU 0, clients on the rest
+  size_t udp_bufsize = 0;
+
+  // Speed axes.
+  size_t size = 0;
+  int trials = 1;
+  uint64_t warmup = 0;
+
+  uint64_t total_calls() const { return calls_per_client * static_cast<uint64_t>(clients); }
+  nlohmann::json to_json() const;
+  static CellConfig from_json(const nlohmann::json& j);  // throws std::invalid_argument
+  std::string id() const { return to_json().dump(); }
+  std::string label() const;  // short human name: "sunrpc-udp two-host load 5 retry 20ms"
+  ClientOptions client_options() const;  // host/port left for the runner to fill
+  ServerOptions server_options() const;
+};
+
+}  // namespace rpclab::harness

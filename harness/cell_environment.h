@@ -1,0 +1,23 @@
+// What a cell runner needs from the run around it.
+#pragma once
+
+#include <atomic>
+#include <string>
+
+#include "harness/progress.h"
+#include "netem/capabilities.h"
+#include "netem/command_log.h"
+
+namespace rpclab::harness {
+
+struct CellEnvironment {
+  std::string run_id;
+  std::string bin_dir;                    // rpclab-server, rpclab-client, rpclab (this program)
+  netem::Capabilities caps;
+  const std::atomic<bool>* stop = nullptr;
+  Progress* progress = nullptr;           // null inside a guest
+  bool inside_guest = false;              // running a cell handed in by the host
+  int cell_time_limit_s = 300;
+};
+
+}  // namespace rpclab::harness

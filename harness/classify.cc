@@ -1,0 +1,54 @@
+#include "harness/classify.h"
+
+namespace rpclab::harness {
+namespace {
+
+void classify_call(const CallEntry& call, uint32_t ran, ClassCounts& c) {
+  bool ok = call.kind == ErrorKind::kOk;
+  if (!ok) ++c.client_errors[std::string(error_kind_name(call.kind))];
+  if (ran >= 2) {
+    ++c.duplicate_calls;
+    c.extra_executions += ran - 1;
+    if (ok) ++c.silent_duplicates;
+  } else if (ok) {
+    ++(ran == 1 ? c.correct : c.silent_loss);
+  } else {
+    ++(ran == 1 ? c.indeterminate : c.clean_failure);
+  }
+}
+
+}  // namespace
+
+ClassCounts classify(const std::vector<ClientCalls>& clients, const Ledger& ledger) {
+  ClassCounts c;
+  c.unrecorded = ledger.unrecorded();
+  for (const ClientCalls& client : clients) {
+    uint64_t accounted = 0;
+    for (const CallEntry& call : client.record->calls) {
+      uint32_t ran = ledger.count(client.client_id, call.seq);
+      ++c.calls;
+      accounted += ran;
+      classify_call(call, ran, c);
+    }
+    // A record naming one seq twice would account for more than ran.
+    uint64_t total = ledger.total_executions(client.client_id);
+    c.unissued_executions += total > accounted ? total - accounted : 0;
+    c.levy_mismatches += ledger.mismatches(client.client_id);
+  }
+  return c;
+}
+
+nlohmann::json ClassCounts::to_json() const {
+  return {{"correct", correct},
+          {"silent_loss", silent_loss},
+          {"duplicate_calls", duplicate_calls},
+          {"extra_executions", extra_executions},
+          {"silent_duplicates", silent_duplicates},
+          {"indeterminate", indeterminate},
+          {"clean_failure", clean_failure},
+          {"unissued_executions", unissued_executions},
+          {"unrecorded_executions", unrecorded},
+          {"client_errors", client_errors}};
+}
+
+}  // namespace rpclab::harness

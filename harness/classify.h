@@ -1,0 +1,49 @@
+// The join at the heart of the dependability experiment: every call a client
+// issued, against how many times the server's ledger says it ran.
+//
+//   client saw | server ran | class
+//   ok         | once       | correct
+//   ok         | never      | silent loss
+//   anything   | twice+     | duplicate execution (silent when the client saw ok)
+//   error      | once       | indeterminate: reported as failed, but it ran
+//   error      | never      | clean failure
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/call_record.h"
+#include "core/ledger.h"
+
+namespace rpclab::harness {
+
+struct ClassCounts {
+  uint64_t calls = 0;               // calls the clients issued
+  uint64_t correct = 0;
+  uint64_t silent_loss = 0;
+  uint64_t duplicate_calls = 0;     // calls that ran twice or more
+  uint64_t extra_executions = 0;    // executions beyond the first, over those calls
+  uint64_t silent_duplicates = 0;   // duplicate calls the client saw succeed
+  uint64_t indeterminate = 0;
+  uint64_t clean_failure = 0;
+  uint64_t unissued_executions = 0; // ledger entries no client record accounts for
+  uint64_t levy_mismatches = 0;     // the server's own sequence check (Levy 1989)
+  uint64_t unrecorded = 0;          // executions the ledger could not hold (cap)
+  std::map<std::string, uint64_t> client_errors;  // reported errors by kind
+
+  uint64_t silent() const { return silent_loss + silent_duplicates; }
+  nlohmann::json to_json() const;
+};
+
+struct ClientCalls {
+  uint32_t client_id = 0;
+  const CallRecord* record = nullptr;
+};
+
+ClassCounts classify(const std::vector<ClientCalls>& clients, const Ledger& ledger);
+
+}  // namespace rpclab::harness

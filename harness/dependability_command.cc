@@ -1,0 +1,192 @@
+#include "harness/dependability_command.h"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "core/atomic_file.h"
+#include "core/cli_support.h"
+#include "core/signal_watcher.h"
+#include "harness/csv_view.h"
+#include "harness/dependability_cell.h"
+#include "harness/dependability_report.h"
+#include "harness/experiment_run.h"
+#include "harness/matrix.h"
+#include "harness/plots.h"
+#include "harness/result_record.h"
+#include "harness/text_table.h"
+#include "netem/capabilities.h"
+
+namespace rpclab::harness {
+namespace {
+
+struct Flags {
+  std::string preset = "levy1989";
+  std::vector<std::string> transports, retry, drain, connect;
+  std::vector<int> loads, drc, clients;
+  std::vector<double> loss, dup;
+  std::string profile, topology, backend, direction;
+  uint64_t calls = 0, fault_calls = 0;
+  int timeout_ms = 0;
+  bool no_pin = false, grpc_retry = false, dry_run = false;
+  RunOptions run;
+};
+
+std::optional<int> parse_retry(const std::string& text) {
+  if (text == "default") return std::nullopt;
+  int ms = std::stoi(text);
+  if (ms < 1 || ms > 3600 * 1000) throw std::out_of_range(text);
+  return ms;
+}
+
+AxisOverrides overrides(const Flags& f) {
+  AxisOverrides o;
+  if (!f.transports.empty()) o.transports = f.transports;
+  if (!f.loads.empty()) o.hogs = f.loads;
+  if (!f.loss.empty()) o.loss_pct = f.loss;
+  if (!f.dup.empty()) o.dup_pct = f.dup;
+  if (!f.profile.empty()) o.profile = f.profile;
+  if (!f.direction.empty()) o.direction = f.direction;
+  if (!f.retry.empty()) {
+    o.retry_timeouts_ms.emplace();
+    for (const std::string& r : f.retry) {
+      try {
+        o.retry_timeouts_ms->push_back(parse_retry(r));
+      } catch (const std::exception&) {
+        throw CLI::ValidationError("--retry-timeouts", "'" + r + "' is not 'default' or milliseconds (1..3600000)");
+      }
+    }
+  }
+  if (!f.drc.empty()) o.drc = f.drc;
+  if (!f.drain.empty()) {
+    o.drain.emplace();
+    for (const std::string& d : f.drain) o.drain->push_back(d == "on");
+  }
+  if (!f.clients.empty()) o.clients = f.clients;
+  if (!f.connect.empty()) {
+    o.connects.emplace();
+    for (const std::string& c : f.connect) o.connects->push_back(*parse_connect_mode(c));
+  }
+  if (f.calls) o.calls = f.calls;
+  if (f.fault_calls) o.fault_calls = f.fault_calls;
+  if (f.timeout_ms) o.timeout_ms = f.timeout_ms;
+  if (!f.topology.empty()) o.topology = netem::parse_topology(f.topology);
+  if (!f.backend.empty()) o.faults_backend = f.backend;
+  o.no_pin = f.no_pin;
+  o.grpc_retry = f.grpc_retry;
+  return o;
+}
+
+void print_views(const RunFolder& folder, netem::CommandLog& log) {
+  std::vector<std::string> warnings;
+  std::vector<nlohmann::json> records = read_records(folder.results_path(), &warnings);
+  std::string report = dependability_report(records, source_dir() + "/docs/data");
+  write_file_atomically(folder.path("report.txt"), report);
+  write_file_atomically(folder.path("results.csv"), records_to_csv(records));
+  std::vector<std::string> notes;
+  std::vector<std::string> pngs = dependability_plots(records, folder.dir(), log, &notes);
+  std::printf("\n%s", report.c_str());
+  for (const std::string& n : notes) std::printf("%s\n", n.c_str());
+  std::printf("\nResults: %s/results.jsonl (also results.csv, report.txt, commands.log", folder.dir().c_str());
+  for (const std::string& p : pngs) std::printf(", %s", p.substr(folder.dir().size() + 1).c_str());
+  std::printf(")\n");
+}
+
+int run(Flags& f) {
+  std::vector<Block> blocks;
+  std::vector<CellConfig> cells;
+  try {
+    blocks = dependability_preset(f.preset);
+    apply_overrides(blocks, overrides(f));
+    cells = expand_dependability(blocks);
+  } catch (const CLI::ValidationError& e) {
+    std::fprintf(stderr, "rpclab dependability: %s\n", e.what());
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rpclab dependability: %s\n", e.what());
+    return kExitUsage;
+  }
+  if (f.dry_run) {
+    for (size_t i = 0; i < cells.size(); ++i)
+      std::printf("%3zu  %-70s %s calls\n", i + 1, cells[i].label().c_str(), grouped(cells[i].total_calls()).c_str());
+    return kExitOk;
+  }
+  SignalWatcher signals;
+  RunFolder folder(f.run.results_root, f.run.resume_dir.empty() ? f.run.out_dir : f.run.resume_dir);
+  CellEnvironment env;
+  env.bin_dir = program_dir();
+  env.caps = netem::probe_capabilities();
+  nlohmann::json meta = {{"experiment", "dependability"}, {"preset", f.preset}, {"invocation", f.run.invocation},
+                         {"started_at", iso8601_now()},    {"cells", cells.size()},
+                         {"capabilities", netem::describe(env.caps)}};
+  folder.write_metadata(meta);
+  std::fprintf(stderr, "rpclab dependability: preset %s, %zu cells, results in %s\n", f.preset.c_str(), cells.size(),
+               folder.dir().c_str());
+  if (!env.caps.root)
+    std::fprintf(stderr, "rpclab: not root: two-host and fault cells will be skipped (they need network namespaces)\n");
+  RunSummary summary = run_cells(cells, f.run, run_dependability_cell, folder, signals.stop_requested(), env);
+  meta["ended_at"] = iso8601_now();
+  meta["summary"] = {{"ok", summary.ok}, {"skipped", summary.skipped}, {"failed", summary.failed},
+                     {"resumed", summary.resumed}, {"interrupted", summary.interrupted}};
+  folder.write_metadata(meta);
+  print_views(folder, folder.log());
+  if (summary.interrupted)
+    std::fprintf(stderr, "rpclab: interrupted; finished cells are kept. Continue with: rpclab dependability --preset %s --resume %s\n",
+                 f.preset.c_str(), folder.dir().c_str());
+  if (summary.failed)
+    std::fprintf(stderr, "rpclab: %zu cell(s) failed; their reasons are in the table above and in results.jsonl\n",
+                 summary.failed);
+  return summary.exit_code();
+}
+
+}  // namespace
+
+std::function<int()> add_dependability_command(CLI::App& app) {
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = app.add_subcommand("dependability", "count calls silently lost or run twice (Levy 1989)");
+  cmd->add_option("--preset", f->preset, "levy1989 | remedies | quick")
+      ->check(CLI::IsMember({"levy1989", "remedies", "quick"}))->capture_default_str();
+  cmd->add_option("--transports", f->transports, "comma-separated transports")->delimiter(',');
+  cmd->add_option("--loads", f->loads, "server load axis: CPU hogs, e.g. 0,5,10,20")->delimiter(',')
+      ->check(CLI::Range(0, 256));
+  cmd->add_option("--loss", f->loss, "loss % axis, e.g. 0,1,5")->delimiter(',')->check(CLI::Range(0.0, 100.0));
+  cmd->add_option("--dup", f->dup, "duplication % axis, e.g. 0,1,5")->delimiter(',')->check(CLI::Range(0.0, 100.0));
+  cmd->add_option("--profile", f->profile, "a fault profile from netem/profiles/ (or a file)");
+  cmd->add_option("--direction", f->direction, "to-server | to-client | both")
+      ->check(CLI::IsMember({"to-server", "to-client", "both"}));
+  cmd->add_option("--retry-timeouts", f->retry, "sunrpc-udp retransmit intervals: 'default' or ms, e.g. default,20")
+      ->delimiter(',');
+  cmd->add_option("--drc", f->drc, "sunrpc-udp reply cache sizes, e.g. 0,1024")->delimiter(',')
+      ->check(CLI::Range(0, 1 << 20));
+  cmd->add_option("--drain", f->drain, "sunrpc-udp drain stale replies: off,on")->delimiter(',')
+      ->check(CLI::IsMember({"off", "on"}));
+  cmd->add_option("--clients", f->clients, "parallel clients per cell, e.g. 1,4")->delimiter(',')
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--connect", f->connect, "persistent,per-call")->delimiter(',')
+      ->check(CLI::IsMember({"persistent", "per-call"}));
+  cmd->add_option("--calls", f->calls, "calls per cell without network faults (default 100,000)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32));
+  cmd->add_option("--fault-calls", f->fault_calls, "calls per cell with network faults (default 10,000)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32));
+  cmd->add_option("--timeout", f->timeout_ms, "total time per call in ms (default: each library's)")
+      ->check(CLI::Range(1, 3600 * 1000));
+  cmd->add_option("--topology", f->topology, "loopback | two-host")->check(CLI::IsMember({"loopback", "two-host"}));
+  cmd->add_option("--faults-backend", f->backend, "auto | netem | uml-netem | nftables")
+      ->check(CLI::IsMember({"auto", "netem", "uml-netem", "nftables"}));
+  cmd->add_flag("--no-pin", f->no_pin, "do not pin server+hogs to CPU 0 and clients to the others");
+  cmd->add_flag("--grpc-retry", f->grpc_retry, "grpc: turn on the retry policy");
+  cmd->add_option("--cell-time-limit", f->run.cell_time_limit_s, "seconds before a cell's clients are stopped")
+      ->check(CLI::Range(10, 24 * 3600))->capture_default_str();
+  cmd->add_option("--out", f->run.out_dir, "results folder (default results/<timestamp>)");
+  cmd->add_option("--resume", f->run.resume_dir, "continue the run in this folder, skipping finished cells")
+      ->check(CLI::ExistingDirectory);
+  cmd->add_option("--results-root", f->run.results_root, "where run folders and 'latest' go")->capture_default_str();
+  cmd->add_flag("--dry-run", f->dry_run, "list the cells and exit");
+  return [f, cmd] {
+    for (const CLI::Option* o : cmd->get_options())
+      if (o->count() && o->get_name() != "--help") f->run.invocation[o->get_name()] = o->results();
+    return run(*f);
+  };
+}
+
+}  // namespace rpclab::harness

@@ -1,0 +1,56 @@
+// rpclab: the harness. Subcommands run the experiments, report on this
+// machine, and clean up. A screen of glue over harness/ and netem/.
+#include <cstdio>
+
+#include "core/cli_support.h"
+#include "harness/dependability_command.h"
+#include "harness/experiment_run.h"
+#include "harness/guest_cell.h"
+#include "harness/speed_command.h"
+#include "netem/capabilities.h"
+#include "netem/topology.h"
+
+namespace {
+
+int doctor() {
+  std::printf("%s", rpclab::netem::describe(rpclab::netem::probe_capabilities()).c_str());
+  return rpclab::kExitOk;
+}
+
+int clean_net() {
+  rpclab::netem::CommandLog log;
+  auto removed = rpclab::netem::remove_all_namespaces(log);
+  for (const std::string& ns : removed) std::printf("removed %s\n", ns.c_str());
+  std::printf("%zu rpclab namespace(s) removed\n", removed.size());
+  return rpclab::kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"rpclab: how often RPC calls are silently lost or run twice, and what a call costs", "rpclab"};
+  app.require_subcommand(1);
+  auto dependability = rpclab::harness::add_dependability_command(app);
+  auto speed = rpclab::harness::add_speed_command(app);
+  app.add_subcommand("doctor", "what this machine can do, and what will be skipped and why");
+  app.add_subcommand("clean-net", "remove every network namespace rpclab created (make clean-net)");
+  std::string spec, result, run_id, bin_dir = rpclab::harness::program_dir();
+  CLI::App* cell = app.add_subcommand("cell", "run one cell from a JSON file (used inside the UML guest)");
+  cell->add_option("--spec", spec)->required();
+  cell->add_option("--result", result)->required();
+  cell->add_option("--run-id", run_id);
+  cell->group("");  // internal: not listed in --help
+  rpclab::parse_or_exit(app, argc, argv);
+
+  try {
+    if (app.got_subcommand("dependability")) return dependability();
+    if (app.got_subcommand("speed")) return speed();
+    if (app.got_subcommand("doctor")) return doctor();
+    if (app.got_subcommand("clean-net")) return clean_net();
+    if (app.got_subcommand("cell")) return rpclab::harness::run_cell_command(spec, result, run_id, bin_dir);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rpclab: %s\n", e.what());
+    return rpclab::kExitFailed;
+  }
+  return rpclab::kExitUsage;
+}

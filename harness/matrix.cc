@@ -1,0 +1,185 @@
+#include "harness/matrix.h"
+
+#include <stdexcept>
+
+namespace rpclab::harness {
+namespace {
+
+using netem::FaultSpec;
+using netem::TopologyKind;
+
+const std::vector<std::string> kAllRpc = {"sunrpc-udp", "sunrpc-tcp", "grpc"};
+constexpr int kShortRetryMs = 20;   // the "short" retransmit interval of the issue and the notes
+constexpr int kFaultTimeoutMs = 1000;
+
+FaultSpec dup_only(double pct) {
+  FaultSpec f;
+  f.dup_pct = pct;
+  return f;
+}
+
+FaultSpec loss_and_dup(double loss, double dup) {
+  FaultSpec f;
+  f.loss_pct = loss;
+  f.dup_pct = dup;
+  return f;
+}
+
+// Levy's table: load on the server, nothing on the network (loopback, so it
+// runs without root), 100,000 calls per cell; then loss x duplication on the
+// two-host link at load 0. Under loss a 15 s retransmit interval would cost
+// 15 s per lost packet, so the faults table uses the short interval and a 1 s
+// total timeout for every transport (which also shows how timeouts lie).
+std::vector<Block> levy1989() {
+  Block load{"load", kAllRpc};
+  load.hogs = {0, 5, 10, 20};
+  load.retry_timeouts_ms = {std::nullopt, kShortRetryMs};
+  load.calls = 100000;
+
+  Block faults{"faults", kAllRpc};
+  faults.faults = fault_grid({0, 1, 5}, {0, 1, 5}, netem::Direction::kBoth);
+  faults.retry_timeouts_ms = {kShortRetryMs};
+  faults.clients = {8};
+  faults.calls = 10000;
+  faults.timeout_ms = kFaultTimeoutMs;
+  faults.topology = TopologyKind::kTwoHost;
+  return {load, faults};
+}
+
+// What fixes what: the reply cache and draining stale replies, alone and
+// together, under duplication, loss, and both.
+std::vector<Block> remedies() {
+  Block b{"remedies", {"sunrpc-udp"}};
+  b.faults = {dup_only(5), loss_and_dup(5, 0), loss_and_dup(5, 5)};
+  b.retry_timeouts_ms = {kShortRetryMs};
+  b.drc = {0, 1024};
+  b.drain = {false, true};
+  b.calls = 10000;
+  b.timeout_ms = kFaultTimeoutMs;
+  b.topology = TopologyKind::kTwoHost;
+  return {b};
+}
+
+// CI: every transport clean on loopback, then 5% duplication on the link.
+std::vector<Block> quick() {
+  Block clean{"clean", kAllRpc};
+  clean.calls = 2000;
+
+  Block udp_dup{"udp-dup", {"sunrpc-udp"}};
+  udp_dup.faults = {dup_only(5)};
+  udp_dup.retry_timeouts_ms = {kShortRetryMs};
+  udp_dup.drc = {0, 1024};
+  udp_dup.calls = 3000;
+  udp_dup.timeout_ms = kFaultTimeoutMs;
+  udp_dup.topology = TopologyKind::kTwoHost;
+
+  Block stream_dup = udp_dup;
+  stream_dup.name = "stream-dup";
+  stream_dup.transports = {"sunrpc-tcp", "grpc"};
+  stream_dup.drc = {0};
+  stream_dup.retry_timeouts_ms = {std::nullopt};
+  stream_dup.calls = 2000;
+  return {clean, udp_dup, stream_dup};
+}
+
+bool is_udp(const std::string& transport) { return transport == "sunrpc-udp"; }
+
+template <typename T>
+std::vector<T> only_for(bool applies, const std::vector<T>& axis, T neutral) {
+  return applies ? axis : std::vector<T>{neutral};
+}
+
+}  // namespace
+
+std::vector<FaultSpec> fault_grid(const std::vector<double>& loss_pct, const std::vector<double>& dup_pct,
+                                  netem::Direction direction) {
+  std::vector<FaultSpec> grid;
+  for (double loss : loss_pct)
+    for (double dup : dup_pct) {
+      FaultSpec f = loss_and_dup(loss, dup);
+      f.direction = direction;
+      f.validate();
+      grid.push_back(f);
+    }
+  return grid;
+}
+
+std::vector<std::string> dependability_presets() { return {"levy1989", "remedies", "quick"}; }
+
+std::vector<Block> dependability_preset(const std::string& name) {
+  if (name == "levy1989") return levy1989();
+  if (name == "remedies") return remedies();
+  if (name == "quick") return quick();
+  throw std::invalid_argument("unknown preset '" + name + "' (known: levy1989, remedies, quick)");
+}
+
+void apply_overrides(std::vector<Block>& blocks, const AxisOverrides& o) {
+  for (const std::string& t : o.transports.value_or(std::vector<std::string>{}))
+    if (!find_transport(t)) throw std::invalid_argument("unknown transport '" + t + "' (known: " + transport_names() + ")");
+  std::optional<std::vector<FaultSpec>> faults;
+  netem::Direction direction = netem::Direction::kBoth;
+  if (o.direction) {
+    auto d = netem::parse_direction(*o.direction);
+    if (!d) throw netem::SpecError("--direction: '" + *o.direction + "' is not to-server, to-client or both");
+    direction = *d;
+  }
+  if (o.profile) faults = std::vector<FaultSpec>{netem::load_profile(*o.profile)};
+  if (o.loss_pct || o.dup_pct)
+    faults = fault_grid(o.loss_pct.value_or(std::vector<double>{0}), o.dup_pct.value_or(std::vector<double>{0}),
+                        direction);
+  for (Block& b : blocks) {
+    bool had_faults = b.faults.size() > 1 || !b.faults.front().empty();
+    if (o.transports) b.transports = *o.transports;
+    if (o.hogs) b.hogs = *o.hogs;
+    if (faults) b.faults = *faults;
+    if (o.retry_timeouts_ms) b.retry_timeouts_ms = *o.retry_timeouts_ms;
+    if (o.drc) b.drc = *o.drc;
+    if (o.drain) b.drain = *o.drain;
+    if (o.clients) b.clients = *o.clients;
+    if (o.connects) b.connects = *o.connects;
+    if (had_faults ? o.fault_calls.has_value() : o.calls.has_value()) b.calls = had_faults ? *o.fault_calls : *o.calls;
+    if (o.timeout_ms) b.timeout_ms = o.timeout_ms;
+    if (o.topology) b.topology = *o.topology;
+    if (o.faults_backend) b.faults_backend = *o.faults_backend;
+    if (o.no_pin) b.pin = false;
+    if (o.grpc_retry) b.grpc_retry = true;
+    bool has_faults = b.faults.size() > 1 || !b.faults.front().empty();
+    if (has_faults && b.topology == TopologyKind::kLoopback)
+      b.topology = TopologyKind::kTwoHost;  // faults live on the link between two hosts
+  }
+}
+
+std::vector<CellConfig> expand_dependability(const std::vector<Block>& blocks) {
+  std::vector<CellConfig> cells;
+  for (const Block& b : blocks)
+    for (const std::string& transport : b.transports)
+      for (const FaultSpec& faults : b.faults)
+        for (int hogs : b.hogs)
+          for (auto retry : only_for(is_udp(transport), b.retry_timeouts_ms, std::optional<int>{}))
+            for (int drc : only_for(is_udp(transport), b.drc, 0))
+              for (bool drain : only_for(is_udp(transport), b.drain, false))
+                for (int clients : b.clients)
+                  for (ConnectMode connect : b.connects) {
+                    CellConfig c;
+                    c.experiment = "dependability";
+                    c.block = b.name;
+                    c.transport = transport;
+                    c.topology = b.topology;
+                    c.connect = connect;
+                    c.clients = clients;
+                    c.calls_per_client = std::max<uint64_t>(1, b.calls / static_cast<uint64_t>(clients));
+                    c.hogs = hogs;
+                    c.faults = faults;
+                    c.faults_backend = b.faults_backend;
+                    c.drc = drc;
+                    c.retry_timeout_ms = retry;
+                    c.timeout_ms = b.timeout_ms;
+                    c.drain_stale_replies = drain;
+                    c.grpc_retry = b.grpc_retry && transport == "grpc";
+                    c.pin = b.pin;
+                    cells.push_back(c);
+                  }
+  return cells;
+}
+
+}  // namespace rpclab::harness

@@ -1,0 +1,69 @@
+// Experiment matrices: a preset is a list of blocks, each a small cross
+// product of axes; flags override an axis in every block it applies to.
+// Expansion skips combinations that mean nothing (a retry interval for a
+// transport that never retransmits, a reply cache for TCP).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/transport.h"
+#include "harness/cell_config.h"
+#include "netem/fault_spec.h"
+#include "netem/topology.h"
+
+namespace rpclab::harness {
+
+struct Block {
+  std::string name;
+  std::vector<std::string> transports;
+  std::vector<int> hogs = {0};
+  std::vector<netem::FaultSpec> faults = {netem::FaultSpec{}};
+  std::vector<std::optional<int>> retry_timeouts_ms = {std::nullopt};  // sunrpc-udp only
+  std::vector<int> drc = {0};                                          // sunrpc-udp only
+  std::vector<bool> drain = {false};                                   // sunrpc-udp only
+  std::vector<int> clients = {1};
+  std::vector<ConnectMode> connects = {ConnectMode::kPersistent};
+  uint64_t calls = 100000;                     // per cell, split over its clients
+  std::optional<int> timeout_ms;
+  netem::TopologyKind topology = netem::TopologyKind::kLoopback;
+  std::string faults_backend = "auto";
+  bool pin = true;
+  bool grpc_retry = false;
+};
+
+// Overrides from the command line; an unset field leaves the preset's axis.
+struct AxisOverrides {
+  std::optional<std::vector<std::string>> transports;
+  std::optional<std::vector<int>> hogs;
+  std::optional<std::vector<double>> loss_pct, dup_pct;
+  std::optional<std::string> profile;
+  std::optional<std::vector<std::optional<int>>> retry_timeouts_ms;
+  std::optional<std::vector<int>> drc;
+  std::optional<std::vector<bool>> drain;
+  std::optional<std::vector<int>> clients;
+  std::optional<std::vector<ConnectMode>> connects;
+  std::optional<uint64_t> calls;        // blocks without faults
+  std::optional<uint64_t> fault_calls;  // blocks with faults
+  std::optional<int> timeout_ms;
+  std::optional<netem::TopologyKind> topology;
+  std::optional<std::string> faults_backend;
+  std::optional<std::string> direction;
+  bool no_pin = false;
+  bool grpc_retry = false;
+};
+
+std::vector<std::string> dependability_presets();  // names, for --help and errors
+// Throws std::invalid_argument for an unknown preset name.
+std::vector<Block> dependability_preset(const std::string& name);
+// Throws netem::SpecError / std::invalid_argument for impossible overrides.
+void apply_overrides(std::vector<Block>& blocks, const AxisOverrides& o);
+std::vector<CellConfig> expand_dependability(const std::vector<Block>& blocks);
+
+// The loss x duplication grid as fault specs (direction both unless given).
+std::vector<netem::FaultSpec> fault_grid(const std::vector<double>& loss_pct, const std::vector<double>& dup_pct,
+                                         netem::Direction direction);
+
+}  // namespace rpclab::harness

@@ -1,0 +1,73 @@
+#include "harness/run_folder.h"
+
+#include <time.h>
+
+#include <cctype>
+#include <filesystem>
+#include <stdexcept>
+
+#include "core/atomic_file.h"
+
+namespace rpclab::harness {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string timestamp() {
+  time_t now = time(nullptr);
+  tm local;
+  localtime_r(&now, &local);
+  char buf[32];
+  strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &local);
+  return buf;
+}
+
+std::string make_dir(const std::string& results_root, const std::string& explicit_dir) {
+  std::string dir = explicit_dir.empty() ? results_root + "/" + timestamp() : explicit_dir;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create the results folder " + dir + ": " + ec.message());
+  return fs::canonical(dir).string();
+}
+
+// results/latest -> the newest run, replaced atomically.
+void point_latest(const std::string& results_root, const std::string& dir) {
+  fs::path root = fs::absolute(results_root);
+  std::error_code ec;
+  fs::create_directories(root, ec);
+  fs::path tmp = root / ".latest.tmp";
+  fs::remove(tmp, ec);
+  fs::create_directory_symlink(dir, tmp, ec);
+  if (!ec) fs::rename(tmp, root / "latest", ec);
+}
+
+std::string slug(const std::string& label) {
+  std::string s;
+  for (char c : label) s.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_');
+  return s.substr(0, 80);
+}
+
+}  // namespace
+
+RunFolder::RunFolder(const std::string& results_root, const std::string& explicit_dir)
+    : dir_(make_dir(results_root, explicit_dir)),
+      run_id_(fs::path(dir_).filename().string()),
+      log_(dir_ + "/commands.log") {
+  point_latest(results_root, dir_);
+}
+
+std::string RunFolder::cell_dir(size_t index, const std::string& label) {
+  char prefix[16];
+  snprintf(prefix, sizeof prefix, "%03zu-", index);
+  std::string dir = dir_ + "/cells/" + prefix + slug(label);
+  fs::create_directories(dir);
+  return dir;
+}
+
+void RunFolder::append(const nlohmann::json& record) { append_line_durably(results_path(), record.dump()); }
+
+void RunFolder::write_metadata(const nlohmann::json& metadata) {
+  write_file_atomically(path("metadata.json"), metadata.dump(2) + "\n");
+}
+
+}  // namespace rpclab::harness

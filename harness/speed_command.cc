@@ -1,0 +1,164 @@
+#include "harness/speed_command.h"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "core/atomic_file.h"
+#include "core/cli_support.h"
+#include "core/signal_watcher.h"
+#include "harness/csv_view.h"
+#include "harness/experiment_run.h"
+#include "harness/latency_pin.h"
+#include "harness/result_record.h"
+#include "harness/speed_matrix.h"
+#include "harness/speed_report.h"
+#include "harness/speed_session.h"
+#include "harness/text_table.h"
+#include "netem/capabilities.h"
+
+namespace rpclab::harness {
+namespace {
+
+struct Flags {
+  std::string preset = "levy1989";
+  std::vector<std::string> transports, topologies, connects;
+  std::vector<size_t> sizes;
+  std::vector<int> clients;
+  int trials = 0, timeout_ms = 0;
+  uint64_t calls_per_trial = 0, warmup = 0;
+  size_t udp_bufsize = 0;
+  bool no_calibrate = false, dry_run = false;
+  RunOptions run;
+};
+
+SpeedAxes axes(const Flags& f) {
+  SpeedAxes a = speed_preset(f.preset);
+  if (!f.transports.empty()) {
+    for (const std::string& t : f.transports)
+      if (!find_transport(t)) throw std::invalid_argument("--transports: unknown transport '" + t + "' (known: " +
+                                                          transport_names() + ")");
+    a.transports = f.transports;
+  }
+  if (!f.sizes.empty()) a.sizes = f.sizes;
+  if (!f.clients.empty()) a.clients = f.clients;
+  if (!f.topologies.empty()) {
+    a.topologies.clear();
+    for (const std::string& t : f.topologies) a.topologies.push_back(*netem::parse_topology(t));
+  }
+  if (!f.connects.empty()) {
+    a.connects.clear();
+    for (const std::string& c : f.connects) a.connects.push_back(*parse_connect_mode(c));
+  }
+  if (f.trials) a.trials = f.trials;
+  if (f.calls_per_trial) a.calls_per_trial = f.calls_per_trial;
+  if (f.warmup) a.warmup = f.warmup;
+  if (f.timeout_ms) a.timeout_ms = f.timeout_ms;
+  if (f.udp_bufsize) a.udp_bufsize = f.udp_bufsize;
+  if (f.no_calibrate) a.calibrate = false;
+  return a;
+}
+
+void print_views(RunFolder& folder) {
+  std::vector<std::string> warnings;
+  std::vector<nlohmann::json> records = read_records(folder.results_path(), &warnings);
+  SpeedReport report = speed_report(records, source_dir() + "/docs/data");
+  write_file_atomically(folder.path("report.txt"), report.full);
+  write_file_atomically(folder.path("results.csv"), records_to_csv(records));
+  std::vector<std::string> notes;
+  std::vector<std::string> pngs = speed_plots(records, folder.dir(), folder.log(), &notes);
+  std::printf("\n%s", report.summary.c_str());
+  for (const std::string& n : notes) std::printf("%s\n", n.c_str());
+  std::printf("\nEvery table (both topologies, both connection modes): %s/report.txt\n", folder.dir().c_str());
+  std::printf("Results: %s/results.jsonl (also results.csv, commands.log", folder.dir().c_str());
+  for (const std::string& p : pngs) std::printf(", %s", p.substr(folder.dir().size() + 1).c_str());
+  std::printf(")\n");
+}
+
+int run(Flags& f) {
+  std::vector<CellConfig> cells;
+  try {
+    cells = expand_speed(axes(f));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rpclab speed: %s\n", e.what());
+    return kExitUsage;
+  }
+  if (f.dry_run) {
+    for (size_t i = 0; i < cells.size(); ++i) std::printf("%3zu  %s\n", i + 1, cells[i].label().c_str());
+    return kExitOk;
+  }
+  SignalWatcher signals;
+  RunFolder folder(f.run.results_root, f.run.resume_dir.empty() ? f.run.out_dir : f.run.resume_dir);
+  CellEnvironment env;
+  env.bin_dir = program_dir();
+  env.caps = netem::probe_capabilities();
+  DmaLatencyHold pin;
+  nlohmann::json meta = {{"experiment", "speed"},
+                         {"preset", f.preset},
+                         {"invocation", f.run.invocation},
+                         {"started_at", iso8601_now()},
+                         {"cells", cells.size()},
+                         {"latency_pinned", pin.held()},
+                         {"latency_pin_note", pin.held() ? "/dev/cpu_dma_latency held at 0" : pin.why_not()},
+                         {"capabilities", netem::describe(env.caps)}};
+  folder.write_metadata(meta);
+  std::fprintf(stderr, "rpclab speed: preset %s, %zu cells, results in %s\n", f.preset.c_str(), cells.size(),
+               folder.dir().c_str());
+  std::fprintf(stderr, "rpclab speed: %s\n",
+               pin.held() ? "holding /dev/cpu_dma_latency at 0 for the run"
+                          : ("NOT holding /dev/cpu_dma_latency (" + pin.why_not() + "): timings include idle wake-ups")
+                                .c_str());
+  SpeedSession session(folder.dir(), pin.held());
+  CellRunner runner = [&session](const CellConfig& cell, const std::string& dir, CellEnvironment& e,
+                                 netem::CommandLog& log) { return session.run(cell, dir, e, log); };
+  RunSummary summary = run_cells(cells, f.run, runner, folder, signals.stop_requested(), env);
+  meta["ended_at"] = iso8601_now();
+  meta["summary"] = {{"ok", summary.ok}, {"skipped", summary.skipped}, {"failed", summary.failed},
+                     {"resumed", summary.resumed}, {"interrupted", summary.interrupted}};
+  folder.write_metadata(meta);
+  print_views(folder);
+  if (summary.interrupted)
+    std::fprintf(stderr, "rpclab: interrupted; finished cells are kept. Continue with: rpclab speed --preset %s --resume %s\n",
+                 f.preset.c_str(), folder.dir().c_str());
+  if (summary.failed) std::fprintf(stderr, "rpclab: %zu cell(s) failed; see 'Cells not measured' above\n", summary.failed);
+  return summary.exit_code();
+}
+
+}  // namespace
+
+std::function<int()> add_speed_command(CLI::App& app) {
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = app.add_subcommand("speed", "what a call costs: Levy's timing table and percentiles");
+  cmd->add_option("--preset", f->preset, "levy1989 | quick")->check(CLI::IsMember({"levy1989", "quick"}))
+      ->capture_default_str();
+  cmd->add_option("--transports", f->transports, "comma-separated transports")->delimiter(',');
+  cmd->add_option("--sizes", f->sizes, "payload bytes, e.g. 12,512,8192")->delimiter(',')
+      ->check(CLI::Range(size_t{0}, size_t{16} << 20));
+  cmd->add_option("--clients", f->clients, "parallel clients, e.g. 1,2,4")->delimiter(',')->check(CLI::Range(1, 64));
+  cmd->add_option("--topologies", f->topologies, "loopback,two-host")->delimiter(',')
+      ->check(CLI::IsMember({"loopback", "two-host"}));
+  cmd->add_option("--connect", f->connects, "per-call,persistent")->delimiter(',')
+      ->check(CLI::IsMember({"persistent", "per-call"}));
+  cmd->add_option("--trials", f->trials, "trials per cell (default 10)")->check(CLI::Range(1, 1000));
+  cmd->add_option("--calls-per-trial", f->calls_per_trial, "calls per client per trial (default 100)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 24));
+  cmd->add_option("--warmup", f->warmup, "unrecorded calls per client first (default 20)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 24));
+  cmd->add_option("--timeout", f->timeout_ms, "total time per call in ms (default 10000)")->check(CLI::Range(1, 3600000));
+  cmd->add_option("--udp-bufsize", f->udp_bufsize, "sunrpc-udp buffer on both sides (default 8800)")
+      ->check(CLI::Range(size_t{1024}, size_t{65536}));
+  cmd->add_flag("--no-calibrate", f->no_calibrate, "skip the sockperf calibration cells");
+  cmd->add_option("--cell-time-limit", f->run.cell_time_limit_s, "seconds before a cell's clients are stopped")
+      ->check(CLI::Range(10, 24 * 3600))->capture_default_str();
+  cmd->add_option("--out", f->run.out_dir, "results folder (default results/<timestamp>)");
+  cmd->add_option("--resume", f->run.resume_dir, "continue the run in this folder")->check(CLI::ExistingDirectory);
+  cmd->add_option("--results-root", f->run.results_root, "where run folders and 'latest' go")->capture_default_str();
+  cmd->add_flag("--dry-run", f->dry_run, "list the cells and exit");
+  return [f, cmd] {
+    for (const CLI::Option* o : cmd->get_options())
+      if (o->count() && o->get_name() != "--help") f->run.invocation[o->get_name()] = o->results();
+    return run(*f);
+  };
+}
+
+}  // namespace rpclab::harness

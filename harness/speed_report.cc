@@ -1,0 +1,245 @@
+#include "harness/speed_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "harness/plots.h"
+#include "harness/stats.h"
+#include "harness/text_table.h"
+
+namespace rpclab::harness {
+namespace {
+
+using nlohmann::json;
+
+bool measured(const json& r) { return r.value("experiment", "") == "speed" && r.value("status", "") == "ok"; }
+bool calibration(const json& r) { return r.value("calibration", false); }
+
+std::string topology(const json& r) { return r.value("topology", ""); }
+std::string connect(const json& r) { return r.value("connect", ""); }
+int clients(const json& r) { return r.value("clients", 1); }
+size_t size(const json& r) { return r.value("size", size_t{0}); }
+
+std::string levy_name(const std::string& transport) {
+  if (transport == "sunrpc-udp") return "Sun (udp)";
+  if (transport == "sunrpc-tcp") return "Sun (tcp)";
+  return "";
+}
+
+// Levy's 1989 timing rows: (implementation, clients, size label) -> same, different.
+std::map<std::tuple<std::string, int, std::string>, std::pair<std::string, std::string>> levy_timing(
+    const std::string& data_dir) {
+  std::map<std::tuple<std::string, int, std::string>, std::pair<std::string, std::string>> rows;
+  std::ifstream in(data_dir + "/levy1989-speed.csv");
+  bool header = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    if (!header) {
+      header = true;
+      continue;
+    }
+    std::stringstream f(line);
+    std::string impl, n, sz, same, diff;
+    std::getline(f, impl, ',');
+    std::getline(f, n, ',');
+    std::getline(f, sz, ',');
+    std::getline(f, same, ',');
+    std::getline(f, diff, ',');
+    rows[{impl, std::stoi(n), sz}] = {same, diff};
+  }
+  return rows;
+}
+
+std::string opt_fixed(const json& v, int decimals) {
+  return v.is_number() ? fixed(v.get<double>(), decimals) : "-";
+}
+
+std::string levy_table(const std::vector<json>& records, const std::string& data_dir) {
+  std::map<std::tuple<std::string, int, size_t>, std::map<std::string, const json*>> rows;
+  for (const json& r : records)
+    if (measured(r) && !calibration(r) && connect(r) == "per-call") rows[{r.value("transport", ""), clients(r), size(r)}][topology(r)] = &r;
+  if (rows.empty()) return "";
+  auto levy = levy_timing(data_dir);
+  TextTable t({"implementation", "clients", "size", "same machine s/100", "other machine s/100", "1989 same",
+               "1989 other"});
+  std::string last;
+  for (const auto& [key, by_topology] : rows) {
+    const auto& [transport, n, sz] = key;
+    if (!last.empty() && last != transport) t.rule();
+    last = transport;
+    auto at = [&](const char* topo) {
+      auto it = by_topology.find(topo);
+      return it == by_topology.end() ? std::string("-") : opt_fixed(it->second->at("seconds_per_100_calls"), 4);
+    };
+    auto old = levy.find({levy_name(transport), n, size_label(sz)});
+    t.add({transport, std::to_string(n), size_label(sz), at("loopback"), at("two-host"),
+           old == levy.end() ? "" : old->second.first, old == levy.end() ? "" : old->second.second});
+  }
+  return "Levy's timing table: seconds for 100 calls per client, a new connection per call (his setting);\n"
+         "same machine = loopback, other machine = two namespaces joined by a veth pair.\n\n" +
+         t.render();
+}
+
+// "raw-udp < sunrpc-udp < raw-tcp = sunrpc-tcp < grpc": ordered by mean;
+// '<' where Welch's test separates neighbours at alpha 0.01, '=' where not.
+std::string ordering(std::vector<const json*> group) {
+  std::sort(group.begin(), group.end(),
+            [](const json* a, const json* b) { return a->value("mean_us", 0.0) < b->value("mean_us", 0.0); });
+  std::string out;
+  for (size_t i = 0; i < group.size(); ++i) {
+    if (i) {
+      auto a = group[i - 1]->at("trial_means_us").get<std::vector<double>>();
+      auto b = group[i]->at("trial_means_us").get<std::vector<double>>();
+      out += welch_t_test(a, b).significant(0.01) ? " < " : " = ";
+    }
+    out += group[i]->value("transport", "");
+  }
+  return out;
+}
+
+std::string percentile_table(const std::vector<json>& records, const std::string& topo, const std::string& mode,
+                             bool one_client_only) {
+  TextTable t({"transport", "clients", "size", "p50 us", "p90 us", "p99 us", "p99.9 us", "max us", "calls/s",
+               "cpu us/call cli", "srv", "bytes/call", "x floor"});
+  std::map<std::pair<int, size_t>, std::vector<const json*>> groups;
+  std::string last;
+  for (const json& r : records) {
+    if (!measured(r) || calibration(r) || topology(r) != topo || connect(r) != mode) continue;
+    if (one_client_only && clients(r) != 1) continue;
+    groups[{clients(r), size(r)}].push_back(&r);
+    if (!last.empty() && last != r.value("transport", "")) t.rule();
+    last = r.value("transport", "");
+    const json& w = r.value("welch_vs_floor", json());
+    std::string ratio = opt_fixed(r.value("ratio_to_floor", json()), 2);
+    if (w.is_object()) ratio += w.value("significant_at_0_01", false) ? "*" : " ";
+    const json& wire = r.value("wire", json());
+    t.add({r.value("transport", ""), std::to_string(clients(r)), size_label(size(r)), opt_fixed(r["p50_us"], 1),
+           opt_fixed(r["p90_us"], 1), opt_fixed(r["p99_us"], 1), opt_fixed(r["p999_us"], 1), opt_fixed(r["max_us"], 1),
+           opt_fixed(r["calls_per_s"], 0), opt_fixed(r["cpu_us_per_call"]["client"], 1),
+           opt_fixed(r["cpu_us_per_call"]["server"], 1),
+           wire.is_object() ? opt_fixed(wire["bytes_per_call"], 0) : "-", ratio});
+  }
+  if (t.empty()) return "";
+  std::string out = fmt::format("Per-call latency, {} connection, {} (microseconds; x floor = p50 / raw floor p50, "
+                                "* = the trial means differ from the floor's by Welch's t-test at alpha 0.01):\n\n",
+                                mode, topo) +
+                    t.render();
+  out += "\nOrder by mean latency ('<' significant at alpha 0.01, '=' not):\n";
+  for (const auto& [key, group] : groups)
+    out += fmt::format("  {} client(s), {:>4}: {}\n", key.first, size_label(key.second), ordering(group));
+  return out;
+}
+
+std::string calibration_table(const std::vector<json>& records) {
+  TextTable t({"topology", "size", "sockperf udp p50", "raw-udp p50", "raw/sockperf", "sockperf tcp p50",
+               "raw-tcp p50", "raw/sockperf"});
+  std::map<std::pair<std::string, size_t>, std::map<std::string, const json*>> rows;
+  for (const json& r : records) {
+    if (!measured(r)) continue;
+    bool floor = r.value("transport", "").rfind("raw-", 0) == 0 && connect(r) == "persistent" && clients(r) == 1;
+    if (calibration(r) || floor) rows[{topology(r), size(r)}][r.value("transport", "")] = &r;
+  }
+  for (const auto& [key, by] : rows) {
+    auto p50 = [&](const char* t) { return by.count(t) ? opt_fixed(by.at(t)->at("p50_us"), 1) : "-"; };
+    auto ratio = [&](const char* raw) {
+      return by.count(raw) ? opt_fixed(by.at(raw)->value("ratio_to_sockperf", json()), 2) : "-";
+    };
+    if (!by.count("sockperf-udp") && !by.count("sockperf-tcp")) continue;
+    t.add({key.first, size_label(key.second), p50("sockperf-udp"), p50("raw-udp"), ratio("raw-udp"),
+           p50("sockperf-tcp"), p50("raw-tcp"), ratio("raw-tcp")});
+  }
+  if (t.empty()) return "";
+  return "Calibration: sockperf ping-pong --full-rtt (p50 us) against rpclab's raw floor "
+         "(persistent, 1 client):\n\n" + t.render();
+}
+
+std::string header(const std::vector<json>& records) {
+  for (const json& r : records)
+    if (r.value("experiment", "") == "speed")
+      return r.value("latency_pinned", false)
+                 ? "Timing: /dev/cpu_dma_latency held at 0 for the run (no idle wake-up delay in the figures).\n"
+                   "Closed loop: each client waits for a reply before the next call, as in Levy's test.\n\n"
+                 : "Timing: /dev/cpu_dma_latency could NOT be held at 0; on a VM expect ~100 us of idle wake-up in "
+                   "every call.\nClosed loop: each client waits for a reply before the next call, as in Levy's "
+                   "test.\n\n";
+  return "";
+}
+
+std::string not_measured(const std::vector<json>& records) {
+  std::map<std::string, int> reasons;
+  for (const json& r : records)
+    if (r.value("experiment", "") == "speed" && r.value("status", "") != "ok")
+      ++reasons[r.value("status", "") + ": " + r.value("transport", "") + ": " + r.value("reason", "")];
+  std::string out;
+  for (const auto& [why, n] : reasons) out += fmt::format("  {} cell(s) {}\n", n, why);
+  return out.empty() ? "" : "Cells not measured:\n" + out;
+}
+
+}  // namespace
+
+std::string size_label(size_t bytes) {
+  if (bytes >= (1 << 20) && bytes % (1 << 20) == 0) return std::to_string(bytes >> 20) + "M";
+  if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes >> 10) + "K";
+  return std::to_string(bytes);
+}
+
+SpeedReport speed_report(const std::vector<json>& records, const std::string& data_dir) {
+  SpeedReport out;
+  std::string head = header(records), levy = levy_table(records, data_dir), cal = calibration_table(records),
+              skipped = not_measured(records);
+  std::string brief = percentile_table(records, "loopback", "persistent", true);
+  out.summary = head + levy + "\n" + brief + "\n" + cal + "\n" + skipped;
+  out.full = head + levy + "\n";
+  for (const char* topo : {"loopback", "two-host"})
+    for (const char* mode : {"persistent", "per-call"}) {
+      std::string t = percentile_table(records, topo, mode, false);
+      if (!t.empty()) out.full += t + "\n";
+    }
+  out.full += cal + "\n" + skipped;
+  return out;
+}
+
+std::vector<std::string> speed_plots(const std::vector<json>& records, const std::string& dir, netem::CommandLog& log,
+                                     std::vector<std::string>* notes) {
+  PlotSpec by_size{"latency-vs-size", "Call latency vs payload size (loopback, persistent, 1 client; bars p50..p99)",
+                   "payload bytes", "microseconds per call", true, true};
+  PlotSpec by_clients{"throughput-vs-clients", "Throughput vs parallel clients (loopback, persistent, 12 B)",
+                      "parallel clients", "calls per second (all clients)"};
+  std::map<std::string, size_t> size_series, client_series;
+  for (const json& r : records) {
+    if (!measured(r) || calibration(r) || topology(r) != "loopback" || connect(r) != "persistent") continue;
+    std::string t = r.value("transport", "");
+    if (clients(r) == 1) {
+      if (!size_series.count(t)) size_series[t] = by_size.series.size(), by_size.series.push_back({t});
+      Series& s = by_size.series[size_series[t]];
+      s.x.push_back(std::max<double>(1, static_cast<double>(size(r))));
+      s.y.push_back(r.value("p50_us", 0.0));
+      s.low.push_back(r.value("p50_us", 0.0));
+      s.high.push_back(r.value("p99_us", 0.0));
+    }
+    if (size(r) == 12) {
+      if (!client_series.count(t)) client_series[t] = by_clients.series.size(), by_clients.series.push_back({t});
+      Series& s = by_clients.series[client_series[t]];
+      double v = r.value("calls_per_s", 0.0);
+      s.x.push_back(clients(r));
+      s.y.push_back(v);
+      s.low.push_back(v);
+      s.high.push_back(v);
+    }
+  }
+  std::vector<std::string> pngs;
+  for (const PlotSpec* p : {&by_size, &by_clients}) {
+    if (p->series.empty()) continue;
+    std::string why, png = draw(*p, dir, log, &why);
+    if (!png.empty()) pngs.push_back(png);
+    else notes->push_back("plot skipped: " + why);
+  }
+  return pngs;
+}
+
+}  // namespace rpclab::harness

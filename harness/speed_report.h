@@ -1,0 +1,28 @@
+// Views of speed records: Levy's timing table (seconds per 100 calls, a new
+// connection per call) beside his 1989 figures, percentile tables with each
+// transport's ratio to the raw floor, the significance of the orderings
+// (Welch, alpha 0.01), sockperf calibration, and plots.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "netem/command_log.h"
+
+namespace rpclab::harness {
+
+struct SpeedReport {
+  std::string summary;  // what the terminal shows
+  std::string full;     // report.txt: every table
+};
+
+SpeedReport speed_report(const std::vector<nlohmann::json>& records, const std::string& data_dir);
+
+std::vector<std::string> speed_plots(const std::vector<nlohmann::json>& records, const std::string& dir,
+                                     netem::CommandLog& log, std::vector<std::string>* notes);
+
+std::string size_label(size_t bytes);  // 12, 512, 8K, 16K, 64K, 1M
+
+}  // namespace rpclab::harness

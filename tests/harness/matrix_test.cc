@@ -1,0 +1,92 @@
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "harness/cell_config.h"
+#include "harness/matrix.h"
+
+namespace rpclab::harness {
+namespace {
+
+size_t count_if_transport(const std::vector<CellConfig>& cells, const std::string& t) {
+  size_t n = 0;
+  for (const auto& c : cells) n += c.transport == t;
+  return n;
+}
+
+TEST(Matrix, Levy1989IsTheLoadTableThenTheFaultsTable) {
+  auto cells = expand_dependability(dependability_preset("levy1989"));
+  // load: udp 4 loads x 2 retry intervals, tcp 4, grpc 4; faults: 3 x 3 grid per transport.
+  EXPECT_EQ(cells.size(), 16u + 27u);
+  EXPECT_EQ(count_if_transport(cells, "sunrpc-udp"), 8u + 9u);
+  for (const auto& c : cells) {
+    if (c.block == "load") {
+      EXPECT_TRUE(c.faults.empty());
+      EXPECT_EQ(c.total_calls(), 100000u);
+      EXPECT_EQ(c.topology, netem::TopologyKind::kLoopback);
+    } else {
+      EXPECT_EQ(c.block, "faults");
+      EXPECT_EQ(c.total_calls(), 10000u);
+      EXPECT_EQ(c.topology, netem::TopologyKind::kTwoHost);
+      EXPECT_EQ(c.hogs, 0);
+    }
+    if (c.transport != "sunrpc-udp") EXPECT_FALSE(c.retry_timeout_ms.has_value());
+  }
+}
+
+TEST(Matrix, CellIdsAreUnique) {
+  for (const std::string& preset : dependability_presets()) {
+    std::set<std::string> ids;
+    for (const auto& c : expand_dependability(dependability_preset(preset))) EXPECT_TRUE(ids.insert(c.id()).second);
+  }
+}
+
+TEST(Matrix, QuickHasTheCiCells) {
+  auto cells = expand_dependability(dependability_preset("quick"));
+  EXPECT_EQ(cells.size(), 7u);
+  int udp_with_cache = 0;
+  for (const auto& c : cells) udp_with_cache += c.transport == "sunrpc-udp" && c.drc > 0;
+  EXPECT_EQ(udp_with_cache, 1);
+}
+
+TEST(Matrix, OverridesReplaceAnAxisEverywhere) {
+  auto blocks = dependability_preset("levy1989");
+  AxisOverrides o;
+  o.transports = std::vector<std::string>{"grpc"};
+  o.calls = 500;
+  o.fault_calls = 50;
+  apply_overrides(blocks, o);
+  auto cells = expand_dependability(blocks);
+  EXPECT_EQ(cells.size(), 4u + 9u);
+  for (const auto& c : cells) EXPECT_EQ(c.total_calls(), c.block == "load" ? 500u : 48u);  // 50 over 8 clients
+}
+
+TEST(Matrix, FaultsMoveACellOntoTheTwoHostLink) {
+  auto blocks = dependability_preset("quick");
+  AxisOverrides o;
+  o.dup_pct = std::vector<double>{5};
+  apply_overrides(blocks, o);
+  for (const auto& c : expand_dependability(blocks)) EXPECT_EQ(c.topology, netem::TopologyKind::kTwoHost);
+}
+
+TEST(Matrix, BadOverridesAreRejected) {
+  auto blocks = dependability_preset("quick");
+  AxisOverrides o;
+  o.transports = std::vector<std::string>{"carrier-pigeon"};
+  EXPECT_THROW(apply_overrides(blocks, o), std::invalid_argument);
+  AxisOverrides loss;
+  loss.loss_pct = std::vector<double>{150};
+  EXPECT_THROW(apply_overrides(blocks, loss), netem::SpecError);
+  EXPECT_THROW(dependability_preset("levy2024"), std::invalid_argument);
+}
+
+TEST(CellConfig, JsonRoundTrip) {
+  for (const auto& c : expand_dependability(dependability_preset("levy1989"))) {
+    CellConfig back = CellConfig::from_json(c.to_json());
+    EXPECT_EQ(back.id(), c.id());
+  }
+  EXPECT_THROW(CellConfig::from_json(nlohmann::json{{"experiment", "x"}}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace rpclab::harness

@@ -1,0 +1,70 @@
+// Tables and CSV are views of records: check them on hand-made records.
+#include <gtest/gtest.h>
+
+#include "harness/classify.h"
+#include "harness/csv_view.h"
+#include "harness/dependability_cell.h"
+#include "harness/dependability_report.h"
+#include "harness/result_record.h"
+#include "harness/text_table.h"
+
+namespace rpclab::harness {
+namespace {
+
+nlohmann::json record(const std::string& transport, int hogs, uint64_t calls, uint64_t silent_dups) {
+  CellConfig cell;
+  cell.experiment = "dependability";
+  cell.transport = transport;
+  cell.hogs = hogs;
+  nlohmann::json r = base_record(cell, "test");
+  ClassCounts c;
+  c.calls = calls;
+  c.correct = calls - silent_dups;
+  c.duplicate_calls = c.silent_duplicates = c.extra_executions = silent_dups;
+  add_classes(r, c);
+  r["load"] = {{"hogs", hogs}, {"run_queue_mean", hogs + 1.0}};
+  r["faults"] = {{"backend", "none"}};
+  return r;
+}
+
+TEST(Views, LevyLayoutHasTransportRowsAndLoadColumns) {
+  std::vector<nlohmann::json> records = {record("sunrpc-tcp", 0, 100000, 0), record("sunrpc-tcp", 20, 100000, 0),
+                                         record("sunrpc-udp", 0, 100000, 0), record("sunrpc-udp", 20, 100000, 300)};
+  std::string text = dependability_report(records, RPCLAB_SOURCE_DIR "/docs/data");
+  EXPECT_NE(text.find("load 0 hogs"), std::string::npos);
+  EXPECT_NE(text.find("load 20 hogs"), std::string::npos);
+  EXPECT_NE(text.find("sunrpc-udp retry 15 s (default)"), std::string::npos);
+  EXPECT_NE(text.find("3000 ["), std::string::npos);   // 300 of 100,000 = 3,000 per million
+  EXPECT_NE(text.find("0 (<30)"), std::string::npos);  // rule of three over 100,000
+  EXPECT_NE(text.find("Sun RPC (udp) (Levy 1989)"), std::string::npos);
+}
+
+TEST(Views, FailedCellsAreListedWithTheirReason) {
+  CellConfig cell;
+  cell.experiment = "dependability";
+  cell.transport = "grpc";
+  nlohmann::json r = base_record(cell, "test");
+  mark(r, "failed", "server died mid-run (killed by SIGKILL)");
+  std::string text = dependability_report({r}, RPCLAB_SOURCE_DIR "/docs/data");
+  EXPECT_NE(text.find("failed"), std::string::npos);
+  EXPECT_NE(text.find("server died mid-run"), std::string::npos);
+}
+
+TEST(Views, CsvFlattensNestedFieldsAndQuotes) {
+  nlohmann::json a = {{"cell", {{"x", 1}}}, {"label", "a, b"}, {"classes", {{"correct", 5}}}};
+  nlohmann::json b = {{"label", "say \"hi\""}, {"extra", 2.5}};
+  std::string csv = records_to_csv({a, b});
+  EXPECT_EQ(csv, "label,classes.correct,extra\n\"a, b\",5,\n\"say \"\"hi\"\"\",,2.5\n");  // leading columns first
+}
+
+TEST(Views, TextTableAlignsNumbersRight) {
+  TextTable t({"name", "n"});
+  t.add({"a", "5"});
+  t.add({"bb", "12,345"});
+  EXPECT_EQ(t.render(), "name  n\n------------\na          5\nbb    12,345\n");
+  EXPECT_EQ(grouped(1234567), "1,234,567");
+  EXPECT_EQ(grouped(12), "12");
+}
+
+}  // namespace
+}  // namespace rpclab::harness
