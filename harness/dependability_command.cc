@@ -130,6 +130,7 @@ int run(Flags& f) {
                      {"resumed", summary.resumed}, {"interrupted", summary.interrupted}};
   folder.write_metadata(meta);
   print_views(folder, folder.log());
+  std::fflush(stdout);  // the tables before the closing words on stderr
   if (summary.interrupted)
     std::fprintf(stderr, "rpclab: interrupted; finished cells are kept. Continue with: rpclab dependability --preset %s --resume %s\n",
                  f.preset.c_str(), folder.dir().c_str());

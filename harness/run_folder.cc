@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 #include "core/atomic_file.h"
@@ -64,7 +65,19 @@ std::string RunFolder::cell_dir(size_t index, const std::string& label) {
   return dir;
 }
 
-void RunFolder::append(const nlohmann::json& record) { append_line_durably(results_path(), record.dump()); }
+// A run killed mid-write can leave a torn last line without its newline;
+// the next record starts on a line of its own so only the torn one is lost.
+void RunFolder::append(const nlohmann::json& record) {
+  std::string line = record.dump();
+  std::error_code ec;
+  auto size = fs::file_size(results_path(), ec);
+  if (!ec && size > 0) {
+    std::ifstream in(results_path(), std::ios::binary);
+    in.seekg(static_cast<std::streamoff>(size) - 1);
+    if (in.get() != '\n') line.insert(0, "\n");
+  }
+  append_line_durably(results_path(), line);
+}
 
 void RunFolder::write_metadata(const nlohmann::json& metadata) {
   write_file_atomically(path("metadata.json"), metadata.dump(2) + "\n");

@@ -60,16 +60,22 @@ std::string opt_fixed(const json& v, int decimals) {
 }
 
 std::string levy_table(const std::vector<json>& records, const std::string& data_dir) {
-  std::map<std::tuple<std::string, int, size_t>, std::map<std::string, const json*>> rows;
+  // Levy's order: the Sun RPC rows first, then today's additions.
+  auto rank = [](const std::string& t) {
+    static const std::vector<std::string> order = {"sunrpc-udp", "sunrpc-tcp", "grpc", "raw-udp", "raw-tcp"};
+    return std::find(order.begin(), order.end(), t) - order.begin();
+  };
+  std::map<std::tuple<long, std::string, int, size_t>, std::map<std::string, const json*>> rows;
   for (const json& r : records)
-    if (measured(r) && !calibration(r) && connect(r) == "per-call") rows[{r.value("transport", ""), clients(r), size(r)}][topology(r)] = &r;
+    if (measured(r) && !calibration(r) && connect(r) == "per-call")
+      rows[{rank(r.value("transport", "")), r.value("transport", ""), clients(r), size(r)}][topology(r)] = &r;
   if (rows.empty()) return "";
   auto levy = levy_timing(data_dir);
   TextTable t({"implementation", "clients", "size", "same machine s/100", "other machine s/100", "1989 same",
                "1989 other"});
   std::string last;
   for (const auto& [key, by_topology] : rows) {
-    const auto& [transport, n, sz] = key;
+    const auto& [order, transport, n, sz] = key;
     if (!last.empty() && last != transport) t.rule();
     last = transport;
     auto at = [&](const char* topo) {

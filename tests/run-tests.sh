@@ -8,7 +8,7 @@ shift || true
 cd "$(dirname "$0")/.."
 
 programs=()
-for p in "$build"/tests/rpclab_*_tests; do
+for p in "$build"/tests/rpclab_*_tests "$build"/tests/*/rpclab_*_tests; do
   [[ -x "$p" ]] && programs+=("$p")
 done
 if [[ ${#programs[@]} -eq 0 ]]; then

@@ -1,0 +1,195 @@
+// `rpclab dependability` end to end: real servers, clients and faults made by
+// the kernel. The fault cells need root (network namespaces); without it
+// the run must skip them and say why.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "harness_e2e_util.h"
+#include "support/temp_dir.h"
+
+namespace rpclab::test {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+std::vector<std::string> rpclab(const TempDir& dir, std::vector<std::string> args) {
+  std::vector<std::string> argv = {bin("rpclab"), "dependability", "--out", dir.file("run"), "--results-root",
+                                   dir.file("results")};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
+const json* find(const std::vector<json>& records, const std::string& block, const std::string& transport, int drc = 0) {
+  for (const json& r : records)
+    if (r["cell"]["block"] == block && r["transport"] == transport && r["cell"]["drc"] == drc) return &r;
+  return nullptr;
+}
+
+uint64_t cls(const json& r, const char* name) { return r["classes"][name].get<uint64_t>(); }
+
+TEST(DependabilityE2E, QuickPresetFindsWhatEachTransportDoes) {
+  if (!is_root()) GTEST_SKIP() << "the quick preset's fault cells need root for network namespaces";
+  TempDir dir;
+  ProcessResult r = run_program(rpclab(dir, {"--preset", "quick"}), 300s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto records = read_jsonl(dir.file("run/results.jsonl"));
+  ASSERT_EQ(records.size(), 7u);
+  for (const json& rec : records) ASSERT_EQ(rec["status"], "ok") << rec["label"] << ": " << rec["reason"];
+
+  for (const char* t : {"sunrpc-udp", "sunrpc-tcp", "grpc"}) {  // no faults: every call correct
+    const json* clean = find(records, "clean", t);
+    ASSERT_NE(clean, nullptr) << t;
+    EXPECT_EQ(cls(*clean, "correct"), 2000u) << t;
+    EXPECT_EQ((*clean)["calls"], 2000u) << t;
+    EXPECT_EQ((*clean)["levy_mismatches"], 0u) << t;
+  }
+  const json* udp = find(records, "udp-dup", "sunrpc-udp", 0);
+  const json* udp_drc = find(records, "udp-dup", "sunrpc-udp", 1024);
+  ASSERT_TRUE(udp && udp_drc);
+  EXPECT_GT(cls(*udp, "duplicate_calls"), 0u) << "5% duplication must make libtirpc's UDP server run calls twice";
+  EXPECT_EQ(cls(*udp_drc, "duplicate_calls"), 0u) << "the duplicate request cache must stop every re-execution";
+  EXPECT_EQ(cls(*udp_drc, "extra_executions"), 0u);
+  for (const char* t : {"sunrpc-tcp", "grpc"}) {
+    const json* stream = find(records, "stream-dup", t);
+    ASSERT_NE(stream, nullptr) << t;
+    EXPECT_EQ(cls(*stream, "silent_duplicates"), 0u) << t;
+    EXPECT_EQ(cls(*stream, "silent_loss"), 0u) << t;
+  }
+  // The link really duplicated packets, and the record says who did it.
+  const json& faults = (*udp)["faults"];
+  EXPECT_NE(faults["backend"], "none");
+  EXPECT_NEAR(faults["measured_dup_pct"].get<double>(), 5.0, 1.5);
+
+  for (const char* f : {"results.csv", "report.txt", "commands.log", "metadata.json", "silent-vs-faults.png"})
+    EXPECT_TRUE(std::filesystem::exists(dir.file(std::string("run/") + f))) << f;
+  EXPECT_NE(r.out.find("silent errors per 1,000,000 calls"), std::string::npos);
+  EXPECT_TRUE(our_namespaces().empty());
+}
+
+TEST(DependabilityE2E, WithoutRootTheLinkCellsAreSkippedWithTheReason) {
+  if (!is_root()) GTEST_SKIP() << "needs root to drop to an unprivileged user with setpriv";
+  TempDir dir;
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::all);
+  std::vector<std::string> argv = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
+  auto rest = rpclab(dir, {"--preset", "quick", "--calls", "200"});
+  argv.insert(argv.end(), rest.begin(), rest.end());
+  ProcessResult r = run_program(argv, 120s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto records = read_jsonl(dir.file("run/results.jsonl"));
+  ASSERT_EQ(records.size(), 7u);
+  for (const json& rec : records) {
+    if (rec["topology"] == "loopback") {
+      EXPECT_EQ(rec["status"], "ok") << rec["reason"];
+    } else {
+      EXPECT_EQ(rec["status"], "skipped");
+      EXPECT_NE(rec["reason"].get<std::string>().find("root"), std::string::npos) << rec["reason"];
+    }
+  }
+  EXPECT_NE(r.err.find("not root"), std::string::npos);
+}
+
+TEST(DependabilityE2E, ResumeRunsOnlyWhatIsMissing) {
+  TempDir dir;
+  auto args = rpclab(dir, {"--preset", "quick", "--topology", "loopback", "--transports", "sunrpc-tcp,grpc",
+                           "--calls", "300", "--fault-calls", "300", "--dup", "0"});
+  ProcessResult first = run_program(args, 120s);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  size_t cells = read_jsonl(dir.file("run/results.jsonl")).size();
+  ASSERT_GE(cells, 2u);
+  // Drop the last record, as a run killed mid-cell would have left it.
+  auto records = read_jsonl(dir.file("run/results.jsonl"));
+  std::ofstream out(dir.file("run/results.jsonl"), std::ios::trunc);
+  for (size_t i = 0; i + 1 < records.size(); ++i) out << records[i].dump() << "\n";
+  out << "{\"torn\": ";  // and a torn line
+  out.close();
+  auto resume = args;
+  resume.insert(resume.end(), {"--resume", dir.file("run")});
+  ProcessResult second = run_program(resume, 120s);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_NE(second.err.find("skipped"), std::string::npos) << "the torn line must be reported";
+  std::ifstream in(dir.file("run/results.jsonl"));
+  size_t valid = 0;
+  for (std::string line; std::getline(in, line);) valid += !line.empty() && json::accept(line);
+  EXPECT_EQ(valid, cells);
+}
+
+TEST(DependabilityE2E, CtrlCStopsPromptlyAndKeepsFinishedCells) {
+  TempDir dir;
+  Child run(rpclab(dir, {"--preset", "levy1989", "--loads", "0", "--transports", "sunrpc-udp,sunrpc-tcp",
+                         "--calls", "20000", "--topology", "loopback", "--loss", "0", "--dup", "0"}),
+            dir.file("run.log"));
+  auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (std::chrono::steady_clock::now() < deadline && read_jsonl(dir.file("run/results.jsonl")).empty())
+    std::this_thread::sleep_for(50ms);
+  ASSERT_FALSE(read_jsonl(dir.file("run/results.jsonl")).empty()) << "no cell finished within 60 s";
+  auto sent = std::chrono::steady_clock::now();
+  int code = run.stop(SIGINT, 10s);
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+  EXPECT_EQ(code, 130) << describe_exit(code);
+  EXPECT_LT(took, 5.0);
+  for (const json& r : read_jsonl(dir.file("run/results.jsonl"))) EXPECT_EQ(r["status"], "ok");
+  ProcessResult left = run_program({"pgrep", "-f", dir.path()});
+  EXPECT_TRUE(left.out.empty()) << "processes of the run outlived it: " << left.out;
+}
+
+TEST(DependabilityE2E, AServerThatDiesFailsItsCellAndTheRunGoesOn) {
+  TempDir dir;
+  // Cells: sunrpc-tcp with 200,000 calls (its server is killed), then two of 300.
+  Child run(rpclab(dir, {"--preset", "quick", "--topology", "loopback", "--transports", "sunrpc-tcp", "--calls",
+                         "200000", "--fault-calls", "300", "--dup", "0"}),
+            dir.file("run.log"));
+  // Kill the first cell's server once it serves.
+  std::string ready;
+  auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (ready.empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(20ms);
+    std::error_code ec;
+    for (auto& e : std::filesystem::recursive_directory_iterator(dir.file("run/cells"), ec))
+      if (e.path().filename() == "server.ready") ready = e.path().string();
+  }
+  ASSERT_FALSE(ready.empty());
+  std::this_thread::sleep_for(300ms);
+  pid_t server = json::parse(std::ifstream(ready))["pid"].get<pid_t>();
+  ASSERT_EQ(::kill(server, SIGKILL), 0);
+  std::optional<int> code;
+  for (auto until = std::chrono::steady_clock::now() + 120s; !code && std::chrono::steady_clock::now() < until;)
+    code = run.exit_code(), std::this_thread::sleep_for(50ms);
+  ASSERT_TRUE(code.has_value());
+  EXPECT_EQ(*code, 1) << "some cells failed: the exit code must say so";
+  auto records = read_jsonl(dir.file("run/results.jsonl"));
+  ASSERT_GE(records.size(), 2u);
+  EXPECT_EQ(records[0]["status"], "failed");
+  EXPECT_NE(records[0]["reason"].get<std::string>().find("server"), std::string::npos) << records[0]["reason"];
+  EXPECT_EQ(records.back()["status"], "ok");
+}
+
+TEST(DependabilityE2E, BadFlagsExit2NamingTheFlag) {
+  TempDir dir;
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  } cases[] = {
+      {{"--preset", "levy2024"}, "--preset"},
+      {{"--loss", "150"}, "--loss"},
+      {{"--transports", "carrier-pigeon"}, "carrier-pigeon"},
+      {{"--retry-timeouts", "soon"}, "--retry-timeouts"},
+      {{"--clients", "0"}, "--clients"},
+      {{"--profile", "no-such-profile"}, "no-such-profile"},
+      {{"--resume", dir.file("missing")}, "--resume"},
+      {{"--frobnicate"}, "frobnicate"},
+  };
+  for (const Case& c : cases) {
+    ProcessResult r = run_program(rpclab(dir, c.args), 30s);
+    EXPECT_EQ(r.exit_code, 2) << c.args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace rpclab::test

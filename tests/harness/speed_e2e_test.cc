@@ -1,0 +1,57 @@
+// `rpclab speed` end to end on a small matrix: a record for every cell, the
+// interface fields in each measured one, a reason for each skipped one.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "harness_e2e_util.h"
+#include "support/temp_dir.h"
+
+namespace rpclab::test {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+TEST(SpeedE2E, EveryCellIsMeasuredOrSkippedWithAReason) {
+  TempDir dir;
+  ProcessResult r = run_program({bin("rpclab"), "speed", "--preset", "quick", "--sizes", "12,65536", "--clients", "1",
+                                 "--trials", "2", "--calls-per-trial", "20", "--warmup", "5", "--out", dir.file("run"),
+                                 "--results-root", dir.file("results")},
+                                300s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto records = read_jsonl(dir.file("run/results.jsonl"));
+  size_t measured = 0, skipped = 0;
+  for (const json& rec : records) {
+    ASSERT_NE(rec["status"], "failed") << rec["label"] << ": " << rec["reason"];
+    if (rec["status"] == "skipped") {
+      ++skipped;
+      EXPECT_FALSE(rec["reason"].get<std::string>().empty()) << rec["label"];
+      continue;
+    }
+    ++measured;
+    if (rec.value("calibration", false)) continue;
+    for (const char* k : {"experiment", "transport", "topology", "connect", "clients", "size", "trials",
+                          "calls_per_trial", "seconds_per_100_calls", "p50_us", "p90_us", "p99_us", "p999_us", "max_us",
+                          "calls_per_s", "cpu_us_per_call", "ratio_to_floor", "latency_pinned", "status", "reason"})
+      EXPECT_TRUE(rec.contains(k)) << rec["label"] << " lacks " << k;
+    EXPECT_GT(rec["p50_us"].get<double>(), 0) << rec["label"];
+    EXPECT_LE(rec["p50_us"].get<double>(), rec["p99_us"].get<double>());
+    EXPECT_EQ(rec["calls_measured"], 40u) << rec["label"];
+    if (rec["transport"] == "grpc" || rec["transport"] == "sunrpc-tcp")
+      EXPECT_TRUE(rec["ratio_to_floor"].is_number()) << rec["label"];
+  }
+  EXPECT_GT(measured, 0u);
+  EXPECT_GT(skipped, 0u) << "64 KiB over sunrpc-udp's default buffer must be skipped";
+  bool udp_64k_skipped = false;
+  for (const json& rec : records)
+    udp_64k_skipped |= rec["transport"] == "sunrpc-udp" && rec["size"] == 65536 && rec["status"] == "skipped" &&
+                       rec["reason"].get<std::string>().find("8800") != std::string::npos;
+  EXPECT_TRUE(udp_64k_skipped);
+  EXPECT_NE(r.out.find("Levy's timing table"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir.file("run/latency-vs-size.png")));
+  EXPECT_TRUE(our_namespaces().empty());
+}
+
+}  // namespace
+}  // namespace rpclab::test
