@@ -171,7 +171,6 @@ TEST(ChildProcess, MissingProgramThrows) {
 
 TEST(ServerLoad, HogsRaiseTheRunQueueAndStop) {
   CommandLog log;
-  std::vector<pid_t> before;
   ServerLoad load(3, {}, log);
   std::this_thread::sleep_for(600ms);
   MeasuredLoad m = load.finish();
@@ -187,7 +186,9 @@ TEST(Capabilities, DescribeSaysWhatIsSkippedAndWhy) {
   std::string text = describe(caps);
   EXPECT_NE(text.find("netem in the host kernel"), std::string::npos) << text;
   EXPECT_NE(text.find("user-mode-linux"), std::string::npos) << text;
-  if (!caps.host_netem && caps.root) EXPECT_NE(text.find("has no sch_netem"), std::string::npos) << text;
+  if (!caps.host_netem && caps.root) {
+    EXPECT_NE(text.find("has no sch_netem"), std::string::npos) << text;
+  }
   EXPECT_GE(caps.cpus, 1);
 }
 

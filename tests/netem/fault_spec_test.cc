@@ -64,6 +64,13 @@ TEST(FaultSpec, RejectsOutOfRangeNamingFieldValueAndRange) {
   expect_error("rate=fast", "rate = fast: must be a number with a unit");
 }
 
+TEST(FaultSpec, RateUnits) {
+  for (const char* ok : {"100mbit", "1.5Gbit", "800kbps", "9600bit"})
+    EXPECT_NO_THROW(parse_profile(std::string("rate=") + ok, "t")) << ok;
+  for (const char* bad : {"mbit", "100", "1..5mbit", ".5mbit", "5.mbit", "100 mbit", "100furlongs"})
+    expect_error(std::string("rate=") + bad, "must be a number with a unit");
+}
+
 TEST(FaultSpec, RejectsBadSyntaxWithLineNumbers) {
   expect_error("loss=5\nbogus=1", "line 2: unknown key \"bogus\"");
   expect_error("loss=abc", "line 1: loss = \"abc\": not a number");

@@ -14,7 +14,7 @@ namespace rpclab::netem {
 namespace {
 
 using testing::why_not_nftables;
-using testing::why_not_uml;
+using testing::why_not_our_binaries_in_uml;
 
 constexpr double kTolerancePoints = 1.5;
 constexpr int kDatagrams = 20000;
@@ -77,7 +77,7 @@ TEST(NftablesLink, Duplication5Percent) {
 }
 
 TEST(UmlNetemLink, Loss5Percent) {
-  if (auto why = why_not_uml(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = why_not_our_binaries_in_uml(); !why.empty()) GTEST_SKIP() << why;
   auto j = link_test("loss=5\n", BackendKind::kUmlNetem, kDatagrams, kGuestPps, "uml-loss");
   expect_rates(j, 5, 0);
   EXPECT_NE(j["state_after"].get<std::string>().find("netem"), std::string::npos);
@@ -85,12 +85,12 @@ TEST(UmlNetemLink, Loss5Percent) {
 }
 
 TEST(UmlNetemLink, Duplication5Percent) {
-  if (auto why = why_not_uml(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = why_not_our_binaries_in_uml(); !why.empty()) GTEST_SKIP() << why;
   expect_rates(link_test("dup=5\n", BackendKind::kUmlNetem, kDatagrams, kGuestPps, "uml-dup"), 0, 5);
 }
 
 TEST(UmlNetemLink, Delay20msShowsInRoundTripTime) {
-  if (auto why = why_not_uml(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = why_not_our_binaries_in_uml(); !why.empty()) GTEST_SKIP() << why;
   auto j = link_test("delay_ms=20\ndirection=to-server\n", BackendKind::kUmlNetem, 300, 100, "uml-delay");
   const auto& rtt = j["sender"]["rtt_ms"];
   std::cout << "[ measured ] uml-netem delay 20 ms to-server: rtt " << rtt << "\n";

@@ -39,6 +39,17 @@ inline std::string why_not_uml() {
   return r;
 }
 
+// For tests that run this project's binaries inside the guest.
+inline std::string why_not_our_binaries_in_uml() {
+  std::string r = why_not_uml();
+#if defined(__SANITIZE_ADDRESS__)
+  if (r.empty())
+    r = "AddressSanitizer cannot place its shadow memory in a user-mode-linux guest's address space; "
+        "the plain build (make test) runs this test";
+#endif
+  return r;
+}
+
 inline std::set<pid_t> uml_processes() {
   std::set<pid_t> pids;
   DIR* d = ::opendir("/proc");
