@@ -2,6 +2,10 @@
 // parent (PR_SET_PDEATHSIG=SIGKILL, set before exec), runs in its own process
 // group, and is killed and reaped when this object goes away, so no process
 // of ours outlives a run however the run ends.
+//
+// Mind: the kernel sends PR_SET_PDEATHSIG when the *thread* that forked the
+// child exits, not the process. Create ChildProcess objects from a thread
+// that lives at least as long as they do (the main thread).
 #pragma once
 
 #include <sys/types.h>

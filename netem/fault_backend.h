@@ -21,7 +21,8 @@ namespace rpclab::netem {
 
 enum class BackendKind { kNone, kNetem, kUmlNetem, kNftables };
 std::string backend_name(BackendKind kind);  // "none" | "netem" | "uml-netem" | "nftables"
-std::optional<BackendKind> parse_backend(const std::string& name);  // also accepts "auto"? no: see choose_backend
+// The names above; "auto" is not a kind (choose_backend resolves it).
+std::optional<BackendKind> parse_backend(const std::string& name);
 
 // Packets in one direction of the link, cumulative since apply().
 struct DirectionCounters {
@@ -62,10 +63,13 @@ class FaultBackend {
   virtual bool seed_applied() const = 0;  // Debian 12's tc and nft's numgen take no seed
 };
 
+// nullptr for kNone; SpecError for kUmlNetem (see above) and for a loopback
+// topology (faults there would touch the host's own lo).
 std::unique_ptr<FaultBackend> make_backend(BackendKind kind, const Topology& topology, CommandLog& log);
 
-// What happened on the link, as percentages of offered packets, over the
-// directions the spec impairs.
+// What happened on the link over the directions the spec impairs: loss as
+// a percentage of what the link carried (offered + copies, since copies can
+// be lost too), duplication as a percentage of what the senders offered.
 struct MeasuredFaults {
   double loss_pct = 0;
   double dup_pct = 0;

@@ -63,6 +63,7 @@ void prepare(const SpawnSpec& spec, Prepared& p) {
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);  // a parent's SignalWatcher blocks signals
+  for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGCHLD}) ::signal(sig, SIG_DFL);  // ignored ones survive exec
   ::execve(p.argv[0], p.argv.data(), p.envp.data());
   child_fail(report_fd, "exec");
 }
