@@ -2,6 +2,7 @@
 // adapter pair plus a row here.
 #include "core/transport.h"
 #include "grpc/grpc_transport.h"
+#include "raw/raw_transport.h"
 #include "sunrpc/sunrpc_transport.h"
 
 namespace rpclab {
@@ -14,6 +15,10 @@ const std::vector<TransportRow>& transports() {
        sunrpc::tcp_settings, sunrpc::make_tcp_client, sunrpc::make_tcp_server},
       {"grpc", "gRPC C++ sync unary over HTTP/2, insecure channel",
        grpcx::client_settings, grpcx::make_client, grpcx::make_server},
+      {"raw-tcp", "the floor: length-prefixed frames over a plain TCP socket, no RPC library",
+       raw::tcp_settings, raw::make_tcp_client, raw::make_tcp_server},
+      {"raw-udp", "the floor: one frame per UDP datagram, no RPC library, never retransmits",
+       raw::udp_settings, raw::make_udp_client, raw::make_udp_server},
   };
   return table;
 }

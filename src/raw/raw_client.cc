@@ -1,0 +1,68 @@
+#include "raw/raw_client.h"
+
+#include <unistd.h>
+
+#include "raw/raw_transport.h"
+
+namespace rpclab::raw {
+namespace {
+
+std::string proc_name(uint8_t proc) {
+  switch (static_cast<Proc>(proc)) {
+    case Proc::kNull: return "NULL";
+    case Proc::kNext: return "NEXT";
+    case Proc::kEcho: return "ECHO";
+    case Proc::kError: return "ERROR";
+  }
+  return "procedure " + std::to_string(proc);
+}
+
+}  // namespace
+
+RawClient::RawClient(int fd, const ClientOptions& options, size_t max_payload)
+    : fd_(fd), timeout_ms_(options.timeout_ms.value_or(kDefaultTimeoutMs)), max_payload_(max_payload) {}
+
+RawClient::~RawClient() { ::close(fd_); }
+
+CallStatus RawClient::call(Proc proc, std::string_view body, FrameView* reply) {
+  uint32_t call_id = next_call_id_++;
+  CallStatus status = exchange(call_id, proc, body, Deadline(timeout_ms_), reply);
+  if (!status.ok()) return status;
+  if (reply->proc == static_cast<uint8_t>(Proc::kError))
+    return CallStatus::failure(ErrorKind::kCannotCode, "server refused the call: " + std::string(reply->body));
+  if (reply->proc != static_cast<uint8_t>(proc))
+    return CallStatus::failure(ErrorKind::kCannotCode,
+                               "a " + proc_name(reply->proc) + " reply came back to a " + proc_name(uint8_t(proc)) + " call");
+  return status;
+}
+
+CallStatus RawClient::send_request(uint32_t call_id, Proc proc, std::string_view body, const Deadline& deadline) {
+  auto header = encode_header(call_id, proc, body.size());
+  if (int err = send_all(fd_, {header.data(), header.size()}, body, deadline))
+    return io_failure(ErrorKind::kCannotSend, "cannot send the request", err);
+  return CallStatus::success();
+}
+
+CallStatus RawClient::null_call() {
+  FrameView reply;
+  return call(Proc::kNull, {}, &reply);
+}
+
+CallStatus RawClient::next(uint32_t client_id, uint32_t seq, NextReply* reply) {
+  FrameView frame;
+  CallStatus status = call(Proc::kNext, encode_next_request(client_id, seq), &frame);
+  if (status.ok() && !decode_next_reply(frame.body, reply))
+    return CallStatus::failure(ErrorKind::kCannotCode,
+                               "NEXT reply body of " + std::to_string(frame.body.size()) + " bytes is not a NEXT reply");
+  return status;
+}
+
+CallStatus RawClient::echo(std::string_view payload, std::string* reply) {
+  if (payload.size() > max_payload_) return CallStatus::failure(ErrorKind::kCannotCode, too_big(payload.size()));
+  FrameView frame;
+  CallStatus status = call(Proc::kEcho, payload, &frame);
+  if (status.ok()) reply->assign(frame.body);
+  return status;
+}
+
+}  // namespace rpclab::raw

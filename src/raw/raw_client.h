@@ -1,0 +1,46 @@
+// The part of a floor client that is the same over TCP and UDP: call ids,
+// encoding the three procedures and checking what comes back. A subclass
+// only moves one request out and the matching reply in.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/transport.h"
+#include "raw/raw_frame.h"
+#include "raw/raw_io.h"
+
+namespace rpclab::raw {
+
+class RawClient : public RpcClient {
+ public:
+  RawClient(int fd, const ClientOptions& options, size_t max_payload);
+  ~RawClient() override;
+
+  CallStatus null_call() override;
+  CallStatus next(uint32_t client_id, uint32_t seq, NextReply* reply) override;
+  CallStatus echo(std::string_view payload, std::string* reply) override;
+
+ protected:
+  // Sends the request and waits for the reply frame carrying `call_id`,
+  // skipping any other (a late reply to a call that timed out). `reply`
+  // may point into the subclass's buffer until its next exchange.
+  virtual CallStatus exchange(uint32_t call_id, Proc proc, std::string_view body, const Deadline& deadline,
+                              FrameView* reply) = 0;
+  // The error for a payload over max_payload, in the transport's words.
+  virtual std::string too_big(size_t size) const = 0;
+  // Header and body in one sendmsg where the socket takes them at once.
+  CallStatus send_request(uint32_t call_id, Proc proc, std::string_view body, const Deadline& deadline);
+
+  int fd_;
+
+ private:
+  CallStatus call(Proc proc, std::string_view body, FrameView* reply);
+
+  int timeout_ms_;
+  size_t max_payload_;
+  uint32_t next_call_id_ = 1;
+};
+
+}  // namespace rpclab::raw

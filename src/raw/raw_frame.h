@@ -1,0 +1,95 @@
+// The floor transports' wire format: the smallest framing that can carry
+// rpclab's three procedures over a plain socket, with no RPC library.
+//
+// Every message, request or reply, over TCP or UDP, is one frame:
+//
+//   u32 body_length | u32 call_id | u8 proc | body (body_length bytes)
+//
+// Integers are in network byte order (big-endian), as java.io's
+// DataOutputStream writes them in Allman's java.net baseline and as XDR does.
+// body_length counts the body only, so a 9-byte header always comes first.
+// call_id is the client's number for the call, copied into the reply: over
+// UDP a late reply to an earlier call must not be taken for this call's, and
+// over TCP the client skips a reply left over from a call that timed out.
+//
+// Bodies:
+//   NULL   request empty                    reply empty
+//   NEXT   request u32 client_id, u32 seq   reply u32 status, u32 expected_seq,
+//                                                 u32 times_executed
+//   ECHO   request the payload              reply the same bytes
+//   ERROR  (replies only) why the server refused the request, as text
+//
+// Decoding never trusts a length: a body longer than kMaxBody is rejected
+// before anything is allocated for it.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/server_core.h"
+
+namespace rpclab::raw {
+
+enum class Proc : uint8_t { kNull = 0, kNext = 1, kEcho = 2, kError = 0xff };
+
+inline constexpr size_t kHeaderBytes = 9;
+// The ECHO bound of idl/rpclab.x, so every transport carries the same sizes.
+inline constexpr size_t kMaxBody = size_t{16} << 20;
+inline constexpr size_t kMaxIpv4UdpPayload = 65507;  // 65535 - IP header - UDP header
+inline constexpr size_t kMaxUdpBody = kMaxIpv4UdpPayload - kHeaderBytes;
+inline constexpr size_t kNextRequestBytes = 8;
+inline constexpr size_t kNextReplyBytes = 12;
+
+struct FrameHeader {
+  uint32_t body_length = 0;
+  uint32_t call_id = 0;
+  uint8_t proc = 0;  // a Proc value, or garbage for the receiver to refuse
+};
+
+// A decoded frame; `body` points into the buffer it was decoded from.
+struct FrameView {
+  uint32_t call_id = 0;
+  uint8_t proc = 0;
+  std::string_view body;
+};
+
+enum class DecodeResult {
+  kFrame,      // a whole frame was decoded
+  kNeedMore,   // the bytes so far are a valid prefix of a frame
+  kTooLong,    // the header claims a body longer than the limit
+  kMalformed,  // a datagram whose length field disagrees with its size
+};
+
+std::array<char, kHeaderBytes> encode_header(uint32_t call_id, Proc proc, size_t body_length);
+std::string encode_frame(uint32_t call_id, Proc proc, std::string_view body);
+// Reads a header from the first kHeaderBytes of `bytes` (kNeedMore if fewer).
+DecodeResult decode_header(std::string_view bytes, FrameHeader* header, size_t max_body = kMaxBody);
+
+// One datagram must hold exactly one frame, nothing more or less.
+DecodeResult decode_datagram(std::string_view datagram, FrameView* frame);
+
+// Frames from a byte stream that arrives in pieces of any size. After
+// kTooLong the stream cannot be resynchronised: drop the connection.
+class FrameDecoder {
+ public:
+  explicit FrameDecoder(size_t max_body = kMaxBody) : max_body_(max_body) {}
+  void feed(std::string_view bytes);
+  // The view stays valid until the next feed().
+  DecodeResult next(FrameView* frame);
+  size_t buffered() const { return buffer_.size() - consumed_; }
+
+ private:
+  size_t max_body_;
+  std::string buffer_;
+  size_t consumed_ = 0;  // bytes of buffer_ already returned as frames
+};
+
+std::string encode_next_request(uint32_t client_id, uint32_t seq);
+bool decode_next_request(std::string_view body, uint32_t* client_id, uint32_t* seq);
+std::string encode_next_reply(const NextReply& reply);
+bool decode_next_reply(std::string_view body, NextReply* reply);
+
+}  // namespace rpclab::raw
