@@ -74,9 +74,12 @@ CallRecord CallRecord::parse(std::string_view text) {
   } catch (const nlohmann::json::exception& e) {
     throw RecordError(std::string("line 1: header is not JSON: ") + e.what());
   }
-  if (!record.header.is_object() || record.header.value("format", "") != kFormat)
-    throw RecordError("line 1: not an rpclab call record");
-  if (record.header.value("version", 0) != kVersion)
+  // Compared as JSON values: value("format", "") would throw a json
+  // type_error, not a RecordError, on a header whose format is a number.
+  const nlohmann::json& head = record.header;
+  auto field = [&head](const char* key) { return head.is_object() ? head.value(key, nlohmann::json()) : nlohmann::json(); };
+  if (field("format") != nlohmann::json(kFormat)) throw RecordError("line 1: not an rpclab call record");
+  if (field("version") != nlohmann::json(kVersion))
     throw RecordError("line 1: unsupported call record version (this build reads version 1)");
   size_t line_no = 1;
   while (!text.empty()) {

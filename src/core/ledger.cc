@@ -1,5 +1,7 @@
 #include "core/ledger.h"
 
+#include <algorithm>
+
 #include "core/atomic_file.h"
 #include "core/byte_codec.h"
 
@@ -53,13 +55,17 @@ uint32_t Ledger::record(uint32_t client, uint32_t seq) {
   return ++overflow_[pair_key(client, seq)];
 }
 
-uint32_t Ledger::count(uint32_t client, uint32_t seq) const {
+const uint8_t* Ledger::find_cell(uint32_t client, uint32_t seq) const {
   auto it = clients_.find(client);
-  if (it == clients_.end()) return 0;
+  if (it == clients_.end()) return nullptr;
   auto chunk = it->second.chunks.find(seq / kChunkCalls);
-  if (chunk == it->second.chunks.end()) return 0;
-  uint8_t cell = (*chunk->second)[seq % kChunkCalls];
-  if (cell != kSpill) return cell;
+  return chunk == it->second.chunks.end() ? nullptr : &(*chunk->second)[seq % kChunkCalls];
+}
+
+uint32_t Ledger::count(uint32_t client, uint32_t seq) const {
+  const uint8_t* cell = find_cell(client, seq);
+  if (!cell) return 0;
+  if (*cell != kSpill) return *cell;
   auto spill = overflow_.find(pair_key(client, seq));
   return spill == overflow_.end() ? kSpill : spill->second;
 }
@@ -111,6 +117,9 @@ std::string Ledger::serialize() const {
   return out.take();
 }
 
+// A damaged file must fail loudly rather than merge into plausible counts,
+// so parse checks what serialize guarantees: each client and chunk once, and
+// the 255 cells and the side table pointing at each other one to one.
 Ledger Ledger::parse(std::string_view bytes) {
   ByteReader in(bytes);
   try {
@@ -118,29 +127,52 @@ Ledger Ledger::parse(std::string_view bytes) {
     Ledger ledger(SIZE_MAX);
     ledger.unrecorded_ = in.u64();
     uint32_t clients = in.u32();
-    for (uint32_t c = 0; c < clients; ++c) {
-      uint32_t id = in.u32();
-      ClientEntry& entry = ledger.clients_[id];
-      entry.mismatches = in.u64();
-      uint32_t chunks = in.u32();
-      for (uint32_t k = 0; k < chunks; ++k) {
-        uint32_t index = in.u32();
-        std::string_view counts = in.bytes(kChunkCalls);
-        auto chunk = std::make_unique<Chunk>();
-        std::copy(counts.begin(), counts.end(), chunk->begin());
-        entry.chunks[index] = std::move(chunk);
-      }
-    }
+    for (uint32_t c = 0; c < clients; ++c) ledger.parse_client(in);
     uint32_t spills = in.u32();
-    for (uint32_t s = 0; s < spills; ++s) {
-      uint32_t client = in.u32(), seq = in.u32(), n = in.u32();
-      ledger.overflow_[pair_key(client, seq)] = n;
-    }
+    for (uint32_t s = 0; s < spills; ++s) ledger.parse_spill(in);
+    if (ledger.spilled_cells() != ledger.overflow_.size())
+      throw LedgerError("a count of 255 or more has no entry in the overflow table");
     if (!in.at_end()) throw LedgerError("trailing bytes after the ledger");
     return ledger;
   } catch (const TruncatedInput&) {
     throw LedgerError("ledger is truncated");
   }
+}
+
+void Ledger::parse_client(ByteReader& in) {
+  uint32_t id = in.u32();
+  auto [it, added] = clients_.try_emplace(id);
+  if (!added) throw LedgerError("client " + std::to_string(id) + " appears twice");
+  ClientEntry& entry = it->second;
+  entry.mismatches = in.u64();
+  uint32_t chunks = in.u32();
+  for (uint32_t k = 0; k < chunks; ++k) {
+    uint32_t index = in.u32();
+    if (index > UINT32_MAX / kChunkCalls)
+      throw LedgerError("client " + std::to_string(id) + ": chunk " + std::to_string(index) + " is out of range");
+    std::string_view counts = in.bytes(kChunkCalls);
+    auto& slot = entry.chunks[index];
+    if (slot) throw LedgerError("client " + std::to_string(id) + ": chunk " + std::to_string(index) + " appears twice");
+    slot = std::make_unique<Chunk>();
+    std::copy(counts.begin(), counts.end(), slot->begin());
+  }
+}
+
+void Ledger::parse_spill(ByteReader& in) {
+  uint32_t client = in.u32(), seq = in.u32(), n = in.u32();
+  std::string where = "overflow entry for client " + std::to_string(client) + " seq " + std::to_string(seq);
+  const uint8_t* cell = find_cell(client, seq);
+  if (!cell || *cell != kSpill)
+    throw LedgerError(where + ": that count is not marked as overflowing");
+  if (n < kSpill) throw LedgerError(where + ": " + std::to_string(n) + " is below 255");
+  if (!overflow_.emplace(pair_key(client, seq), n).second) throw LedgerError(where + " appears twice");
+}
+
+size_t Ledger::spilled_cells() const {
+  size_t cells = 0;
+  for (const auto& [id, entry] : clients_)
+    for (const auto& [index, chunk] : entry.chunks) cells += std::count(chunk->begin(), chunk->end(), kSpill);
+  return cells;
 }
 
 void Ledger::write_file(const std::string& path) const { write_file_atomically(path, serialize()); }

@@ -18,6 +18,8 @@
 
 namespace rpclab {
 
+class ByteReader;
+
 class LedgerError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -58,6 +60,10 @@ class Ledger {
 
  private:
   ClientEntry* client_entry(uint32_t client);
+  void parse_client(ByteReader& in);  // throws LedgerError, TruncatedInput
+  void parse_spill(ByteReader& in);
+  size_t spilled_cells() const;
+  const uint8_t* find_cell(uint32_t client, uint32_t seq) const;  // nullptr if never touched
   Chunk* chunk_for(ClientEntry& entry, uint32_t seq);
 
   size_t max_bytes_;
