@@ -16,6 +16,11 @@ sigset_t watched() {
 }  // namespace
 
 SignalWatcher::SignalWatcher(std::function<void()> on_usr1) : on_usr1_(std::move(on_usr1)) {
+  // libtirpc writes replies and requests with write(2): a peer that resets
+  // its connection first would kill the process with SIGPIPE. Ignored, the
+  // write fails with EPIPE and libtirpc drops that connection or reports
+  // the call as failed, which is what a measurement wants to see.
+  ::signal(SIGPIPE, SIG_IGN);
   sigset_t set = watched();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   thread_ = std::thread([this, set] {

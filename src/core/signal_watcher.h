@@ -1,5 +1,5 @@
 // Turns SIGTERM/SIGINT/SIGHUP into a stop flag and SIGUSR1 into a callback,
-// on a thread of its own. Construct it before any other thread starts (gRPC
+// on a thread of its own, and ignores SIGPIPE for the whole process. Construct it before any other thread starts (gRPC
 // starts some), so every thread inherits the blocked mask.
 #pragma once
 

@@ -26,10 +26,15 @@ namespace {
 
 ServerCore* g_core = nullptr;  // read by the rpcgen service functions below
 
-// Largest record a TCP connection may send; setting it also puts libtirpc's
-// connections in non-blocking mode, so a client that sends half a record and
-// stalls cannot hold the single-threaded server in a blocking read.
-constexpr int kMaxTcpRecord = (16 << 20) + 4096;
+// TCP connections stay in libtirpc's default blocking mode, as in every
+// rpcgen server. RPC_SVC_CONNMAXREC_SET would make them non-blocking, but
+// libtirpc 1.3.3's non-blocking record reader (__xdrrec_getrec) never
+// clears last_frag, so it takes the first fragment of a multi-fragment
+// record for the whole record: every call over 65,488 B of payload (a
+// stock client sends 64 KiB fragments) then fails as "can't decode
+// arguments". The price of blocking mode is stock Sun RPC's own: a peer
+// that stalls mid-record holds this single-threaded server in read_vc for
+// up to libtirpc's 35 s wait.
 
 class SunrpcServer : public RpcServer {
  public:
@@ -90,8 +95,6 @@ std::unique_ptr<RpcServer> make_server(const ServerOptions& options, ServerCore&
     u_int size = static_cast<u_int>(options.udp_bufsize ? options.udp_bufsize : kLibtirpcUdpBuffer);
     xprt = svc_dg_create(fd, size, size);
   } else {
-    int maxrec = kMaxTcpRecord;
-    rpc_control(RPC_SVC_CONNMAXREC_SET, &maxrec);
     xprt = svc_vc_create(fd, 0, 0);
   }
   if (!xprt) {
