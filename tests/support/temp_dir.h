@@ -1,0 +1,23 @@
+// A fresh folder under $TMPDIR (or /tmp) for one test's files, removed
+// with everything in it when the object goes away.
+#pragma once
+
+#include <string>
+
+namespace rpclab::test {
+
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace rpclab::test
