@@ -38,19 +38,19 @@ class RawTcpClient : public RawClient {
   }
 
  private:
+  // Waits first, then reads: a reply is never already there just after its
+  // request, so reading first would only add a syscall that says EAGAIN.
   CallStatus receive(const Deadline& deadline) {
     for (;;) {
+      if (!wait_ready(fd_, POLLIN, deadline)) return io_failure(ErrorKind::kTimeout, "no reply", ETIMEDOUT);
       ssize_t n = ::recv(fd_, buffer_, sizeof buffer_, 0);
       if (n > 0) {
         decoder_.feed({buffer_, static_cast<size_t>(n)});
         return CallStatus::success();
       }
       if (n == 0) return CallStatus::failure(ErrorKind::kCannotReceive, "server closed the connection");
-      if (errno == EINTR) continue;
-      if (errno != EAGAIN && errno != EWOULDBLOCK)
+      if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)
         return io_failure(ErrorKind::kCannotReceive, "cannot receive the reply", errno);
-      if (!wait_ready(fd_, POLLIN, deadline))
-        return io_failure(ErrorKind::kTimeout, "no reply", ETIMEDOUT);
     }
   }
 
