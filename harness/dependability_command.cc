@@ -22,7 +22,7 @@ namespace {
 
 struct Flags {
   std::string preset = "levy1989";
-  std::vector<std::string> transports, retry, drain, connect;
+  std::vector<std::string> tables, transports, retry, drain, connect;
   std::vector<int> loads, drc, clients;
   std::vector<double> loss, dup;
   std::string profile, topology, backend, direction;
@@ -41,6 +41,7 @@ std::optional<int> parse_retry(const std::string& text) {
 
 AxisOverrides overrides(const Flags& f) {
   AxisOverrides o;
+  if (!f.tables.empty()) o.blocks = f.tables;
   if (!f.transports.empty()) o.transports = f.transports;
   if (!f.loads.empty()) o.hogs = f.loads;
   if (!f.loss.empty()) o.loss_pct = f.loss;
@@ -147,6 +148,8 @@ std::function<int()> add_dependability_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("dependability", "count calls silently lost or run twice (Levy 1989)");
   cmd->add_option("--preset", f->preset, "levy1989 | remedies | quick")
       ->check(CLI::IsMember({"levy1989", "remedies", "quick"}))->capture_default_str();
+  cmd->add_option("--tables", f->tables, "only these tables of the preset: load, faults (levy1989), remedies, "
+                  "clean, udp-dup, stream-dup (quick)")->delimiter(',');
   cmd->add_option("--transports", f->transports, "comma-separated transports")->delimiter(',');
   cmd->add_option("--loads", f->loads, "server load axis: CPU hogs, e.g. 0,5,10,20")->delimiter(',')
       ->check(CLI::Range(0, 256));

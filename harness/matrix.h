@@ -36,6 +36,7 @@ struct Block {
 
 // Overrides from the command line; an unset field leaves the preset's axis.
 struct AxisOverrides {
+  std::optional<std::vector<std::string>> blocks;  // keep only these tables of the preset
   std::optional<std::vector<std::string>> transports;
   std::optional<std::vector<int>> hogs;
   std::optional<std::vector<double>> loss_pct, dup_pct;

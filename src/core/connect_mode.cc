@@ -15,10 +15,10 @@ bool breaks_handle(ErrorKind kind) {
 // Runs `call` on a handle: the kept one, or a fresh one per call.
 class ModalClient : public RpcClient {
  public:
-  ModalClient(const TransportRow& row, ClientOptions options)
-      : row_(row), options_(std::move(options)) {
-    if (options_.connect == ConnectMode::kPersistent) handle_ = row_.make_client(options_);
-  }
+  // The handle is made by the first call, not here: a connect that fails
+  // (a SYN lost on an impaired link, a server not up yet) is that call's
+  // outcome, and the next call tries again, as a long-lived client would.
+  ModalClient(const TransportRow& row, ClientOptions options) : row_(row), options_(std::move(options)) {}
 
   CallStatus null_call() override {
     return with_handle([](RpcClient& c) { return c.null_call(); });

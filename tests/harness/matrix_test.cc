@@ -22,6 +22,7 @@ TEST(Matrix, Levy1989IsTheLoadTableThenTheFaultsTable) {
   for (const auto& c : cells) {
     if (c.block == "load") {
       EXPECT_TRUE(c.faults.empty());
+      EXPECT_EQ(c.clients, 8);
       EXPECT_EQ(c.total_calls(), 100000u);
       EXPECT_EQ(c.topology, netem::TopologyKind::kLoopback);
     } else {
@@ -58,7 +59,15 @@ TEST(Matrix, OverridesReplaceAnAxisEverywhere) {
   apply_overrides(blocks, o);
   auto cells = expand_dependability(blocks);
   EXPECT_EQ(cells.size(), 4u + 9u);
-  for (const auto& c : cells) EXPECT_EQ(c.total_calls(), c.block == "load" ? 500u : 48u);  // 50 over 8 clients
+  for (const auto& c : cells) EXPECT_EQ(c.total_calls(), c.block == "load" ? 496u : 48u);  // over 8 clients each
+}
+
+TEST(Matrix, TablesKeepOnlyTheNamedBlocks) {
+  auto blocks = dependability_preset("levy1989");
+  AxisOverrides o;
+  o.blocks = std::vector<std::string>{"faults"};
+  apply_overrides(blocks, o);
+  EXPECT_EQ(expand_dependability(blocks).size(), 27u);
 }
 
 TEST(Matrix, FaultsMoveACellOntoTheTwoHostLink) {
@@ -78,6 +87,9 @@ TEST(Matrix, BadOverridesAreRejected) {
   loss.loss_pct = std::vector<double>{150};
   EXPECT_THROW(apply_overrides(blocks, loss), netem::SpecError);
   EXPECT_THROW(dependability_preset("levy2024"), std::invalid_argument);
+  AxisOverrides tables;
+  tables.blocks = std::vector<std::string>{"no-such-table"};
+  EXPECT_THROW(apply_overrides(blocks, tables), std::invalid_argument);
 }
 
 TEST(CellConfig, JsonRoundTrip) {
