@@ -30,23 +30,20 @@ inline std::string param_name(const testing::TestParamInfo<std::string>& info) {
   return name;
 }
 
-inline ClientOptions client_options(const std::string& transport, uint16_t port, int timeout_ms = 5000,
-                                    ConnectMode connect = ConnectMode::kPersistent) {
+inline ClientOptions client_options(const std::string& transport, uint16_t port, int timeout_ms = 5000) {
   ClientOptions options;
   options.transport = transport;
   options.port = port;
   options.timeout_ms = timeout_ms;
-  options.connect = connect;
   // Loopback loses nothing; should it, retry well inside the timeout.
   if (transport == "sunrpc-udp") options.retry_timeout_ms = 500;
   return options;
 }
 
-// A persistent client connects here and throws ConnectError if it cannot;
-// a per-call one reports that as the call's outcome.
-inline std::unique_ptr<RpcClient> make_client(const std::string& transport, uint16_t port, int timeout_ms = 5000,
-                                              ConnectMode connect = ConnectMode::kPersistent) {
-  return connect_client(client_options(transport, port, timeout_ms, connect));
+// A persistent client; it connects on its first call, and a connect that
+// fails is that call's outcome.
+inline std::unique_ptr<RpcClient> make_client(const std::string& transport, uint16_t port, int timeout_ms = 5000) {
+  return connect_client(client_options(transport, port, timeout_ms));
 }
 
 }  // namespace rpclab::test
