@@ -13,6 +13,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 #include "core/inet.h"
 #include "rpclab.h"
@@ -54,10 +55,17 @@ class SunrpcServer : public RpcServer {
 
   uint16_t port() const override { return port_; }
 
+  // Polls a private copy of libtirpc's pollfd set, as its own svc_run does:
+  // accepting or closing a connection inside svc_getreq_poll reallocates
+  // svc_pollfd, and iterating the global itself then reads freed memory
+  // (seen: a segfault under concurrent per-call TCP clients).
   void serve(const std::atomic<bool>& stop) override {
+    std::vector<pollfd> fds;
     while (!stop.load()) {
-      int n = ::poll(svc_pollfd, svc_max_pollfd, 100);
-      if (n > 0) svc_getreq_poll(svc_pollfd, n);
+      fds.assign(svc_pollfd, svc_pollfd + svc_max_pollfd);
+      for (pollfd& p : fds) p.revents = 0;
+      int n = ::poll(fds.data(), fds.size(), 100);
+      if (n > 0) svc_getreq_poll(fds.data(), n);
       else if (n < 0 && errno != EINTR) throw SetupError(std::string("poll failed: ") + std::strerror(errno));
     }
   }
