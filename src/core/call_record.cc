@@ -77,7 +77,9 @@ CallRecord CallRecord::parse(std::string_view text) {
   // Compared as JSON values: value("format", "") would throw a json
   // type_error, not a RecordError, on a header whose format is a number.
   const nlohmann::json& head = record.header;
-  auto field = [&head](const char* key) { return head.is_object() ? head.value(key, nlohmann::json()) : nlohmann::json(); };
+  auto field = [&head](const char* key) {
+    return head.is_object() ? head.value(key, nlohmann::json()) : nlohmann::json();
+  };
   if (field("format") != nlohmann::json(kFormat)) throw RecordError("line 1: not an rpclab call record");
   if (field("version") != nlohmann::json(kVersion))
     throw RecordError("line 1: unsupported call record version (this build reads version 1)");

@@ -31,8 +31,8 @@ CallStatus RawClient::call(Proc proc, std::string_view body, FrameView* reply) {
   if (reply->proc == static_cast<uint8_t>(Proc::kError))
     return CallStatus::failure(ErrorKind::kCannotCode, "server refused the call: " + std::string(reply->body));
   if (reply->proc != static_cast<uint8_t>(proc))
-    return CallStatus::failure(ErrorKind::kCannotCode,
-                               "a " + proc_name(reply->proc) + " reply came back to a " + proc_name(uint8_t(proc)) + " call");
+    return CallStatus::failure(ErrorKind::kCannotCode, "a " + proc_name(reply->proc) + " reply came back to a " +
+                                                           proc_name(static_cast<uint8_t>(proc)) + " call");
   return status;
 }
 
@@ -52,8 +52,8 @@ CallStatus RawClient::next(uint32_t client_id, uint32_t seq, NextReply* reply) {
   FrameView frame;
   CallStatus status = call(Proc::kNext, encode_next_request(client_id, seq), &frame);
   if (status.ok() && !decode_next_reply(frame.body, reply))
-    return CallStatus::failure(ErrorKind::kCannotCode,
-                               "NEXT reply body of " + std::to_string(frame.body.size()) + " bytes is not a NEXT reply");
+    return CallStatus::failure(ErrorKind::kCannotCode, "NEXT reply body of " + std::to_string(frame.body.size()) +
+                                                           " bytes is not a NEXT reply");
   return status;
 }
 

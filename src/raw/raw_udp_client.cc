@@ -68,8 +68,9 @@ std::unique_ptr<RpcClient> make_udp_client(const ClientOptions& options) {
   if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
     int err = errno;
     ::close(fd);
-    throw ConnectError(CallStatus::failure(ErrorKind::kUnavailable, "cannot address " +
-                                               format_endpoint(options.host, options.port) + ": " + std::strerror(err)));
+    std::string where = format_endpoint(options.host, options.port);
+    throw ConnectError(
+        CallStatus::failure(ErrorKind::kUnavailable, "cannot address " + where + ": " + std::strerror(err)));
   }
   return std::make_unique<RawUdpClient>(fd, options);
 }

@@ -129,7 +129,8 @@ TEST(Rpcbind, RpcinfoSeesTheProgramAndClientsBindByNumber) {
   for (const char* flag : {"-u", "-t"}) {
     ProcessResult ping = run_program(ns.inside({"rpcinfo", flag, "127.0.0.1", kProgramDecimal, "1"}));
     EXPECT_EQ(ping.exit_code, 0) << flag << ": " << ping.out << ping.err;
-    EXPECT_PRED_FORMAT2(testing::IsSubstring, "program " + kProgramDecimal + " version 1 ready and waiting", ping.out) << flag;
+    std::string ready = "program " + kProgramDecimal + " version 1 ready and waiting";
+    EXPECT_PRED_FORMAT2(testing::IsSubstring, ready, ping.out) << flag;
   }
 
   const std::pair<const char*, uint32_t> clients[] = {{"sunrpc-udp", 1}, {"sunrpc-tcp", 2}};
