@@ -32,7 +32,9 @@ nlohmann::json rate_json(uint64_t k, uint64_t n) {
 // Why a cell cannot run on this machine, or "" when it can.
 std::string skip_reason(const CellConfig& cell, const netem::Capabilities& caps) {
   if (cell.topology == netem::TopologyKind::kTwoHost && !caps.root)
-    return "the two-host topology needs root for network namespaces (run as root, or --topology loopback)";
+    return cell.faults.empty()
+               ? "the two-host topology needs root for network namespaces (run as root, or --topology loopback)"
+               : "network faults need root: they live on a link between two network namespaces (run as root)";
   if (cell.topology == netem::TopologyKind::kTwoHost && !caps.netns)
     return "this kernel or container cannot create network namespaces (ip netns add failed)";
   return "";

@@ -113,11 +113,16 @@ int run(Flags& f) {
     return kExitOk;
   }
   SignalWatcher signals;
-  RunFolder folder(f.run.results_root, f.run.resume_dir.empty() ? f.run.out_dir : f.run.resume_dir);
+  int exit_code = kExitOk;
+  std::unique_ptr<RunFolder> opened = open_run_folder(f.run, cells, "dependability", &exit_code);
+  if (!opened) return exit_code;
+  RunFolder& folder = *opened;
   CellEnvironment env;
   env.bin_dir = program_dir();
   env.caps = netem::probe_capabilities();
   nlohmann::json meta = {{"experiment", "dependability"}, {"preset", f.preset}, {"invocation", f.run.invocation},
+                         {"command_line", command_line()},
+                         {"matrix_digest", matrix_digest(cells)},
                          {"started_at", iso8601_now()},    {"cells", cells.size()},
                          {"capabilities", netem::describe(env.caps)}};
   folder.write_metadata(meta);
@@ -133,8 +138,8 @@ int run(Flags& f) {
   print_views(folder, folder.log());
   std::fflush(stdout);  // the tables before the closing words on stderr
   if (summary.interrupted)
-    std::fprintf(stderr, "rpclab: interrupted; finished cells are kept. Continue with: rpclab dependability --preset %s --resume %s\n",
-                 f.preset.c_str(), folder.dir().c_str());
+    std::fprintf(stderr, "rpclab: interrupted; finished cells are kept. Continue with:\n  %s\n",
+                 resume_hint(folder).c_str());
   if (summary.failed)
     std::fprintf(stderr, "rpclab: %zu cell(s) failed; their reasons are in the table above and in results.jsonl\n",
                  summary.failed);

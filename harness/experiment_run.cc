@@ -5,14 +5,75 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <fstream>
 #include <set>
 
+#include "core/cli_support.h"
 #include "harness/cell_failure.h"
 #include "harness/result_record.h"
 #include "harness/text_table.h"
+#include "netem/command_log.h"
 #include "netem/topology.h"
 
 namespace rpclab::harness {
+
+namespace {
+
+std::string& stored_command_line() {
+  static std::string line;
+  return line;
+}
+
+}  // namespace
+
+void remember_command_line(int argc, char** argv) {
+  std::vector<std::string> words(argv, argv + argc);
+  stored_command_line() = netem::shell_line(words);
+}
+
+const std::string& command_line() { return stored_command_line(); }
+
+std::string resume_hint(const RunFolder& folder) {
+  std::string line = command_line();
+  size_t at = line.find(" --resume ");
+  if (at != std::string::npos) return line;  // already a resume: the same command again
+  return line + " --resume " + netem::shell_line({folder.dir()});
+}
+
+std::string matrix_digest(const std::vector<CellConfig>& cells) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a: stable across builds, unlike std::hash
+  for (const CellConfig& c : cells)
+    for (char ch : c.id() + "\n") h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
+  return fmt::format("{:016x}", h);
+}
+
+void check_resume(const RunFolder& folder, const std::vector<CellConfig>& cells) {
+  std::ifstream in(folder.path("metadata.json"));
+  if (!in) return;
+  nlohmann::json meta = nlohmann::json::parse(in, nullptr, false);
+  if (meta.is_discarded() || meta.value("matrix_digest", "") == matrix_digest(cells)) return;
+  throw std::invalid_argument("--resume: " + folder.dir() +
+                              " holds a run with other cells (different preset or flags); resume it with its own "
+                              "command: " + meta.value("command_line", "(not recorded)") + " --resume " +
+                              folder.dir());
+}
+
+std::unique_ptr<RunFolder> open_run_folder(const RunOptions& options, const std::vector<CellConfig>& cells,
+                                           const std::string& experiment, int* exit_code) {
+  try {
+    auto folder = std::make_unique<RunFolder>(options.results_root,
+                                              options.resume_dir.empty() ? options.out_dir : options.resume_dir);
+    if (!options.resume_dir.empty()) check_resume(*folder, cells);
+    return folder;
+  } catch (const SetupError& e) {
+    std::fprintf(stderr, "rpclab %s: %s\n", experiment.c_str(), e.what());
+    *exit_code = kExitSetup;
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "rpclab %s: %s\n", experiment.c_str(), e.what());
+    *exit_code = kExitUsage;
+  }
+  return nullptr;
+}
 
 std::string program_dir() {
   return std::filesystem::canonical("/proc/self/exe").parent_path().string();
@@ -51,7 +112,7 @@ RunSummary run_cells(const std::vector<CellConfig>& cells, const RunOptions& opt
   std::set<std::string> done;
   std::vector<std::string> warnings;
   for (const nlohmann::json& r : read_records(folder.results_path(), &warnings))
-    if (r.value("status", "") != "failed") done.insert(r.at("cell").dump());
+    if (r.value("status", "") == "ok") done.insert(r.at("cell").dump());
   for (const std::string& w : warnings) std::fprintf(stderr, "rpclab: %s\n", w.c_str());
 
   if (env.caps.root) {
@@ -87,6 +148,7 @@ RunSummary run_cells(const std::vector<CellConfig>& cells, const RunOptions& opt
                                 cell.label()));
       break;
     }
+    add_promised_fields(record);
     folder.append(record);
     std::string status = record.value("status", "");
     ++(status == "ok" ? summary.ok : status == "skipped" ? summary.skipped : summary.failed);

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,22 @@ RunSummary run_cells(const std::vector<CellConfig>& cells, const RunOptions& opt
 
 // The outcome of a finished cell in a few words, for its progress line.
 std::string outcome_words(const nlohmann::json& record);
+
+// The matrix a folder holds, so --resume can refuse a different one.
+std::string matrix_digest(const std::vector<CellConfig>& cells);
+// Refuses (std::invalid_argument, a usage error) to resume a folder whose
+// run had another matrix, quoting the command that made it.
+void check_resume(const RunFolder& folder, const std::vector<CellConfig>& cells);
+
+// The run's folder: new, --out, or --resume (checked against `cells`).
+// Returns null after printing why, with *exit_code set (3 setup, 2 usage).
+std::unique_ptr<RunFolder> open_run_folder(const RunOptions& options, const std::vector<CellConfig>& cells,
+                                           const std::string& experiment, int* exit_code);
+
+// The whole command line as typed, for metadata and the resume hint.
+void remember_command_line(int argc, char** argv);
+const std::string& command_line();
+std::string resume_hint(const RunFolder& folder);
 
 std::string program_dir();   // the folder holding this executable (and its siblings)
 std::string source_dir();    // the source tree this was built from

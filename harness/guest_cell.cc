@@ -7,6 +7,7 @@
 
 #include "core/atomic_file.h"
 #include "core/cli_support.h"
+#include "harness/cell_failure.h"
 #include "harness/cell_processes.h"
 #include "harness/dependability_cell.h"
 #include "harness/result_record.h"
@@ -35,9 +36,11 @@ nlohmann::json run_cell_in_guest(const CellConfig& cell, const std::string& cell
   std::filesystem::create_directories(options.work_dir);
   options.timeout = std::chrono::seconds(env.cell_time_limit_s + 120);
   options.stdout_path = options.stderr_path = cell_dir + "/guest-cell.log";
+  options.stop = env.stop;
   netem::GuestRun run = netem::run_in_guest(
       {env.bin_dir + "/rpclab", "cell", "--spec", spec, "--result", result, "--run-id", env.run_id}, options, log);
   adopt_guest_log(cell_dir + "/guest-commands.log", log);
+  if (env.stop && env.stop->load()) throw Interrupted();
 
   nlohmann::json record;
   std::ifstream in(result);

@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   cell->add_option("--result", result)->required();
   cell->add_option("--run-id", run_id);
   cell->group("");  // internal: not listed in --help
+  rpclab::harness::remember_command_line(argc, argv);
   rpclab::parse_or_exit(app, argc, argv);
 
   try {

@@ -139,11 +139,14 @@ void apply_overrides(std::vector<Block>& blocks, const AxisOverrides& o) {
   if (o.loss_pct || o.dup_pct)
     faults = fault_grid(o.loss_pct.value_or(std::vector<double>{0}), o.dup_pct.value_or(std::vector<double>{0}),
                         direction);
+  if (o.profile && o.direction) faults->front().direction = direction;
   for (Block& b : blocks) {
     bool had_faults = b.faults.size() > 1 || !b.faults.front().empty();
     if (o.transports) b.transports = *o.transports;
     if (o.hogs) b.hogs = *o.hogs;
     if (faults) b.faults = *faults;
+    if (o.direction && !faults)
+      for (FaultSpec& f : b.faults) f.direction = direction;  // the preset's own faults, turned around
     if (o.retry_timeouts_ms) b.retry_timeouts_ms = *o.retry_timeouts_ms;
     if (o.drc) b.drc = *o.drc;
     if (o.drain) b.drain = *o.drain;

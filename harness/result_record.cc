@@ -5,6 +5,8 @@
 
 #include <fstream>
 
+#include "netem/fault_spec.h"
+
 namespace rpclab::harness {
 
 std::string iso8601_now() {
@@ -42,6 +44,43 @@ nlohmann::json base_record(const CellConfig& cell, const std::string& run_id) {
 void mark(nlohmann::json& record, const std::string& status, const std::string& reason) {
   record["status"] = status;
   record["reason"] = reason;
+}
+
+namespace {
+
+void default_null(nlohmann::json& object, const std::vector<const char*>& keys) {
+  for (const char* k : keys)
+    if (!object.contains(k)) object[k] = nullptr;
+}
+
+nlohmann::json& object_at(nlohmann::json& record, const char* key) {
+  if (!record.contains(key) || !record[key].is_object()) record[key] = nlohmann::json::object();
+  return record[key];
+}
+
+}  // namespace
+
+void add_promised_fields(nlohmann::json& r) {
+  const nlohmann::json& cell = r.at("cell");
+  if (r.value("experiment", "") == "dependability") {
+    default_null(r, {"calls", "drc", "retry_timeout_ms", "levy_mismatches"});
+    nlohmann::json& faults = object_at(r, "faults");
+    bool impaired = !netem::FaultSpec::from_json(cell.at("faults")).empty();
+    if (!faults.contains("backend")) faults["backend"] = impaired ? "not chosen" : "none";
+    if (!faults.contains("loss_pct")) faults["loss_pct"] = cell.at("faults").value("loss_pct", 0.0);
+    if (!faults.contains("dup_pct")) faults["dup_pct"] = cell.at("faults").value("dup_pct", 0.0);
+    default_null(faults, {"measured_loss_pct", "measured_dup_pct"});
+    nlohmann::json& load = object_at(r, "load");
+    if (!load.contains("hogs")) load["hogs"] = cell.value("hogs", 0);
+    default_null(load, {"loadavg_1m", "run_queue_mean"});
+    default_null(object_at(r, "classes"), {"correct", "silent_loss", "duplicate_calls", "extra_executions",
+                                            "silent_duplicates", "indeterminate", "clean_failure"});
+    default_null(object_at(r, "silent_per_million"), {"value", "ci95_low", "ci95_high"});
+  } else if (r.value("experiment", "") == "speed") {
+    default_null(r, {"size", "trials", "calls_per_trial", "seconds_per_100_calls", "p50_us", "p90_us", "p99_us",
+                     "p999_us", "max_us", "calls_per_s", "ratio_to_floor", "latency_pinned"});
+    default_null(object_at(r, "cpu_us_per_call"), {"client", "server"});
+  }
 }
 
 std::vector<nlohmann::json> read_records(const std::string& path, std::vector<std::string>* warnings) {

@@ -19,6 +19,10 @@ inline constexpr int kRecordVersion = 1;
 nlohmann::json base_record(const CellConfig& cell, const std::string& run_id);
 void mark(nlohmann::json& record, const std::string& status, const std::string& reason);
 
+// Every field issues 4 and 5 promise, present in every record: a cell that
+// was skipped or failed carries them as null rather than leaving them out.
+void add_promised_fields(nlohmann::json& record);
+
 // Reads results.jsonl; a torn last line (a crash mid-write) is skipped and
 // reported through `warnings`, never fatal.
 std::vector<nlohmann::json> read_records(const std::string& path, std::vector<std::string>* warnings);

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "core/atomic_file.h"
+#include "core/transport.h"
 
 namespace rpclab::harness {
 namespace {
@@ -23,11 +24,22 @@ std::string timestamp() {
   return buf;
 }
 
+// A new timestamped folder (with -2, -3... when two runs start in the same
+// second), or the folder the user named.
 std::string make_dir(const std::string& results_root, const std::string& explicit_dir) {
-  std::string dir = explicit_dir.empty() ? results_root + "/" + timestamp() : explicit_dir;
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw std::runtime_error("cannot create the results folder " + dir + ": " + ec.message());
+  std::string dir = explicit_dir;
+  if (dir.empty()) {
+    fs::create_directories(results_root, ec);
+    std::string base = results_root + "/" + timestamp();
+    dir = base;
+    for (int n = 2; !ec && !fs::create_directory(dir, ec); ++n) dir = base + "-" + std::to_string(n);
+  } else {
+    fs::create_directories(dir, ec);
+  }
+  if (ec)
+    throw SetupError("cannot create the results folder " + dir + ": " + ec.message() +
+                     " (choose another with --out or --results-root)");
   return fs::canonical(dir).string();
 }
 

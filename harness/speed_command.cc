@@ -28,7 +28,7 @@ struct Flags {
   int trials = 0, timeout_ms = 0;
   uint64_t calls_per_trial = 0, warmup = 0;
   size_t udp_bufsize = 0;
-  bool no_calibrate = false, dry_run = false;
+  bool calibrate = true, dry_run = false;
   RunOptions run;
 };
 
@@ -55,7 +55,7 @@ SpeedAxes axes(const Flags& f) {
   if (f.warmup) a.warmup = f.warmup;
   if (f.timeout_ms) a.timeout_ms = f.timeout_ms;
   if (f.udp_bufsize) a.udp_bufsize = f.udp_bufsize;
-  if (f.no_calibrate) a.calibrate = false;
+  a.calibrate = f.calibrate;
   return a;
 }
 
@@ -88,7 +88,10 @@ int run(Flags& f) {
     return kExitOk;
   }
   SignalWatcher signals;
-  RunFolder folder(f.run.results_root, f.run.resume_dir.empty() ? f.run.out_dir : f.run.resume_dir);
+  int exit_code = kExitOk;
+  std::unique_ptr<RunFolder> opened = open_run_folder(f.run, cells, "speed", &exit_code);
+  if (!opened) return exit_code;
+  RunFolder& folder = *opened;
   CellEnvironment env;
   env.bin_dir = program_dir();
   env.caps = netem::probe_capabilities();
@@ -96,6 +99,8 @@ int run(Flags& f) {
   nlohmann::json meta = {{"experiment", "speed"},
                          {"preset", f.preset},
                          {"invocation", f.run.invocation},
+                         {"command_line", command_line()},
+                         {"matrix_digest", matrix_digest(cells)},
                          {"started_at", iso8601_now()},
                          {"cells", cells.size()},
                          {"latency_pinned", pin.held()},
@@ -119,8 +124,8 @@ int run(Flags& f) {
   print_views(folder);
   std::fflush(stdout);  // the tables before the closing words on stderr
   if (summary.interrupted)
-    std::fprintf(stderr, "rpclab: interrupted; finished cells are kept. Continue with: rpclab speed --preset %s --resume %s\n",
-                 f.preset.c_str(), folder.dir().c_str());
+    std::fprintf(stderr, "rpclab: interrupted; finished cells are kept. Continue with:\n  %s\n",
+                 resume_hint(folder).c_str());
   if (summary.failed) std::fprintf(stderr, "rpclab: %zu cell(s) failed; see 'Cells not measured' above\n", summary.failed);
   return summary.exit_code();
 }
@@ -148,7 +153,9 @@ std::function<int()> add_speed_command(CLI::App& app) {
   cmd->add_option("--timeout", f->timeout_ms, "total time per call in ms (default 10000)")->check(CLI::Range(1, 3600000));
   cmd->add_option("--udp-bufsize", f->udp_bufsize, "sunrpc-udp buffer on both sides (default 8800)")
       ->check(CLI::Range(size_t{1024}, size_t{65536}));
-  cmd->add_flag("--no-calibrate", f->no_calibrate, "skip the sockperf calibration cells");
+  cmd->add_flag("--calibrate,!--no-calibrate", f->calibrate,
+                "sockperf ping-pong at the same sizes, in the same run (default on; skipped with the reason "
+                "when sockperf is not installed)");
   cmd->add_option("--cell-time-limit", f->run.cell_time_limit_s, "seconds before a cell's clients are stopped")
       ->check(CLI::Range(10, 24 * 3600))->capture_default_str();
   cmd->add_option("--out", f->run.out_dir, "results folder (default results/<timestamp>)");

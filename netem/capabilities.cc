@@ -66,7 +66,7 @@ void add_skip_notes(Capabilities& c) {
     c.notes.push_back(fmt::format("netem backend: kernel {} has no sch_netem; auto uses nftables for loss/dup-only "
                                   "specs and uml-netem for the rest", u.release));
   if (c.root && !c.nftables) c.notes.push_back("nftables backend: nft netdev ingress/egress with dup/numgen fails here");
-  if (!c.rpcbind) c.notes.push_back("rpcbind/rpcinfo missing: cells that register with rpcbind are skipped");
+  if (!c.rpcbind) c.notes.push_back("rpcbind/rpcinfo missing: the rpcbind test of make test is skipped (install rpcbind)");
   if (!c.sockperf) c.notes.push_back("sockperf missing: the speed run's raw-socket calibration is skipped");
   if (!c.gnuplot) c.notes.push_back("gnuplot missing: plots are skipped (tables and CSV are still written)");
 }

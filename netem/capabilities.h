@@ -8,7 +8,7 @@
 namespace rpclab::netem {
 
 struct Capabilities {
-  bool root = false;              // effective uid 0 (or CAP_NET_ADMIN + CAP_SYS_ADMIN)
+  bool root = false;              // effective uid 0 (capabilities alone are not checked)
   bool netns = false;             // `ip netns add` works
   bool host_netem = false;        // sch_netem loads on this kernel
   bool nftables = false;          // nft with the netdev family works here

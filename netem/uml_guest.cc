@@ -162,7 +162,16 @@ GuestRun run_in_guest(const std::vector<std::string>& argv, const GuestOptions& 
 
   double start_real = now_ms(CLOCK_REALTIME), start = now_ms(CLOCK_MONOTONIC);
   ChildProcess guest(boot_argv(options, f), spawn, log);
-  auto status = guest.wait_for(std::chrono::duration_cast<std::chrono::milliseconds>(options.timeout));
+  auto deadline = std::chrono::steady_clock::now() + options.timeout;
+  std::optional<int> status;
+  bool stopped = false;
+  while (!status && std::chrono::steady_clock::now() < deadline) {
+    status = guest.wait_for(std::chrono::milliseconds(100));
+    if (!status && options.stop && options.stop->load()) {
+      stopped = true;
+      break;
+    }
+  }
   if (!status) guest.stop(std::chrono::milliseconds(0));
   r.total_ms = now_ms(CLOCK_MONOTONIC) - start;
 
@@ -172,6 +181,8 @@ GuestRun run_in_guest(const std::vector<std::string>& argv, const GuestOptions& 
   if (!code.empty()) {
     r.completed = true;
     r.exit_code = std::atoi(code.c_str());
+  } else if (stopped) {
+    r.failure = "stopped: the run was interrupted";
   } else if (!status) {
     r.failure = fmt::format("guest timed out after {} s; console {}: {}", options.timeout.count(), f.console,
                             console_tail(f.console));

@@ -4,6 +4,7 @@
 // files, since the guest's exit code does not carry them.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -27,6 +28,7 @@ struct GuestOptions {
   std::chrono::seconds timeout{600};
   std::string stdout_path, stderr_path;  // the command's output (host paths)
   std::string shim_path;       // rpclab-uml-xstate.so; empty = find_xstate_shim()
+  const std::atomic<bool>* stop = nullptr;  // set (Ctrl-C): power the guest off at once
 };
 
 // The linux.uml binary, the version directory under /usr/lib/uml/modules

@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
   app.add_flag("--drain-stale-replies", options.drain_stale_replies,
                "sunrpc-udp: empty the socket of late replies before each call");
   app.add_flag("--grpc-retry", options.grpc_retry, "grpc: retry UNAVAILABLE calls (service config policy)");
-  app.add_flag("--tcp-nodelay", options.tcp_nodelay, "stream transports: disable Nagle's algorithm");
+  app.add_flag("--tcp-nodelay", options.tcp_nodelay, "sunrpc-tcp, raw-tcp: disable Nagle's algorithm (gRPC always does)");
   app.add_flag("--rpcbind", options.use_rpcbind, "sunrpc: find the server through rpcbind");
   app.add_option("--connect", connect, "persistent | per-call")->check(CLI::IsMember({"persistent", "per-call"}));
   app.add_option("--start-at", start_at_ns, "CLOCK_REALTIME ns at which recorded calls begin");

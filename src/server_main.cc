@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
   app.add_option("--udp-bufsize", options.udp_bufsize, "sunrpc-udp: message buffer bytes (default 8800)")
       ->check(CLI::Range(size_t{1024}, size_t{65536}));
   app.add_flag("--rpcbind", options.use_rpcbind, "sunrpc: register with the local rpcbind");
-  app.add_flag("--tcp-nodelay", options.tcp_nodelay, "stream transports: disable Nagle's algorithm");
+  app.add_flag("--tcp-nodelay", options.tcp_nodelay, "sunrpc-tcp, raw-tcp: disable Nagle's algorithm (gRPC always does)");
   app.add_option("--ready-file", ready_path, "write {\"port\":N,\"pid\":P} here once serving");
   app.add_option("--stats-file", stats_path, "on SIGUSR1, write call counts and CPU time here");
   app.add_option("--ledger-max-mb", ledger_mb, "memory cap of the ledger")->check(CLI::Range(1, 65536));

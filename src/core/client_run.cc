@@ -88,9 +88,14 @@ std::string make_payload(size_t size, uint32_t client_id) {
 }
 
 CallRecord run_plan(RpcClient& client, const ClientPlan& plan, const std::atomic<bool>& stop) {
-  Caller caller(client, plan);
+  // Warm-up NEXT calls would land in the server's ledger as executions of
+  // the first seq; NULL exercises the same connection and code paths.
+  ClientPlan warm = plan;
+  if (warm.op == Operation::kNext) warm.op = Operation::kNull;
+  Caller warmer(client, warm);
   int64_t ignored;
-  for (uint64_t i = 0; i < plan.warmup && !stop.load(); ++i) caller.call(plan.first_seq, &ignored);
+  for (uint64_t i = 0; i < plan.warmup && !stop.load(); ++i) warmer.call(plan.first_seq, &ignored);
+  Caller caller(client, plan);
   if (plan.start_at_ns) sleep_until_realtime(*plan.start_at_ns);
 
   CallRecord record;

@@ -8,6 +8,7 @@
 #include <rpc/rpc.h>
 #include <rpc/rpc_com.h>
 #include <rpc/rpcb_clnt.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -97,6 +98,12 @@ void register_with_rpcbind(const char* netid, const std::string& host, uint16_t 
 std::unique_ptr<RpcServer> make_server(const ServerOptions& options, ServerCore& core, bool datagram) {
   if (g_core) throw SetupError("a Sun RPC server is already running in this process");
   int fd = bind_socket(datagram ? SOCK_DGRAM : SOCK_STREAM, options.host, options.port);
+  if (!datagram && options.tcp_nodelay) {
+    // libtirpc accepts the connections itself; Linux hands the listening
+    // socket's TCP_NODELAY on to every accepted one.
+    int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  }
   uint16_t port = bound_port(fd);
   SVCXPRT* xprt;
   if (datagram) {

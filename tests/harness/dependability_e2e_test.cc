@@ -89,6 +89,10 @@ TEST(DependabilityE2E, WithoutRootTheLinkCellsAreSkippedWithTheReason) {
     } else {
       EXPECT_EQ(rec["status"], "skipped");
       EXPECT_NE(rec["reason"].get<std::string>().find("root"), std::string::npos) << rec["reason"];
+      // The promised fields are there, as null, so tools can read every record alike.
+      EXPECT_TRUE(rec["classes"].contains("silent_loss")) << rec;
+      EXPECT_TRUE(rec["silent_per_million"]["value"].is_null()) << rec;
+      EXPECT_EQ(rec["faults"]["loss_pct"], rec["cell"]["faults"]["loss_pct"]);
     }
   }
   EXPECT_NE(r.err.find("not root"), std::string::npos);
@@ -117,6 +121,13 @@ TEST(DependabilityE2E, ResumeRunsOnlyWhatIsMissing) {
   size_t valid = 0;
   for (std::string line; std::getline(in, line);) valid += !line.empty() && json::accept(line);
   EXPECT_EQ(valid, cells);
+
+  // Resuming with other flags would mix two matrices in one file: refused.
+  auto other = rpclab(dir, {"--preset", "quick", "--topology", "loopback", "--transports", "sunrpc-tcp,grpc",
+                            "--calls", "301", "--fault-calls", "300", "--dup", "0", "--resume", dir.file("run")});
+  ProcessResult refused = run_program(other, 30s);
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("holds a run with other cells"), std::string::npos) << refused.err;
 }
 
 TEST(DependabilityE2E, CtrlCStopsPromptlyAndKeepsFinishedCells) {

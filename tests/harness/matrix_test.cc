@@ -62,6 +62,21 @@ TEST(Matrix, OverridesReplaceAnAxisEverywhere) {
   for (const auto& c : cells) EXPECT_EQ(c.total_calls(), c.block == "load" ? 496u : 48u);  // over 8 clients each
 }
 
+TEST(Matrix, DirectionAloneTurnsThePresetsFaultsAround) {
+  auto blocks = dependability_preset("quick");
+  AxisOverrides o;
+  o.direction = "to-server";
+  apply_overrides(blocks, o);
+  int impaired = 0;
+  for (const auto& c : expand_dependability(blocks))
+    if (!c.faults.empty()) {
+      ++impaired;
+      EXPECT_EQ(c.faults.direction, netem::Direction::kToServer);
+      EXPECT_DOUBLE_EQ(c.faults.dup_pct, 5);
+    }
+  EXPECT_EQ(impaired, 4);
+}
+
 TEST(Matrix, TablesKeepOnlyTheNamedBlocks) {
   auto blocks = dependability_preset("levy1989");
   AxisOverrides o;
