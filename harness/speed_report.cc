@@ -78,7 +78,7 @@ std::string levy_table(const std::vector<json>& records, const std::string& data
     const auto& [order, transport, n, sz] = key;
     if (!last.empty() && last != transport) t.rule();
     last = transport;
-    auto at = [&](const char* topo) {
+    auto at = [&by_topology = by_topology](const char* topo) {
       auto it = by_topology.find(topo);
       return it == by_topology.end() ? std::string("-") : opt_fixed(it->second->at("seconds_per_100_calls"), 4);
     };
@@ -151,8 +151,8 @@ std::string calibration_table(const std::vector<json>& records) {
     if (calibration(r) || floor) rows[{topology(r), size(r)}][r.value("transport", "")] = &r;
   }
   for (const auto& [key, by] : rows) {
-    auto p50 = [&](const char* t) { return by.count(t) ? opt_fixed(by.at(t)->at("p50_us"), 1) : "-"; };
-    auto ratio = [&](const char* raw) {
+    auto p50 = [&by = by](const char* t) { return by.count(t) ? opt_fixed(by.at(t)->at("p50_us"), 1) : "-"; };
+    auto ratio = [&by = by](const char* raw) {
       return by.count(raw) ? opt_fixed(by.at(raw)->value("ratio_to_sockperf", json()), 2) : "-";
     };
     if (!by.count("sockperf-udp") && !by.count("sockperf-tcp")) continue;
