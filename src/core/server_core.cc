@@ -10,17 +10,23 @@ NextReply ServerCore::next(uint32_t client_id, uint32_t seq) {
   std::lock_guard<std::mutex> lock(mu_);
   ++next_calls_;
   NextReply reply;
-  uint32_t& expected = expected_[client_id];
+  auto it = expected_.find(client_id);
+  uint32_t expected = it == expected_.end() ? 0 : it->second;
   reply.expected_seq = expected;
   if (seq != expected) {
     reply.status = NextStatus::kOutOfOrder;
     ++mismatches_;
     ledger_.add_mismatch(client_id);
   }
-  // seq + 1 wraps at UINT32_MAX; a sequence that long is not a run we make.
-  expected = std::max(expected, seq + 1);
   reply.times_executed = ledger_.record(client_id, seq);
   if (reply.times_executed == 0) reply.status = NextStatus::kNotRecorded;
+  // seq + 1 wraps at UINT32_MAX; a sequence that long is not a run we make.
+  uint32_t next_expected = std::max(expected, seq + 1);
+  // Only clients the ledger holds are followed, so its cap bounds this map
+  // too: garbage that decodes as NEXT with ever new client ids must not
+  // grow it once the ledger is full.
+  if (it != expected_.end()) it->second = next_expected;
+  else if (ledger_.clients().count(client_id)) expected_.emplace(client_id, next_expected);
   return reply;
 }
 

@@ -77,5 +77,19 @@ TEST(ServerCore, AFullLedgerSaysNotRecorded) {
   EXPECT_EQ(full.times_executed, 0u);
 }
 
+// The expectation table follows only clients the ledger holds, so the
+// ledger's cap bounds it: once the ledger is full, a new client id (garbage
+// that decodes as NEXT) leaves nothing behind, and its next call again
+// finds no expectation.
+TEST(ServerCore, AClientTheFullLedgerRefusesIsNotFollowed) {
+  ServerCore core(128 + sizeof(Ledger::Chunk));
+  core.next(1, 0);
+  EXPECT_EQ(core.next(2, 7).status, NextStatus::kNotRecorded);
+  NextReply again = core.next(2, 8);
+  EXPECT_EQ(again.status, NextStatus::kNotRecorded);
+  EXPECT_EQ(again.expected_seq, 0u);
+  EXPECT_EQ(core.next(1, 1).status, NextStatus::kInOrder);  // a held client is still followed
+}
+
 }  // namespace
 }  // namespace rpclab
