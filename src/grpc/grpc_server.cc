@@ -7,38 +7,31 @@
 
 #include "core/inet.h"
 #include "grpc/grpc_limits.h"
+#include "grpc/grpc_service.h"
 #include "grpc/grpc_transport.h"
-#include "rpclab.grpc.pb.h"
 
 namespace rpclab::grpcx {
+
+grpc::Status Service::Null(grpc::ServerContext*, const wire::Empty*, wire::Empty*) {
+  core_.count_null();
+  return grpc::Status::OK;
+}
+
+grpc::Status Service::Next(grpc::ServerContext*, const wire::NextRequest* req, wire::NextReply* rep) {
+  NextReply r = core_.next(req->client_id(), req->seq());
+  rep->set_status(static_cast<wire::NextReply_Status>(r.status));
+  rep->set_expected_seq(r.expected_seq);
+  rep->set_times_executed(r.times_executed);
+  return grpc::Status::OK;
+}
+
+grpc::Status Service::Echo(grpc::ServerContext*, const wire::EchoMessage* req, wire::EchoMessage* rep) {
+  core_.count_echo();
+  rep->set_payload(req->payload());
+  return grpc::Status::OK;
+}
+
 namespace {
-
-class Service final : public wire::Rpclab::Service {
- public:
-  explicit Service(ServerCore& core) : core_(core) {}
-
-  grpc::Status Null(grpc::ServerContext*, const wire::Empty*, wire::Empty*) override {
-    core_.count_null();
-    return grpc::Status::OK;
-  }
-
-  grpc::Status Next(grpc::ServerContext*, const wire::NextRequest* req, wire::NextReply* rep) override {
-    NextReply r = core_.next(req->client_id(), req->seq());
-    rep->set_status(static_cast<wire::NextReply_Status>(r.status));
-    rep->set_expected_seq(r.expected_seq);
-    rep->set_times_executed(r.times_executed);
-    return grpc::Status::OK;
-  }
-
-  grpc::Status Echo(grpc::ServerContext*, const wire::EchoMessage* req, wire::EchoMessage* rep) override {
-    core_.count_echo();
-    rep->set_payload(req->payload());
-    return grpc::Status::OK;
-  }
-
- private:
-  ServerCore& core_;
-};
 
 class GrpcServer : public RpcServer {
  public:
