@@ -16,6 +16,7 @@ PRESET ?= levy1989
 CALLS ?=
 QUICK ?=
 FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
 JOBS ?= $(shell nproc)
 
 CMAKE_FLAGS := -G Ninja $(if $(SANITIZE),-DRPCLAB_SANITIZE=$(SANITIZE))
@@ -53,7 +54,7 @@ fuzz:
 	@harness/deps.sh fuzz
 	cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DRPCLAB_FUZZ=ON
 	cmake --build build-fuzz -j $(JOBS) --target fuzzers
-	tests/fuzz/run-fuzzers.sh build-fuzz $(FUZZ_SECONDS)
+	tests/fuzz/run-fuzzers.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 clean:
 	rm -rf build build-sanitize build-fuzz

@@ -1,0 +1,51 @@
+// Targets fault_profile and fault_spec_json: the two ways a FaultSpec comes
+// from outside, a profile file (netem/profiles/*.profile, parse_profile) and
+// the JSON in a cell file or a result record (FaultSpec::from_json). Either
+// accepts a spec or throws SpecError. An accepted spec must survive its own
+// JSON round trip unchanged and pass validate() again.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "fuzz_targets.h"
+#include "netem/fault_spec.h"
+
+namespace rpclab::fuzz {
+namespace {
+
+void check_accepted(const netem::FaultSpec& spec) {
+  spec.validate();  // throws SpecError, which the caller does not expect here
+  nlohmann::json j = spec.to_json();
+  netem::FaultSpec again = netem::FaultSpec::from_json(j);
+  RPCLAB_FUZZ_CHECK(again.to_json() == j, "the JSON round trip changed the spec: " + j.dump());
+  RPCLAB_FUZZ_CHECK(!spec.summary().empty(), "empty summary");
+}
+
+}  // namespace
+
+int fuzz_fault_profile(const uint8_t* data, size_t size) {
+  std::string text(reinterpret_cast<const char*>(data), size);
+  netem::FaultSpec spec;
+  try {
+    spec = netem::parse_profile(text, "fuzz");
+  } catch (const netem::SpecError&) {
+    return 0;
+  }
+  check_accepted(spec);
+  return 0;
+}
+
+int fuzz_fault_spec_json(const uint8_t* data, size_t size) {
+  nlohmann::json j = nlohmann::json::parse(data, data + size, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return 0;
+  netem::FaultSpec spec;
+  try {
+    spec = netem::FaultSpec::from_json(j);
+  } catch (const netem::SpecError&) {
+    return 0;
+  }
+  check_accepted(spec);
+  return 0;
+}
+
+}  // namespace rpclab::fuzz

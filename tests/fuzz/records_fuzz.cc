@@ -1,0 +1,54 @@
+// Targets call_record and result_records: the files the harness reads back
+// after a cell. A client's call record (CallRecord::parse) is accepted or
+// refused with RecordError, and an accepted one survives format/parse. A
+// results.jsonl (harness::read_records) never fails: lines that are not
+// records are skipped with one warning each.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <string>
+#include <string_view>
+
+#include "core/call_record.h"
+#include "fuzz_targets.h"
+#include "harness/result_record.h"
+
+namespace rpclab::fuzz {
+
+int fuzz_call_record(const uint8_t* data, size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  CallRecord record;
+  try {
+    record = CallRecord::parse(text);
+  } catch (const RecordError&) {
+    return 0;
+  }
+  CallRecord again = CallRecord::parse(record.format());
+  RPCLAB_FUZZ_CHECK(again.calls.size() == record.calls.size(), "call count changed");
+  for (size_t i = 0; i < record.calls.size(); ++i) {
+    const CallEntry &a = record.calls[i], &b = again.calls[i];
+    RPCLAB_FUZZ_CHECK(a.seq == b.seq && a.kind == b.kind && a.latency_ns == b.latency_ns,
+                      "call " + std::to_string(i) + " changed");
+    RPCLAB_FUZZ_CHECK(a.detail == 0 ? b.detail == 0 : b.detail != 0, "a status text appeared or vanished");
+  }
+  return 0;
+}
+
+// read_records takes a path; the input goes into a memory file, once per run.
+int fuzz_result_records(const uint8_t* data, size_t size) {
+  static int fd = ::memfd_create("rpclab-fuzz-results", 0);
+  static std::string path = "/proc/self/fd/" + std::to_string(fd);
+  RPCLAB_FUZZ_CHECK(fd >= 0, "memfd_create failed");
+  RPCLAB_FUZZ_CHECK(::ftruncate(fd, 0) == 0 && ::pwrite(fd, data, size, 0) == static_cast<ssize_t>(size),
+                    "cannot write the memory file");
+  std::vector<std::string> warnings;
+  std::vector<nlohmann::json> records = harness::read_records(path, &warnings);
+  size_t lines = 0;
+  for (size_t i = 0; i < size; ++i) lines += data[i] == '\n';
+  RPCLAB_FUZZ_CHECK(records.size() + warnings.size() <= lines + 1, "more records and warnings than lines");
+  for (const nlohmann::json& r : records)
+    RPCLAB_FUZZ_CHECK(r.is_object() && r.contains("version") && r.contains("cell"), "a non-record was kept");
+  return 0;
+}
+
+}  // namespace rpclab::fuzz
