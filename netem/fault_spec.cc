@@ -128,8 +128,14 @@ FaultSpec FaultSpec::from_json(const nlohmann::json& j) {
                                                                       : std::optional<double>(value.get<double>());
       if (key == "profile") known = true, s.profile = value.get<std::string>();
       if (key == "rate") known = true, s.rate = value.get<std::string>();
-      if (key == "seed") known = true, s.seed = value.is_null() ? std::nullopt
-                                                                 : std::optional<uint64_t>(value.get<uint64_t>());
+      if (key == "seed") {
+        known = true;
+        // get<uint64_t>() would take -1 as 2^64-1 and 1.5 as 1, and a float
+        // past 2^64 is undefined behaviour; only a whole number is a seed.
+        if (!value.is_null() && !value.is_number_unsigned())
+          throw SpecError("seed = " + value.dump() + ": must be a whole number from 0 to 2^64-1");
+        s.seed = value.is_null() ? std::nullopt : std::optional<uint64_t>(value.get<uint64_t>());
+      }
       if (key == "direction") {
         known = true;
         auto d = parse_direction(value.get<std::string>());

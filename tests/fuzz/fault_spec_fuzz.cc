@@ -45,6 +45,10 @@ int fuzz_fault_spec_json(const uint8_t* data, size_t size) {
     return 0;
   }
   check_accepted(spec);
+  const nlohmann::json& seed = j.contains("seed") ? j["seed"] : nlohmann::json();
+  RPCLAB_FUZZ_CHECK(seed.is_null() ? !spec.seed
+                                   : seed.is_number_unsigned() && spec.seed && seed.get<uint64_t>() == *spec.seed,
+                    "the seed taken is not the one written: " + seed.dump());
   return 0;
 }
 

@@ -89,6 +89,15 @@ TEST(FaultSpec, JsonRoundTrip) {
   EXPECT_THROW(FaultSpec::from_json({{"loss_pct", "five"}}), SpecError);
 }
 
+// A JSON seed is a whole number from 0 to 2^64-1, taken exactly. The float
+// case was a fuzz finding (tests/fuzz/regressions/fault_spec_json/).
+TEST(FaultSpec, JsonSeedIsAWholeNumber) {
+  EXPECT_EQ(*FaultSpec::from_json({{"seed", 18446744073709551615ull}}).seed, 18446744073709551615ull);
+  EXPECT_FALSE(FaultSpec::from_json({{"seed", nullptr}}).seed);
+  for (const nlohmann::json& bad : {nlohmann::json(-1), nlohmann::json(1.5), nlohmann::json(1e30), nlohmann::json("7")})
+    EXPECT_THROW(FaultSpec::from_json({{"seed", bad}}), SpecError) << bad.dump();
+}
+
 TEST(FaultSpec, EmptyAndSummary) {
   FaultSpec none;
   EXPECT_TRUE(none.empty());
