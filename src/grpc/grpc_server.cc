@@ -1,8 +1,11 @@
+#include <grpc/support/log.h>
 #include <grpcpp/grpcpp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <thread>
 
 #include "core/inet.h"
@@ -33,12 +36,28 @@ grpc::Status Service::Echo(grpc::ServerContext*, const wire::EchoMessage* req, w
 
 namespace {
 
+// gRPC 1.51 stops listening for good after one failed accept4(), as when
+// the process is out of descriptors (grpc/grpc#20418): it logs "Failed
+// accept4" once, and new connections then wait in the kernel's backlog,
+// unanswered. Its log lines pass through here so that this one is followed
+// by what it means and what to do.
+void log_line(gpr_log_func_args* args) {
+  std::fprintf(stderr, "%s %s:%d] %s\n", gpr_log_severity_string(args->severity), args->file, args->line,
+               args->message);
+  if (std::strstr(args->message, "Failed accept4"))
+    std::fprintf(stderr,
+                 "rpclab-server: grpc: gRPC no longer accepts connections (a gRPC bug, grpc/grpc#20418); those "
+                 "already open are still served. Restart the server, and if it ran out of descriptors, raise the "
+                 "limit (ulimit -n)\n");
+}
+
 class GrpcServer : public RpcServer {
  public:
   GrpcServer(const ServerOptions& options, ServerCore& core) : service_(core) {
     // gRPC would only log "Failed to add port"; bind once ourselves first to
     // say why (in use, not local, privileged) and how to fix it.
     ::close(bind_socket(SOCK_STREAM, options.host, options.port));
+    gpr_set_log_function(log_line);
     grpc::ServerBuilder builder;
     // SO_REUSEPORT (gRPC's default) would let a second server share the port
     // silently and split the calls between two ledgers.

@@ -80,6 +80,7 @@ class FrameDecoder {
   // The view stays valid until the next feed().
   DecodeResult next(FrameView* frame);
   size_t buffered() const { return buffer_.size() - consumed_; }
+  size_t capacity() const { return buffer_.capacity(); }  // memory held, used or not
 
  private:
   size_t max_body_;

@@ -7,6 +7,10 @@
 // and per-call mode's thousands of connections cost no thread start each.
 // A connection with a reply still to write is not read from until the reply
 // is gone, so a client that sends without reading cannot grow our memory.
+// The buffers of all connections together are capped (kMaxHeldBytes): past
+// it, the connection holding the most is closed. Out of descriptors, the
+// server stops polling the listening socket for a moment instead of spinning
+// on accept(); new connections wait in the kernel's backlog meanwhile.
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -15,7 +19,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "core/inet.h"
@@ -26,6 +33,15 @@
 namespace rpclab::raw {
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
+// Buffer memory held across every connection: 16 frames of the largest
+// size. Without a cap, N peers that each start a 16 MiB frame and stall
+// would make the server hold N x 16 MiB.
+constexpr size_t kMaxHeldBytes = size_t{256} << 20;
+// How long accept() rests after EMFILE/ENFILE before it is tried again.
+constexpr auto kAcceptPause = std::chrono::milliseconds(100);
+
 struct Connection {
   int fd = -1;
   FrameDecoder decoder;
@@ -33,6 +49,8 @@ struct Connection {
   size_t sent = 0;   // bytes of `out` already written
 
   bool writing() const { return sent < out.size(); }
+  // Memory this connection keeps: a buffer keeps its size after use.
+  size_t held() const { return decoder.capacity() + out.capacity(); }
 };
 
 class RawTcpServer : public RpcServer {
@@ -41,7 +59,7 @@ class RawTcpServer : public RpcServer {
       : listen_fd_(listen_fd), port_(bound_port(listen_fd)), core_(core), nodelay_(nodelay) {}
 
   ~RawTcpServer() override {
-    for (Connection& c : conns_) ::close(c.fd);
+    for (const auto& c : conns_) ::close(c->fd);
     ::close(listen_fd_);
   }
 
@@ -50,15 +68,20 @@ class RawTcpServer : public RpcServer {
   void serve(const std::atomic<bool>& stop) override {
     std::vector<pollfd> fds;
     while (!stop.load()) {
-      fds.assign(1, pollfd{listen_fd_, POLLIN, 0});
-      for (const Connection& c : conns_) fds.push_back({c.fd, short(c.writing() ? POLLOUT : POLLIN), 0});
-      int n = ::poll(fds.data(), fds.size(), 100);
+      // A negative fd is left out by poll(): the listener rests while paused.
+      bool accepting = Clock::now() >= accept_paused_until_;
+      fds.assign(1, pollfd{accepting ? listen_fd_ : -1, POLLIN, 0});
+      for (const auto& c : conns_) fds.push_back({c->fd, short(c->writing() ? POLLOUT : POLLIN), 0});
+      int n = ::poll(fds.data(), fds.size(), accepting ? 100 : static_cast<int>(kAcceptPause.count()));
       if (n < 0 && errno != EINTR) throw std::runtime_error(std::string("poll failed: ") + std::strerror(errno));
       if (n <= 0) continue;
       for (size_t i = 0; i < conns_.size(); ++i)
-        if (fds[i + 1].revents) service(conns_[i], fds[i + 1].revents);
-      conns_.erase(std::remove_if(conns_.begin(), conns_.end(), [](const Connection& c) { return c.fd < 0; }),
+        if (fds[i + 1].revents) service(*conns_[i], fds[i + 1].revents);
+      enforce_cap();
+      size_t before = conns_.size();
+      conns_.erase(std::remove_if(conns_.begin(), conns_.end(), [](const auto& c) { return c->fd < 0; }),
                    conns_.end());
+      if (conns_.size() < before) accept_paused_until_ = {};  // descriptors were freed
       if (fds[0].revents & POLLIN) accept_all();
     }
   }
@@ -67,22 +90,63 @@ class RawTcpServer : public RpcServer {
   void accept_all() {
     for (;;) {
       int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-      if (fd < 0) return;  // EAGAIN, or out of descriptors: try again next round
+      if (fd < 0) {
+        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) pause_accepting(errno);
+        return;  // EAGAIN: nothing more waiting
+      }
+      if (paused_) {
+        std::fprintf(stderr, "rpclab-server: raw-tcp: accepting connections again (%zu open)\n", conns_.size() + 1);
+        paused_ = false;
+      }
       if (nodelay_) {
         int one = 1;
         ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
       }
-      conns_.emplace_back();
-      conns_.back().fd = fd;
+      conns_.push_back(std::make_unique<Connection>());
+      conns_.back()->fd = fd;
+    }
+  }
+
+  // Out of descriptors or memory: the listening socket stays readable, so
+  // polling it again at once would spin. Said once per episode.
+  void pause_accepting(int err) {
+    accept_paused_until_ = Clock::now() + kAcceptPause;
+    if (paused_) return;
+    paused_ = true;
+    std::fprintf(stderr,
+                 "rpclab-server: raw-tcp: cannot accept a connection: %s (%zu open); new connections wait in the "
+                 "backlog until some close (raise the limit with ulimit -n)\n",
+                 std::strerror(err), conns_.size());
+  }
+
+  // Over the cap, the open connections holding the most buffer memory go,
+  // largest first, until the rest fit.
+  void enforce_cap() {
+    size_t held = 0;
+    for (const auto& c : conns_)
+      if (c->fd >= 0) held += c->held();
+    while (held > kMaxHeldBytes) {
+      Connection* largest = nullptr;
+      for (const auto& c : conns_)
+        if (c->fd >= 0 && (!largest || c->held() > largest->held())) largest = c.get();
+      std::fprintf(stderr,
+                   "rpclab-server: raw-tcp: connections hold %zu MiB of buffers, over the %zu MiB cap: closing one "
+                   "that holds %zu MiB\n",
+                   held >> 20, kMaxHeldBytes >> 20, largest->held() >> 20);
+      held -= largest->held();
+      close_connection(*largest);
     }
   }
 
   void service(Connection& c, short revents) {
     bool ok = c.writing() ? flush(c) : read_and_serve(c);
-    if (!ok || (revents & (POLLERR | POLLNVAL))) {
-      ::close(c.fd);
-      c.fd = -1;
-    }
+    if (!ok || (revents & (POLLERR | POLLNVAL))) close_connection(c);
+  }
+
+  // The Connection itself goes at the end of the round; its fd goes now.
+  void close_connection(Connection& c) {
+    ::close(c.fd);
+    c.fd = -1;
   }
 
   // Reads what has arrived and answers every whole request in it. False
@@ -114,7 +178,9 @@ class RawTcpServer : public RpcServer {
   uint16_t port_;
   ServerCore& core_;
   bool nodelay_;
-  std::vector<Connection> conns_;
+  std::vector<std::unique_ptr<Connection>> conns_;  // by pointer: a buffer leaves with its connection
+  Clock::time_point accept_paused_until_{};
+  bool paused_ = false;
   char buffer_[256 * 1024];
 };
 

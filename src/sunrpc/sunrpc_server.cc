@@ -3,6 +3,7 @@
 //
 // libtirpc keeps its dispatch table and poll set in process-wide globals, so
 // a process serves one Sun RPC transport; rpclab-server is one such process.
+#include <fcntl.h>
 #include <netconfig.h>
 #include <poll.h>
 #include <rpc/rpc.h>
@@ -13,6 +14,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -37,11 +40,24 @@ ServerCore* g_core = nullptr;  // read by the rpcgen service functions below
 // arguments". The price of blocking mode is stock Sun RPC's own: a peer
 // that stalls mid-record holds this single-threaded server in read_vc for
 // up to libtirpc's 35 s wait.
+//
+// Writing is worse in stock blocking mode: write_vc waits without limit, so
+// a peer that stops reading a large reply would hold the server forever.
+// TCP_USER_TIMEOUT on the listening socket (Linux copies it into every
+// accepted connection) bounds that to the same 35 s: a connection whose
+// data stays unacknowledged that long, zero-window probes included, is
+// aborted, the write fails and write_vc drops the connection. A healthy
+// peer, even on a lossy link, acknowledges within a few retransmissions.
+constexpr unsigned int kReplyWriteTimeoutMs = 35000;
+
+using Clock = std::chrono::steady_clock;
+// How long accepting rests when the process is out of descriptors.
+constexpr auto kAcceptPause = std::chrono::milliseconds(100);
 
 class SunrpcServer : public RpcServer {
  public:
-  SunrpcServer(SVCXPRT* xprt, uint16_t port, const char* netid, bool registered)
-      : xprt_(xprt), port_(port), netid_(netid), registered_(registered) {}
+  SunrpcServer(SVCXPRT* xprt, uint16_t port, const char* netid, bool registered, bool datagram)
+      : xprt_(xprt), port_(port), netid_(netid), registered_(registered), listener_(datagram ? -1 : xprt->xp_fd) {}
 
   ~SunrpcServer() override {
     if (registered_) {
@@ -63,19 +79,55 @@ class SunrpcServer : public RpcServer {
   void serve(const std::atomic<bool>& stop) override {
     std::vector<pollfd> fds;
     while (!stop.load()) {
+      bool accepting = Clock::now() >= accept_paused_until_;
       fds.assign(svc_pollfd, svc_pollfd + svc_max_pollfd);
-      for (pollfd& p : fds) p.revents = 0;
+      for (pollfd& p : fds) {
+        p.revents = 0;
+        if (p.fd == listener_ && !accepting) p.fd = -1;  // poll() leaves it out
+      }
       int n = ::poll(fds.data(), fds.size(), 100);
+      if (n > 0) n -= hold_back_accept(fds);
       if (n > 0) svc_getreq_poll(fds.data(), n);
       else if (n < 0 && errno != EINTR) throw SetupError(std::string("poll failed: ") + std::strerror(errno));
     }
   }
 
  private:
+  // Out of descriptors, libtirpc's accept fails and returns, the listening
+  // socket stays readable, and the loop would spin at 100% CPU. So before
+  // libtirpc accepts, a spare descriptor is tried; without one the listener
+  // rests for kAcceptPause and new connections wait in the kernel's
+  // backlog. Returns 1 when it held the listener's event back, else 0.
+  int hold_back_accept(std::vector<pollfd>& fds) {
+    for (pollfd& p : fds) {
+      if (p.fd != listener_ || !(p.revents & POLLIN)) continue;
+      int spare = ::fcntl(listener_, F_DUPFD_CLOEXEC, 0);
+      if (spare >= 0) {
+        ::close(spare);
+        if (paused_) std::fprintf(stderr, "rpclab-server: sunrpc-tcp: accepting connections again\n");
+        paused_ = false;
+        return 0;
+      }
+      if (!paused_)
+        std::fprintf(stderr,
+                     "rpclab-server: sunrpc-tcp: cannot accept a connection: %s; new connections wait in the "
+                     "backlog until some close (raise the limit with ulimit -n)\n",
+                     std::strerror(errno));
+      paused_ = true;
+      accept_paused_until_ = Clock::now() + kAcceptPause;
+      p.revents = 0;
+      return 1;
+    }
+    return 0;
+  }
+
   SVCXPRT* xprt_;
   uint16_t port_;
   const char* netid_;
   bool registered_;
+  int listener_;  // the TCP listening socket; -1 for UDP
+  Clock::time_point accept_paused_until_{};
+  bool paused_ = false;
 };
 
 // Registers the bound address with rpcbind so `rpcinfo -p` lists it and
@@ -98,6 +150,7 @@ void register_with_rpcbind(const char* netid, const std::string& host, uint16_t 
 std::unique_ptr<RpcServer> make_server(const ServerOptions& options, ServerCore& core, bool datagram) {
   if (g_core) throw SetupError("a Sun RPC server is already running in this process");
   int fd = bind_socket(datagram ? SOCK_DGRAM : SOCK_STREAM, options.host, options.port);
+  if (!datagram) ::setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &kReplyWriteTimeoutMs, sizeof kReplyWriteTimeoutMs);
   if (!datagram && options.tcp_nodelay) {
     // libtirpc accepts the connections itself; Linux hands the listening
     // socket's TCP_NODELAY on to every accepted one.
@@ -123,7 +176,7 @@ std::unique_ptr<RpcServer> make_server(const ServerOptions& options, ServerCore&
   const char* netid = datagram ? "udp" : "tcp";
   if (options.use_rpcbind) register_with_rpcbind(netid, options.host, port);
   g_core = &core;
-  return std::make_unique<SunrpcServer>(xprt, port, netid, options.use_rpcbind);
+  return std::make_unique<SunrpcServer>(xprt, port, netid, options.use_rpcbind, datagram);
 }
 
 }  // namespace
