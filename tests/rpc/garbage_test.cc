@@ -12,7 +12,7 @@
 #include "raw/raw_frame.h"
 #include "rpc_test_util.h"
 #include "support/server_process.h"
-#include "wire.h"
+#include "support/wire.h"
 
 namespace rpclab::test {
 namespace {

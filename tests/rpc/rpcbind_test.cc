@@ -17,7 +17,7 @@
 #include "rpc_test_util.h"
 #include "support/client_process.h"
 #include "support/server_process.h"
-#include "wire.h"
+#include "support/wire.h"
 
 namespace rpclab::test {
 namespace {

@@ -28,6 +28,7 @@ class ServerProcess {
   explicit ServerProcess(const std::string& transport) : ServerProcess(ServerSpec{transport}) {}
 
   uint16_t port() const { return port_; }
+  pid_t pid() const { return child_->pid(); }
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
   bool running() { return !child_->exit_code(); }
   std::string log() const;  // what the server printed so far

@@ -1,4 +1,4 @@
-#include "wire.h"
+#include "support/wire.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

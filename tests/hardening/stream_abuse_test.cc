@@ -1,0 +1,283 @@
+// Garbage, stalls and crowds at each stream server (sunrpc-tcp, grpc,
+// raw-tcp): 1,000 connections held open at once, thousands more that send
+// random bytes or mutated requests and then close, reset or half-close,
+// peers that stop mid-request, a server out of descriptors, and one that
+// is sent more than it should buffer. A valid client keeps calling
+// throughout; the server must keep answering it, never crash, stop with
+// exit 0 and a ledger, and run each of the valid client's calls once.
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "forge.h"
+#include "harness/text_table.h"
+#include "probe.h"
+#include "proc_stats.h"
+#include "rpc/rpc_test_util.h"
+#include "support/server_process.h"
+#include "support/wire.h"
+
+namespace rpclab::test {
+namespace {
+
+using namespace std::chrono_literals;
+using harness::grouped;
+
+constexpr int kHeldConnections = 1000;
+constexpr int kAbusiveConnections = 3000;
+constexpr int kStalledPeers = 50;
+constexpr double kMaxOutageMs = 2000;
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+std::vector<int> open_connections(uint16_t port, int n) {
+  std::vector<int> fds;
+  for (int i = 0; i < n; ++i) fds.push_back(tcp_connect(port));
+  return fds;
+}
+
+void close_all(std::vector<int>* fds) {
+  for (int fd : *fds) ::close(fd);
+  fds->clear();
+}
+
+std::string mutated_request(Forge& forge, const std::string& transport, std::string* kind) {
+  if (transport == "sunrpc-tcp") return forge.sunrpc_record(kind);
+  if (transport == "grpc") return forge.grpc_connection(kind);
+  return forge.raw_frame(kind);
+}
+
+class StreamAbuse : public testing::TestWithParam<std::string> {};
+
+TEST_P(StreamAbuse, TheValidClientIsServedThroughoutAndOnlyItsCallsRunUnderItsId) {
+  const std::string transport = GetParam();
+  // The held connections, the stalled ones and up to a quarter of the rest.
+  constexpr uint64_t kDescriptors = kHeldConnections + kStalledPeers + kAbusiveConnections / 4 + 500;
+  uint64_t limit = raise_open_files(kDescriptors);
+  if (limit < kDescriptors)
+    GTEST_SKIP() << "the test holds up to " << kDescriptors << " descriptors, and RLIMIT_NOFILE's hard limit here is "
+                 << limit;
+  ServerProcess server(transport);
+  Probe probe(transport, server.port(), 2000);
+  probe.start(5ms);
+  auto started = std::chrono::steady_clock::now();
+
+  std::vector<int> held = open_connections(server.port(), kHeldConnections);
+  // A peer that stops mid-request holds libtirpc's blocking svc_vc for 35 s
+  // (SunrpcTcpServer.StalledPeersHoldItFor35SecondsAtMost, below), so only
+  // the other servers get them here, open the whole time.
+  Forge forge(std::hash<std::string>()(transport));
+  std::vector<int> stalled;
+  if (transport != "sunrpc-tcp")
+    for (int i = 0; i < kStalledPeers; ++i) {
+      stalled.push_back(tcp_connect(server.port()));
+      send_some(stalled.back(), forge.partial_request(transport));
+    }
+  Tally requests, endings;
+  std::vector<int> half_closed, left_open;
+  for (int i = 0; i < kAbusiveConnections; ++i) {
+    int fd = tcp_connect(server.port());
+    std::string kind = "random bytes";
+    std::string bytes = forge.below(3) == 0 ? forge.random_bytes(65536) : mutated_request(forge, transport, &kind);
+    send_some(fd, bytes);
+    requests.add(kind, bytes.size());
+    // A peer that leaves its connection open after garbage is one that
+    // stalls mid-request: not for sunrpc-tcp here either.
+    switch (forge.below(transport == "sunrpc-tcp" ? 3 : 4)) {
+      case 0:
+        endings.add("closed", 0);
+        ::close(fd);
+        break;
+      case 1:
+        endings.add("reset", 0);
+        close_with_reset(fd);
+        break;
+      case 2:  // the peer says it is done but keeps reading
+        endings.add("half-closed", 0);
+        ::shutdown(fd, SHUT_WR);
+        half_closed.push_back(fd);
+        if (half_closed.size() >= 200) close_all(&half_closed);
+        break;
+      default:
+        endings.add("left open", 0);
+        left_open.push_back(fd);
+    }
+    ASSERT_TRUE(server.running()) << server.log();
+  }
+  close_all(&half_closed);
+  close_all(&left_open);
+  close_all(&stalled);
+  close_all(&held);
+  std::this_thread::sleep_for(200ms);  // the probe calls on while the server sees the closes
+  probe.stop();
+  double seconds = seconds_since(started);
+  ASSERT_TRUE(server.running()) << server.log();
+  Ledger ledger = server.stop();  // throws unless it exits 0 after SIGTERM, having written the ledger
+
+  EXPECT_GT(probe.calls(), 10u);
+  EXPECT_EQ(probe.ok(), probe.calls()) << probe.first_failures();
+  EXPECT_LT(probe.longest_outage_ms(), kMaxOutageMs);
+  uint64_t forged_runs = probe.expect_ledger_matches(ledger);
+  EXPECT_GT(forged_runs, 0u) << "no forged NEXT ran: the forge no longer speaks " << transport;
+  std::printf("[ VOLUME   ] %s: %s connections held open at once; %s stalled mid-request; %s more connections "
+              "with %s bytes in %.1f s: %s, ended %s; the valid client: %s calls, %s ok, longest wait %.1f ms; "
+              "forged NEXTs that ran: %s\n",
+              transport.c_str(), grouped(kHeldConnections).c_str(),
+              grouped(transport == "sunrpc-tcp" ? 0 : kStalledPeers).c_str(), grouped(requests.count()).c_str(),
+              grouped(requests.bytes()).c_str(), seconds, requests.summary().c_str(), endings.summary().c_str(),
+              grouped(probe.calls()).c_str(), grouped(probe.ok()).c_str(), probe.longest_outage_ms(),
+              grouped(forged_runs).c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(StreamServers, StreamAbuse, testing::Values("sunrpc-tcp", "grpc", "raw-tcp"), param_name);
+
+// A peer that stops mid-record, and one that stops reading a large reply.
+// libtirpc's svc_vc is single-threaded and blocking: the first holds it in
+// read_vc, which polls for up to 35 s (wait_per_try) before it drops the
+// connection; the second in write_vc, which has no limit of its own, and
+// our TCP_USER_TIMEOUT on the listening socket aborts the connection after
+// 35 s (src/sunrpc/sunrpc_server.cc). Each case gets its own server, side
+// by side, so the test costs 35 s, not 70. What is measured: how long a
+// valid call made 300 ms after the stall waits for its reply.
+struct Stall {
+  std::string what;
+  double held_s = 0;
+  bool ok = false;
+};
+
+int stop_mid_record(uint16_t port) {
+  int fd = tcp_connect(port);
+  send_some(fd, record(rpc_call(1, kProgram, 1, 2, xdr_opaque(std::string(4000, 's')))).substr(0, 100));
+  return fd;
+}
+
+int stop_reading(uint16_t port) {
+  int fd = tcp_connect(port, 4096);
+  timeval limit{20, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
+  std::string call = rpc_call(2, kProgram, 1, 2, xdr_opaque(std::string(8 << 20, 'r')));
+  for (size_t at = 0; at < call.size(); at += 65536) {  // fragments as clnt_vc writes them
+    std::string fragment = call.substr(at, 65536);
+    uint32_t mark = static_cast<uint32_t>(fragment.size()) | (at + 65536 >= call.size() ? 0x80000000u : 0);
+    std::string bytes = be32(mark) + fragment;
+    if (::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(bytes.size())) break;
+  }
+  return fd;
+}
+
+void measure_stall(Stall* stall, int (*stop)(uint16_t)) {
+  ServerProcess server("sunrpc-tcp");
+  int peer = stop(server.port());
+  std::this_thread::sleep_for(300ms);  // the server is in read_vc or write_vc now
+  Probe probe("sunrpc-tcp", server.port(), 60000);
+  auto asked = std::chrono::steady_clock::now();
+  stall->ok = probe.call();
+  stall->held_s = seconds_since(asked);
+  ::close(peer);
+  EXPECT_TRUE(server.running()) << server.log();
+  probe.expect_ledger_matches(server.stop());
+}
+
+TEST(SunrpcTcpServer, StalledPeersHoldItFor35SecondsAtMost) {
+  Stall mid_record{"stops mid-record"}, not_reading{"stops reading a 8 MiB reply"};
+  std::thread a(measure_stall, &mid_record, stop_mid_record);
+  std::thread b(measure_stall, &not_reading, stop_reading);
+  a.join();
+  b.join();
+  for (const Stall* s : {&mid_record, &not_reading}) {
+    EXPECT_TRUE(s->ok) << "a peer that " << s->what << ": the valid call failed";
+    EXPECT_LT(s->held_s, 40.0) << "a peer that " << s->what << " held the server longer than 35 s";
+    // Stock libtirpc behaviour, pinned so that a change is noticed (and
+    // docs/architecture.md's "Sun RPC server details" updated).
+    EXPECT_GT(s->held_s, 20.0) << "a peer that " << s->what << " no longer holds the server: libtirpc changed?";
+    std::printf("[ STALL    ] sunrpc-tcp: a peer that %s held the server for %.1f s\n", s->what.c_str(), s->held_s);
+  }
+}
+
+// Out of descriptors (the server runs with RLIMIT_NOFILE 128 and 300
+// connections arrive): the connections it has keep being served, it does
+// not spin on accept(), and once connections close it accepts new ones.
+class OutOfDescriptors : public testing::TestWithParam<std::string> {};
+
+TEST_P(OutOfDescriptors, OpenConnectionsAreStillServed) {
+  const std::string transport = GetParam();
+  ServerProcess server(ServerSpec{transport, {}, {"prlimit", "--nofile=128:128"}});
+  Probe probe(transport, server.port(), 2000);
+  probe.start(5ms);
+  std::vector<int> crowd = open_connections(server.port(), 300);
+  std::this_thread::sleep_for(500ms);
+  double cpu_before = cpu_seconds(server.pid());
+  std::this_thread::sleep_for(1s);
+  double cpu_per_s = cpu_seconds(server.pid()) - cpu_before;
+  close_all(&crowd);
+  std::this_thread::sleep_for(300ms);
+  probe.stop();
+  // A new client, once descriptors are free again.
+  Probe late(transport, server.port(), 3000, kProbeClient - 1);
+  bool late_ok = late.call();
+  std::string log = server.log();
+  ASSERT_TRUE(server.running()) << log;
+  Ledger ledger = server.stop();
+
+  EXPECT_EQ(probe.ok(), probe.calls()) << probe.first_failures();
+  EXPECT_LT(probe.longest_outage_ms(), kMaxOutageMs);
+  probe.expect_ledger_matches(ledger);
+  late.expect_ledger_matches(ledger);
+  std::printf("[ EMFILE   ] %s with 128 descriptors and 300 connections: %.2f CPU s/s while out of them; "
+              "a new client afterwards: %s\n",
+              transport.c_str(), cpu_per_s, late_ok ? "served" : "NOT served");
+  if (transport != "grpc") {  // our own poll loops
+    EXPECT_LT(cpu_per_s, 0.2) << transport << " spins on accept() when out of descriptors";
+    EXPECT_NE(log.find("cannot accept a connection: Too many open files"), std::string::npos) << log;
+  }
+  if (transport == "grpc") {
+    // gRPC 1.51 stops listening for good after one failed accept4()
+    // (grpc/grpc#20418). Pinned so that a fixed gRPC is noticed.
+    EXPECT_FALSE(late_ok) << "gRPC accepts again after EMFILE: update docs/running.md";
+    EXPECT_NE(log.find("gRPC no longer accepts connections"), std::string::npos) << log;
+  } else {
+    EXPECT_TRUE(late_ok) << late.first_failures();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(StreamServers, OutOfDescriptors, testing::Values("sunrpc-tcp", "grpc", "raw-tcp"),
+                         param_name);
+
+// 48 peers each start a 16 MiB frame and send 12 MiB of it: 576 MiB that
+// raw-tcp would hold without its 256 MiB cap on buffers across connections.
+TEST(RawTcpServer, BuffersAcrossConnectionsAreCapped) {
+  ServerProcess server("raw-tcp");
+  Probe probe("raw-tcp", server.port(), 2000);
+  probe.start(5ms);
+  std::string body(12 << 20, 'b');
+  std::vector<int> peers;
+  for (int i = 0; i < 48; ++i) {
+    int fd = tcp_connect(server.port());
+    timeval limit{10, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
+    std::string header = be32(16 << 20) + be32(1) + std::string(1, '\2');  // ECHO of 16 MiB
+    ::send(fd, header.data(), header.size(), MSG_NOSIGNAL);
+    ::send(fd, body.data(), body.size(), MSG_NOSIGNAL);  // fails once the server closes this one
+    peers.push_back(fd);
+  }
+  uint64_t peak_mib = status_kib(server.pid(), "VmHWM") >> 10;
+  close_all(&peers);
+  probe.stop();
+  std::string log = server.log();
+  ASSERT_TRUE(server.running()) << log;
+  probe.expect_ledger_matches(server.stop());
+  EXPECT_EQ(probe.ok(), probe.calls()) << probe.first_failures();
+  EXPECT_LT(peak_mib, 256u + 96u) << "the server held more than its cap";
+  EXPECT_NE(log.find("over the 256 MiB cap"), std::string::npos) << log;
+  std::printf("[ MEMORY   ] raw-tcp: 48 peers sent 576 MiB of unfinished frames; the server peaked at %s MiB\n",
+              grouped(peak_mib).c_str());
+}
+
+}  // namespace
+}  // namespace rpclab::test
