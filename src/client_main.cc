@@ -70,7 +70,8 @@ int main(int argc, char** argv) {
   app.add_flag("--rpcbind", options.use_rpcbind, "sunrpc: find the server through rpcbind");
   app.add_option("--connect", connect, "persistent | per-call")->check(CLI::IsMember({"persistent", "per-call"}));
   app.add_option("--start-at", start_at_ns, "CLOCK_REALTIME ns at which recorded calls begin");
-  app.add_option("--record", record_path, "write the call record here (format: docs/results-format.md)");
+  app.add_option("--record", record_path, "write the call record here (format: docs/results-format.md)")
+      ->check(rpclab::writable_file());
   rpclab::parse_or_exit(app, argc, argv);
 
   const rpclab::TransportRow* row = rpclab::find_transport(options.transport);

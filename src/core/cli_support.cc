@@ -1,7 +1,12 @@
 #include "core/cli_support.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 
 namespace rpclab {
 
@@ -18,6 +23,20 @@ void parse_or_exit(CLI::App& app, int argc, char** argv) {
     std::fprintf(stderr, "%s: %s\nRun with --help for the flags.\n", app.get_name().c_str(), e.what());
     std::exit(kExitUsage);
   }
+}
+
+CLI::Validator writable_file() {
+  return CLI::Validator(
+      [](std::string& path) -> std::string {
+        std::error_code ec;
+        if (std::filesystem::is_directory(path, ec)) return path + " is a folder; give a file name in it";
+        std::string dir = std::filesystem::path(path).parent_path().string();
+        if (dir.empty()) dir = ".";
+        if (::access(dir.c_str(), W_OK) == 0) return {};
+        return "cannot write " + path + ": folder " + dir + ": " + std::strerror(errno) +
+               " (create it, or choose a writable place)";
+      },
+      "FILE");
 }
 
 void split_host_port(const std::string& text, const std::string& flag, std::string* host, uint16_t* port) {

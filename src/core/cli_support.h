@@ -20,6 +20,11 @@ inline constexpr int kExitSetup = 3;      // could not start: port in use, privi
 // message (CLI11 names the flag) and exits with kExitUsage.
 void parse_or_exit(CLI::App& app, int argc, char** argv);
 
+// A CLI11 check for a file the program writes later (a ledger, a record):
+// its folder must exist and be writable now, so a bad path is refused
+// before any call is made rather than after an hour of them.
+CLI::Validator writable_file();
+
 // "HOST:PORT" -> parts; throws CLI::ValidationError naming `flag`.
 void split_host_port(const std::string& text, const std::string& flag, std::string* host, uint16_t* port);
 
