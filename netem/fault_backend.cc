@@ -76,7 +76,10 @@ Choice choose_backend(const std::string& requested, const FaultSpec& spec, const
   if (!caps.root) throw SpecError("faults (" + spec.summary() + ") need root: network namespaces, tc and nft");
   const std::string no_netem = "this kernel (" + kernel_release() + ") has no sch_netem";
   const std::string no_uml = std::string("user-mode-linux is not installed: ") + kUmlInstall;
-  const std::string no_nft = "nftables with the netdev family (ingress/egress hooks, dup, numgen) does not work here";
+  const std::string no_nft =
+      "nftables with the netdev family (ingress/egress hooks, dup, numgen) does not work here (it needs the nftables "
+      "package and a kernel of 5.16 or later for the egress hook; otherwise use uml-netem: " + std::string(kUmlInstall) +
+      ")";
 
   if (requested == "netem")
     return require(BackendKind::kNetem, caps.host_netem,

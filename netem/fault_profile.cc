@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -94,14 +95,18 @@ FaultSpec parse_profile(const std::string& text, const std::string& name) {
   spec.profile = name;
   std::istringstream in(text);
   std::string line;
+  std::map<std::string, int> seen;  // key -> the line that gave it
   for (int number = 1; std::getline(in, line); ++number) {
     std::string body = trim(line.substr(0, line.find('#')));
     if (body.empty()) continue;
     auto where = [&] { return fmt::format("profile {} line {}: ", name, number); };
     size_t eq = body.find('=');
     if (eq == std::string::npos) throw SpecError(where() + "expected KEY=VALUE, got \"" + body + "\"");
+    std::string key = trim(body.substr(0, eq));
+    if (auto [it, fresh] = seen.emplace(key, number); !fresh)
+      throw SpecError(where() + fmt::format("{} is given twice (first on line {}); keep one", key, it->second));
     try {
-      set_key(spec, trim(body.substr(0, eq)), trim(body.substr(eq + 1)));
+      set_key(spec, key, trim(body.substr(eq + 1)));
     } catch (const SpecError& e) {
       throw SpecError(where() + e.what());
     }

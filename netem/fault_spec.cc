@@ -42,14 +42,15 @@ constexpr JsonField kNumberFields[] = {
     {"corrupt_pct", &FaultSpec::corrupt_pct},
 };
 struct GeField {
-  const char* key;
+  const char* key;          // in JSON
+  const char* profile_key;  // in a profile and in messages
   std::optional<double> FaultSpec::*member;
 };
 constexpr GeField kGeFields[] = {
-    {"ge_p_pct", &FaultSpec::ge_p_pct},
-    {"ge_r_pct", &FaultSpec::ge_r_pct},
-    {"ge_1h_pct", &FaultSpec::ge_1h_pct},
-    {"ge_1k_pct", &FaultSpec::ge_1k_pct},
+    {"ge_p_pct", "ge_p", &FaultSpec::ge_p_pct},
+    {"ge_r_pct", "ge_r", &FaultSpec::ge_r_pct},
+    {"ge_1h_pct", "ge_1h", &FaultSpec::ge_1h_pct},
+    {"ge_1k_pct", "ge_1k", &FaultSpec::ge_1k_pct},
 };
 
 }  // namespace
@@ -84,7 +85,7 @@ void FaultSpec::validate() const {
   check_range("loss", loss_pct, 0, 100, "(percent)");
   check_range("loss_corr", loss_corr_pct, 0, 100, "(percent)");
   for (const auto& f : kGeFields)
-    if (this->*f.member) check_range(f.key, *(this->*f.member), 0, 100, "(percent)");
+    if (this->*f.member) check_range(f.profile_key, *(this->*f.member), 0, 100, "(percent)");
   if ((ge_r_pct || ge_1h_pct || ge_1k_pct) && !ge_p_pct)
     throw SpecError("ge_r/ge_1h/ge_1k given without ge_p: Gilbert-Elliott loss needs ge_p (0..100 percent)");
   if (ge_p_pct && (loss_pct != 0 || loss_corr_pct != 0))

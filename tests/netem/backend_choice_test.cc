@@ -52,6 +52,11 @@ TEST(ChooseBackend, ExplicitRequestsThatCannotWork) {
   EXPECT_NE(e.find("apt-get install user-mode-linux"), std::string::npos) << e;
   e = error_of("auto", wan, no_uml);
   EXPECT_NE(e.find("no fault backend"), std::string::npos) << e;
+  Capabilities no_nft = ci_machine();
+  no_nft.nftables = false;
+  e = error_of("nftables", parse_profile("dup=5\n", "x"), no_nft);
+  EXPECT_NE(e.find("5.16"), std::string::npos) << e;
+  EXPECT_NE(e.find("use uml-netem"), std::string::npos) << e;
   Capabilities user = ci_machine();
   user.root = false;
   EXPECT_NE(error_of("auto", wan, user).find("need root"), std::string::npos);

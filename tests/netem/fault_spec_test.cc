@@ -58,7 +58,7 @@ TEST(FaultSpec, RejectsOutOfRangeNamingFieldValueAndRange) {
   expect_error("reorder=5", "reorder = 5: needs delay_ms > 0");
   expect_error("corrupt=200", "corrupt = 200");
   expect_error("loss_corr=101", "loss_corr = 101");
-  expect_error("ge_p=120", "ge_p_pct = 120");
+  expect_error("ge_p=120", "ge_p = 120");
   expect_error("ge_r=10", "without ge_p");
   expect_error("loss=1\nge_p=1", "not both");
   expect_error("rate=fast", "rate = fast: must be a number with a unit");
@@ -77,6 +77,7 @@ TEST(FaultSpec, RejectsBadSyntaxWithLineNumbers) {
   expect_error("just words", "line 1: expected KEY=VALUE");
   expect_error("direction=sideways", "direction = \"sideways\": must be to-server, to-client or both");
   expect_error("seed=-3", "seed = \"-3\"");
+  expect_error("loss=1\n# comment\nloss=2", "line 3: loss is given twice (first on line 1)");
 }
 
 TEST(FaultSpec, JsonRoundTrip) {
