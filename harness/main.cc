@@ -1,6 +1,9 @@
 // rpclab: the harness. Subcommands run the experiments, report on this
 // machine, and clean up. A screen of glue over harness/ and netem/.
+#include <unistd.h>
+
 #include <cstdio>
+#include <string>
 
 #include "core/cli_support.h"
 #include "harness/dependability_command.h"
@@ -18,11 +21,23 @@ int doctor() {
 }
 
 int clean_net() {
+  if (::geteuid() != 0 && !rpclab::netem::list_our_namespaces().empty()) {
+    std::fprintf(stderr, "rpclab clean-net: removing network namespaces needs root: sudo make clean-net\n");
+    return rpclab::kExitSetup;
+  }
   rpclab::netem::CommandLog log;
   auto removed = rpclab::netem::remove_all_namespaces(log);
   for (const std::string& ns : removed) std::printf("removed %s\n", ns.c_str());
   std::printf("%zu rpclab namespace(s) removed\n", removed.size());
   return rpclab::kExitOk;
+}
+
+bool has_subcommand(CLI::App& app, const std::string& name) {
+  try {
+    return app.get_subcommand(name) != nullptr;
+  } catch (const CLI::OptionNotFound&) {
+    return false;
+  }
 }
 
 }  // namespace
@@ -40,6 +55,12 @@ int main(int argc, char** argv) {
   cell->add_option("--result", result)->required();
   cell->add_option("--run-id", run_id);
   cell->group("");  // internal: not listed in --help
+  // CLI11 would only say "A subcommand is required" of a misspelt one.
+  if (argc > 1 && argv[1][0] != '-' && !has_subcommand(app, argv[1])) {
+    std::fprintf(stderr, "rpclab: unknown command '%s' (commands: dependability, speed, doctor, clean-net)\n",
+                 argv[1]);
+    return rpclab::kExitUsage;
+  }
   rpclab::harness::remember_command_line(argc, argv);
   rpclab::parse_or_exit(app, argc, argv);
 

@@ -123,7 +123,11 @@ void apply_overrides(std::vector<Block>& blocks, const AxisOverrides& o) {
     std::vector<Block> kept;
     for (const Block& b : blocks)
       if (std::find(o.blocks->begin(), o.blocks->end(), b.name) != o.blocks->end()) kept.push_back(b);
-    if (kept.empty()) throw std::invalid_argument("--tables: none of the preset's tables is named that");
+    if (kept.empty()) {
+      std::string known;
+      for (const Block& b : blocks) known += (known.empty() ? "" : ", ") + b.name;
+      throw std::invalid_argument("--tables: this preset has no table of that name (its tables: " + known + ")");
+    }
     blocks = kept;
   }
   for (const std::string& t : o.transports.value_or(std::vector<std::string>{}))
