@@ -27,11 +27,13 @@ TEST(Matrix, Levy1989IsTheLoadTableThenTheFaultsTable) {
       EXPECT_EQ(c.topology, netem::TopologyKind::kLoopback);
     } else {
       EXPECT_EQ(c.block, "faults");
-      EXPECT_EQ(c.total_calls(), 10000u);
+      EXPECT_EQ(c.total_calls(), 20000u);
       EXPECT_EQ(c.topology, netem::TopologyKind::kTwoHost);
       EXPECT_EQ(c.hogs, 0);
     }
-    if (c.transport != "sunrpc-udp") EXPECT_FALSE(c.retry_timeout_ms.has_value());
+    if (c.transport != "sunrpc-udp") {
+      EXPECT_FALSE(c.retry_timeout_ms.has_value());
+    }
   }
 }
 
