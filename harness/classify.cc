@@ -23,7 +23,7 @@ ClassCounts classify(const std::vector<ClientCalls>& clients, const Ledger& ledg
   ClassCounts c;
   c.unrecorded = ledger.unrecorded();
   for (const ClientCalls& client : clients) {
-    uint64_t accounted = 0;
+    uint64_t accounted = 0, silent_before = c.silent();
     for (const CallEntry& call : client.record->calls) {
       uint32_t ran = ledger.count(client.client_id, call.seq);
       ++c.calls;
@@ -34,6 +34,7 @@ ClassCounts classify(const std::vector<ClientCalls>& clients, const Ledger& ledg
     uint64_t total = ledger.total_executions(client.client_id);
     c.unissued_executions += total > accounted ? total - accounted : 0;
     c.levy_mismatches += ledger.mismatches(client.client_id);
+    if (c.silent() > silent_before) ++c.clients_with_silent_errors;
   }
   return c;
 }
@@ -48,6 +49,7 @@ nlohmann::json ClassCounts::to_json() const {
           {"clean_failure", clean_failure},
           {"unissued_executions", unissued_executions},
           {"unrecorded_executions", unrecorded},
+          {"clients_with_silent_errors", clients_with_silent_errors},
           {"client_errors", client_errors}};
 }
 

@@ -33,6 +33,10 @@ struct ClassCounts {
   uint64_t unissued_executions = 0; // ledger entries no client record accounts for
   uint64_t levy_mismatches = 0;     // the server's own sequence check (Levy 1989)
   uint64_t unrecorded = 0;          // executions the ledger could not hold (cap)
+  // Clients with at least one silent error. Calls are not independent: one
+  // late UDP reply can make every later call of that client run twice, so
+  // a cell's silent errors often come from a few clients, not from all.
+  uint64_t clients_with_silent_errors = 0;
   std::map<std::string, uint64_t> client_errors;  // reported errors by kind
 
   uint64_t silent() const { return silent_loss + silent_duplicates; }

@@ -65,6 +65,20 @@ TEST(Classify, ClientsAreKeptApart) {
   ClassCounts c = classify({{1, &a}, {2, &b}}, ledger);
   EXPECT_EQ(c.correct, 1u);
   EXPECT_EQ(c.silent_duplicates, 1u);
+  EXPECT_EQ(c.clients_with_silent_errors, 1u);
+}
+
+TEST(Classify, CountsTheClientsThatHadSilentErrors) {
+  Ledger ledger;
+  for (uint32_t client : {1u, 2u, 3u}) run_times(ledger, client, 0, 1);
+  run_times(ledger, 2, 1, 2);  // client 2: a silent duplicate
+  // client 3, seq 1: ok but never ran -> a silent loss
+  run_times(ledger, 1, 1, 1);
+  CallRecord r = record_of({{0, ErrorKind::kOk}, {1, ErrorKind::kOk}});
+  ClassCounts c = classify({{1, &r}, {2, &r}, {3, &r}}, ledger);
+  EXPECT_EQ(c.silent(), 2u);
+  EXPECT_EQ(c.clients_with_silent_errors, 2u);
+  EXPECT_EQ(classify({{1, &r}}, ledger).clients_with_silent_errors, 0u);
 }
 
 TEST(Classify, GapsAndUnissuedExecutions) {
