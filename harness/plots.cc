@@ -32,8 +32,8 @@ std::string data_file(const PlotSpec& plot) {
 
 std::string script(const PlotSpec& plot, const std::string& dat, const std::string& png) {
   std::string gp = fmt::format(
-      "set terminal pngcairo size 1000,600 noenhanced\nset output {}\nset title {}\nset xlabel {}\nset ylabel {}\n"
-      "set key outside right\nset grid\n",
+      "set terminal pngcairo size 1000,650 noenhanced\nset output {}\nset title {}\nset xlabel {}\nset ylabel {}\n"
+      "set key outside bottom center horizontal\nset grid\n",
       gp_quote(png), gp_quote(plot.title), gp_quote(plot.xlabel), gp_quote(plot.ylabel));
   if (plot.logx) gp += "set logscale x\n";
   if (plot.logy) gp += "set logscale y\n";
