@@ -1,0 +1,250 @@
+// The harness killed at random moments. Twenty runs of the quick preset
+// (loaded server, the two-host link with nftables duplication, every fifth
+// run's faults inside a user-mode-linux guest) are each SIGKILLed during
+// setup, mid-cell, during teardown, or at a random instant. After every
+// kill: each process the run started (server, clients, hogs, guest) is gone
+// within a grace period, every line of results.jsonl is a valid record, and
+// the namespaces it left are removed by the next run. Two more runs get
+// SIGINT mid-cell instead: they stop within a few seconds, keep their
+// finished cells and leave nothing behind on their own. A last run resumes
+// a killed one to the end.
+//
+// RPCLAB_KILL_SEED=N replays one sequence of kill moments.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "harness/harness_e2e_util.h"
+#include "netem/netem_test_util.h"
+#include "netem/topology.h"
+#include "process_table.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
+
+namespace rpclab::test {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kKilledRuns = 20;
+constexpr auto kGrace = 5s;           // for the kernel to deliver PDEATHSIG and reap
+constexpr auto kInterruptLimit = 5s;  // Ctrl-C must end a run this fast
+
+enum class Moment { kSetup, kMidCell, kTeardown, kRandom };
+
+const char* moment_name(Moment m) {
+  switch (m) {
+    case Moment::kSetup: return "setup";
+    case Moment::kMidCell: return "mid-cell";
+    case Moment::kTeardown: return "teardown";
+    case Moment::kRandom: return "random";
+  }
+  return "?";
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// The run's commands.log and the logs its guests write (a cell inside a
+// user-mode-linux guest logs there, and its namespaces live in the guest).
+bool logged(const std::string& run_dir, const std::string& text) {
+  if (read_text(run_dir + "/commands.log").find(text) != std::string::npos) return true;
+  std::error_code ec;
+  for (auto& e : std::filesystem::recursive_directory_iterator(run_dir + "/cells", ec))
+    if (e.path().filename() == "guest-commands.log" && read_text(e.path()).find(text) != std::string::npos)
+      return true;
+  return false;
+}
+
+bool any_server_ready(const std::string& run_dir) {
+  std::error_code ec;
+  for (auto& e : std::filesystem::recursive_directory_iterator(run_dir + "/cells", ec))
+    if (e.path().filename() == "server.ready" && e.path().string().find("two-host") != std::string::npos) return true;
+  return false;
+}
+
+// Whether the run has reached the moment: setup is a namespace being made,
+// mid-cell a two-host server serving, teardown a namespace being removed;
+// all read from what the run itself writes.
+bool reached(Moment m, const std::string& run_dir, Clock::time_point started, Clock::duration random_at) {
+  switch (m) {
+    case Moment::kSetup: return logged(run_dir, "ip netns add");
+    case Moment::kMidCell: return any_server_ready(run_dir);
+    case Moment::kTeardown: return logged(run_dir, "ip netns delete");
+    case Moment::kRandom: return Clock::now() - started >= random_at;
+  }
+  return false;
+}
+
+std::vector<std::string> namespaces_of(pid_t owner) {
+  std::vector<std::string> out;
+  std::string prefix = std::string(netem::kNamespacePrefix) + std::to_string(owner) + "-";
+  for (const std::string& ns : our_namespaces())
+    if (ns.rfind(prefix, 0) == 0) out.push_back(ns);
+  return out;
+}
+
+// Every line must parse and be a cell record: a SIGKILL between two writes
+// may lose a cell, never leave half of one.
+std::string bad_result_lines(const std::string& path) {
+  std::ifstream in(path);
+  std::string bad;
+  int n = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++n;
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("status") || !j.contains("cell"))
+      bad += "line " + std::to_string(n) + ": " + line.substr(0, 80) + "\n";
+  }
+  return bad;
+}
+
+// Processes that outlived the run: those seen under it, and any other whose
+// command line names its folder (a process that escaped the tree).
+std::vector<ProcessInfo> survivors(const std::vector<ProcessInfo>& seen, const std::string& run_dir) {
+  std::vector<ProcessInfo> left;
+  auto deadline = Clock::now() + kGrace;
+  do {
+    left.clear();
+    for (const ProcessInfo& p : seen)
+      if (still_running(p)) left.push_back(p);
+    for (const ProcessInfo& p : all_processes())
+      if (p.cmdline.find(run_dir) != std::string::npos && p.pid != ::getpid()) left.push_back(p);
+    if (left.empty()) break;
+    std::this_thread::sleep_for(50ms);
+  } while (Clock::now() < deadline);
+  return left;
+}
+
+std::string describe(const std::vector<ProcessInfo>& procs) {
+  std::string s;
+  for (const ProcessInfo& p : procs) s += "  " + std::to_string(p.pid) + " " + p.comm + ": " + p.cmdline + "\n";
+  return s;
+}
+
+// `folder` is "--out DIR" or "--resume DIR".
+std::vector<std::string> quick_run(const TempDir& dir, const std::vector<std::string>& folder, bool in_guest) {
+  std::vector<std::string> argv = {bin("rpclab"), "dependability", "--preset", "quick", "--loads", "2", "--calls",
+                                   "400", "--fault-calls", "400", "--results-root", dir.file("results")};
+  argv.insert(argv.end(), folder.begin(), folder.end());
+  if (in_guest) argv.insert(argv.end(), {"--faults-backend", "uml-netem"});
+  return argv;
+}
+
+struct Tally {
+  int runs = 0, killed_before_moment = 0, namespaces_left_by_kill = 0, processes_seen = 0;
+  std::map<std::string, int> by_moment;
+};
+
+TEST(KilledRuns, NothingOutlivesASigkilledRunAndTheNextRunRemovesItsNamespaces) {
+  if (auto why = netem::testing::why_not_namespaces(); !why.empty()) GTEST_SKIP() << why;
+  if (!netem::testing::caps().host_netem && !netem::testing::caps().nftables)
+    GTEST_SKIP() << "neither netem nor nftables works here, so the runs' fault cells could not run";
+  // Every fifth run puts its fault cells in a user-mode-linux guest, where it can.
+  std::string why_no_guest = netem::testing::why_not_our_binaries_in_uml();
+  if (!why_no_guest.empty()) std::printf("[ NOTE     ] no run uses a guest: %s\n", why_no_guest.c_str());
+  const char* seed_env = std::getenv("RPCLAB_KILL_SEED");
+  unsigned seed = seed_env ? static_cast<unsigned>(std::strtoul(seed_env, nullptr, 10)) : std::random_device{}();
+  std::printf("[ SEED     ] RPCLAB_KILL_SEED=%u\n", seed);
+  std::mt19937 rng(seed);
+  TempDir dir;
+  Tally tally;
+  std::vector<pid_t> killed;  // owners whose namespaces the next run must remove
+  std::string last_killed_dir;
+
+  for (int i = 0; i < kKilledRuns; ++i) {
+    Moment moment = static_cast<Moment>(i % 4);
+    bool in_guest = i % 5 == 4 && why_no_guest.empty();
+    auto random_at = std::chrono::milliseconds(std::uniform_int_distribution<int>(100, 6000)(rng));
+    auto jitter = std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 150)(rng));
+    std::string run_dir = dir.file("run-" + std::to_string(i));
+    SCOPED_TRACE(std::string("run ") + std::to_string(i) + ", killed at " + moment_name(moment) +
+                 (in_guest ? " (uml-netem)" : "") + ", seed " + std::to_string(seed));
+
+    Child run(quick_run(dir, {"--out", run_dir}, in_guest), dir.file("run-" + std::to_string(i) + ".log"));
+    DescendantWatch watch(run.pid());
+    auto started = Clock::now();
+    bool hit = false;
+    while (!run.exit_code() && Clock::now() - started < 90s)
+      if ((hit = reached(moment, run_dir, started, random_at))) break;
+      else std::this_thread::sleep_for(2ms);
+    std::this_thread::sleep_for(jitter);
+    int code = run.stop(SIGKILL, 0ms);
+    ++tally.runs;
+    tally.by_moment[moment_name(moment)] += 1;
+    if (!hit) ++tally.killed_before_moment;  // the run ended first; the kill found it done
+    std::vector<ProcessInfo> seen = watch.seen();
+    tally.processes_seen += static_cast<int>(seen.size());
+
+    std::vector<ProcessInfo> left = survivors(seen, run_dir);
+    EXPECT_TRUE(left.empty()) << left.size() << " processes of the run outlived it by " << kGrace.count()
+                              << " s (run exit " << describe_exit(code) << "):\n" << describe(left);
+    EXPECT_EQ(bad_result_lines(run_dir + "/results.jsonl"), "");
+
+    // A run removes stale namespaces before its first cell, so once this
+    // one had begun a cell, the previous killed run's must be gone.
+    if (!killed.empty() && logged(run_dir, "# cell 1/")) {
+      EXPECT_TRUE(namespaces_of(killed.back()).empty())
+          << "run " << i << " did not remove the namespaces of killed run " << killed.back();
+    }
+    tally.namespaces_left_by_kill += namespaces_of(run.pid()).empty() ? 0 : 1;
+    killed.push_back(run.pid());
+    last_killed_dir = run_dir;
+  }
+
+  // Ctrl-C mid-cell: prompt, clean, and the finished cells kept.
+  for (int i = 0; i < 2; ++i) {
+    std::string run_dir = dir.file("interrupted-" + std::to_string(i));
+    Child run(quick_run(dir, {"--out", run_dir}, false), run_dir + ".log");
+    DescendantWatch watch(run.pid());
+    auto started = Clock::now();
+    while (!run.exit_code() && Clock::now() - started < 90s && !reached(Moment::kMidCell, run_dir, started, {}))
+      std::this_thread::sleep_for(2ms);
+    ASSERT_FALSE(run.exit_code()) << "the run ended before its first two-host cell";
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 300)(rng)));
+    auto sent = Clock::now();
+    int code = run.stop(SIGINT, 30s);
+    double took = std::chrono::duration<double>(Clock::now() - sent).count();
+    EXPECT_EQ(code, 130) << describe_exit(code) << "\n" << read_text(run_dir + ".log");
+    EXPECT_LT(took, std::chrono::duration<double>(kInterruptLimit).count());
+    EXPECT_TRUE(namespaces_of(run.pid()).empty()) << "an interrupted run must remove its own namespaces";
+    std::vector<ProcessInfo> left = survivors(watch.seen(), run_dir);
+    EXPECT_TRUE(left.empty()) << describe(left);
+    EXPECT_EQ(bad_result_lines(run_dir + "/results.jsonl"), "");
+    EXPECT_GE(read_jsonl(run_dir + "/results.jsonl").size(), 3u) << "the three loopback cells finished first";
+  }
+
+  // The last killed run, resumed: it removes what the last kill left and
+  // finishes every cell.
+  auto resume = quick_run(dir, {"--resume", last_killed_dir}, (kKilledRuns - 1) % 5 == 4 && why_no_guest.empty());
+  ProcessResult r = run_program(resume, 300s);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> stale;
+  for (pid_t owner : killed)
+    for (const std::string& ns : namespaces_of(owner)) stale.push_back(ns);
+  EXPECT_TRUE(stale.empty()) << stale.size() << " namespaces of killed runs remain, first " << stale.front();
+  EXPECT_EQ(bad_result_lines(last_killed_dir + "/results.jsonl"), "");
+  EXPECT_EQ(read_jsonl(last_killed_dir + "/results.jsonl").size(), 7u) << "the resumed run has every cell";
+
+  std::string moments;
+  for (const auto& [name, n] : tally.by_moment) moments += " " + name + " " + std::to_string(n);
+  std::printf("[ KILLED   ] %d runs SIGKILLed (%s); %d ended before their moment came; %d processes followed; "
+              "%d runs left namespaces, all removed by the next run; leftover processes and namespaces: %zu\n",
+              tally.runs, moments.substr(1).c_str(), tally.killed_before_moment, tally.processes_seen,
+              tally.namespaces_left_by_kill, stale.size());
+}
+
+}  // namespace
+}  // namespace rpclab::test
