@@ -180,27 +180,5 @@ TEST(DependabilityE2E, AServerThatDiesFailsItsCellAndTheRunGoesOn) {
   EXPECT_EQ(records.back()["status"], "ok");
 }
 
-TEST(DependabilityE2E, BadFlagsExit2NamingTheFlag) {
-  TempDir dir;
-  struct Case {
-    std::vector<std::string> args;
-    std::string says;
-  } cases[] = {
-      {{"--preset", "levy2024"}, "--preset"},
-      {{"--loss", "150"}, "--loss"},
-      {{"--transports", "carrier-pigeon"}, "carrier-pigeon"},
-      {{"--retry-timeouts", "soon"}, "--retry-timeouts"},
-      {{"--clients", "0"}, "--clients"},
-      {{"--profile", "no-such-profile"}, "no-such-profile"},
-      {{"--resume", dir.file("missing")}, "--resume"},
-      {{"--frobnicate"}, "frobnicate"},
-  };
-  for (const Case& c : cases) {
-    ProcessResult r = run_program(rpclab(dir, c.args), 30s);
-    EXPECT_EQ(r.exit_code, 2) << c.args[0] << ": " << r.err;
-    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
-  }
-}
-
 }  // namespace
 }  // namespace rpclab::test
