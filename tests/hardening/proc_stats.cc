@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace rpclab::test {
 
@@ -26,6 +27,19 @@ double cpu_seconds(pid_t pid) {
     }
   }
   return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+bool wait_until_settled(pid_t pid, std::chrono::milliseconds limit) {
+  constexpr auto kWindow = std::chrono::milliseconds(300);
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  double before = cpu_seconds(pid);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(kWindow);
+    double now = cpu_seconds(pid);
+    if (now - before < 0.1 * std::chrono::duration<double>(kWindow).count()) return true;
+    before = now;
+  }
+  return false;
 }
 
 uint64_t status_kib(pid_t pid, const std::string& field) {
