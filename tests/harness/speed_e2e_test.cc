@@ -38,8 +38,9 @@ TEST(SpeedE2E, EveryCellIsMeasuredOrSkippedWithAReason) {
     EXPECT_GT(rec["p50_us"].get<double>(), 0) << rec["label"];
     EXPECT_LE(rec["p50_us"].get<double>(), rec["p99_us"].get<double>());
     EXPECT_EQ(rec["calls_measured"], 40u) << rec["label"];
-    if (rec["transport"] == "grpc" || rec["transport"] == "sunrpc-tcp")
+    if (rec["transport"] == "grpc" || rec["transport"] == "sunrpc-tcp") {
       EXPECT_TRUE(rec["ratio_to_floor"].is_number()) << rec["label"];
+    }
   }
   EXPECT_GT(measured, 0u);
   EXPECT_GT(skipped, 0u) << "64 KiB over sunrpc-udp's default buffer must be skipped";
