@@ -215,6 +215,19 @@ std::string hpack_literal(const std::string& name, const std::string& value) {
   return std::string(1, '\0') + static_cast<char>(name.size()) + name + static_cast<char>(value.size()) + value;
 }
 
+// The request headers of a gRPC call to `path`, each a literal.
+std::string grpc_headers(const std::string& path) {
+  return hpack_literal(":method", "POST") + hpack_literal(":scheme", "http") + hpack_literal(":path", path) +
+         hpack_literal(":authority", "127.0.0.1") + hpack_literal("content-type", "application/grpc") +
+         hpack_literal("te", "trailers");
+}
+
+const std::string kH2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + h2_frame(4, 0, 0, "");  // and empty SETTINGS
+
+std::string grpc_framed(const std::string& message) {
+  return std::string(1, '\0') + be32(static_cast<uint32_t>(message.size())) + message;
+}
+
 std::string varint(uint64_t v) {
   std::string out;
   do {
@@ -244,14 +257,10 @@ std::string Forge::grpc_message(std::string* method) {
 std::string Forge::grpc_connection(std::string* kind) {
   std::string method;
   std::string message = grpc_message(&method);
-  std::string framed = std::string(1, '\0') + be32(static_cast<uint32_t>(message.size())) + message;
+  std::string framed = grpc_framed(message);
   std::string path = "/rpclab.wire.Rpclab/" + method;
-  std::string preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + h2_frame(4, 0, 0, "");  // and empty SETTINGS
-  auto headers = [&path] {
-    return hpack_literal(":method", "POST") + hpack_literal(":scheme", "http") + hpack_literal(":path", path) +
-           hpack_literal(":authority", "127.0.0.1") + hpack_literal("content-type", "application/grpc") +
-           hpack_literal("te", "trailers");
-  };
+  const std::string& preface = kH2Preface;
+  auto headers = [&path] { return grpc_headers(path); };
   std::string header_block;
   switch (below(12)) {
     case 0:
@@ -305,6 +314,17 @@ std::string Forge::grpc_connection(std::string* kind) {
   if (header_block.empty()) header_block = headers();
   // HEADERS with END_HEADERS, then DATA with END_STREAM, both on stream 1.
   return preface + h2_frame(1, 4, 1, header_block) + h2_frame(0, 1, 1, framed);
+}
+
+std::string Forge::valid_next(const std::string& transport) {
+  uint32_t client = rogue_client(), seq = rogue_seq();
+  if (transport == "sunrpc-tcp")
+    return record(rpc_call(static_cast<uint32_t>(rng_()), kProgram, 1, 1, be32(client) + be32(seq)));
+  if (transport == "grpc") {
+    std::string framed = grpc_framed("\x08" + varint(client) + "\x10" + varint(seq));
+    return kH2Preface + h2_frame(1, 4, 1, grpc_headers("/rpclab.wire.Rpclab/Next")) + h2_frame(0, 1, 1, framed);
+  }
+  return raw::encode_frame(static_cast<uint32_t>(rng_()), raw::Proc::kNext, raw::encode_next_request(client, seq));
 }
 
 std::string Forge::partial_request(const std::string& transport) {

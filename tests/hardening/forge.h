@@ -45,6 +45,10 @@ class Forge {
   // Sun RPC over TCP: record-marking mutations besides the call's own.
   std::string sunrpc_record(std::string* kind);
 
+  // One valid NEXT, whole, as a stream transport carries it (a record-marked
+  // Sun RPC call, a gRPC connection's bytes, a raw frame).
+  std::string valid_next(const std::string& transport);
+
   // The first part of a valid request of `transport`'s protocol: a peer
   // that stops mid-request.
   std::string partial_request(const std::string& transport);

@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 namespace rpclab::test {
 
@@ -27,19 +26,6 @@ double cpu_seconds(pid_t pid) {
     }
   }
   return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
-}
-
-bool wait_until_settled(pid_t pid, std::chrono::milliseconds limit) {
-  constexpr auto kWindow = std::chrono::milliseconds(300);
-  auto deadline = std::chrono::steady_clock::now() + limit;
-  double before = cpu_seconds(pid);
-  while (std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(kWindow);
-    double now = cpu_seconds(pid);
-    if (now - before < 0.1 * std::chrono::duration<double>(kWindow).count()) return true;
-    before = now;
-  }
-  return false;
 }
 
 uint64_t status_kib(pid_t pid, const std::string& field) {
@@ -68,6 +54,23 @@ UdpSocketState udp_socket_state(uint16_t port) {
     return state;
   }
   return state;
+}
+
+uint64_t tcp_unread_bytes(uint16_t port) {
+  std::ifstream in("/proc/net/tcp");
+  std::string line;
+  std::getline(in, line);  // the header
+  char local[32];
+  std::snprintf(local, sizeof local, "0100007F:%04X", port);
+  uint64_t unread = 0;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string slot, address, remote, st, queues;
+    fields >> slot >> address >> remote >> st >> queues;
+    if (address != local || st == "0A") continue;  // 0A: the listening socket itself
+    unread += std::stoull(queues.substr(queues.find(':') + 1), nullptr, 16);
+  }
+  return unread;
 }
 
 uint64_t raise_open_files(uint64_t want) {

@@ -4,7 +4,6 @@
 
 #include <sys/types.h>
 
-#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -12,9 +11,10 @@ namespace rpclab::test {
 
 double cpu_seconds(pid_t pid);                         // user + system, from /proc/PID/stat
 
-// Waits until `pid` has used under a tenth of a CPU over 300 ms (it has
-// worked through what it was sent), or `limit` passes; false on the latter.
-bool wait_until_settled(pid_t pid, std::chrono::milliseconds limit);
+// Bytes that loopback TCP connections to `port` hold unread by the server:
+// the receive queues of its accepted sockets and of those still waiting to
+// be accepted, from /proc/net/tcp.
+uint64_t tcp_unread_bytes(uint16_t port);
 uint64_t status_kib(pid_t pid, const std::string& field);  // e.g. "VmHWM" from /proc/PID/status
 
 // The loopback UDP socket bound to `port`, from /proc/net/udp.
