@@ -6,6 +6,7 @@
 #   make run-dependability   Levy's dependability table (PRESET=quick|remedies, CALLS=N)
 #   make run-speed           Levy's timing table (QUICK=1 for the short one)
 #   make SANITIZE=address,undefined test    the same suite under ASan+UBSan
+#   make test TEST_FLAGS=--gtest_filter=...  pass flags to every test program
 #   make fuzz                short libFuzzer runs of every decoder (FUZZ_SECONDS=60)
 #   make clean-net           remove every network namespace rpclab left behind
 #   make doctor              what this machine can do, and what will be skipped
@@ -17,6 +18,7 @@ CALLS ?=
 QUICK ?=
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
+TEST_FLAGS ?=
 JOBS ?= $(shell nproc)
 
 CMAKE_FLAGS := -G Ninja $(if $(SANITIZE),-DRPCLAB_SANITIZE=$(SANITIZE))
@@ -36,7 +38,7 @@ build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
 test: build
-	tests/run-tests.sh $(BUILD)
+	tests/run-tests.sh $(BUILD) $(TEST_FLAGS)
 
 run-dependability: build
 	$(BUILD)/rpclab dependability --preset $(PRESET) $(if $(CALLS),--calls $(CALLS))
