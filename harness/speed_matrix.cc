@@ -68,10 +68,14 @@ std::vector<CellConfig> expand_speed(const SpeedAxes& a) {
     if (a.calibrate)
       for (const char* tool : {kSockperfUdp, kSockperfTcp})
         for (size_t size : a.sizes) cells.push_back(speed_cell(a, tool, topology, ConnectMode::kPersistent, 1, size));
-    for (const std::string& transport : transports)
-      for (ConnectMode connect : a.connects)
-        for (int clients : a.clients)
-          for (size_t size : a.sizes) cells.push_back(speed_cell(a, transport, topology, connect, clients, size));
+    // Every transport of one (connection, clients, size) in a row, the
+    // floor first: a ratio to the floor compares figures taken seconds
+    // apart, so the VM's slow drifts touch both alike.
+    for (ConnectMode connect : a.connects)
+      for (int clients : a.clients)
+        for (size_t size : a.sizes)
+          for (const std::string& transport : transports)
+            cells.push_back(speed_cell(a, transport, topology, connect, clients, size));
   }
   return cells;
 }

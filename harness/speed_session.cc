@@ -83,8 +83,12 @@ std::vector<std::string> echo_args(const CellConfig& cell) {
 }  // namespace
 
 SpeedSession::~SpeedSession() {
-  server_.reset();
+  servers_.clear();  // before the namespaces they serve in
   topologies_.clear();
+}
+
+std::string SpeedSession::server_key(const CellConfig& cell) {
+  return fmt::format("{}-{}-{}", netem::topology_name(cell.topology), cell.transport, cell.udp_bufsize);
 }
 
 std::string SpeedSession::group_key(const CellConfig& cell, const std::string& transport) {
@@ -106,18 +110,16 @@ netem::Topology& SpeedSession::topology(netem::TopologyKind kind, netem::Command
 
 ServerUnderTest& SpeedSession::server(const CellConfig& cell, netem::Topology& topo, CellEnvironment& env,
                                       netem::CommandLog& log) {
-  std::string key = fmt::format("{}-{}-{}", netem::topology_name(cell.topology), cell.transport, cell.udp_bufsize);
-  if (server_ && server_key_ == key) {
-    server_->check_alive();
-    return *server_;
+  RunningServer& slot = servers_[server_key(cell)];
+  if (slot.server) {
+    slot.server->check_alive();
+    return *slot.server;
   }
-  server_.reset();
-  server_files_ = std::make_unique<CellFiles>(CellFiles{run_dir_ + "/servers/" + key});
-  std::filesystem::create_directories(server_files_->dir);
+  slot.files = std::make_unique<CellFiles>(CellFiles{run_dir_ + "/servers/" + server_key(cell)});
+  std::filesystem::create_directories(slot.files->dir);
   ProcessPlacement placement = place_processes(cell, env.bin_dir, env.caps.cpus, env.stop);
-  server_ = std::make_unique<ServerUnderTest>(cell, topo.server(), *server_files_, placement, log);
-  server_key_ = key;
-  return *server_;
+  slot.server = std::make_unique<ServerUnderTest>(cell, topo.server(), *slot.files, placement, log);
+  return *slot.server;
 }
 
 void SpeedSession::compare(const CellConfig& cell, json& record, const Measured& m) {
@@ -228,10 +230,10 @@ json SpeedSession::run(const CellConfig& cell, const std::string& cell_dir, Cell
       measure_rpc(cell, cell_dir, env, log, record);
   } catch (const CellFailure& e) {
     mark(record, "failed", e.what());
-    server_.reset();  // a server in doubt is not reused
+    servers_.erase(server_key(cell));  // a server in doubt is not reused
   } catch (const netem::CommandError& e) {
     mark(record, "failed", e.what());
-    server_.reset();
+    servers_.erase(server_key(cell));
   }
   record["ended_at"] = iso8601_now();
   record["wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

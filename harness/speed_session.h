@@ -1,7 +1,9 @@
 // Runs speed cells. Unlike a dependability cell, a speed cell needs no fresh
 // server or ledger, so a session keeps each topology up for the whole run and
-// one server per transport for all of its cells in a row, and remembers the
-// floor and sockperf figures the later records are compared with.
+// one server per transport and topology while it lasts (the cells of one
+// size come in a row for every transport, so that a transport and its floor
+// are measured seconds apart, not minutes), and remembers the floor and
+// sockperf figures the later records are compared with.
 #pragma once
 
 #include <map>
@@ -38,13 +40,16 @@ class SpeedSession {
                         netem::CommandLog& log, nlohmann::json& record);
   void compare(const CellConfig& cell, nlohmann::json& record, const Measured& m);
   static std::string group_key(const CellConfig& cell, const std::string& transport);
+  static std::string server_key(const CellConfig& cell);
+  struct RunningServer {
+    std::unique_ptr<CellFiles> files;
+    std::unique_ptr<ServerUnderTest> server;
+  };
 
   std::string run_dir_;
   bool latency_pinned_;
   std::map<netem::TopologyKind, std::unique_ptr<netem::Topology>> topologies_;
-  std::string server_key_;
-  std::unique_ptr<CellFiles> server_files_;
-  std::unique_ptr<ServerUnderTest> server_;
+  std::map<std::string, RunningServer> servers_;  // by server_key
   std::map<std::string, Measured> measured_;  // by group_key: floors and sockperf
 };
 
