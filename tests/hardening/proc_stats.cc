@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 namespace rpclab::test {
@@ -35,41 +36,55 @@ uint64_t status_kib(pid_t pid, const std::string& field) {
   return 0;
 }
 
-UdpSocketState udp_socket_state(uint16_t port) {
-  std::ifstream in("/proc/net/udp");
+namespace {
+
+// One socket of /proc/net/{udp,tcp} bound to 127.0.0.1:port.
+struct SocketLine {
+  std::string state;  // hex, e.g. 0A for a listening TCP socket
+  uint64_t rx_queue = 0;
+  std::istringstream rest;  // the fields after tx_queue:rx_queue
+};
+
+// Calls `each` for every socket of `table` bound to 127.0.0.1:`port`
+// until it returns false.
+void for_each_socket(const char* table, uint16_t port, const std::function<bool(SocketLine&)>& each) {
+  std::ifstream in(table);
   std::string line;
   std::getline(in, line);  // the header
   char local[32];
   std::snprintf(local, sizeof local, "0100007F:%04X", port);
-  UdpSocketState state;
   while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    std::string slot, address, remote, st, queues, skip;
-    fields >> slot >> address >> remote >> st >> queues;
+    SocketLine s;
+    s.rest.str(line);
+    std::string slot, address, remote, queues;
+    s.rest >> slot >> address >> remote >> s.state >> queues;
     if (address != local) continue;
-    state.found = true;
-    state.rx_queue = std::stoull(queues.substr(queues.find(':') + 1), nullptr, 16);
-    for (int i = 0; i < 7; ++i) fields >> skip;  // tr, tm->when, retrnsmt, uid, timeout, inode, ref
-    fields >> skip >> state.drops;               // pointer, drops
-    return state;
+    s.rx_queue = std::stoull(queues.substr(queues.find(':') + 1), nullptr, 16);
+    if (!each(s)) return;
   }
+}
+
+}  // namespace
+
+UdpSocketState udp_socket_state(uint16_t port) {
+  UdpSocketState state;
+  for_each_socket("/proc/net/udp", port, [&state](SocketLine& s) {
+    state.found = true;
+    state.rx_queue = s.rx_queue;
+    std::string skip;
+    for (int i = 0; i < 7; ++i) s.rest >> skip;  // tr, tm->when, retrnsmt, uid, timeout, inode, ref
+    s.rest >> skip >> state.drops;               // pointer, drops
+    return false;
+  });
   return state;
 }
 
 uint64_t tcp_unread_bytes(uint16_t port) {
-  std::ifstream in("/proc/net/tcp");
-  std::string line;
-  std::getline(in, line);  // the header
-  char local[32];
-  std::snprintf(local, sizeof local, "0100007F:%04X", port);
   uint64_t unread = 0;
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    std::string slot, address, remote, st, queues;
-    fields >> slot >> address >> remote >> st >> queues;
-    if (address != local || st == "0A") continue;  // 0A: the listening socket itself
-    unread += std::stoull(queues.substr(queues.find(':') + 1), nullptr, 16);
-  }
+  for_each_socket("/proc/net/tcp", port, [&unread](SocketLine& s) {
+    if (s.state != "0A") unread += s.rx_queue;  // 0A: the listening socket itself
+    return true;
+  });
   return unread;
 }
 
