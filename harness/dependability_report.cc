@@ -160,6 +160,27 @@ std::string classes_table(const std::vector<json>& records) {
   return out;
 }
 
+// Silent errors that all came from a few of a cell's clients are one event
+// each, not thousands: one late UDP reply makes every later call of that
+// client run twice, so its calls are not independent and the interval,
+// which assumes they are, is too narrow.
+std::string concentration_notes(const std::vector<json>& records) {
+  std::string out;
+  for (const json& r : records) {
+    if (!usable(r) || !r.at("classes").contains("clients_with_silent_errors")) continue;
+    const json& c = r.at("classes");
+    uint64_t silent = c.value("silent_loss", uint64_t{0}) + c.value("silent_duplicates", uint64_t{0});
+    uint64_t affected = c.value("clients_with_silent_errors", uint64_t{0});
+    uint64_t clients = r.value("clients", uint64_t{1});
+    if (silent == 0 || clients < 2 || affected * 2 > clients) continue;
+    out += fmt::format("  {}: {} silent errors, all from {} of {} clients\n", r.value("label", ""),
+                       grouped(silent), affected, clients);
+  }
+  if (out.empty()) return "";
+  return "Silent errors from few clients (one client's calls are not independent: after one late UDP reply\n"
+         "every later call can run twice; read these as events, the 95% intervals are too narrow):\n" + out;
+}
+
 }  // namespace
 
 bool has_faults(const json& record) {
@@ -190,7 +211,8 @@ std::string row_variant(const json& record) {
 
 std::string dependability_report(const std::vector<json>& records, const std::string& data_dir) {
   std::string out;
-  for (const std::string& part : {load_table(records, data_dir), faults_table(records), classes_table(records)})
+  for (const std::string& part : {load_table(records, data_dir), faults_table(records), classes_table(records),
+                                  concentration_notes(records)})
     if (!part.empty()) out += part + "\n";
   return out;
 }

@@ -39,6 +39,19 @@ TEST(Views, LevyLayoutHasTransportRowsAndLoadColumns) {
   EXPECT_NE(text.find("Sun RPC (udp) (Levy 1989)"), std::string::npos);
 }
 
+TEST(Views, SilentErrorsFromFewClientsAreCalledOut) {
+  nlohmann::json few = record("sunrpc-udp", 5, 100000, 294);
+  few["clients"] = 8;
+  few["classes"]["clients_with_silent_errors"] = 1;
+  nlohmann::json many = record("sunrpc-udp", 10, 100000, 500);
+  many["clients"] = 8;
+  many["classes"]["clients_with_silent_errors"] = 8;
+  std::string text = dependability_report({few, many}, RPCLAB_SOURCE_DIR "/docs/data");
+  EXPECT_NE(text.find("294 silent errors, all from 1 of 8 clients"), std::string::npos) << text;
+  EXPECT_EQ(text.find("all from 8 of 8"), std::string::npos) << text;
+  EXPECT_EQ(dependability_report({many}, RPCLAB_SOURCE_DIR "/docs/data").find("from few clients"), std::string::npos);
+}
+
 TEST(Views, FailedCellsAreListedWithTheirReason) {
   CellConfig cell;
   cell.experiment = "dependability";
