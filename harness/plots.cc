@@ -35,7 +35,8 @@ std::string script(const PlotSpec& plot, const std::string& dat, const std::stri
       "set terminal pngcairo size 1000,650 noenhanced\nset output {}\nset title {}\nset xlabel {}\nset ylabel {}\n"
       "set key outside bottom center horizontal\nset grid\n",
       gp_quote(png), gp_quote(plot.title), gp_quote(plot.xlabel), gp_quote(plot.ylabel));
-  if (plot.logx) gp += "set logscale x\n";
+  // A log axis would otherwise run on to the next decade: 1e7 for a 1 MiB point.
+  if (plot.logx) gp += "set logscale x\nset autoscale xfix\nset offsets graph 0.04, graph 0.04, 0, 0\n";
   if (plot.logy) gp += "set logscale y\n";
   if (!plot.xtics.empty()) {
     gp += "set xtics (";
