@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <set>
 #include <thread>
@@ -144,83 +145,75 @@ std::vector<std::string> quick_run(const TempDir& dir, const std::vector<std::st
   return argv;
 }
 
-struct Tally {
-  int runs = 0, killed_before_moment = 0, namespaces_left_by_kill = 0, processes_seen = 0;
-  std::map<std::string, int> by_moment;
-};
+class KilledRuns : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (auto why = netem::testing::why_not_namespaces(); !why.empty()) GTEST_SKIP() << why;
+    if (!netem::testing::caps().host_netem && !netem::testing::caps().nftables)
+      GTEST_SKIP() << "neither netem nor nftables works here, so the runs' fault cells could not run";
+    why_no_guest_ = netem::testing::why_not_our_binaries_in_uml();
+    if (!why_no_guest_.empty()) std::printf("[ NOTE     ] no run uses a guest: %s\n", why_no_guest_.c_str());
+    const char* seed_env = std::getenv("RPCLAB_KILL_SEED");
+    seed_ = seed_env ? static_cast<unsigned>(std::strtoul(seed_env, nullptr, 10)) : std::random_device{}();
+    std::printf("[ SEED     ] RPCLAB_KILL_SEED=%u\n", seed_);
+    rng_.seed(seed_);
+  }
 
-TEST(KilledRuns, NothingOutlivesASigkilledRunAndTheNextRunRemovesItsNamespaces) {
-  if (auto why = netem::testing::why_not_namespaces(); !why.empty()) GTEST_SKIP() << why;
-  if (!netem::testing::caps().host_netem && !netem::testing::caps().nftables)
-    GTEST_SKIP() << "neither netem nor nftables works here, so the runs' fault cells could not run";
   // Every fifth run puts its fault cells in a user-mode-linux guest, where it can.
-  std::string why_no_guest = netem::testing::why_not_our_binaries_in_uml();
-  if (!why_no_guest.empty()) std::printf("[ NOTE     ] no run uses a guest: %s\n", why_no_guest.c_str());
-  const char* seed_env = std::getenv("RPCLAB_KILL_SEED");
-  unsigned seed = seed_env ? static_cast<unsigned>(std::strtoul(seed_env, nullptr, 10)) : std::random_device{}();
-  std::printf("[ SEED     ] RPCLAB_KILL_SEED=%u\n", seed);
-  std::mt19937 rng(seed);
-  TempDir dir;
-  Tally tally;
-  std::vector<pid_t> killed;  // owners whose namespaces the next run must remove
-  std::string last_killed_dir;
+  bool in_guest(int run) const { return run % 5 == 4 && why_no_guest_.empty(); }
+  std::chrono::milliseconds random_ms(int lo, int hi) {
+    return std::chrono::milliseconds(std::uniform_int_distribution<int>(lo, hi)(rng_));
+  }
 
-  for (int i = 0; i < kKilledRuns; ++i) {
+  // Starts run `i`, SIGKILLs it at its moment, and checks what it left.
+  void kill_run(int i) {
     Moment moment = static_cast<Moment>(i % 4);
-    bool in_guest = i % 5 == 4 && why_no_guest.empty();
-    auto random_at = std::chrono::milliseconds(std::uniform_int_distribution<int>(100, 6000)(rng));
-    auto jitter = std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 150)(rng));
-    std::string run_dir = dir.file("run-" + std::to_string(i));
+    auto random_at = random_ms(100, 6000), jitter = random_ms(0, 150);
+    std::string run_dir = dir_.file("run-" + std::to_string(i));
     SCOPED_TRACE(std::string("run ") + std::to_string(i) + ", killed at " + moment_name(moment) +
-                 (in_guest ? " (uml-netem)" : "") + ", seed " + std::to_string(seed));
-
-    Child run(quick_run(dir, {"--out", run_dir}, in_guest), dir.file("run-" + std::to_string(i) + ".log"));
+                 (in_guest(i) ? " (uml-netem)" : "") + ", seed " + std::to_string(seed_));
+    Child run(quick_run(dir_, {"--out", run_dir}, in_guest(i)), run_dir + ".log");
     DescendantWatch watch(run.pid());
     auto started = Clock::now();
     bool hit = false;
-    while (!run.exit_code() && Clock::now() - started < 90s)
-      if ((hit = reached(moment, run_dir, started, random_at))) break;
-      else std::this_thread::sleep_for(2ms);
+    while (!run.exit_code() && Clock::now() - started < 90s && !(hit = reached(moment, run_dir, started, random_at)))
+      std::this_thread::sleep_for(2ms);
     std::this_thread::sleep_for(jitter);
     int code = run.stop(SIGKILL, 0ms);
-    ++tally.runs;
-    tally.by_moment[moment_name(moment)] += 1;
-    if (!hit) ++tally.killed_before_moment;  // the run ended first; the kill found it done
+    by_moment_[moment_name(moment)] += 1;
+    if (!hit) ++ended_before_moment_;  // the run ended first; the kill found it done
     std::vector<ProcessInfo> seen = watch.seen();
-    tally.processes_seen += static_cast<int>(seen.size());
+    processes_seen_ += static_cast<int>(seen.size());
 
     std::vector<ProcessInfo> left = survivors(seen, run_dir);
     EXPECT_TRUE(left.empty()) << left.size() << " processes of the run outlived it by " << kGrace.count()
                               << " s (run exit " << describe_exit(code) << "):\n" << describe(left);
     EXPECT_EQ(bad_result_lines(run_dir + "/results.jsonl"), "");
-
     // A run removes stale namespaces before its first cell, so once this
     // one had begun a cell, the previous killed run's must be gone.
-    if (!killed.empty() && logged(run_dir, "# cell 1/")) {
-      EXPECT_TRUE(namespaces_of(killed.back()).empty())
-          << "run " << i << " did not remove the namespaces of killed run " << killed.back();
+    if (!killed_.empty() && logged(run_dir, "# cell 1/")) {
+      EXPECT_TRUE(namespaces_of(killed_.back()).empty())
+          << "run " << i << " did not remove the namespaces of killed run " << killed_.back();
     }
-    tally.namespaces_left_by_kill += namespaces_of(run.pid()).empty() ? 0 : 1;
-    killed.push_back(run.pid());
-    last_killed_dir = run_dir;
+    namespaces_left_ += namespaces_of(run.pid()).empty() ? 0 : 1;
+    killed_.push_back(run.pid());
+    last_killed_ = {run_dir, in_guest(i)};
   }
 
-  std::vector<double> interrupt_s;
-  // Ctrl-C mid-cell: prompt, clean, and the finished cells kept; the
-  // second inside a guest, which must be powered off, not waited for.
-  for (int i = 0; i < 2; ++i) {
-    std::string run_dir = dir.file("interrupted-" + std::to_string(i));
-    Child run(quick_run(dir, {"--out", run_dir}, i == 1 && why_no_guest.empty()), run_dir + ".log");
+  // Ctrl-C mid-cell: prompt, clean, and the finished cells kept. Returns
+  // how long the run took to stop.
+  double interrupt_run(int i, bool guest) {
+    std::string run_dir = dir_.file("interrupted-" + std::to_string(i));
+    Child run(quick_run(dir_, {"--out", run_dir}, guest), run_dir + ".log");
     DescendantWatch watch(run.pid());
     auto started = Clock::now();
     while (!run.exit_code() && Clock::now() - started < 90s && !reached(Moment::kMidCell, run_dir, started, {}))
       std::this_thread::sleep_for(2ms);
-    ASSERT_FALSE(run.exit_code()) << "the run ended before its first two-host cell";
-    std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 300)(rng)));
+    EXPECT_FALSE(run.exit_code()) << "the run ended before its first two-host cell";
+    std::this_thread::sleep_for(random_ms(0, 300));
     auto sent = Clock::now();
     int code = run.stop(SIGINT, 30s);
     double took = std::chrono::duration<double>(Clock::now() - sent).count();
-    interrupt_s.push_back(took);
     EXPECT_EQ(code, 130) << describe_exit(code) << "\n" << read_text(run_dir + ".log");
     EXPECT_LT(took, std::chrono::duration<double>(kInterruptLimit).count());
     EXPECT_TRUE(namespaces_of(run.pid()).empty()) << "an interrupted run must remove its own namespaces";
@@ -228,29 +221,55 @@ TEST(KilledRuns, NothingOutlivesASigkilledRunAndTheNextRunRemovesItsNamespaces) 
     EXPECT_TRUE(left.empty()) << describe(left);
     EXPECT_EQ(bad_result_lines(run_dir + "/results.jsonl"), "");
     EXPECT_GE(read_jsonl(run_dir + "/results.jsonl").size(), 3u) << "the three loopback cells finished first";
+    return took;
   }
 
-  // The last killed run, resumed: it removes what the last kill left and
-  // finishes every cell.
-  auto resume = quick_run(dir, {"--resume", last_killed_dir}, (kKilledRuns - 1) % 5 == 4 && why_no_guest.empty());
-  ProcessResult r = run_program(resume, 300s);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  std::vector<std::string> stale;
-  for (pid_t owner : killed)
-    for (const std::string& ns : namespaces_of(owner)) stale.push_back(ns);
-  EXPECT_TRUE(stale.empty()) << stale.size() << " namespaces of killed runs remain, first " << stale.front();
-  EXPECT_EQ(bad_result_lines(last_killed_dir + "/results.jsonl"), "");
-  EXPECT_EQ(read_jsonl(last_killed_dir + "/results.jsonl").size(), 7u) << "the resumed run has every cell";
+  // The last killed run, resumed: it removes what the kills left and
+  // finishes every cell. Returns the namespaces of killed runs still there.
+  size_t resume_last_killed() {
+    const auto& [run_dir, guest] = last_killed_;
+    ProcessResult r = run_program(quick_run(dir_, {"--resume", run_dir}, guest), 300s);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::vector<std::string> stale;
+    for (pid_t owner : killed_)
+      for (const std::string& ns : namespaces_of(owner)) stale.push_back(ns);
+    EXPECT_TRUE(stale.empty()) << stale.size() << " namespaces of killed runs remain, first " << stale.front();
+    EXPECT_EQ(bad_result_lines(run_dir + "/results.jsonl"), "");
+    EXPECT_EQ(read_jsonl(run_dir + "/results.jsonl").size(), 7u) << "the resumed run has every cell";
+    return stale.size();
+  }
 
-  std::string moments;
-  for (const auto& [name, n] : tally.by_moment) moments += " " + name + " " + std::to_string(n);
-  std::printf("[ KILLED   ] %d runs SIGKILLed (%s); %d ended before their moment came; %d processes followed; "
-              "%d runs left namespaces, all removed by the next run; leftover processes and namespaces: %zu\n",
-              tally.runs, moments.substr(1).c_str(), tally.killed_before_moment, tally.processes_seen,
-              tally.namespaces_left_by_kill, stale.size());
-  std::printf("[ CTRL-C   ] 2 runs interrupted mid-cell stopped in %.2f s and %.2f s (the second %s)\n",
-              interrupt_s.size() > 0 ? interrupt_s[0] : -1.0, interrupt_s.size() > 1 ? interrupt_s[1] : -1.0,
-              why_no_guest.empty() ? "inside a user-mode-linux guest" : "on nftables: no guest here");
+  void print_summary(size_t stale, const std::vector<double>& interrupt_s) const {
+    std::string moments;
+    for (const auto& [name, n] : by_moment_) moments += " " + name + " " + std::to_string(n);
+    std::printf("[ KILLED   ] %d runs SIGKILLed (%s); %d ended before their moment came; %d processes followed; "
+                "%d runs left namespaces, all removed by the next run; leftover processes and namespaces: %zu\n",
+                kKilledRuns, moments.substr(1).c_str(), ended_before_moment_, processes_seen_, namespaces_left_,
+                stale);
+    std::printf("[ CTRL-C   ] 2 runs interrupted mid-cell stopped in %.2f s and %.2f s (the second %s)\n",
+                interrupt_s.at(0), interrupt_s.at(1),
+                why_no_guest_.empty() ? "inside a user-mode-linux guest" : "on nftables: no guest here");
+  }
+
+  TempDir dir_;
+  std::string why_no_guest_;
+  unsigned seed_ = 0;
+  std::mt19937 rng_;
+  std::vector<pid_t> killed_;  // owners whose namespaces the next run must remove
+  std::pair<std::string, bool> last_killed_;  // its folder, and whether it used a guest
+  std::map<std::string, int> by_moment_;
+  int ended_before_moment_ = 0, namespaces_left_ = 0, processes_seen_ = 0;
+};
+
+TEST_F(KilledRuns, NothingOutlivesASigkilledRunAndTheNextRunRemovesItsNamespaces) {
+  for (int i = 0; i < kKilledRuns; ++i) kill_run(i);
+  // The second interrupted run's cell is inside a guest, which must be
+  // powered off, not waited for.
+  std::vector<double> interrupt_s = {interrupt_run(0, false), interrupt_run(1, why_no_guest_.empty())};
+  size_t stale = resume_last_killed();
+  // The process checks mean nothing if the watch saw nothing to check.
+  EXPECT_GT(processes_seen_, 10 * kKilledRuns) << "the watch followed almost no process of the runs";
+  print_summary(stale, interrupt_s);
 }
 
 }  // namespace
