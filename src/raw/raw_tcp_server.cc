@@ -9,8 +9,7 @@
 // is gone, so a client that sends without reading cannot grow our memory.
 // The buffers of all connections together are capped (kMaxHeldBytes): past
 // it, the connection holding the most is closed. Out of descriptors, the
-// server stops polling the listening socket for a moment instead of spinning
-// on accept(); new connections wait in the kernel's backlog meanwhile.
+// listening socket rests (AcceptRest) instead of spinning on accept().
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -19,12 +18,12 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <vector>
 
+#include "core/accept_rest.h"
 #include "core/inet.h"
 #include "raw/raw_io.h"
 #include "raw/raw_service.h"
@@ -33,14 +32,10 @@
 namespace rpclab::raw {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 // Buffer memory held across every connection: 16 frames of the largest
 // size. Without a cap, N peers that each start a 16 MiB frame and stall
 // would make the server hold N x 16 MiB.
 constexpr size_t kMaxHeldBytes = size_t{256} << 20;
-// How long accept() rests after EMFILE/ENFILE before it is tried again.
-constexpr auto kAcceptPause = std::chrono::milliseconds(100);
 
 struct Connection {
   int fd = -1;
@@ -69,10 +64,10 @@ class RawTcpServer : public RpcServer {
     std::vector<pollfd> fds;
     while (!stop.load()) {
       // A negative fd is left out by poll(): the listener rests while paused.
-      bool accepting = Clock::now() >= accept_paused_until_;
+      bool accepting = !accept_rest_.resting();
       fds.assign(1, pollfd{accepting ? listen_fd_ : -1, POLLIN, 0});
       for (const auto& c : conns_) fds.push_back({c->fd, short(c->writing() ? POLLOUT : POLLIN), 0});
-      int n = ::poll(fds.data(), fds.size(), accepting ? 100 : static_cast<int>(kAcceptPause.count()));
+      int n = ::poll(fds.data(), fds.size(), 100);
       if (n < 0 && errno != EINTR) throw std::runtime_error(std::string("poll failed: ") + std::strerror(errno));
       if (n <= 0) continue;
       for (size_t i = 0; i < conns_.size(); ++i)
@@ -81,7 +76,7 @@ class RawTcpServer : public RpcServer {
       size_t before = conns_.size();
       conns_.erase(std::remove_if(conns_.begin(), conns_.end(), [](const auto& c) { return c->fd < 0; }),
                    conns_.end());
-      if (conns_.size() < before) accept_paused_until_ = {};  // descriptors were freed
+      if (conns_.size() < before) accept_rest_.retry_now();  // descriptors were freed
       if (fds[0].revents & POLLIN) accept_all();
     }
   }
@@ -91,13 +86,10 @@ class RawTcpServer : public RpcServer {
     for (;;) {
       int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd < 0) {
-        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) pause_accepting(errno);
+        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) accept_rest_.rest(errno);
         return;  // EAGAIN: nothing more waiting
       }
-      if (paused_) {
-        std::fprintf(stderr, "rpclab-server: raw-tcp: accepting connections again (%zu open)\n", conns_.size() + 1);
-        paused_ = false;
-      }
+      accept_rest_.end();
       if (nodelay_) {
         int one = 1;
         ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -105,18 +97,6 @@ class RawTcpServer : public RpcServer {
       conns_.push_back(std::make_unique<Connection>());
       conns_.back()->fd = fd;
     }
-  }
-
-  // Out of descriptors or memory: the listening socket stays readable, so
-  // polling it again at once would spin. Said once per episode.
-  void pause_accepting(int err) {
-    accept_paused_until_ = Clock::now() + kAcceptPause;
-    if (paused_) return;
-    paused_ = true;
-    std::fprintf(stderr,
-                 "rpclab-server: raw-tcp: cannot accept a connection: %s (%zu open); new connections wait in the "
-                 "backlog until some close (raise the limit with ulimit -n)\n",
-                 std::strerror(err), conns_.size());
   }
 
   // Over the cap, the open connections holding the most buffer memory go,
@@ -179,8 +159,7 @@ class RawTcpServer : public RpcServer {
   ServerCore& core_;
   bool nodelay_;
   std::vector<std::unique_ptr<Connection>> conns_;  // by pointer: a buffer leaves with its connection
-  Clock::time_point accept_paused_until_{};
-  bool paused_ = false;
+  AcceptRest accept_rest_{"raw-tcp"};
   char buffer_[256 * 1024];
 };
 

@@ -14,11 +14,10 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
-#include <cstdio>
 #include <cstring>
 #include <vector>
 
+#include "core/accept_rest.h"
 #include "core/inet.h"
 #include "rpclab.h"
 #include "sunrpc/sunrpc_limits.h"
@@ -50,14 +49,11 @@ ServerCore* g_core = nullptr;  // read by the rpcgen service functions below
 // peer, even on a lossy link, acknowledges within a few retransmissions.
 constexpr unsigned int kReplyWriteTimeoutMs = 35000;
 
-using Clock = std::chrono::steady_clock;
-// How long accepting rests when the process is out of descriptors.
-constexpr auto kAcceptPause = std::chrono::milliseconds(100);
-
 class SunrpcServer : public RpcServer {
  public:
   SunrpcServer(SVCXPRT* xprt, uint16_t port, const char* netid, bool registered, bool datagram)
-      : xprt_(xprt), port_(port), netid_(netid), registered_(registered), listener_(datagram ? -1 : xprt->xp_fd) {}
+      : xprt_(xprt), port_(port), netid_(netid), registered_(registered), listener_(datagram ? -1 : xprt->xp_fd),
+        accept_rest_("sunrpc-tcp") {}
 
   ~SunrpcServer() override {
     if (registered_) {
@@ -79,7 +75,7 @@ class SunrpcServer : public RpcServer {
   void serve(const std::atomic<bool>& stop) override {
     std::vector<pollfd> fds;
     while (!stop.load()) {
-      bool accepting = Clock::now() >= accept_paused_until_;
+      bool accepting = !accept_rest_.resting();
       fds.assign(svc_pollfd, svc_pollfd + svc_max_pollfd);
       for (pollfd& p : fds) {
         p.revents = 0;
@@ -93,28 +89,21 @@ class SunrpcServer : public RpcServer {
   }
 
  private:
-  // Out of descriptors, libtirpc's accept fails and returns, the listening
-  // socket stays readable, and the loop would spin at 100% CPU. So before
-  // libtirpc accepts, a spare descriptor is tried; without one the listener
-  // rests for kAcceptPause and new connections wait in the kernel's
-  // backlog. Returns 1 when it held the listener's event back, else 0.
+  // Out of descriptors, libtirpc's accept fails and returns, and the loop
+  // would spin (AcceptRest). So before libtirpc accepts, a spare descriptor
+  // is tried (a dup and a close per new connection, not per call on a kept
+  // one); without one the listener rests. Returns 1 when it held the
+  // listener's event back, else 0.
   int hold_back_accept(std::vector<pollfd>& fds) {
     for (pollfd& p : fds) {
       if (p.fd != listener_ || !(p.revents & POLLIN)) continue;
       int spare = ::fcntl(listener_, F_DUPFD_CLOEXEC, 0);
       if (spare >= 0) {
         ::close(spare);
-        if (paused_) std::fprintf(stderr, "rpclab-server: sunrpc-tcp: accepting connections again\n");
-        paused_ = false;
+        accept_rest_.end();
         return 0;
       }
-      if (!paused_)
-        std::fprintf(stderr,
-                     "rpclab-server: sunrpc-tcp: cannot accept a connection: %s; new connections wait in the "
-                     "backlog until some close (raise the limit with ulimit -n)\n",
-                     std::strerror(errno));
-      paused_ = true;
-      accept_paused_until_ = Clock::now() + kAcceptPause;
+      accept_rest_.rest(errno);
       p.revents = 0;
       return 1;
     }
@@ -126,8 +115,7 @@ class SunrpcServer : public RpcServer {
   const char* netid_;
   bool registered_;
   int listener_;  // the TCP listening socket; -1 for UDP
-  Clock::time_point accept_paused_until_{};
-  bool paused_ = false;
+  AcceptRest accept_rest_;
 };
 
 // Registers the bound address with rpcbind so `rpcinfo -p` lists it and
