@@ -26,6 +26,8 @@ namespace rpclab::test {
 namespace {
 
 constexpr int kUsage = 2, kFailed = 1, kSetup = 3;
+// Runs what follows as user nobody, with no supplementary groups.
+const std::vector<std::string> kAsNobody = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
 
 struct BadInput {
   std::vector<std::string> argv;  // argv[0] is a program of the build; {dir} and {port} are filled in
@@ -212,7 +214,7 @@ TEST(BadInput, EveryRowExitsWithItsCodeNamingTheProblemAndTheFix) {
         ++skipped;
         continue;
       }
-      argv.insert(argv.begin(), {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"});
+      argv.insert(argv.begin(), kAsNobody.begin(), kAsNobody.end());
     }
     SCOPED_TRACE(shown(row.argv) + (profile_line.empty() ? "" : " holding: " + profile_line));
     ProcessResult r = run_program(argv, std::chrono::seconds(20));
@@ -234,9 +236,8 @@ TEST(BadInput, WithoutRootTheHarnessSaysWhatNeedsRoot) {
   if (!is_root()) GTEST_SKIP() << "needs root to drop to user nobody and to make a namespace to clean";
   TempDir dir;
   ::chmod(dir.path().c_str(), 0777);
-  std::vector<std::string> nobody = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
   auto as_nobody = [&](std::vector<std::string> args) {
-    args.insert(args.begin(), nobody.begin(), nobody.end());
+    args.insert(args.begin(), kAsNobody.begin(), kAsNobody.end());
     return run_program(args, std::chrono::seconds(60));
   };
   ProcessResult skip = as_nobody({bin("rpclab"), "dependability", "--preset", "quick", "--tables", "udp-dup",
