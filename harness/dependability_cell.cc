@@ -24,11 +24,6 @@ using namespace std::chrono_literals;
 // Hogs need a moment to become runnable before the load is real.
 constexpr auto kLoadSettle = 1s;
 
-nlohmann::json rate_json(uint64_t k, uint64_t n) {
-  RatePerMillion r = per_million(k, n);
-  return {{"value", r.value}, {"ci95_low", r.ci95_low}, {"ci95_high", r.ci95_high}, {"method", r.method}};
-}
-
 // Why a cell cannot run on this machine, or "" when it can.
 std::string skip_reason(const CellConfig& cell, const netem::Capabilities& caps) {
   if (cell.topology == netem::TopologyKind::kTwoHost && !caps.root)
@@ -130,12 +125,17 @@ void add_classes(nlohmann::json& record, const ClassCounts& c) {
   record["calls"] = c.calls;
   record["classes"] = c.to_json();
   record["levy_mismatches"] = c.levy_mismatches;
-  record["silent_per_million"] = rate_json(c.silent(), c.calls);
-  record["rates_per_million"] = {{"silent_loss", rate_json(c.silent_loss, c.calls)},
-                                 {"silent_duplicates", rate_json(c.silent_duplicates, c.calls)},
-                                 {"duplicate_calls", rate_json(c.duplicate_calls, c.calls)},
-                                 {"indeterminate", rate_json(c.indeterminate, c.calls)},
-                                 {"levy_mismatches", rate_json(c.levy_mismatches, c.calls)}};
+  // Calls that ... are proportions of the calls; mismatches and extra
+  // executions are counts that can exceed them (stats.h).
+  auto proportion = [&](uint64_t k) { return proportion_per_million(k, c.calls).to_json(); };
+  auto count = [&](uint64_t k) { return count_per_million(k, c.calls).to_json(); };
+  record["silent_per_million"] = proportion(c.silent());
+  record["rates_per_million"] = {{"silent_loss", proportion(c.silent_loss)},
+                                 {"silent_duplicates", proportion(c.silent_duplicates)},
+                                 {"duplicate_calls", proportion(c.duplicate_calls)},
+                                 {"indeterminate", proportion(c.indeterminate)},
+                                 {"levy_mismatches", count(c.levy_mismatches)},
+                                 {"extra_executions", count(c.extra_executions)}};
 }
 
 nlohmann::json run_dependability_cell(const CellConfig& cell, const std::string& cell_dir, CellEnvironment& env,

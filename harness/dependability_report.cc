@@ -102,7 +102,7 @@ std::string load_table(const std::vector<json>& records, const std::string& data
     }
   }
   return "Dependability (Levy's layout): silent errors = silent losses + calls run twice that the client saw succeed;\n"
-         "value [95% interval]; (<N) is the rule-of-three bound when none were seen.\n\n" +
+         "value [95% Wilson interval]; 0 (<N): none seen, N the upper end of the same two-sided interval.\n\n" +
          t.render();
 }
 

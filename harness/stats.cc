@@ -1,6 +1,8 @@
 #include "harness/stats.h"
 
+#include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/students_t.hpp>
+#include <boost/math/special_functions/beta.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +11,10 @@
 namespace rpclab::harness {
 namespace {
 
-constexpr double kZ95 = 1.959963984540054;
+constexpr double kZ95 = 1.959963984540054;  // the 97.5% point of the standard normal
+constexpr double kAlpha = 0.05;              // every interval here is two-sided 95%
+
+double per_million(uint64_t k, uint64_t n) { return 1e6 * static_cast<double>(k) / static_cast<double>(n); }
 
 double t_quantile_975(double df) {
   boost::math::students_t dist(df);
@@ -20,33 +25,58 @@ double t_quantile_975(double df) {
 
 Interval wilson_interval(uint64_t k, uint64_t n) {
   if (n == 0) return {0, 1};
+  k = std::min(k, n);
   double nn = static_cast<double>(n);
   double p = static_cast<double>(k) / nn;
   double z2 = kZ95 * kZ95;
   double denom = 1 + z2 / nn;
   double center = (p + z2 / (2 * nn)) / denom;
   double half = kZ95 * std::sqrt(p * (1 - p) / nn + z2 / (4 * nn * nn)) / denom;
-  return {std::max(0.0, center - half), std::min(1.0, center + half)};
+  // At k = 0 (k = n) the bound is exactly 0 (1); rounding must not move it.
+  return {k == 0 ? 0.0 : std::max(0.0, center - half), k >= n ? 1.0 : std::min(1.0, center + half)};
 }
 
-RatePerMillion per_million(uint64_t k, uint64_t n) {
-  RatePerMillion r;
-  if (n == 0) {
-    r.method = "no-calls";
-    return r;
-  }
+Interval clopper_pearson_interval(uint64_t k, uint64_t n) {
+  if (n == 0) return {0, 1};
+  k = std::min(k, n);
+  double kk = static_cast<double>(k), nn = static_cast<double>(n);
+  Interval ci{0, 1};
+  if (k > 0) ci.low = boost::math::ibeta_inv(kk, nn - kk + 1, kAlpha / 2);
+  if (k < n) ci.high = boost::math::ibeta_inv(kk + 1, nn - kk, 1 - kAlpha / 2);
+  return ci;
+}
+
+Interval poisson_exact_interval(uint64_t k) {
+  double kk = static_cast<double>(k);
+  Interval ci;
+  if (k > 0) ci.low = boost::math::quantile(boost::math::chi_squared(2 * kk), kAlpha / 2) / 2;
+  ci.high = boost::math::quantile(boost::math::chi_squared(2 * kk + 2), 1 - kAlpha / 2) / 2;
+  return ci;
+}
+
+RatePerMillion proportion_per_million(uint64_t k, uint64_t n) {
+  if (n == 0) return {0, 0, 0, "no-calls"};
+  // More events than calls is not a proportion; give it the count's interval
+  // (and its name) rather than one that would not contain the value.
+  if (k > n) return count_per_million(k, n);
+  Interval w = wilson_interval(k, n);
+  return {per_million(k, n), 1e6 * w.low, 1e6 * w.high, "wilson"};
+}
+
+RatePerMillion count_per_million(uint64_t k, uint64_t n) {
+  if (n == 0) return {0, 0, 0, "no-calls"};
+  Interval g = poisson_exact_interval(k);
   double nn = static_cast<double>(n);
-  r.value = 1e6 * static_cast<double>(k) / nn;
-  if (k == 0) {
-    r.ci95_high = 1e6 * std::min(1.0, 3.0 / nn);
-    r.method = "rule-of-three";
-  } else {
-    Interval w = wilson_interval(k, n);
-    r.ci95_low = 1e6 * w.low;
-    r.ci95_high = 1e6 * w.high;
-    r.method = "wilson";
-  }
-  return r;
+  return {per_million(k, n), 1e6 * g.low / nn, 1e6 * g.high / nn, "poisson-exact"};
+}
+
+nlohmann::json RatePerMillion::to_json() const {
+  return {{"value", value}, {"ci95_low", ci95_low}, {"ci95_high", ci95_high}, {"method", method}};
+}
+
+double chi_square_upper_tail(double x, double df) {
+  if (x <= 0) return 1;
+  return boost::math::cdf(boost::math::complement(boost::math::chi_squared(df), x));
 }
 
 double percentile_sorted(const std::vector<double>& sorted, double p) {

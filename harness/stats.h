@@ -1,11 +1,14 @@
 // The statistics rpclab reports, each in one place and unit-tested against
-// known values: rates per million with 95% intervals, percentiles of exact
-// samples, means with t-intervals, and Welch's t-test.
+// textbook values: rates per million with 95% intervals of the right kind,
+// percentiles of exact samples, means with t-intervals, and Welch's t-test.
+// Statistics over trials are in trial_stats.h.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace rpclab::harness {
 
@@ -14,18 +17,41 @@ struct Interval {
   double high = 0;
 };
 
-// 95% Wilson score interval for the proportion k/n.
+// Two-sided 95% intervals, each for one kind of figure (docs/results-format.md,
+// "Statistics"):
+//
+// Wilson score interval for a proportion k/n (calls that ...): the same
+// formula at every k, 0 included, so a cell that saw none and one that saw
+// some print intervals of the same kind (at k = 0 it is [0, z^2/(n+z^2)],
+// about 3.84/n).
 Interval wilson_interval(uint64_t k, uint64_t n);
+// Clopper-Pearson ("exact") interval for k successes in n: used where n is
+// small (trials), since it never covers less than 95%. Equals R's binom.test.
+Interval clopper_pearson_interval(uint64_t k, uint64_t n);
+// Garwood's exact interval for the mean of a Poisson count k (k may exceed
+// any number of calls): [chi2(0.025, 2k)/2, chi2(0.975, 2k+2)/2], [0, 3.689]
+// at k = 0. Equals R's poisson.test.
+Interval poisson_exact_interval(uint64_t k);
 
-// Events per 1,000,000 calls with a 95% interval: Wilson when k > 0, the rule
-// of three ([0, 3/n]) when k == 0, which is the usual bound for "none seen".
+// A figure per 1,000,000 calls with its 95% interval, which always contains
+// the value. method names the interval: "wilson", "poisson-exact", or
+// "no-calls" (n == 0: no figure at all).
 struct RatePerMillion {
   double value = 0;
   double ci95_low = 0;
   double ci95_high = 0;
-  std::string method;  // "wilson" | "rule-of-three" | "no-calls"
+  std::string method;
+  nlohmann::json to_json() const;  // value, ci95_low, ci95_high, method
 };
-RatePerMillion per_million(uint64_t k, uint64_t n);
+// Calls that ... (silent loss, silent duplicates, duplicate calls,
+// indeterminate): at most one per call, so a proportion of n. Wilson.
+RatePerMillion proportion_per_million(uint64_t k, uint64_t n);
+// Events that can exceed the calls (Levy's mismatches, extra executions):
+// a count over n calls of exposure. Garwood's Poisson interval.
+RatePerMillion count_per_million(uint64_t k, uint64_t n);
+
+// P(X >= x) for X chi-square with df degrees of freedom (df > 0).
+double chi_square_upper_tail(double x, double df);
 
 // Nearest-rank percentile (p in [0, 100]) of samples sorted ascending: the
 // smallest sample with at least p% of samples at or below it. Exact, no

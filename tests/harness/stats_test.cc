@@ -1,4 +1,6 @@
-// Statistics against values computed independently (scipy 1.x, R's t.test).
+// Statistics against textbook values. Each interval method is pinned to a
+// published table or to R, the source named beside the values; every value
+// was also recomputed independently (mpmath, 30 digits) before being pinned.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,35 +10,116 @@
 namespace rpclab::harness {
 namespace {
 
-TEST(Stats, WilsonIntervalMatchesReference) {
-  Interval w = wilson_interval(5, 100);
-  EXPECT_NEAR(w.low, 0.0215437, 1e-6);
-  EXPECT_NEAR(w.high, 0.1117505, 1e-6);
-  Interval tiny = wilson_interval(1, 100000);
-  EXPECT_NEAR(tiny.low, 1.76525e-6, 1e-10);
-  EXPECT_NEAR(tiny.high, 5.66471e-5, 1e-9);
+// Newcombe, R. G. (1998). Two-sided confidence intervals for the single
+// proportion: comparison of seven methods. Statistics in Medicine 17,
+// 857-872, Table II, method 3 (Wilson score, no continuity correction).
+TEST(Stats, WilsonMatchesNewcombeTableII) {
+  struct Row { uint64_t k, n; double low, high; };
+  for (const Row& r : {Row{81, 263, 0.2553, 0.3662}, Row{15, 148, 0.0624, 0.1605}, Row{0, 20, 0.0, 0.1611},
+                       Row{1, 29, 0.0061, 0.1718}}) {
+    Interval w = wilson_interval(r.k, r.n);
+    EXPECT_NEAR(w.low, r.low, 5e-5) << r.k << "/" << r.n;
+    EXPECT_NEAR(w.high, r.high, 5e-5) << r.k << "/" << r.n;
+  }
 }
 
-TEST(Stats, ZeroEventsUseTheRuleOfThree) {
-  RatePerMillion r = per_million(0, 100000);
-  EXPECT_EQ(r.method, "rule-of-three");
-  EXPECT_DOUBLE_EQ(r.value, 0);
-  EXPECT_DOUBLE_EQ(r.ci95_low, 0);
-  EXPECT_DOUBLE_EQ(r.ci95_high, 30);  // 3 / 100,000 calls = 30 per million
+TEST(Stats, WilsonAtZeroIsTwoSidedAndClosedForm) {
+  // Brown, Cai, DasGupta (2001), Statistical Science 16, eq. (4): at x = 0 the
+  // Wilson interval is [0, z^2 / (n + z^2)], z = 1.959964.
+  double z2 = 1.959963984540054 * 1.959963984540054;
+  Interval w = wilson_interval(0, 100000);
+  EXPECT_EQ(w.low, 0.0);
+  EXPECT_NEAR(w.high, z2 / (100000 + z2), 1e-15);
+  EXPECT_NEAR(1e6 * w.high, 38.41, 0.005);  // "0 (<38)" per million over 100,000 calls
+  Interval all = wilson_interval(20, 20);
+  EXPECT_EQ(all.high, 1.0);
+  EXPECT_NEAR(all.low, 1 - 0.1611, 5e-5);  // the mirror of Newcombe's 0/20
 }
 
-TEST(Stats, RatePerMillionUsesWilsonWhenEventsWereSeen) {
-  RatePerMillion r = per_million(5, 100);
+// Newcombe (1998) Table II, method 5 (Clopper-Pearson "exact"); the small-n
+// rows are R 4.x binom.test(k, n)$conf.int.
+TEST(Stats, ClopperPearsonMatchesNewcombeAndR) {
+  struct Row { uint64_t k, n; double low, high; };
+  for (const Row& r : {Row{81, 263, 0.2527, 0.3676}, Row{15, 148, 0.0578, 0.1617}, Row{0, 20, 0.0, 0.1684},
+                       Row{1, 29, 0.0009, 0.1776}, Row{1, 5, 0.005051, 0.7164}, Row{2, 10, 0.02521, 0.5561},
+                       Row{0, 5, 0.0, 0.5218}, Row{5, 5, 0.4782, 1.0}}) {
+    Interval cp = clopper_pearson_interval(r.k, r.n);
+    EXPECT_NEAR(cp.low, r.low, 5e-5) << r.k << "/" << r.n;
+    EXPECT_NEAR(cp.high, r.high, 5e-5) << r.k << "/" << r.n;
+  }
+  // The exact bound at zero in closed form: 1 - 0.025^(1/n).
+  EXPECT_NEAR(clopper_pearson_interval(0, 20).high, 1 - std::pow(0.025, 1.0 / 20), 1e-12);
+}
+
+// Garwood (1936), Biometrika 28, 437-442, in the chi-square form of Ulm
+// (1990), Am. J. Epidemiol. 131, 373-375; the values are R's
+// poisson.test(x)$conf.int (poisson.test(10) gives 4.795389 18.390356).
+TEST(Stats, PoissonExactMatchesGarwoodTable) {
+  struct Row { uint64_t k; double low, high; };
+  for (const Row& r : {Row{0, 0.0, 3.689}, Row{1, 0.02532, 5.572}, Row{2, 0.2422, 7.225}, Row{3, 0.6187, 8.767},
+                       Row{5, 1.623, 11.67}, Row{10, 4.795, 18.39}, Row{100, 81.36, 121.6}}) {
+    Interval g = poisson_exact_interval(r.k);
+    double tol = 5e-4 * std::max(1.0, r.high);  // 4 significant digits
+    EXPECT_NEAR(g.low, r.low, tol) << r.k;
+    EXPECT_NEAR(g.high, r.high, tol) << r.k;
+  }
+  EXPECT_NEAR(poisson_exact_interval(0).high, -std::log(0.025), 1e-9);  // two-sided: 2.5% in the upper tail
+}
+
+TEST(Stats, ProportionsPerMillionUseWilsonAtEveryCount) {
+  RatePerMillion r = proportion_per_million(5, 100);
   EXPECT_EQ(r.method, "wilson");
   EXPECT_DOUBLE_EQ(r.value, 50000);
   EXPECT_NEAR(r.ci95_low, 21543.7, 0.1);
   EXPECT_NEAR(r.ci95_high, 111750.5, 0.1);
+  RatePerMillion none = proportion_per_million(0, 100000);
+  EXPECT_EQ(none.method, "wilson");
+  EXPECT_DOUBLE_EQ(none.value, 0);
+  EXPECT_DOUBLE_EQ(none.ci95_low, 0);
+  EXPECT_NEAR(none.ci95_high, 38.41, 0.005);
+}
+
+TEST(Stats, CountsPerMillionUsePoissonExactAndMayExceedAMillion) {
+  // Mismatches can exceed the calls (issue 10's cell 008: 6,784,190 per million).
+  RatePerMillion r = count_per_million(135684, 20000);
+  EXPECT_EQ(r.method, "poisson-exact");
+  EXPECT_DOUBLE_EQ(r.value, 6784200);
+  EXPECT_LT(r.ci95_low, r.value);
+  EXPECT_GT(r.ci95_high, r.value);
+  EXPECT_GT(r.ci95_low, 1e6);  // a count, not a proportion capped at 1
+  RatePerMillion ten = count_per_million(10, 1000000);
+  EXPECT_NEAR(ten.ci95_low, 4.795, 5e-4);
+  EXPECT_NEAR(ten.ci95_high, 18.39, 5e-3);
+  RatePerMillion zero = count_per_million(0, 100000);
+  EXPECT_DOUBLE_EQ(zero.ci95_low, 0);
+  EXPECT_NEAR(zero.ci95_high, 36.89, 0.005);
+}
+
+TEST(Stats, EveryRateIntervalContainsItsValue) {
+  for (uint64_t n : {1u, 7u, 20u, 1000u, 100000u})
+    for (uint64_t k : {0u, 1u, 3u, 7u, 20u, 1000u, 250000u}) {
+      for (const RatePerMillion& r : {proportion_per_million(k, n), count_per_million(k, n)}) {
+        EXPECT_LE(r.ci95_low, r.value) << r.method << " " << k << "/" << n;
+        EXPECT_GE(r.ci95_high, r.value) << r.method << " " << k << "/" << n;
+      }
+    }
+  // More events than calls is not a proportion: the count's interval is used.
+  EXPECT_EQ(proportion_per_million(3, 2).method, "poisson-exact");
 }
 
 TEST(Stats, NoCallsIsNotARate) {
-  RatePerMillion r = per_million(0, 0);
-  EXPECT_EQ(r.method, "no-calls");
-  EXPECT_DOUBLE_EQ(r.ci95_high, 0);
+  for (const RatePerMillion& r : {proportion_per_million(0, 0), count_per_million(0, 0)}) {
+    EXPECT_EQ(r.method, "no-calls");
+    EXPECT_DOUBLE_EQ(r.ci95_high, 0);
+  }
+}
+
+// R: pchisq(x, df, lower.tail = FALSE).
+TEST(Stats, ChiSquareUpperTailMatchesR) {
+  EXPECT_NEAR(chi_square_upper_tail(21, 7), 0.003770150, 1e-8);
+  EXPECT_NEAR(chi_square_upper_tail(7, 7), 0.4288799, 1e-7);
+  EXPECT_NEAR(chi_square_upper_tail(12, 4), 0.01735127, 1e-8);
+  EXPECT_DOUBLE_EQ(chi_square_upper_tail(0, 3), 1);
 }
 
 TEST(Stats, NearestRankPercentiles) {
