@@ -4,20 +4,29 @@ namespace rpclab::harness {
 namespace {
 
 void classify_call(const CallEntry& call, uint32_t ran, ClassCounts& c) {
-  bool ok = call.kind == ErrorKind::kOk;
-  if (!ok) ++c.client_errors[std::string(error_kind_name(call.kind))];
+  if (call.kind != ErrorKind::kOk) ++c.client_errors[std::string(error_kind_name(call.kind))];
   if (ran >= 2) {
     ++c.duplicate_calls;
     c.extra_executions += ran - 1;
-    if (ok) ++c.silent_duplicates;
-  } else if (ok) {
-    ++(ran == 1 ? c.correct : c.silent_loss);
-  } else {
-    ++(ran == 1 ? c.indeterminate : c.clean_failure);
+  }
+  switch (class_of(call.kind, ran)) {
+    case CallClass::kCorrect: ++c.correct; break;
+    case CallClass::kSilentLoss: ++c.silent_loss; break;
+    case CallClass::kSilentDuplicate: ++c.silent_duplicates; break;
+    case CallClass::kReportedDuplicate: break;
+    case CallClass::kIndeterminate: ++c.indeterminate; break;
+    case CallClass::kCleanFailure: ++c.clean_failure; break;
   }
 }
 
 }  // namespace
+
+CallClass class_of(ErrorKind seen, uint32_t ran) {
+  bool ok = seen == ErrorKind::kOk;
+  if (ran >= 2) return ok ? CallClass::kSilentDuplicate : CallClass::kReportedDuplicate;
+  if (ok) return ran == 1 ? CallClass::kCorrect : CallClass::kSilentLoss;
+  return ran == 1 ? CallClass::kIndeterminate : CallClass::kCleanFailure;
+}
 
 ClassCounts classify(const std::vector<ClientCalls>& clients, const Ledger& ledger) {
   ClassCounts c;

@@ -21,6 +21,13 @@
 
 namespace rpclab::harness {
 
+// One call's class, from what the client was told and how many times the
+// server ran it (the table above). A duplicate the client was told failed
+// is not silent, but it ran twice all the same.
+enum class CallClass { kCorrect, kSilentLoss, kSilentDuplicate, kReportedDuplicate, kIndeterminate, kCleanFailure };
+CallClass class_of(ErrorKind seen, uint32_t ran);
+inline bool is_silent(CallClass c) { return c == CallClass::kSilentLoss || c == CallClass::kSilentDuplicate; }
+
 struct ClassCounts {
   uint64_t calls = 0;               // calls the clients issued
   uint64_t correct = 0;

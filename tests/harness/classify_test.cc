@@ -47,6 +47,18 @@ TEST(Classify, EveryClass) {
   EXPECT_EQ(c.correct + c.silent_loss + c.duplicate_calls + c.indeterminate + c.clean_failure, c.calls);
 }
 
+TEST(Classify, OneCallFromWhatTheClientSawAndTimesItRan) {
+  EXPECT_EQ(class_of(ErrorKind::kOk, 1), CallClass::kCorrect);
+  EXPECT_EQ(class_of(ErrorKind::kOk, 0), CallClass::kSilentLoss);
+  EXPECT_EQ(class_of(ErrorKind::kOk, 2), CallClass::kSilentDuplicate);
+  EXPECT_EQ(class_of(ErrorKind::kTimeout, 3), CallClass::kReportedDuplicate);
+  EXPECT_EQ(class_of(ErrorKind::kTimeout, 1), CallClass::kIndeterminate);
+  EXPECT_EQ(class_of(ErrorKind::kUnavailable, 0), CallClass::kCleanFailure);
+  EXPECT_TRUE(is_silent(CallClass::kSilentLoss));
+  EXPECT_TRUE(is_silent(CallClass::kSilentDuplicate));
+  EXPECT_FALSE(is_silent(CallClass::kReportedDuplicate));
+}
+
 TEST(Classify, EmptyRun) {
   Ledger ledger;
   CallRecord r;
