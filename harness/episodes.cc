@@ -40,6 +40,9 @@ std::vector<Run> client_runs(std::vector<ErrorCall>& errors, uint64_t clean_call
   return runs;
 }
 
+// An onset early in a trial is ms, not "0.0 s".
+std::string seconds_text(double s) { return s < 1 ? fmt::format("{:.1f} ms", s * 1e3) : fmt::format("{:.1f} s", s); }
+
 }  // namespace
 
 Episodes find_episodes(std::vector<ErrorCall> errors, const EpisodeRules& rules) {
@@ -120,7 +123,7 @@ std::string onsets_note(const std::vector<Episodes>& trials) {
   }
   if (total_onsets == 0) return "";
   auto [lo, hi] = std::minmax_element(firsts.begin(), firsts.end());
-  std::string first = *lo == *hi ? fmt::format("{:.1f} s", *lo) : fmt::format("{:.1f}-{:.1f} s", *lo, *hi);
+  std::string first = *lo == *hi ? seconds_text(*lo) : seconds_text(*lo) + "-" + seconds_text(*hi);
   double per_onset = static_cast<double>(errors) / static_cast<double>(total_onsets);
   return fmt::format("onsets per trial {}; {} errors per onset; first onset {} after the clients started",
                      fmt::join(onsets, ", "), grouped(static_cast<uint64_t>(std::llround(per_onset))), first);

@@ -138,6 +138,9 @@ TEST(Episodes, JsonAndNote) {
   Episodes none = find_episodes({});
   EXPECT_EQ(onsets_note({cascade_trial, none, none, none, none}),
             "onsets per trial 1, 0, 0, 0, 0; 26,400 errors per onset; first onset 41.2 s after the clients started");
+  Episodes early = find_episodes({dup(1, 0, 0.0031)});
+  EXPECT_EQ(onsets_note({early, cascade_trial}),
+            "onsets per trial 1, 1; 13,201 errors per onset; first onset 3.1 ms-41.2 s after the clients started");
 }
 
 }  // namespace
