@@ -68,16 +68,29 @@ std::vector<std::string> server(std::vector<std::string> args) {
   return args;
 }
 
+std::vector<std::string> linkprobe(std::vector<std::string> args) {
+  args.insert(args.begin(), "rpclab-linkprobe");
+  return args;
+}
+
+std::vector<std::string> linktest(std::vector<std::string> args) {
+  args.insert(args.begin(), "rpclab-linktest");
+  return args;
+}
+
 const std::vector<BadInput>& table() {
   static const std::vector<BadInput> rows = {
       // rpclab dependability
       {dependability({"--preset", "levy2024"}), kUsage, "--preset", "levy1989"},
-      {dependability({"--tables", "nosuch"}), kUsage, "--tables", "its tables: load, faults"},
+      {dependability({"--tables", "nosuch"}), kUsage, "--tables: 'nosuch'", "its tables: load, faults"},
+      {dependability({"--tables", "load,nosuch"}), kUsage, "--tables: 'nosuch'", "its tables: load, faults"},
       {dependability({"--transports", "carrier-pigeon"}), kUsage, "carrier-pigeon", "known: sunrpc-udp"},
       {dependability({"--loads", "-1"}), kUsage, "--loads", "0 to 256"},
       {dependability({"--loads", "257"}), kUsage, "--loads", "0 to 256"},
       {dependability({"--loss", "150"}), kUsage, "--loss", "0 to 100"},
       {dependability({"--loss", "-1"}), kUsage, "--loss", "0 to 100"},
+      {dependability({"--loss", "abc"}), kUsage, "--loss: 'abc' is not a number", "0 to 100"},
+      {dependability({"--loads", "1.5"}), kUsage, "--loads: '1.5' is not a whole number", "0 to 256"},
       {dependability({"--dup", "101"}), kUsage, "--dup", "0 to 100"},
       {dependability({"--direction", "sideways"}), kUsage, "--direction", "to-server,to-client,both"},
       {dependability({"--profile", "no-such-profile"}), kUsage, "no-such-profile", "lossy-lan"},
@@ -90,7 +103,16 @@ const std::vector<BadInput>& table() {
       {dependability({"--connect", "sometimes"}), kUsage, "--connect", "persistent,per-call"},
       {dependability({"--calls", "0"}), kUsage, "--calls", "1 to 4294967296"},
       {dependability({"--calls", "-5"}), kUsage, "--calls", "1 to 4294967296"},
-      {dependability({"--calls", "many"}), kUsage, "--calls", "many"},
+      {dependability({"--calls", "many"}), kUsage, "--calls: 'many' is not a number", "1 to 4294967296"},
+      {dependability({"--preset", "quick", "--tables", "clean", "--calls", "5", "--clients", "8", "--dry-run"}), kUsage,
+       "5 calls", "--calls 8 or more"},
+      {dependability({"--preset", "quick", "--tables", "udp-dup", "--fault-calls", "2", "--clients", "3",
+                      "--dry-run"}), kUsage, "2 calls", "--fault-calls 3 or more"},
+      {dependability({"--faults-backend", "nftables", "--profile", "wan", "--dry-run"}), kUsage,
+       "nftables does loss and duplication only", "use netem or uml-netem"},
+      {dependability({"--faults-backend", "nftables", "--profile", "wan", "--preset", "quick", "--calls", "10",
+                      "--out", "{dir}/never"}), kUsage, "nftables does loss and duplication only",
+       "use netem or uml-netem"},
       {dependability({"--fault-calls", "0"}), kUsage, "--fault-calls", "1 to 4294967296"},
       {dependability({"--timeout", "0"}), kUsage, "--timeout", "1 to 3600000"},
       {dependability({"--topology", "mars"}), kUsage, "--topology", "loopback,two-host"},
@@ -114,6 +136,7 @@ const std::vector<BadInput>& table() {
       {speed({"--topologies", "mars"}), kUsage, "--topologies", "loopback,two-host"},
       {speed({"--connect", "x"}), kUsage, "--connect", "persistent,per-call"},
       {speed({"--transports", "pigeon"}), kUsage, "pigeon", "known: sunrpc-udp"},
+      {speed({"--sizes", "big"}), kUsage, "--sizes: 'big' is not a number", "0 to 16777216"},
       // fault profile fields (a profile file, read by a dry run)
       {profile("loss=150"), kUsage, "loss = 150", "between 0 and 100"},
       {profile("loss_corr=101"), kUsage, "loss_corr = 101", "between 0 and 100"},
@@ -144,6 +167,8 @@ const std::vector<BadInput>& table() {
       {server({}), kUsage, "--transport", "--help"},
       {server({"--transport", "raw-tcp", "--listen", "localhost"}), kUsage, "--listen", "e.g. 127.0.0.1:7000"},
       {server({"--transport", "raw-tcp", "--listen", "127.0.0.1:70000"}), kUsage, "--listen", "0 to 65535"},
+      {server({"--transport", "raw-tcp", "--listen", "127.0.0.1:"}), kUsage, "rpclab-server: --listen", "HOST:PORT"},
+      {server({"--transport", "raw-tcp", "--listen", "127.0.0.1: 7000"}), kUsage, "--listen", "0 to 65535"},
       {server({"--transport", "raw-tcp", "--frobnicate"}), kUsage, "--frobnicate", "--help"},
       {server({"--transport", "sunrpc-udp", "--udp-bufsize", "100"}), kUsage, "--udp-bufsize", "1024 to 65536"},
       {server({"--transport", "sunrpc-udp", "--drc", "-1"}), kUsage, "--drc", "0 to 1048576"},
@@ -162,6 +187,9 @@ const std::vector<BadInput>& table() {
       {client({"--server", "127.0.0.1"}), kUsage, "--server", "e.g. 127.0.0.1:7000"},
       {client({"--server", "127.0.0.1:x"}), kUsage, "--server", "0 to 65535"},
       {client({"--server", ":7000"}), kUsage, "--server", "HOST:PORT"},
+      {client({"--server", "127.0.0.1:99999"}), kUsage, "rpclab-client: --server", "0 to 65535"},
+      {client({"--server", "127.0.0.1:+7000"}), kUsage, "--server", "0 to 65535"},
+      {client({"--calls", "abc"}), kUsage, "--calls: 'abc' is not a number", "1 to 4294967296"},
       {client({"--server", "no.such.host.invalid:9"}), kSetup, "no.such.host.invalid", "give an IPv4 address"},
       {client({"--calls", "0"}), kUsage, "--calls", "1 to 4294967296"},
       {client({"--calls", "-5"}), kUsage, "--calls", "1 to 4294967296"},
@@ -175,6 +203,22 @@ const std::vector<BadInput>& table() {
       {client({"--udp-bufsize", "100"}), kUsage, "--udp-bufsize", "1024 to 65536"},
       {client({"--record", "{dir}/no/such/record"}), kUsage, "--record", "create it, or choose a writable place"},
       {client({"--frobnicate"}), kUsage, "--frobnicate", "--help"},
+      // rpclab-linkprobe and rpclab-linktest: the same address parser, ranges and prefix as the others
+      {linkprobe({"send", "--to", "127.0.0.1:99999"}), kUsage, "rpclab-linkprobe: --to", "0 to 65535"},
+      {linkprobe({"send", "--to", "127.0.0.1:x"}), kUsage, "rpclab-linkprobe: --to", "0 to 65535"},
+      {linkprobe({"send", "--to", "127.0.0.1"}), kUsage, "rpclab-linkprobe: --to", "e.g. 127.0.0.1:7000"},
+      {linkprobe({"send", "--to", "127.0.0.1:"}), kUsage, "rpclab-linkprobe: --to", "HOST:PORT"},
+      {linkprobe({"reflect", "--listen", ":9000"}), kUsage, "rpclab-linkprobe: --listen", "HOST:PORT"},
+      {linkprobe({"send", "--to", "127.0.0.1:9", "--count", "0"}), kUsage, "rpclab-linkprobe: --count",
+       "1 to 100000000"},
+      {linkprobe({"send", "--to", "127.0.0.1:9", "--pps", "fast"}), kUsage, "--pps: 'fast' is not a number",
+       "1 to 10000000"},
+      {linkprobe({"send", "--to", "127.0.0.1:9", "--frobnicate"}), kUsage, "rpclab-linkprobe: ", "--help"},
+      {linktest({"--count", "0"}), kUsage, "rpclab-linktest: --count", "1 to 10000000"},
+      {linktest({"--loss", "abc"}), kUsage, "rpclab-linktest: --loss: 'abc' is not a number", "0 to 100"},
+      {linktest({"--faults-backend", "pigeon"}), kUsage, "rpclab-linktest: --faults-backend",
+       "auto,netem,uml-netem,nftables"},
+      {linktest({"--frobnicate"}), kUsage, "rpclab-linktest: ", "--help"},
   };
   return rows;
 }
