@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
   cell->add_option("--result", result)->required();
   cell->add_option("--run-id", run_id);
   cell->group("");  // internal: not listed in --help
+  rpclab::add_version_flags(app);
   // CLI11 would only say "A subcommand is required" of a misspelt one.
   if (argc > 1 && argv[1][0] != '-' && !has_subcommand(app, argv[1])) {
     std::fprintf(stderr, "rpclab: unknown command '%s' (commands: dependability, speed, doctor, clean-net)\n",

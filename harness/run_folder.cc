@@ -1,8 +1,10 @@
 #include "harness/run_folder.h"
 
 #include <time.h>
+#include <unistd.h>
 
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -43,15 +45,24 @@ std::string make_dir(const std::string& results_root, const std::string& explici
   return fs::canonical(dir).string();
 }
 
-// results/latest -> the newest run, replaced atomically.
+// results/latest -> the newest run, replaced atomically. Only a link is
+// replaced: a file or folder someone put there is left alone, and said so.
 void point_latest(const std::string& results_root, const std::string& dir) {
   fs::path root = fs::absolute(results_root);
   std::error_code ec;
   fs::create_directories(root, ec);
-  fs::path tmp = root / ".latest.tmp";
-  fs::remove(tmp, ec);
+  fs::path latest = root / "latest";
+  fs::file_status now = fs::symlink_status(latest, ec);
+  if (fs::exists(now) && !fs::is_symlink(now)) {
+    std::fprintf(stderr, "rpclab: %s is not a symbolic link, so it was left alone (not pointed at this run)\n",
+                 latest.c_str());
+    return;
+  }
+  fs::path tmp = root / (".latest.tmp." + std::to_string(::getpid()));
   fs::create_directory_symlink(dir, tmp, ec);
-  if (!ec) fs::rename(tmp, root / "latest", ec);
+  if (ec) return;
+  fs::rename(tmp, latest, ec);
+  if (ec) fs::remove(tmp, ec);  // the link just made
 }
 
 std::string slug(const std::string& label) {

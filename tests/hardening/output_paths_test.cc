@@ -19,6 +19,7 @@
 #include "core/atomic_file.h"
 #include "core/call_record.h"
 #include "harness/harness_e2e_util.h"
+#include "harness/run_folder.h"
 #include "support/process.h"
 #include "support/server_process.h"
 #include "support/temp_dir.h"
@@ -28,39 +29,26 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Reads a FIFO until its writer closes it, on a thread of its own, so a
-// program can write into it while the test waits for that program.
+// A FIFO held open for reading from the start, so a writer's open() does
+// not wait for a reader. What the writer wrote (less than the pipe's 64 KiB)
+// is read once it is done. If the FIFO was replaced instead, this still
+// holds the original one, and reads nothing.
 class FifoReader {
  public:
-  explicit FifoReader(std::string path) : path_(std::move(path)), thread_([this] { run(); }) {}
-  ~FifoReader() { finish(); }
-
-  // What was read. A reader still waiting for a writer that never came is
-  // given one that writes nothing, so this never blocks.
+  explicit FifoReader(const std::string& path) : fd_(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)) {}
+  ~FifoReader() {
+    if (fd_ >= 0) ::close(fd_);
+  }
   std::string finish() {
-    if (thread_.joinable()) {
-      int fd = ::open(path_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-      if (fd >= 0) ::close(fd);
-      thread_.join();
-    }
-    return data_;
+    std::string data;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(fd_, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR);)
+      if (n > 0) data.append(buf, static_cast<size_t>(n));
+    return data;
   }
 
  private:
-  void run() {
-    int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
-    char buf[4096];
-    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) != 0;) {
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) break;
-      data_.append(buf, static_cast<size_t>(n));
-    }
-    ::close(fd);
-  }
-
-  std::string path_, data_;
-  std::thread thread_;
+  int fd_;
 };
 
 mode_t kind_at(const std::string& path) {
@@ -86,11 +74,21 @@ std::vector<std::string> client_argv(const ServerProcess& server, const std::str
           "--op",               "echo",        "--size",    "12",          "--record", record};
 }
 
-// Runs argv with `dir` as its working folder, so a file named "-" would land there.
-ProcessResult run_in(const std::string& dir, const std::vector<std::string>& argv) {
+// argv run with `dir` as its working folder, so a file named "-" would land there.
+std::vector<std::string> in_folder(const std::string& dir, const std::vector<std::string>& argv) {
   std::vector<std::string> sh = {"sh", "-c", "cd \"$0\" && exec \"$@\"", dir};
   sh.insert(sh.end(), argv.begin(), argv.end());
-  return run_program(sh, std::chrono::seconds(30));
+  return sh;
+}
+
+// Waits (20 s at most) until a background program has printed `words` into
+// its log, or has ended; returns the log.
+std::string wait_for_output(Child& child, const std::string& log, const std::string& words) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (read_whole_file(log).find(words) == std::string::npos && !child.exit_code() &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  return read_whole_file(log);
 }
 
 // The helper every program writes its files with.
@@ -172,6 +170,8 @@ TEST(OutputPaths, AFolderABlockDeviceOrALinkToNothingIsRefusedAndLeftAlone) {
 
 TEST(OutputPaths, ADashIsStandardOutput) {
   TempDir dir;
+  fs::path was = fs::current_path();
+  fs::current_path(dir.path());  // where a file named "-" would land
   int pipe_fds[2];
   ASSERT_EQ(::pipe(pipe_fds), 0);
   std::fflush(stdout);
@@ -185,13 +185,37 @@ TEST(OutputPaths, ADashIsStandardOutput) {
   }
   ::dup2(saved, 1);
   ::close(saved);
+  fs::current_path(was);
   ::close(pipe_fds[1]);
   char buf[64] = {};
   ssize_t n = ::read(pipe_fds[0], buf, sizeof buf - 1);
   ::close(pipe_fds[0]);
   EXPECT_EQ(error, "");
   EXPECT_EQ(std::string(buf, n > 0 ? n : 0), "to stdout\n");
-  EXPECT_FALSE(fs::exists("-")) << "a file named '-' was made in " << fs::current_path();
+  EXPECT_FALSE(fs::exists(dir.file("-"))) << "a file named '-' was made";
+}
+
+// results/latest is pointed at each new run only while it is a link (or
+// absent): a file or a folder someone put there stays as it was.
+TEST(OutputPaths, ResultsLatestIsReplacedOnlyWhenItIsALink) {
+  TempDir dir;
+  std::string root = dir.file("results"), latest = root + "/latest";
+  fs::create_directories(root);
+  write_text(latest, "mine\n");
+  harness::RunFolder over_a_file(root, root + "/first");
+  EXPECT_EQ(kind_at(latest), S_IFREG);
+  EXPECT_EQ(read_whole_file(latest), "mine\n");
+  fs::remove(latest);
+  fs::create_directory(latest);
+  harness::RunFolder over_a_folder(root, root + "/second");
+  EXPECT_EQ(kind_at(latest), S_IFDIR);
+  fs::remove(latest);
+  harness::RunFolder into_nothing(root, root + "/third");
+  EXPECT_EQ(fs::read_symlink(latest), into_nothing.dir());
+  harness::RunFolder over_its_link(root, root + "/fourth");
+  EXPECT_EQ(fs::read_symlink(latest), over_its_link.dir());
+  for (const auto& e : fs::directory_iterator(root))  // no temporary link left behind
+    EXPECT_EQ(e.path().filename().string().rfind(".latest", 0), std::string::npos) << e.path();
 }
 
 // The programs, end to end: the flags that name a file to write.
@@ -223,7 +247,7 @@ TEST(OutputPaths, TheClientWritesItsRecordToAStandInForDevNull) {
 TEST(OutputPaths, TheClientWritesRecordDashToStandardOutput) {
   TempDir dir;
   ServerProcess server("raw-udp");
-  ProcessResult r = run_in(dir.path(), client_argv(server, "-"));
+  ProcessResult r = run_program(in_folder(dir.path(), client_argv(server, "-")), std::chrono::seconds(30));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(fs::exists(dir.file("-"))) << "--record - made a file named '-'";
   ASSERT_FALSE(r.out.empty()) << r.err;
@@ -234,16 +258,10 @@ TEST(OutputPaths, TheClientWritesRecordDashToStandardOutput) {
 // (written on SIGTERM), both to standard output.
 TEST(OutputPaths, TheServerWritesItsReadyFileAndLedgerToStandardOutput) {
   TempDir dir;
-  std::vector<std::string> argv = {bin("rpclab-server"), "--transport", "raw-udp", "--ready-file", "-",
-                                   "--ledger",           "-"};
   std::string log = dir.file("server.out");
-  std::vector<std::string> sh = {"sh", "-c", "cd \"$0\" && exec \"$@\"", dir.path()};
-  sh.insert(sh.end(), argv.begin(), argv.end());
-  Child server(sh, log);
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (read_whole_file(log).find("\"port\"") == std::string::npos && !server.exit_code() &&
-         std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  Child server(in_folder(dir.path(), {bin("rpclab-server"), "--transport", "raw-udp", "--ready-file", "-",
+                                      "--ledger", "-"}), log);
+  wait_for_output(server, log, "\"port\"");
   int code = server.stop(SIGTERM);
   std::string out = read_whole_file(log);
   EXPECT_EQ(code, 0) << out;
@@ -255,15 +273,11 @@ TEST(OutputPaths, TheServerWritesItsReadyFileAndLedgerToStandardOutput) {
 TEST(OutputPaths, TheLinkProbeWritesItsReadyFileToStandardOutput) {
   TempDir dir;
   std::string log = dir.file("probe.out");
-  std::vector<std::string> sh = {"sh", "-c", "cd \"$0\" && exec \"$@\"", dir.path(), bin("rpclab-linkprobe"),
-                                 "reflect", "--listen", "127.0.0.1:0", "--ready-file", "-"};
-  Child probe(sh, log);
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (read_whole_file(log).find("ready") == std::string::npos && !probe.exit_code() &&
-         std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  Child probe(in_folder(dir.path(), {bin("rpclab-linkprobe"), "reflect", "--listen", "127.0.0.1:0", "--ready-file",
+                                     "-"}), log);
+  std::string out = wait_for_output(probe, log, "ready");
   probe.stop(SIGTERM);
-  EXPECT_NE(read_whole_file(log).find("ready"), std::string::npos) << read_whole_file(log);
+  EXPECT_NE(out.find("ready"), std::string::npos) << out;
   EXPECT_FALSE(fs::exists(dir.file("-"))) << "--ready-file - made a file named '-'";
 }
 
