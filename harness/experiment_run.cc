@@ -58,12 +58,28 @@ void check_resume(const RunFolder& folder, const std::vector<CellConfig>& cells)
                               folder.dir());
 }
 
+namespace {
+
+// --out and --resume naming two folders would leave one of them unused
+// without a word; the same folder twice is what the resume hint prints.
+void refuse_two_folders(const RunOptions& options) {
+  if (options.out_dir.empty() || options.resume_dir.empty()) return;
+  std::error_code ec;
+  if (std::filesystem::equivalent(options.out_dir, options.resume_dir, ec)) return;
+  throw std::invalid_argument("--out " + options.out_dir + " and --resume " + options.resume_dir +
+                              " name two folders; a resumed run goes on in its own folder: drop --out");
+}
+
+}  // namespace
+
 std::unique_ptr<RunFolder> open_run_folder(const RunOptions& options, const std::vector<CellConfig>& cells,
                                            const std::string& experiment, int* exit_code) {
   try {
-    auto folder = std::make_unique<RunFolder>(options.results_root,
-                                              options.resume_dir.empty() ? options.out_dir : options.resume_dir);
-    if (!options.resume_dir.empty()) check_resume(*folder, cells);
+    refuse_two_folders(options);
+    bool resume = !options.resume_dir.empty();
+    auto folder = std::make_unique<RunFolder>(options.results_root, resume ? options.resume_dir : options.out_dir,
+                                              resume ? FolderUse::kResume : FolderUse::kNew);
+    if (resume) check_resume(*folder, cells);
     return folder;
   } catch (const SetupError& e) {
     std::fprintf(stderr, "rpclab %s: %s\n", experiment.c_str(), e.what());

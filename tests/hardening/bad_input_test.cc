@@ -122,6 +122,14 @@ const std::vector<BadInput>& table() {
       {dependability({"--frobnicate"}), kUsage, "--frobnicate", "--help"},
       {dependability({"--out", "/proc/no/such", "--preset", "quick", "--tables", "clean"}), kSetup,
        "cannot create the results folder /proc/no/such", "choose another with --out"},
+      // a run folder holds one run ({dir}/a-run holds one, {dir}/not-empty someone's file)
+      {dependability({"--out", "{dir}/a-run"}), kUsage, "--out {dir}/a-run: this folder already holds a run",
+       "or continue that run with --resume {dir}/a-run"},
+      {dependability({"--out", "{dir}/not-empty"}), kUsage, "this folder is not empty (it holds notes.txt)",
+       "Give a new folder with --out"},
+      {dependability({"--resume", "{dir}/not-empty"}), kUsage, "--resume {dir}/not-empty: this folder holds no run",
+       "start a new run with --out"},
+      {dependability({"--out", "{dir}/never", "--resume", "{dir}/a-run"}), kUsage, "name two folders", "drop --out"},
       {{"rpclab", "frobnicate"}, kUsage, "unknown command 'frobnicate'", "dependability, speed, doctor"},
       // rpclab speed
       {speed({"--preset", "fast"}), kUsage, "--preset", "levy1989,quick"},
@@ -137,6 +145,10 @@ const std::vector<BadInput>& table() {
       {speed({"--connect", "x"}), kUsage, "--connect", "persistent,per-call"},
       {speed({"--transports", "pigeon"}), kUsage, "pigeon", "known: sunrpc-udp"},
       {speed({"--sizes", "big"}), kUsage, "--sizes: 'big' is not a number", "0 to 16777216"},
+      {speed({"--out", "{dir}/a-run"}), kUsage, "--out {dir}/a-run: this folder already holds a run",
+       "or continue that run with --resume {dir}/a-run"},
+      {speed({"--resume", "{dir}/not-empty"}), kUsage, "--resume {dir}/not-empty: this folder holds no run",
+       "start a new run with --out"},
       // fault profile fields (a profile file, read by a dry run)
       {profile("loss=150"), kUsage, "loss = 150", "between 0 and 100"},
       {profile("loss_corr=101"), kUsage, "loss_corr = 101", "between 0 and 100"},
@@ -239,6 +251,10 @@ TEST(BadInput, EveryRowExitsWithItsCodeNamingTheProblemAndTheFix) {
   TempDir dir;
   ::chmod(dir.path().c_str(), 0777);  // rows run as nobody write nothing, but may look
   ServerProcess busy("raw-tcp");      // holds the port of the "in use" row
+  std::filesystem::create_directory(dir.file("a-run"));
+  std::ofstream(dir.file("a-run/metadata.json")) << "{}\n";
+  std::filesystem::create_directory(dir.file("not-empty"));
+  std::ofstream(dir.file("not-empty/notes.txt")) << "someone's notes\n";
   int checked = 0, skipped = 0;
   for (const BadInput& row : table()) {
     std::vector<std::string> argv;
