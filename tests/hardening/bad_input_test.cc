@@ -18,6 +18,7 @@
 #include "harness/harness_e2e_util.h"
 #include "netem/capabilities.h"
 #include "netem/topology.h"
+#include "support/nobody_programs.h"
 #include "support/process.h"
 #include "support/server_process.h"
 #include "support/temp_dir.h"
@@ -26,8 +27,6 @@ namespace rpclab::test {
 namespace {
 
 constexpr int kUsage = 2, kSetup = 3;
-// Runs what follows as user nobody, with no supplementary groups.
-const std::vector<std::string> kAsNobody = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
 
 struct BadInput {
   std::vector<std::string> argv;  // argv[0] is a program of the build; {dir} and {port} are filled in
@@ -241,6 +240,11 @@ std::string fill(std::string s, const std::string& dir, uint16_t port) {
   return s;
 }
 
+std::vector<std::string> with_build_path(std::vector<std::string> argv) {
+  argv[0] = bin(argv[0]);
+  return argv;
+}
+
 std::string shown(const std::vector<std::string>& argv) {
   std::string s;
   for (const std::string& a : argv) s += (s.empty() ? "" : " ") + a;
@@ -251,6 +255,7 @@ TEST(BadInput, EveryRowExitsWithItsCodeNamingTheProblemAndTheFix) {
   TempDir dir;
   ::chmod(dir.path().c_str(), 0777);  // rows run as nobody write nothing, but may look
   ServerProcess busy("raw-tcp");      // holds the port of the "in use" row
+  NobodyPrograms nobody({"rpclab-server"});
   std::filesystem::create_directory(dir.file("a-run"));
   std::ofstream(dir.file("a-run/metadata.json")) << "{}\n";
   std::filesystem::create_directory(dir.file("not-empty"));
@@ -263,19 +268,16 @@ TEST(BadInput, EveryRowExitsWithItsCodeNamingTheProblemAndTheFix) {
       if (a.rfind("#profile ", 0) == 0) profile_line = a.substr(9);
       else argv.push_back(fill(a, dir.path(), busy.port()));
     }
-    argv[0] = bin(argv[0]);
     if (!profile_line.empty()) {
       std::ofstream(argv[4]) << profile_line << "\n";
       argv.insert(argv.end(), {"--out", dir.file("never")});
     }
-    if (row.as_nobody) {
-      if (!is_root()) {
-        std::printf("[ SKIPPED  ] %s: needs root to drop to user nobody\n", shown(row.argv).c_str());
-        ++skipped;
-        continue;
-      }
-      argv.insert(argv.begin(), kAsNobody.begin(), kAsNobody.end());
+    if (row.as_nobody && !nobody.why_not().empty()) {
+      std::printf("[ SKIPPED  ] %s: %s\n", shown(row.argv).c_str(), nobody.why_not().c_str());
+      ++skipped;
+      continue;
     }
+    argv = row.as_nobody ? nobody.argv(argv) : with_build_path(argv);
     SCOPED_TRACE(shown(row.argv) + (profile_line.empty() ? "" : " holding: " + profile_line));
     ProcessResult r = run_program(argv, std::chrono::seconds(20));
     EXPECT_EQ(r.exit_code, row.exit_code) << r.err;
@@ -293,18 +295,19 @@ TEST(BadInput, EveryRowExitsWithItsCodeNamingTheProblemAndTheFix) {
 // Missing privileges: as nobody, the harness runs what it can and says
 // what it skipped; clean-net refuses and says to use sudo.
 TEST(BadInput, WithoutRootTheHarnessSaysWhatNeedsRoot) {
-  if (!is_root()) GTEST_SKIP() << "needs root to drop to user nobody and to make a namespace to clean";
-  TempDir dir;
-  ::chmod(dir.path().c_str(), 0777);
+  NobodyPrograms nobody({"rpclab", "rpclab-server", "rpclab-client"});
+  if (!nobody.why_not().empty()) GTEST_SKIP() << nobody.why_not();
   auto as_nobody = [&](std::vector<std::string> args) {
-    args.insert(args.begin(), kAsNobody.begin(), kAsNobody.end());
-    return run_program(args, std::chrono::seconds(60));
+    return run_program(nobody.argv(args), std::chrono::seconds(60));
   };
-  ProcessResult skip = as_nobody({bin("rpclab"), "dependability", "--preset", "quick", "--tables", "udp-dup",
-                                  "--fault-calls", "10", "--out", dir.file("run")});
+  ProcessResult skip = as_nobody({"rpclab", "dependability", "--preset", "quick", "--tables", "udp-dup",
+                                  "--fault-calls", "10", "--out", nobody.work("run"), "--results-root",
+                                  nobody.work("results")});
   EXPECT_EQ(skip.exit_code, 0) << skip.err;
   EXPECT_NE(skip.err.find("not root"), std::string::npos) << skip.err;
-  for (const auto& rec : read_jsonl(dir.file("run/results.jsonl"))) {
+  auto records = read_jsonl(nobody.work("run/results.jsonl"));
+  EXPECT_FALSE(records.empty()) << skip.err;
+  for (const auto& rec : records) {
     EXPECT_EQ(rec["status"], "skipped");
     EXPECT_NE(rec["reason"].get<std::string>().find("need root"), std::string::npos) << rec["reason"];
     EXPECT_NE(rec["reason"].get<std::string>().find("run as root"), std::string::npos) << rec["reason"];
@@ -312,11 +315,32 @@ TEST(BadInput, WithoutRootTheHarnessSaysWhatNeedsRoot) {
 
   std::string ns = std::string(netem::kNamespacePrefix) + std::to_string(::getpid()) + "-badinput";
   ASSERT_EQ(run_program({"ip", "netns", "add", ns}).exit_code, 0);
-  ProcessResult clean = as_nobody({bin("rpclab"), "clean-net"});
+  ProcessResult clean = as_nobody({"rpclab", "clean-net"});
   run_program({"ip", "netns", "delete", ns});
   EXPECT_EQ(clean.exit_code, kSetup) << clean.err;
   EXPECT_NE(clean.err.find("needs root"), std::string::npos) << clean.err;
   EXPECT_NE(clean.err.find("sudo make clean-net"), std::string::npos) << clean.err;
+}
+
+// A user let run rpclab (setpriv or sudo -u start it) whose folder that
+// user cannot search, as a build under a 0700 home: the run says which
+// program it cannot start and how to fix that, before it makes a folder.
+// It must not need to resolve its own path to find out (it once aborted
+// with "cannot make canonical path ... [/proc/self/exe]", exit 134).
+TEST(BadInput, AProgramFolderTheUserCannotSearchIsNamedBeforeTheRunStarts) {
+  NobodyPrograms nobody({"rpclab", "rpclab-server", "rpclab-client"}, 0700);
+  if (!nobody.why_not().empty()) GTEST_SKIP() << nobody.why_not();
+  for (std::vector<std::string> args : {dependability({"--tables", "clean"}), speed({})}) {
+    args.insert(args.end(), {"--preset", "quick", "--transports", "raw-udp", "--out", nobody.work("run"),
+                             "--results-root", nobody.work("results")});
+    SCOPED_TRACE(shown(args));
+    ProcessResult r = run_program(nobody.argv(args), std::chrono::seconds(60));
+    EXPECT_EQ(r.exit_code, kSetup) << r.err;
+    EXPECT_NE(r.err.find("cannot run " + nobody.bin_dir() + "/rpclab-server as user nobody: Permission denied"),
+              std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("Build rpclab in a folder this user can reach"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(nobody.work("run"))) << "a run that cannot start made a results folder";
+  }
 }
 
 // A backend this kernel lacks, asked for by name: the run stops before its

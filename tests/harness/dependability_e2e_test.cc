@@ -11,6 +11,7 @@
 
 #include "core/atomic_file.h"
 #include "harness_e2e_util.h"
+#include "support/nobody_programs.h"
 #include "support/temp_dir.h"
 
 namespace rpclab::test {
@@ -74,15 +75,13 @@ TEST(DependabilityE2E, QuickPresetFindsWhatEachTransportDoes) {
 }
 
 TEST(DependabilityE2E, WithoutRootTheLinkCellsAreSkippedWithTheReason) {
-  if (!is_root()) GTEST_SKIP() << "needs root to drop to an unprivileged user with setpriv";
-  TempDir dir;
-  std::filesystem::permissions(dir.path(), std::filesystem::perms::all);
-  std::vector<std::string> argv = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
-  auto rest = rpclab(dir, {"--preset", "quick", "--calls", "200"});
-  argv.insert(argv.end(), rest.begin(), rest.end());
-  ProcessResult r = run_program(argv, 120s);
+  NobodyPrograms nobody({"rpclab", "rpclab-server", "rpclab-client"});
+  if (!nobody.why_not().empty()) GTEST_SKIP() << nobody.why_not();
+  ProcessResult r = run_program(nobody.argv({"rpclab", "dependability", "--out", nobody.work("run"), "--results-root",
+                                             nobody.work("results"), "--preset", "quick", "--calls", "200"}),
+                                120s);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto records = read_jsonl(dir.file("run/results.jsonl"));
+  auto records = read_jsonl(nobody.work("run/results.jsonl"));
   ASSERT_EQ(records.size(), 7u);
   for (const json& rec : records) {
     if (rec["topology"] == "loopback") {
