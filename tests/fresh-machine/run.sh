@@ -130,6 +130,12 @@ summary() {
     printf 'fresh-machine:   %-60s %5s %7s\n' "$name" "$code" "$secs"
     [[ $code == 0 ]] || proved=0
   done < <(cat "$inside/steps.tsv" 2>/dev/null)
+  local required
+  for required in "make test" "make run-dependability PRESET=quick" "no network namespace left"; do
+    cut -f1 "$inside/steps.tsv" 2>/dev/null | grep -qxF "$required" && continue
+    printf 'fresh-machine:   %-60s %5s\n' "$required" "never ran"
+    proved=0
+  done
   [[ $rc -eq 0 ]] || proved=0
   local gone
   gone=$(namespace_gone) || proved=0
@@ -143,29 +149,35 @@ summary() {
   return $(( 1 - proved ))
 }
 
-case "${1:-}" in
-  --no-cache) use_cache=0 ;;
-  "") ;;
-  *) echo "usage: $0 [--no-cache]" >&2; exit 2 ;;
-esac
-[[ $(id -u) -eq 0 ]] || die "needs root (debootstrap, mount and pivot_root); run: sudo $0"
-"$repo/harness/deps.sh" fresh-machine
-exec 9<"$0"  # one run at a time; the lock is this script itself, so no file is left behind
-flock -n 9 || die "another fresh-machine run is going on (it holds a lock on $0)"
-check_readme_commands
-install_line=$(first_install_line)
-[[ -n $install_line ]] || die "README.md's 'The two commands' shows no apt-get line to run first"
+# All in one function, read whole before it runs: bash reads a script as it
+# goes, so an edit to this file during a run would otherwise change the run.
+main() {
+  case "${1:-}" in
+    --no-cache) use_cache=0 ;;
+    "") ;;
+    *) echo "usage: $0 [--no-cache]" >&2; exit 2 ;;
+  esac
+  [[ $(id -u) -eq 0 ]] || die "needs root (debootstrap, mount and pivot_root); run: sudo $0"
+  "$repo/harness/deps.sh" fresh-machine
+  exec 9<"$0"  # one run at a time; the lock is this script itself, so no file is left behind
+  flock -n 9 || die "another fresh-machine run is going on (it holds a lock on $0)"
+  check_readme_commands
+  install_line=$(first_install_line)
+  [[ -n $install_line ]] || die "README.md's 'The two commands' shows no apt-get line to run first"
 
-started=$(now)
-remove_work
-trap 'rc=$?; remove_work; say "removed $work"; exit $rc' EXIT
-trap 'exit 130' INT TERM HUP
-mkdir -p "$work" && touch "$work/$marker"
-make_root
-say "root: $made_root"
-say "README.md says to install first: $install_line"
-prepare_inside "$install_line"
-say "entering the fresh root"
-inside_rc=0
-run_inside || inside_rc=$?
-summary "$inside_rc"
+  started=$(now)
+  remove_work
+  trap 'rc=$?; remove_work; say "removed $work"; exit $rc' EXIT
+  trap 'exit 130' INT TERM HUP
+  mkdir -p "$work" && touch "$work/$marker"
+  make_root
+  say "root: $made_root"
+  say "README.md says to install first: $install_line"
+  prepare_inside "$install_line"
+  say "entering the fresh root"
+  inside_rc=0
+  run_inside || inside_rc=$?
+  summary "$inside_rc"
+}
+
+main "$@"; exit
