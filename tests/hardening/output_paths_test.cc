@@ -202,17 +202,17 @@ TEST(OutputPaths, ResultsLatestIsReplacedOnlyWhenItIsALink) {
   std::string root = dir.file("results"), latest = root + "/latest";
   fs::create_directories(root);
   write_text(latest, "mine\n");
-  harness::RunFolder over_a_file(root, root + "/first");
+  harness::RunFolder over_a_file(root, root + "/first", harness::FolderUse::kNew);
   EXPECT_EQ(kind_at(latest), S_IFREG);
   EXPECT_EQ(read_whole_file(latest), "mine\n");
   fs::remove(latest);
   fs::create_directory(latest);
-  harness::RunFolder over_a_folder(root, root + "/second");
+  harness::RunFolder over_a_folder(root, root + "/second", harness::FolderUse::kNew);
   EXPECT_EQ(kind_at(latest), S_IFDIR);
   fs::remove(latest);
-  harness::RunFolder into_nothing(root, root + "/third");
+  harness::RunFolder into_nothing(root, root + "/third", harness::FolderUse::kNew);
   EXPECT_EQ(fs::read_symlink(latest), into_nothing.dir());
-  harness::RunFolder over_its_link(root, root + "/fourth");
+  harness::RunFolder over_its_link(root, root + "/fourth", harness::FolderUse::kNew);
   EXPECT_EQ(fs::read_symlink(latest), over_its_link.dir());
   for (const auto& e : fs::directory_iterator(root))  // no temporary link left behind
     EXPECT_EQ(e.path().filename().string().rfind(".latest", 0), std::string::npos) << e.path();
