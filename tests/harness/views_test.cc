@@ -7,24 +7,13 @@
 #include "harness/dependability_report.h"
 #include "harness/result_record.h"
 #include "harness/text_table.h"
+#include "synthetic_records.h"
 
 namespace rpclab::harness {
 namespace {
 
 nlohmann::json record(const std::string& transport, int hogs, uint64_t calls, uint64_t silent_dups) {
-  CellConfig cell;
-  cell.experiment = "dependability";
-  cell.transport = transport;
-  cell.hogs = hogs;
-  nlohmann::json r = base_record(cell, "test");
-  ClassCounts c;
-  c.calls = calls;
-  c.correct = calls - silent_dups;
-  c.duplicate_calls = c.silent_duplicates = c.extra_executions = silent_dups;
-  add_classes(r, c);
-  r["load"] = {{"hogs", hogs}, {"run_queue_mean", hogs + 1.0}};
-  r["faults"] = {{"backend", "none"}};
-  return r;
+  return dependability_record(transport, hogs, calls, silent_dups);
 }
 
 TEST(Views, LevyLayoutHasTransportRowsAndLoadColumns) {
