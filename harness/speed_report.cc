@@ -207,9 +207,9 @@ SpeedReport speed_report(const std::vector<json>& records, const std::string& da
 std::vector<std::string> speed_plots(const std::vector<json>& records, const std::string& dir, netem::CommandLog& log,
                                      std::vector<std::string>* notes) {
   PlotSpec by_size{"latency-vs-size", "Call latency vs payload size (loopback, persistent, 1 client; bars p50..p99)",
-                   "payload bytes", "microseconds per call", true, true};
+                   "payload bytes", "microseconds per call", XAxis::kMeasure, true, true};
   PlotSpec by_clients{"throughput-vs-clients", "Throughput vs parallel clients (loopback, persistent, 12 B)",
-                      "parallel clients", "calls per second (all clients)"};
+                      "parallel clients", "calls per second (all clients)", XAxis::kCount};
   std::map<std::string, size_t> size_series, client_series;
   for (const json& r : records) {
     if (!measured(r) || calibration(r) || topology(r) != "loopback" || connect(r) != "persistent") continue;
