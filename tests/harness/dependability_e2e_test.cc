@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include "core/atomic_file.h"
 #include "harness_e2e_util.h"
 #include "support/nobody_programs.h"
+#include "netem/command_log.h"
 #include "support/temp_dir.h"
 
 namespace rpclab::test {
@@ -180,11 +182,46 @@ TEST(DependabilityE2E, ASecondRunIntoARunFolderIsRefusedAndTheFirstKept) {
   EXPECT_EQ(json::parse(read_whole_file(dir.file("a/run/metadata.json")))["run_id"], id_a);
 }
 
+// A cell skipped for lack of root runs when the run is resumed as root, and
+// the views then show its new record instead of the skipped one. The first
+// run is nobody's, from copies of the programs (the clone may sit under a
+// 0700 home), the resume root's, from the build.
+TEST(DependabilityE2E, ResumingAsRootRunsTheCellsSkippedWithoutIt) {
+  if (!is_root()) GTEST_SKIP() << "needs root to run first as an unprivileged user (setpriv), then as root";
+  NobodyPrograms nobody({"rpclab", "rpclab-server", "rpclab-client"});
+  if (!nobody.why_not().empty()) GTEST_SKIP() << nobody.why_not();
+  std::vector<std::string> args = {"dependability", "--out", nobody.work("run"), "--results-root",
+                                   nobody.work("results"), "--preset", "quick", "--tables", "clean,stream-dup",
+                                   "--transports", "sunrpc-tcp", "--calls", "100", "--fault-calls", "100"};
+  std::vector<std::string> as_nobody = {"rpclab"};
+  as_nobody.insert(as_nobody.end(), args.begin(), args.end());
+  ProcessResult first = run_program(nobody.argv(as_nobody), 120s);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  auto records = read_jsonl(nobody.work("run/results.jsonl"));
+  ASSERT_EQ(records.size(), 2u);
+  ASSERT_EQ(records[1]["status"], "skipped") << records[1];
+
+  std::vector<std::string> as_root = {bin("rpclab")};
+  as_root.insert(as_root.end(), args.begin(), args.end());
+  as_root.insert(as_root.end(), {"--resume", nobody.work("run")});
+  ProcessResult second = run_program(as_root, 120s);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  records = read_jsonl(nobody.work("run/results.jsonl"));
+  ASSERT_EQ(records.size(), 3u) << "only the skipped cell runs again";
+  EXPECT_EQ(records[2]["cell"], records[1]["cell"]);
+  EXPECT_EQ(records[2]["status"], "ok") << records[2]["reason"];
+  std::string report = read_whole_file(nobody.work("run/report.txt"));
+  EXPECT_EQ(report.find("need root"), std::string::npos) << "the skipped record still shows: " << report;
+  std::string csv = read_whole_file(nobody.work("run/results.csv"));
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << "a header and one row per cell: " << csv;
+}
+
 TEST(DependabilityE2E, CtrlCStopsPromptlyAndKeepsFinishedCells) {
   TempDir dir;
-  Child run(rpclab(dir, {"--preset", "levy1989", "--loads", "0", "--transports", "sunrpc-udp,sunrpc-tcp",
-                         "--calls", "20000", "--topology", "loopback", "--loss", "0", "--dup", "0"}),
-            dir.file("run.log"));
+  std::vector<std::string> argv = rpclab(dir, {"--preset", "levy1989", "--loads", "0", "--transports",
+                                               "sunrpc-udp,sunrpc-tcp", "--calls", "20000", "--topology", "loopback",
+                                               "--loss", "0", "--dup", "0"});
+  Child run(argv, dir.file("run.log"));
   auto deadline = std::chrono::steady_clock::now() + 60s;
   while (std::chrono::steady_clock::now() < deadline && read_jsonl(dir.file("run/results.jsonl")).empty())
     std::this_thread::sleep_for(50ms);
@@ -195,6 +232,9 @@ TEST(DependabilityE2E, CtrlCStopsPromptlyAndKeepsFinishedCells) {
   EXPECT_EQ(code, 130) << describe_exit(code);
   EXPECT_LT(took, 5.0);
   for (const json& r : read_jsonl(dir.file("run/results.jsonl"))) EXPECT_EQ(r["status"], "ok");
+  // The hint to go on repeats every flag of the run, not only the preset.
+  std::string hint = "Continue with:\n  " + netem::shell_line(argv) + " --resume " + netem::shell_line({dir.file("run")});
+  EXPECT_NE(read_whole_file(dir.file("run.log")).find(hint), std::string::npos) << read_whole_file(dir.file("run.log"));
   ProcessResult left = run_program({"pgrep", "-f", dir.path()});
   EXPECT_TRUE(left.out.empty()) << "processes of the run outlived it: " << left.out;
 }

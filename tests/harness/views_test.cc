@@ -52,6 +52,16 @@ TEST(Views, FailedCellsAreListedWithTheirReason) {
   EXPECT_NE(text.find("server died mid-run"), std::string::npos);
 }
 
+TEST(Views, AResumedCellShowsOnlyItsLastRecord) {
+  nlohmann::json udp = record("sunrpc-udp", 0, 100, 0), tcp = record("sunrpc-tcp", 0, 100, 0);
+  nlohmann::json skipped = udp;
+  mark(skipped, "skipped", "the two-host topology needs root");
+  std::vector<nlohmann::json> latest = latest_per_cell({skipped, tcp, udp});
+  ASSERT_EQ(latest.size(), 2u);
+  EXPECT_EQ(latest[0], udp) << "the newer record replaces the skipped one, in its place";
+  EXPECT_EQ(latest[1], tcp);
+}
+
 TEST(Views, CsvFlattensNestedFieldsAndQuotes) {
   nlohmann::json a = {{"cell", {{"x", 1}}}, {"label", "a, b"}, {"classes", {{"correct", 5}}}};
   nlohmann::json b = {{"label", "say \"hi\""}, {"extra", 2.5}};
