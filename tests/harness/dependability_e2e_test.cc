@@ -8,13 +8,13 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <thread>
 
 #include "core/atomic_file.h"
 #include "harness_e2e_util.h"
 #include "support/nobody_programs.h"
 #include "netem/command_log.h"
 #include "support/temp_dir.h"
+#include "support/wait.h"
 
 namespace rpclab::test {
 namespace {
@@ -36,6 +36,20 @@ const json* find(const std::vector<json>& records, const std::string& block, con
 }
 
 uint64_t cls(const json& r, const char* name) { return r["classes"][name].get<uint64_t>(); }
+
+// The first file called `name` under `dir`, or "".
+std::filesystem::path find_file(const std::string& dir, const std::string& name) {
+  std::error_code ec;
+  for (auto& e : std::filesystem::recursive_directory_iterator(dir, ec))
+    if (e.path().filename() == name) return e.path();
+  return {};
+}
+
+// NEXT calls a server's stats file says it served; 0 before it is written.
+uint64_t served_next_calls(const std::filesystem::path& stats) {
+  json s = json::parse(std::ifstream(stats), nullptr, false);
+  return s.is_object() ? s.value("next_calls", uint64_t{0}) : 0;
+}
 
 TEST(DependabilityE2E, QuickPresetFindsWhatEachTransportDoes) {
   if (!is_root()) GTEST_SKIP() << "the quick preset's fault cells need root for network namespaces";
@@ -222,10 +236,8 @@ TEST(DependabilityE2E, CtrlCStopsPromptlyAndKeepsFinishedCells) {
                                                "sunrpc-udp,sunrpc-tcp", "--calls", "20000", "--topology", "loopback",
                                                "--loss", "0", "--dup", "0"});
   Child run(argv, dir.file("run.log"));
-  auto deadline = std::chrono::steady_clock::now() + 60s;
-  while (std::chrono::steady_clock::now() < deadline && read_jsonl(dir.file("run/results.jsonl")).empty())
-    std::this_thread::sleep_for(50ms);
-  ASSERT_FALSE(read_jsonl(dir.file("run/results.jsonl")).empty()) << "no cell finished within 60 s";
+  ASSERT_TRUE(wait_until([&dir] { return !read_jsonl(dir.file("run/results.jsonl")).empty(); }, 60s))
+      << "no cell finished within 60 s";
   auto sent = std::chrono::steady_clock::now();
   int code = run.stop(SIGINT, 10s);
   double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
@@ -245,23 +257,17 @@ TEST(DependabilityE2E, AServerThatDiesFailsItsCellAndTheRunGoesOn) {
   Child run(rpclab(dir, {"--preset", "quick", "--topology", "loopback", "--transports", "sunrpc-tcp", "--calls",
                          "200000", "--fault-calls", "300", "--dup", "0"}),
             dir.file("run.log"));
-  // Kill the first cell's server once it serves.
-  std::string ready;
-  auto deadline = std::chrono::steady_clock::now() + 30s;
-  while (ready.empty() && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(20ms);
-    std::error_code ec;
-    for (auto& e : std::filesystem::recursive_directory_iterator(dir.file("run/cells"), ec))
-      if (e.path().filename() == "server.ready") ready = e.path().string();
-  }
-  ASSERT_FALSE(ready.empty());
-  std::this_thread::sleep_for(300ms);
+  // Kill the first cell's server once it has served calls: the stats the
+  // harness asks of it every second say so.
+  std::filesystem::path ready;
+  ASSERT_TRUE(wait_until([&dir, &ready] { return !(ready = find_file(dir.file("run/cells"), "server.ready")).empty(); },
+                         30s));
+  ASSERT_TRUE(wait_until([&ready] { return served_next_calls(ready.parent_path() / "server.stats") > 0; }, 30s))
+      << "the first cell's server served no call within 30 s";
   pid_t server = json::parse(std::ifstream(ready))["pid"].get<pid_t>();
   ASSERT_EQ(::kill(server, SIGKILL), 0);
-  std::optional<int> code;
-  for (auto until = std::chrono::steady_clock::now() + 120s; !code && std::chrono::steady_clock::now() < until;)
-    code = run.exit_code(), std::this_thread::sleep_for(50ms);
-  ASSERT_TRUE(code.has_value());
+  ASSERT_TRUE(wait_until([&run] { return run.exit_code().has_value(); }, 120s, 50ms));
+  std::optional<int> code = run.exit_code();
   EXPECT_EQ(*code, 1) << "some cells failed: the exit code must say so";
   auto records = read_jsonl(dir.file("run/results.jsonl"));
   ASSERT_GE(records.size(), 2u);

@@ -9,16 +9,18 @@
 
 #include <algorithm>
 #include <fstream>
-#include <thread>
 
 #include "netem/command_runner.h"
 #include "netem/fault_backend.h"
 #include "netem/topology.h"
 #include "netem/uml_guest.h"
 #include "netem_test_util.h"
+#include "support/wait.h"
 
 namespace rpclab::netem {
 namespace {
+
+using test::wait_until;
 
 using namespace std::chrono_literals;
 using testing::uml_processes;
@@ -143,7 +145,12 @@ TEST(UmlGuest, TimeoutKillsEveryGuestProcess) {
   GuestRun r = run_in_guest({"/bin/sleep", "600"}, o, log);
   EXPECT_FALSE(r.completed);
   EXPECT_NE(r.failure.find("timed out"), std::string::npos) << r.failure;
-  std::this_thread::sleep_for(300ms);
+  auto only_those_before = [&before] {
+    for (pid_t pid : uml_processes())
+      if (!before.count(pid)) return false;
+    return true;
+  };
+  wait_until(only_those_before, 10s);  // SIGKILLed processes take a moment to be gone
   for (pid_t pid : uml_processes()) EXPECT_TRUE(before.count(pid)) << "linux.uml " << pid << " survived";
 }
 
@@ -164,11 +171,7 @@ TEST(UmlGuest, DiesWithASigkilledCaller) {
     run_in_guest({"/bin/sleep", "600"}, o, log);
     _exit(0);
   }
-  bool booted = false;
-  for (int i = 0; i < 300 && !booted; ++i) {
-    std::this_thread::sleep_for(100ms);
-    booted = ::access((dir + "/boot-time").c_str(), F_OK) == 0;
-  }
+  bool booted = wait_until([&dir] { return ::access((dir + "/boot-time").c_str(), F_OK) == 0; }, 30s, 100ms);
   ASSERT_TRUE(booted) << "the guest did not start its command within 30 s";
   std::set<pid_t> ours;
   for (pid_t pid : uml_processes())
@@ -176,14 +179,16 @@ TEST(UmlGuest, DiesWithASigkilledCaller) {
   EXPECT_GE(ours.size(), 2u) << "a booted guest runs several host processes";
   ::kill(caller, SIGKILL);
   ::waitpid(caller, nullptr, 0);
-  std::set<pid_t> left = ours;
-  for (int i = 0; i < 100 && !left.empty(); ++i) {
-    std::this_thread::sleep_for(50ms);
-    auto now = uml_processes();
-    left.clear();
-    for (pid_t pid : ours)
-      if (now.count(pid)) left.insert(pid);
-  }
+  std::set<pid_t> left;
+  wait_until(
+      [&] {
+        auto now = uml_processes();
+        left.clear();
+        for (pid_t pid : ours)
+          if (now.count(pid)) left.insert(pid);
+        return left.empty();
+      },
+      5s, 50ms);
   EXPECT_TRUE(left.empty()) << left.size() << " linux.uml processes outlived their SIGKILLed caller";
 }
 

@@ -7,11 +7,12 @@
 #include <unistd.h>
 
 #include <random>
-#include <thread>
 
 #include "raw/raw_frame.h"
 #include "rpc_test_util.h"
 #include "support/server_process.h"
+#include "support/socket_state.h"
+#include "support/wait.h"
 #include "support/wire.h"
 
 namespace rpclab::test {
@@ -200,7 +201,11 @@ TEST_P(VanishingClient, ClosingBeforeTheReplyDoesNotKillTheServer) {
     ASSERT_EQ(::send(fd, request.data(), request.size(), MSG_NOSIGNAL), static_cast<ssize_t>(request.size()));
     ::close(fd);
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Each connection is gone from the server once it has read the request,
+  // written (or failed to write) the reply and closed its end, or died.
+  EXPECT_TRUE(wait_until([&server] { return tcp_server_connections(server.port()) == 0 || !server.running(); },
+                         std::chrono::seconds(20)))
+      << tcp_server_connections(server.port()) << " connections still open at the server after 20 s";
   ASSERT_TRUE(server.running()) << server.log();
   NextReply reply;
   CallStatus status = make_client(GetParam(), server.port())->next(kValidClient, 0, &reply);

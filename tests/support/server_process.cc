@@ -5,11 +5,11 @@
 
 #include <chrono>
 #include <stdexcept>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.h"
+#include "support/wait.h"
 
 namespace rpclab::test {
 namespace {
@@ -27,15 +27,12 @@ ServerProcess::ServerProcess(const ServerSpec& spec) {
   argv.insert(argv.end(), spec.args.begin(), spec.args.end());
   child_ = std::make_unique<Child>(argv, dir_.file("server.log"));
 
-  auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
-  while (::access(dir_.file("ready.json").c_str(), R_OK) != 0) {
-    if (auto code = child_->exit_code())
-      throw std::runtime_error(spec.transport + " server ended before serving (" + describe_exit(*code) +
-                               "): " + log());
-    if (std::chrono::steady_clock::now() > deadline)
-      throw std::runtime_error(spec.transport + " server did not report ready in time: " + log());
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  std::string ready = dir_.file("ready.json");
+  bool served = wait_until([&] { return ::access(ready.c_str(), R_OK) == 0 || child_->exit_code(); }, kStartTimeout,
+                           std::chrono::milliseconds(5));
+  if (auto code = child_->exit_code(); code && ::access(ready.c_str(), R_OK) != 0)
+    throw std::runtime_error(spec.transport + " server ended before serving (" + describe_exit(*code) + "): " + log());
+  if (!served) throw std::runtime_error(spec.transport + " server did not report ready in time: " + log());
   port_ = nlohmann::json::parse(read_whole_file(dir_.file("ready.json"))).at("port").get<uint16_t>();
 }
 
