@@ -54,6 +54,7 @@ uint64_t served_next_calls(const std::filesystem::path& stats) {
 TEST(DependabilityE2E, QuickPresetFindsWhatEachTransportDoes) {
   if (!is_root()) GTEST_SKIP() << "the quick preset's fault cells need root for network namespaces";
   TempDir dir;
+  std::vector<std::string> namespaces_before = our_namespaces();
   ProcessResult r = run_program(rpclab(dir, {"--preset", "quick"}), 300s);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto records = read_jsonl(dir.file("run/results.jsonl"));
@@ -87,7 +88,7 @@ TEST(DependabilityE2E, QuickPresetFindsWhatEachTransportDoes) {
   for (const char* f : {"results.csv", "report.txt", "commands.log", "metadata.json", "silent-vs-faults.png"})
     EXPECT_TRUE(std::filesystem::exists(dir.file(std::string("run/") + f))) << f;
   EXPECT_NE(r.out.find("silent errors per 1,000,000 calls"), std::string::npos);
-  EXPECT_TRUE(our_namespaces().empty());
+  EXPECT_TRUE(left_behind(namespaces_before).empty());
 }
 
 TEST(DependabilityE2E, WithoutRootTheLinkCellsAreSkippedWithTheReason) {

@@ -1,8 +1,12 @@
 // Running the rpclab harness as a real process and reading what it wrote.
 #pragma once
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -31,6 +35,19 @@ inline std::vector<std::string> our_namespaces() {
     pos = end;
   }
   return ours;
+}
+
+// The namespaces not in `before` whose owner (the pid in rpclab-<pid>-...)
+// has ended: what a finished run left behind, and not the live namespaces
+// of runs that other tests have going beside it on a shared machine.
+inline std::vector<std::string> left_behind(const std::vector<std::string>& before) {
+  std::vector<std::string> left;
+  for (const std::string& ns : our_namespaces()) {
+    if (std::find(before.begin(), before.end(), ns) != before.end()) continue;
+    pid_t owner = std::atoi(ns.c_str() + std::strlen("rpclab-"));
+    if (owner <= 0 || ::kill(owner, 0) != 0) left.push_back(ns);
+  }
+  return left;
 }
 
 inline bool is_root() { return geteuid() == 0; }

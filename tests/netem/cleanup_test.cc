@@ -137,7 +137,6 @@ TEST(UmlGuest, RunsTheCommandAndReturnsItsExitCode) {
 
 TEST(UmlGuest, TimeoutKillsEveryGuestProcess) {
   if (auto why = why_not_uml(); !why.empty()) GTEST_SKIP() << why;
-  auto before = uml_processes();
   GuestOptions o;
   o.work_dir = testing::temp_dir("guest-timeout");
   o.timeout = 4s;
@@ -145,18 +144,13 @@ TEST(UmlGuest, TimeoutKillsEveryGuestProcess) {
   GuestRun r = run_in_guest({"/bin/sleep", "600"}, o, log);
   EXPECT_FALSE(r.completed);
   EXPECT_NE(r.failure.find("timed out"), std::string::npos) << r.failure;
-  auto only_those_before = [&before] {
-    for (pid_t pid : uml_processes())
-      if (!before.count(pid)) return false;
-    return true;
-  };
-  wait_until(only_those_before, 10s);  // SIGKILLed processes take a moment to be gone
-  for (pid_t pid : uml_processes()) EXPECT_TRUE(before.count(pid)) << "linux.uml " << pid << " survived";
+  // SIGKILLed processes take a moment to be gone.
+  wait_until([&o] { return uml_processes(o.work_dir).empty(); }, 10s);
+  for (pid_t pid : uml_processes(o.work_dir)) ADD_FAILURE() << "linux.uml " << pid << " survived";
 }
 
 TEST(UmlGuest, DiesWithASigkilledCaller) {
   if (auto why = why_not_uml(); !why.empty()) GTEST_SKIP() << why;
-  auto before = uml_processes();
   std::string dir = testing::temp_dir("guest-kill");
   ::unlink((dir + "/boot-time").c_str());
   int fds[2];
@@ -173,23 +167,12 @@ TEST(UmlGuest, DiesWithASigkilledCaller) {
   }
   bool booted = wait_until([&dir] { return ::access((dir + "/boot-time").c_str(), F_OK) == 0; }, 30s, 100ms);
   ASSERT_TRUE(booted) << "the guest did not start its command within 30 s";
-  std::set<pid_t> ours;
-  for (pid_t pid : uml_processes())
-    if (!before.count(pid)) ours.insert(pid);
-  EXPECT_GE(ours.size(), 2u) << "a booted guest runs several host processes";
+  EXPECT_GE(uml_processes(dir).size(), 2u) << "a booted guest runs several host processes";
   ::kill(caller, SIGKILL);
   ::waitpid(caller, nullptr, 0);
-  std::set<pid_t> left;
-  wait_until(
-      [&] {
-        auto now = uml_processes();
-        left.clear();
-        for (pid_t pid : ours)
-          if (now.count(pid)) left.insert(pid);
-        return left.empty();
-      },
-      5s, 50ms);
-  EXPECT_TRUE(left.empty()) << left.size() << " linux.uml processes outlived their SIGKILLed caller";
+  wait_until([&dir] { return uml_processes(dir).empty(); }, 5s, 50ms);
+  EXPECT_TRUE(uml_processes(dir).empty()) << uml_processes(dir).size()
+                                          << " linux.uml processes outlived their SIGKILLed caller";
 }
 
 }  // namespace
