@@ -1,12 +1,9 @@
 // Running the rpclab harness as a real process and reading what it wrote.
 #pragma once
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -37,15 +34,18 @@ inline std::vector<std::string> our_namespaces() {
   return ours;
 }
 
-// The namespaces not in `before` whose owner (the pid in rpclab-<pid>-...)
-// has ended: what a finished run left behind, and not the live namespaces
-// of runs that other tests have going beside it on a shared machine.
-inline std::vector<std::string> left_behind(const std::vector<std::string>& before) {
-  std::vector<std::string> left;
-  for (const std::string& ns : our_namespaces()) {
-    if (std::find(before.begin(), before.end(), ns) != before.end()) continue;
-    pid_t owner = std::atoi(ns.c_str() + std::strlen("rpclab-"));
-    if (owner <= 0 || ::kill(owner, 0) != 0) left.push_back(ns);
+// The namespaces the run in `run_dir` made (its commands.log says which)
+// that still exist; not those of runs that other tests have going beside
+// it on a shared machine.
+inline std::vector<std::string> namespaces_left_by(const std::string& run_dir) {
+  std::vector<std::string> existing = our_namespaces(), left;
+  std::ifstream log(run_dir + "/commands.log");
+  const std::string add = "netns add ";
+  for (std::string line; std::getline(log, line);) {
+    size_t at = line.find(add);
+    if (at == std::string::npos || line[0] == '#') continue;
+    std::string ns = line.substr(at + add.size());
+    if (std::find(existing.begin(), existing.end(), ns) != existing.end()) left.push_back(ns);
   }
   return left;
 }

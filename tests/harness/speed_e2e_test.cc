@@ -15,7 +15,6 @@ using namespace std::chrono_literals;
 
 TEST(SpeedE2E, EveryCellIsMeasuredOrSkippedWithAReason) {
   TempDir dir;
-  std::vector<std::string> namespaces_before = our_namespaces();
   ProcessResult r = run_program({bin("rpclab"), "speed", "--preset", "quick", "--sizes", "12,65536", "--clients", "1",
                                  "--trials", "2", "--calls-per-trial", "20", "--warmup", "5", "--out", dir.file("run"),
                                  "--results-root", dir.file("results")},
@@ -52,7 +51,7 @@ TEST(SpeedE2E, EveryCellIsMeasuredOrSkippedWithAReason) {
   EXPECT_TRUE(udp_64k_skipped);
   EXPECT_NE(r.out.find("Levy's timing table"), std::string::npos);
   EXPECT_TRUE(std::filesystem::exists(dir.file("run/latency-vs-size.png")));
-  EXPECT_TRUE(left_behind(namespaces_before).empty());
+  EXPECT_TRUE(namespaces_left_by(dir.file("run")).empty());
 }
 
 }  // namespace
