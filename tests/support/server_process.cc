@@ -21,7 +21,7 @@ constexpr auto kStartTimeout = std::chrono::seconds(20);  // gRPC's first start 
 ServerProcess::ServerProcess(const ServerSpec& spec) {
   std::vector<std::string> argv = spec.wrapper;
   for (const std::string& a : {bin("rpclab-server"), std::string("--transport"), spec.transport,
-                               std::string("--listen"), std::string("127.0.0.1:0"), std::string("--ready-file"),
+                               std::string("--listen"), spec.listen, std::string("--ready-file"),
                                dir_.file("ready.json"), std::string("--ledger"), dir_.file("ledger.bin")})
     argv.push_back(a);
   argv.insert(argv.end(), spec.args.begin(), spec.args.end());
@@ -48,6 +48,12 @@ Ledger ServerProcess::stop() {
   int code = child_->stop(SIGTERM);
   if (code != 0) throw std::runtime_error("server stopped with " + describe_exit(code) + ": " + log());
   return Ledger::read_file(dir_.file("ledger.bin"));
+}
+
+void ServerProcess::kill() {
+  int code = child_->stop(SIGKILL);
+  if (code != 128 + SIGKILL)
+    throw std::runtime_error("server ended with " + describe_exit(code) + " before SIGKILL: " + log());
 }
 
 }  // namespace rpclab::test
