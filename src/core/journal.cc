@@ -76,8 +76,12 @@ Journal::Journal(const std::string& path, size_t max_bytes, std::string_view tra
   header_->starts += 1;
 }
 
+// A server that stops cleanly gives back the growth step it did not use,
+// so a cell folder holds a journal the size of its records.
 Journal::~Journal() {
+  uint64_t used = header_ ? kHeaderBytes + header_->reserved * kRecordBytes : 0;
   if (map_) ::munmap(map_, map_bytes_);
+  if (fd_ >= 0 && used) (void)::ftruncate(fd_, static_cast<off_t>(used));
   if (fd_ >= 0) ::close(fd_);
 }
 
@@ -106,6 +110,10 @@ bool Journal::grow() {
                  path_.c_str(), std::strerror(rc));
     return false;
   }
+  // Fault the new pages in now, writable, once per growth step, rather
+  // than one page fault every 64 calls in the tail of the latency
+  // (Linux 5.14+; an older kernel refuses and the calls take the faults).
+  ::madvise(map_ + offset, static_cast<size_t>(length), MADV_POPULATE_WRITE);
   file_records_ = target;
   return true;
 }

@@ -38,8 +38,12 @@ std::string journal_of(const test::TempDir& dir, uint32_t n) {
 }
 
 Header& header_in(std::string& bytes) { return *reinterpret_cast<Header*>(bytes.data()); }
+// Slot i of a journal's bytes, the file grown with empty slots to hold it
+// (a cleanly stopped server trims its journal to the slots it used).
 Record& record_in(std::string& bytes, uint64_t i) {
-  return *reinterpret_cast<Record*>(bytes.data() + journal::kHeaderBytes + i * journal::kRecordBytes);
+  size_t offset = journal::kHeaderBytes + i * journal::kRecordBytes;
+  if (bytes.size() < offset + journal::kRecordBytes) bytes.resize(offset + journal::kRecordBytes, '\0');
+  return *reinterpret_cast<Record*>(bytes.data() + offset);
 }
 void reseal(std::string& bytes, uint64_t i) {
   Record& r = record_in(bytes, i);
@@ -156,7 +160,8 @@ TEST(Journal, MoreUnsealedSlotsThanServerStartsIsRefused) {
 TEST(Journal, ARecordPastTheReservedCountIsRefused) {
   test::TempDir dir;
   std::string bytes = read_whole_file(journal_of(dir, 3));
-  record_in(bytes, 5) = record_in(bytes, 0);
+  Record copy = record_in(bytes, 0);
+  record_in(bytes, 5) = copy;
   record_in(bytes, 5).index = 5;
   reseal(bytes, 5);
   EXPECT_NE(refusal(bytes).find("slot 5 is sealed, but only 3 slots"), std::string::npos) << refusal(bytes);
