@@ -7,8 +7,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "core/atomic_file.h"
 #include "core/journal_reader.h"
 #include "rpc_test_util.h"
+#include "support/process.h"
 #include "support/server_process.h"
 #include "support/temp_dir.h"
 #include "support/wire.h"
@@ -121,6 +123,26 @@ TEST(JournalE2e, RecordsTheSunRpcXidAndCaller) {
       EXPECT_EQ(records[i].peer_port, port);
     }
   }
+}
+
+// A journal the server cannot continue is bad input: exit 2, what is wrong,
+// and what to do, before anything is served; the file is left as it was.
+TEST(JournalE2e, AServerRefusesAJournalItCannotContinue) {
+  TempDir dir;
+  std::string garbage = dir.file("garbage.journal");
+  write_file_atomically(garbage, std::string(5000, 'x'));
+  ProcessResult bad = run_program({bin("rpclab-server"), "--transport", "raw-udp", "--journal", garbage});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("--journal: " + garbage + ": not an rpclab journal (bad magic)"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("give the server a new file"), std::string::npos) << bad.err;
+  EXPECT_EQ(read_whole_file(garbage), std::string(5000, 'x'));
+
+  std::string udp = dir.file("udp.journal");
+  ServerProcess(ServerSpec{"raw-udp", {"--journal", udp}}).stop();
+  ProcessResult other = run_program({bin("rpclab-server"), "--transport", "raw-tcp", "--journal", udp});
+  EXPECT_EQ(other.exit_code, 2) << other.err;
+  EXPECT_NE(other.err.find("written by a raw-udp server, and this one serves raw-tcp"), std::string::npos)
+      << other.err;
 }
 
 }  // namespace
