@@ -47,8 +47,12 @@ Header check_header(std::string_view bytes) {
   return h;
 }
 
-const Record& slot(std::string_view bytes, uint64_t i) {
-  return *reinterpret_cast<const Record*>(bytes.data() + kHeaderBytes + i * kRecordBytes);
+// A copy: the bytes may come from anywhere (a fuzzer's buffer) and need not
+// be aligned for the record's 64-bit fields.
+Record slot(std::string_view bytes, uint64_t i) {
+  Record r;
+  std::memcpy(&r, bytes.data() + kHeaderBytes + i * kRecordBytes, sizeof r);
+  return r;
 }
 
 // Whether a sealed record says what a writer could have written.
@@ -71,7 +75,7 @@ JournalSummary check_journal(std::string_view bytes) {
   JournalSummary s;
   s.header = check_header(bytes);
   for (uint64_t i = 0; i < s.header.reserved; ++i) {
-    const Record& r = slot(bytes, i);
+    Record r = slot(bytes, i);
     if (r.seal == 0) {
       ++s.holes;
       continue;
@@ -96,7 +100,7 @@ void for_each_record(std::string_view bytes, const std::function<void(const Reco
   Header h;
   std::memcpy(&h, bytes.data(), sizeof h);
   for (uint64_t i = 0; i < h.reserved; ++i) {
-    const Record& r = slot(bytes, i);
+    Record r = slot(bytes, i);
     if (r.seal != 0) visit(r);
   }
 }

@@ -80,8 +80,10 @@ RequestOrigin origin_of(SVCXPRT* xprt) {
   RequestOrigin origin;
   const netbuf* caller = svc_getrpccaller(xprt);
   if (caller && caller->buf) origin.set_peer(static_cast<const sockaddr*>(caller->buf), caller->len);
+  // A transport without libtirpc's private state (the fuzz target's memory
+  // transport) gives no XID.
   if (g_datagram) {
-    origin.set_request_id(*__rpcb_get_dg_xidp(xprt));
+    if (xprt->xp_p2) origin.set_request_id(*__rpcb_get_dg_xidp(xprt));
   } else {
     if (xprt->xp_p1) origin.set_request_id(static_cast<const CfConnHead*>(xprt->xp_p1)->x_id);
     if (uint32_t id = g_connections.id(xprt->xp_fd)) origin.set_connection(id);
