@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
   app.add_option("--journal", core_options.journal_path,
                  "durable execution journal: one record per NEXT, sealed before the reply; an existing one is "
                  "continued (docs/results-format.md)")
-      ->check(rpclab::writable_file());
+      ->check(rpclab::mappable_file());
   app.add_option("--journal-max-mb", journal_mb, "size cap of a new journal")->check(rpclab::in_range(1, 65536));
   app.add_flag("--at-most-once", core_options.at_most_once,
                "answer a repeated (client id, seq) from the last reply instead of running it again");

@@ -192,6 +192,8 @@ const std::vector<BadInput>& table() {
       {server({"--transport", "raw-tcp", "--journal", "{dir}/no/such/journal"}), kUsage, "--journal",
        "create it, or choose a writable place"},
       {server({"--transport", "raw-tcp", "--journal", "{dir}"}), kUsage, "is a folder", "give a file name"},
+      {server({"--transport", "raw-tcp", "--journal", "-"}), kUsage, "cannot hold a journal",
+       "give the path of a regular file"},
       {server({"--transport", "raw-tcp", "--listen", "127.0.0.1:{port}"}), kSetup, "in use", "127.0.0.1:{port}"},
       {server({"--transport", "raw-tcp", "--listen", "198.51.100.7:7000"}), kSetup, "198.51.100.7",
        "no interface here has that address"},
