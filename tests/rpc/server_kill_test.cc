@@ -23,6 +23,7 @@
 #include "core/journal_reader.h"
 #include "harness/classify.h"
 #include "rpc_test_util.h"
+#include "support/wait.h"
 #include "support/process.h"
 #include "support/server_process.h"
 
@@ -116,13 +117,9 @@ class CrashingServer {
   // journal holds kRecordsBetweenKills more slots. With a deadline.
   void wait_for_progress() {
     uint64_t count = journal_reserved(journal_) + kRecordsBetweenKills;
-    auto deadline = std::chrono::steady_clock::now() + 60s;
-    while (journal_reserved(journal_) < count) {
-      if (std::chrono::steady_clock::now() > deadline)
-        throw std::runtime_error("the journal stayed at " + std::to_string(journal_reserved(journal_)) + " of " +
-                                 std::to_string(count) + " records: " + server_->log());
-      std::this_thread::sleep_for(1ms);
-    }
+    if (!wait_until([&] { return journal_reserved(journal_) >= count; }, 60s, 1ms))
+      throw std::runtime_error("the journal stayed at " + std::to_string(journal_reserved(journal_)) + " of " +
+                               std::to_string(count) + " records: " + server_->log());
   }
 
   void kill() {
