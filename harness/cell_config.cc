@@ -38,6 +38,7 @@ nlohmann::json CellConfig::to_json() const {
           {"grpc_retry", grpc_retry},
           {"pin", pin},
           {"udp_bufsize", udp_bufsize},
+          {"tcp_nodelay", tcp_nodelay},
           {"size", size},
           {"trials", trials},
           {"warmup", warmup}};
@@ -66,6 +67,7 @@ CellConfig CellConfig::from_json(const nlohmann::json& j) {
     c.grpc_retry = j.at("grpc_retry").get<bool>();
     c.pin = j.at("pin").get<bool>();
     c.udp_bufsize = j.at("udp_bufsize").get<size_t>();
+    c.tcp_nodelay = j.value("tcp_nodelay", false);  // records before it had none
     c.size = j.at("size").get<size_t>();
     c.trials = j.at("trials").get<int>();
     c.warmup = j.at("warmup").get<uint64_t>();
@@ -78,6 +80,7 @@ CellConfig CellConfig::from_json(const nlohmann::json& j) {
 std::string CellConfig::label() const {
   std::string s = fmt::format("{} {} {}", transport, netem::topology_name(topology), connect_mode_name(connect));
   if (clients > 1) s += fmt::format(" x{}", clients);
+  if (tcp_nodelay) s += " nodelay";
   if (experiment == "speed") return s + fmt::format(" {} B", size);
   if (hogs) s += fmt::format(" load {}", hogs);
   if (!faults.empty()) s += " " + faults.summary();
@@ -89,6 +92,7 @@ std::string CellConfig::label() const {
 }
 
 ClientOptions CellConfig::client_options() const {
+  const TransportRow* row = find_transport(transport);
   ClientOptions o;
   o.transport = transport;
   o.timeout_ms = timeout_ms;
@@ -96,15 +100,18 @@ ClientOptions CellConfig::client_options() const {
   o.udp_bufsize = udp_bufsize;
   o.drain_stale_replies = drain_stale_replies;
   o.grpc_retry = grpc_retry;
+  o.tcp_nodelay = tcp_nodelay && row && row->accepts(kOptTcpNodelayClient);
   o.connect = connect;
   return o;
 }
 
 ServerOptions CellConfig::server_options() const {
+  const TransportRow* row = find_transport(transport);
   ServerOptions o;
   o.transport = transport;
   o.drc_entries = drc;
   o.udp_bufsize = udp_bufsize;
+  o.tcp_nodelay = tcp_nodelay && row && row->accepts(kOptTcpNodelayServer);
   return o;
 }
 

@@ -51,6 +51,7 @@ std::vector<Block> levy1989() {
   faults.calls = 20000;
   faults.timeout_ms = kFaultTimeoutMs;
   faults.topology = TopologyKind::kTwoHost;
+
   return {load, faults};
 }
 
@@ -90,7 +91,13 @@ std::vector<Block> quick() {
   return {clean, udp_dup, stream_dup};
 }
 
-bool is_udp(const std::string& transport) { return transport == "sunrpc-udp"; }
+// A transport the preset or --transports names; both are checked against
+// the table before expansion.
+const TransportRow& row_of(const std::string& transport) {
+  const TransportRow* row = find_transport(transport);
+  if (!row) throw std::invalid_argument("unknown transport '" + transport + "' (known: " + transport_names() + ")");
+  return *row;
+}
 
 template <typename T>
 std::vector<T> only_for(bool applies, const std::vector<T>& axis, T neutral) {
@@ -174,12 +181,13 @@ void apply_overrides(std::vector<Block>& blocks, const AxisOverrides& o) {
 std::vector<CellConfig> expand_dependability(const std::vector<Block>& blocks) {
   std::vector<CellConfig> cells;
   for (const Block& b : blocks)
-    for (const std::string& transport : b.transports)
+    for (const std::string& transport : b.transports) {
+      const TransportRow& row = row_of(transport);
       for (const FaultSpec& faults : b.faults)
         for (int hogs : b.hogs)
-          for (auto retry : only_for(is_udp(transport), b.retry_timeouts_ms, std::optional<int>{}))
-            for (int drc : only_for(is_udp(transport), b.drc, 0))
-              for (bool drain : only_for(is_udp(transport), b.drain, false))
+          for (auto retry : only_for(row.accepts(kOptRetryTimeout), b.retry_timeouts_ms, std::optional<int>{}))
+            for (int drc : only_for(row.accepts(kOptReplyCache), b.drc, 0))
+              for (bool drain : only_for(row.accepts(kOptDrainStaleReplies), b.drain, false))
                 for (int clients : b.clients)
                   for (ConnectMode connect : b.connects) {
                     CellConfig c;
@@ -197,10 +205,11 @@ std::vector<CellConfig> expand_dependability(const std::vector<Block>& blocks) {
                     c.retry_timeout_ms = retry;
                     c.timeout_ms = b.timeout_ms;
                     c.drain_stale_replies = drain;
-                    c.grpc_retry = b.grpc_retry && transport == "grpc";
+                    c.grpc_retry = b.grpc_retry && row.accepts(kOptRetryPolicy);
                     c.pin = b.pin;
                     cells.push_back(c);
                   }
+    }
   return cells;
 }
 

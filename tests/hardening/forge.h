@@ -45,13 +45,15 @@ class Forge {
   // Sun RPC over TCP: record-marking mutations besides the call's own.
   std::string sunrpc_record(std::string* kind);
 
-  // One valid NEXT, whole, as a stream transport carries it (a record-marked
-  // Sun RPC call, a gRPC connection's bytes, a raw frame).
-  std::string valid_next(const std::string& transport);
-
-  // The first part of a valid request of `transport`'s protocol: a peer
-  // that stops mid-request.
-  std::string partial_request(const std::string& transport);
+  // One valid NEXT, whole, as each stream protocol carries it (the
+  // protocol table, protocols.h, says which is whose).
+  std::string sunrpc_record_next();
+  std::string grpc_next();
+  std::string raw_frame_next();
+  // The first part of a valid request: a peer that stops mid-request.
+  std::string sunrpc_record_partial();
+  std::string grpc_partial();
+  std::string raw_frame_partial();
 
   uint32_t below(uint32_t n) { return static_cast<uint32_t>(rng_() % n); }
 

@@ -4,6 +4,7 @@
 
 #include "harness/cell_config.h"
 #include "harness/matrix.h"
+#include "harness/speed_matrix.h"
 
 namespace rpclab::harness {
 namespace {
@@ -31,8 +32,8 @@ TEST(Matrix, Levy1989IsTheLoadTableThenTheFaultsTable) {
       EXPECT_EQ(c.topology, netem::TopologyKind::kTwoHost);
       EXPECT_EQ(c.hogs, 0);
     }
-    if (c.transport != "sunrpc-udp") {
-      EXPECT_FALSE(c.retry_timeout_ms.has_value());
+    if (!find_transport(c.transport)->accepts(kOptRetryTimeout)) {
+      EXPECT_FALSE(c.retry_timeout_ms.has_value()) << c.transport << " never retransmits";
     }
   }
 }
@@ -46,10 +47,14 @@ TEST(Matrix, CellIdsAreUnique) {
 
 TEST(Matrix, QuickHasTheCiCells) {
   auto cells = expand_dependability(dependability_preset("quick"));
-  EXPECT_EQ(cells.size(), 7u);
-  int udp_with_cache = 0;
-  for (const auto& c : cells) udp_with_cache += c.transport == "sunrpc-udp" && c.drc > 0;
-  EXPECT_EQ(udp_with_cache, 1);
+  EXPECT_EQ(cells.size(), 7u);  // 3 clean, sunrpc-udp without and with its reply cache, 2 stream transports
+  int with_cache = 0;
+  for (const auto& c : cells) with_cache += c.drc > 0;
+  EXPECT_EQ(with_cache, 1);
+  for (const auto& c : cells)
+    if (c.drc) {
+      EXPECT_TRUE(find_transport(c.transport)->accepts(kOptReplyCache)) << c.transport;
+    }
 }
 
 TEST(Matrix, OverridesReplaceAnAxisEverywhere) {
@@ -107,6 +112,35 @@ TEST(Matrix, BadOverridesAreRejected) {
   AxisOverrides tables;
   tables.blocks = std::vector<std::string>{"no-such-table"};
   EXPECT_THROW(apply_overrides(blocks, tables), std::invalid_argument);
+}
+
+// The speed matrix from the table: floors before the transports compared
+// with them, TCP_NODELAY only where a row takes it, and a transport the
+// table does not know refused before any cell.
+TEST(SpeedMatrix, FloorsFirstAndNodelayOnlyWhereTheRowTakesIt) {
+  SpeedAxes a = speed_preset("quick");
+  a.calibrate = false;
+  a.nodelay = {false, true};
+  a.topologies = {netem::TopologyKind::kLoopback};
+  std::vector<CellConfig> cells = expand_speed(a);
+  ASSERT_FALSE(cells.empty());
+  bool rpc_seen = false;
+  for (const auto& c : cells) {
+    const TransportRow* row = find_transport(c.transport);
+    ASSERT_NE(row, nullptr) << c.transport;
+    if (c.clients == cells.front().clients && c.size == cells.front().size && c.connect == cells.front().connect) {
+      if (!row->floor()) rpc_seen = true;
+      EXPECT_FALSE(row->floor() && rpc_seen) << c.transport << " comes after an RPC transport of its group";
+    }
+    if (c.tcp_nodelay) {
+      EXPECT_TRUE(takes_nodelay(c.transport)) << c.transport;
+    }
+    if (!row->accepts(kOptUdpBufsize)) {
+      EXPECT_EQ(c.udp_bufsize, 0u) << c.transport;
+    }
+  }
+  a.transports = {"carrier-pigeon"};
+  EXPECT_THROW(expand_speed(a), std::invalid_argument);
 }
 
 TEST(CellConfig, JsonRoundTrip) {
