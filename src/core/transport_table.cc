@@ -4,8 +4,10 @@
 // Adding a transport is its folder under src/ plus a row here.
 #include "core/transport.h"
 #include "grpc/grpc_transport.h"
+#include "jsonrpc/jsonrpc_transport.h"
 #include "raw/raw_transport.h"
 #include "sunrpc/sunrpc_transport.h"
+#include "xmlrpc/xmlrpc_transport.h"
 
 namespace rpclab {
 
@@ -26,6 +28,15 @@ const std::vector<TransportRow>& transports() {
       {"grpc", "gRPC C++ sync unary over HTTP/2, insecure channel",
        {Carrier::kStream, Role::kRpc, false, false, "raw-tcp", "", "", kOptRetryPolicy, ""},
        grpcx::client_settings, grpcx::make_client, grpcx::make_server},
+      {"xmlrpc", "XML-RPC over HTTP/1.1: xmlrpc-c, C++ client on its curl transport, Abyss server",
+       {Carrier::kStream, Role::kRpc, true, false, "raw-tcp", "", "", kOptTcpNodelayServer, ""},
+       xmlrpc::http_settings, xmlrpc::make_http_client, xmlrpc::make_http_server},
+      {"xmlrpc-pstream", "XML-RPC over xmlrpc-c's packet stream: the same XML, no HTTP",
+       {Carrier::kStream, Role::kRpc, true, false, "raw-tcp", "", "", kOptTcpNodelayClient | kOptTcpNodelayServer, ""},
+       xmlrpc::pstream_settings, xmlrpc::make_pstream_client, xmlrpc::make_pstream_server},
+      {"jsonrpc", "JSON-RPC 2.0 over HTTP/1.1: libjson-rpc-cpp, curl client, libmicrohttpd server",
+       {Carrier::kStream, Role::kRpc, true, false, "raw-tcp", "", "", 0, ""},
+       jsonrpc::client_settings, jsonrpc::make_client, jsonrpc::make_server},
       {"raw-udp", "the floor: one frame per UDP datagram, no RPC library, never retransmits",
        {Carrier::kDatagram, Role::kFloor, false, false, "raw-tcp", "sockperf-udp", "", 0, ""},
        raw::udp_settings, raw::make_udp_client, raw::make_udp_server},

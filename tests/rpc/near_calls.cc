@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "jsonrpc/base64.h"
 #include "raw/raw_frame.h"
 #include "support/wire.h"
 
@@ -60,11 +61,105 @@ std::vector<std::string> near_grpc() {
           std::string("\0\0\0\4\0\0\0\0\0", 9)};
 }
 
+std::string post(const std::string& path, const std::string& type, const std::string& body) {
+  return "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: " + type +
+         "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+std::string xml_call(const std::string& method, const std::string& params) {
+  return "<?xml version=\"1.0\"?><methodCall><methodName>" + method + "</methodName><params>" + params +
+         "</params></methodCall>";
+}
+
+std::string i4(const std::string& v) { return "<param><value><i4>" + v + "</i4></value></param>"; }
+
+// XML-RPC documents that are nearly a NEXT xmlrpc-c would run.
+std::vector<std::string> near_xml_calls() {
+  const std::string rogue = std::to_string(kRogueClient);
+  return {
+      xml_call("rpclab.next", i4(rogue)),                                              // a parameter missing
+      xml_call("rpclab.next", i4(rogue) + i4("0") + i4("1")),                          // one too many
+      xml_call("rpclab.next", "<param><value><string>" + rogue + "</string></value></param>" + i4("0")),  // a string id
+      xml_call("rpclab.next", i4(rogue) + i4("4294967296")),                           // past i4
+      xml_call("rpclab.Next", i4(rogue) + i4("0")),                                    // no such method
+      xml_call("rpclab.next", i4(rogue) + i4("0")).substr(0, 150),                     // cut short
+      "<?xml version=\"1.0\"?><methodResponse><params>" + i4(rogue) + "</params></methodResponse>",  // a response
+      "<?xml version=\"1.0\"?><!DOCTYPE m [<!ENTITY x SYSTEM \"file:///etc/passwd\">]><methodCall><methodName>"
+      "rpclab.echo</methodName><params><param><value><base64>&x;</base64></value></param></params></methodCall>",
+      "", "<",
+  };
+}
+
+std::vector<std::string> near_xmlrpc_http() {
+  std::vector<std::string> out;
+  for (const std::string& doc : near_xml_calls()) out.push_back(post("/RPC2", "text/xml", doc));
+  std::string valid = xml_call("rpclab.next", i4(std::to_string(kRogueClient)) + i4("0"));
+  out.push_back(post("/RPC3", "text/xml", valid));                                    // another path
+  out.push_back("GET /RPC2 HTTP/1.1\r\nHost: x\r\n\r\n");                             // not a POST
+  out.push_back(post("/RPC2", "text/xml", valid).substr(0, 100));                     // headers cut short
+  out.push_back("POST /RPC2 HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999\r\n\r\n" + valid);
+  return out;
+}
+
+std::string packet(const std::string& bytes) { return "\x1bPKT" + bytes + "\x1b" "END"; }
+
+std::vector<std::string> near_xmlrpc_packets() {
+  std::vector<std::string> out;
+  for (const std::string& doc : near_xml_calls()) out.push_back(packet(doc));
+  std::string valid = xml_call("rpclab.next", i4(std::to_string(kRogueClient)) + i4("0"));
+  out.push_back("\x1bPKT" + valid);                       // no end
+  out.push_back(valid);                                   // no framing at all
+  out.push_back("\x1bPKT" + valid + "\x1bQQQ");           // a control word that does not exist
+  out.push_back("\x1b" "END" + packet(valid).substr(4));  // the end before the start
+  return out;
+}
+
+std::string json_call(const std::string& method, const std::string& params, const std::string& id = "1") {
+  return "{\"jsonrpc\":\"2.0\",\"method\":\"" + method + "\",\"params\":" + params + ",\"id\":" + id + "}";
+}
+
+// JSON-RPC requests that are nearly a NEXT libjson-rpc-cpp would run.
+std::vector<std::string> near_jsonrpc() {
+  const std::string rogue = std::to_string(kRogueClient);
+  std::vector<std::string> bodies = {
+      json_call("next", "{\"client_id\":" + rogue + "}"),                          // seq missing
+      json_call("next", "{\"client_id\":\"" + rogue + "\",\"seq\":0}"),            // a string id
+      json_call("next", "{\"client_id\":" + rogue + ",\"seq\":-1}"),               // negative
+      json_call("next", "{\"client_id\":" + rogue + ",\"seq\":4294967296}"),       // past 32 bits
+      json_call("next", "{\"client_id\":" + rogue + ",\"seq\":0.5}"),              // not an integer
+      json_call("next", "[" + rogue + ",0]"),                                      // by position
+      json_call("Next", "{\"client_id\":" + rogue + ",\"seq\":0}"),                // no such method
+      "{\"jsonrpc\":\"2.0\",\"method\":\"next\",\"params\":{\"client_id\":" + rogue + ",\"seq\":0}}",  // a notification
+      json_call("next", "{\"client_id\":" + rogue + ",\"seq\":0}").substr(0, 40),  // cut short
+      json_call("echo", "{\"payload\":\"QQ=Q\"}"),                                 // not base64
+      std::string(3000, '[') + std::string(3000, ']'),                             // past jsoncpp's nesting limit
+      "", "{",
+  };
+  std::vector<std::string> out;
+  for (const std::string& body : bodies) out.push_back(post("/", "application/json", body));
+  out.push_back(post("/rpc", "application/json", json_call("next", "{\"client_id\":" + rogue + ",\"seq\":0}")));
+  out.push_back("PUT / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}");
+  return out;
+}
+
 std::string sunrpc_big_echo(size_t size) {
   return record(rpc_call(77, kProgram, 1, 2, xdr_opaque(std::string(size, 'v'))));
 }
 
 std::string raw_big_echo(size_t size) { return raw::encode_frame(77, raw::Proc::kEcho, std::string(size, 'v')); }
+
+std::string xml_big_echo(size_t size) {
+  return xml_call("rpclab.echo", "<param><value><base64>" + jsonrpc::base64_encode(std::string(size, 'v')) +
+                                     "</base64></value></param>");
+}
+
+std::string xmlrpc_big_echo(size_t size) { return post("/RPC2", "text/xml", xml_big_echo(size)); }
+std::string pstream_big_echo(size_t size) { return packet(xml_big_echo(size)); }
+
+std::string jsonrpc_big_echo(size_t size) {
+  return post("/", "application/json",
+              json_call("echo", "{\"payload\":\"" + jsonrpc::base64_encode(std::string(size, 'v')) + "\"}"));
+}
 
 }  // namespace
 
@@ -73,6 +168,9 @@ const std::vector<WireFixture>& wire_fixtures() {
       {"sunrpc-udp", [] { return near_sunrpc_calls(true); }, nullptr, false},
       {"sunrpc-tcp", near_sunrpc_tcp_calls, sunrpc_big_echo, true},
       {"grpc", near_grpc, nullptr, false},
+      {"xmlrpc", near_xmlrpc_http, xmlrpc_big_echo, false},
+      {"xmlrpc-pstream", near_xmlrpc_packets, pstream_big_echo, false},
+      {"jsonrpc", near_jsonrpc, jsonrpc_big_echo, false},
       {"raw-udp", near_raw_frames, nullptr, false},
       {"raw-tcp", near_raw_frames, raw_big_echo, false},
   };

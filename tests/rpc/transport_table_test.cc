@@ -51,12 +51,12 @@ TEST(TransportOptions, ARowRefusesWhatItDoesNotTakeAndNamesWhoDoes) {
   EXPECT_NE(refused.find(transports_accepting(kOptDrainStaleReplies)), std::string::npos) << refused;
 
   ServerOptions server;
-  server.transport = "grpc";
+  server.transport = "jsonrpc";
   server.tcp_nodelay = true;
-  EXPECT_NE(option_error(*find_transport("grpc"), server).find("--tcp-nodelay"), std::string::npos);
-  server.transport = "raw-tcp";
-  EXPECT_EQ(option_error(*find_transport("raw-tcp"), server), "");
-  EXPECT_EQ(option_error(*find_transport("raw-tcp"), ClientOptions{}), "");
+  EXPECT_NE(option_error(*find_transport("jsonrpc"), server).find("--tcp-nodelay"), std::string::npos);
+  server.transport = "xmlrpc";
+  EXPECT_EQ(option_error(*find_transport("xmlrpc"), server), "");
+  EXPECT_EQ(option_error(*find_transport("xmlrpc"), ClientOptions{}), "");
 }
 
 }  // namespace
