@@ -15,7 +15,7 @@
 #include "protocols.h"
 #include "harness/text_table.h"
 #include "probe.h"
-#include "proc_stats.h"
+#include "support/proc_stats.h"
 #include "rpc/rpc_test_util.h"
 #include "support/server_process.h"
 #include "support/wire.h"

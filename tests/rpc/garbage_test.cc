@@ -6,11 +6,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <random>
 #include <thread>
 
 #include "near_calls.h"
 #include "rpc_test_util.h"
+#include "support/proc_stats.h"
 #include "support/server_process.h"
 #include "support/wire.h"
 
@@ -31,6 +33,9 @@ std::string next_args(uint32_t client, uint32_t seq) { return be32(client) + be3
 
 std::vector<std::string> near_calls(const std::string& transport) { return wire_fixture(transport).near_calls(); }
 
+// Sends the datagrams, then waits (up to 20 s) until the server has read
+// them all: the valid call that follows must not be dropped behind a full
+// receive buffer, since raw-udp never sends it twice.
 void flood_datagrams(uint16_t port, const std::string& transport) {
   std::mt19937 rng(2015);
   int fd = udp_socket();
@@ -40,6 +45,10 @@ void flood_datagrams(uint16_t port, const std::string& transport) {
     udp_send(fd, port, random_bytes(rng, size));
   }
   ::close(fd);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (udp_socket_state(port).rx_queue > 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(udp_socket_state(port).rx_queue, 0u) << "the server left datagrams unread for 20 s";
 }
 
 // Opens connections that send random bytes or near-calls; every third is
