@@ -44,6 +44,7 @@ nlohmann::json CellConfig::to_json() const {
   // Only when on, so the cells of runs made before the flag keep their
   // identity (--resume matches on it).
   if (at_most_once) j["at_most_once"] = true;
+  if (tcp_nodelay) j["tcp_nodelay"] = true;
   return j;
 }
 
@@ -71,6 +72,7 @@ CellConfig CellConfig::from_json(const nlohmann::json& j) {
     c.at_most_once = j.value("at_most_once", false);
     c.pin = j.at("pin").get<bool>();
     c.udp_bufsize = j.at("udp_bufsize").get<size_t>();
+    c.tcp_nodelay = j.value("tcp_nodelay", false);  // records before it had none
     c.size = j.at("size").get<size_t>();
     c.trials = j.at("trials").get<int>();
     c.warmup = j.at("warmup").get<uint64_t>();
@@ -83,6 +85,7 @@ CellConfig CellConfig::from_json(const nlohmann::json& j) {
 std::string CellConfig::label() const {
   std::string s = fmt::format("{} {} {}", transport, netem::topology_name(topology), connect_mode_name(connect));
   if (clients > 1) s += fmt::format(" x{}", clients);
+  if (tcp_nodelay) s += " nodelay";
   if (experiment == "speed") return s + fmt::format(" {} B", size);
   if (hogs) s += fmt::format(" load {}", hogs);
   if (!faults.empty()) s += " " + faults.summary();
@@ -95,6 +98,7 @@ std::string CellConfig::label() const {
 }
 
 ClientOptions CellConfig::client_options() const {
+  const TransportRow* row = find_transport(transport);
   ClientOptions o;
   o.transport = transport;
   o.timeout_ms = timeout_ms;
@@ -102,15 +106,18 @@ ClientOptions CellConfig::client_options() const {
   o.udp_bufsize = udp_bufsize;
   o.drain_stale_replies = drain_stale_replies;
   o.grpc_retry = grpc_retry;
+  o.tcp_nodelay = tcp_nodelay && row && row->accepts(kOptTcpNodelayClient);
   o.connect = connect;
   return o;
 }
 
 ServerOptions CellConfig::server_options() const {
+  const TransportRow* row = find_transport(transport);
   ServerOptions o;
   o.transport = transport;
   o.drc_entries = drc;
   o.udp_bufsize = udp_bufsize;
+  o.tcp_nodelay = tcp_nodelay && row && row->accepts(kOptTcpNodelayServer);
   return o;
 }
 

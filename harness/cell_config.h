@@ -36,6 +36,7 @@ struct CellConfig {
   bool at_most_once = false;              // the server answers repeats from its table (all transports)
   bool pin = true;                        // server+hogs on CPU 0, clients on the rest
   size_t udp_bufsize = 0;
+  bool tcp_nodelay = false;               // on each side whose transport row takes it
 
   // Speed axes.
   size_t size = 0;
@@ -47,7 +48,9 @@ struct CellConfig {
   static CellConfig from_json(const nlohmann::json& j);  // throws std::invalid_argument
   std::string id() const { return to_json().dump(); }
   std::string label() const;  // short human name: "sunrpc-udp two-host load 5 retry 20ms"
-  ClientOptions client_options() const;  // host/port left for the runner to fill
+  // Host and port left for the runner to fill; only the options the
+  // transport's row takes are set.
+  ClientOptions client_options() const;
   ServerOptions server_options() const;
 };
 

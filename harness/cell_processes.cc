@@ -46,6 +46,7 @@ std::vector<std::string> server_argv(const CellConfig& cell, const std::string& 
   if (cell.at_most_once) argv.push_back("--at-most-once");
   if (cell.drc) argv.insert(argv.end(), {"--drc", std::to_string(cell.drc)});
   if (cell.udp_bufsize) argv.insert(argv.end(), {"--udp-bufsize", std::to_string(cell.udp_bufsize)});
+  if (cell.server_options().tcp_nodelay) argv.push_back("--tcp-nodelay");
   return argv;
 }
 
@@ -61,6 +62,7 @@ std::vector<std::string> client_argv(const CellConfig& cell, int k, const std::s
   if (cell.udp_bufsize) argv.insert(argv.end(), {"--udp-bufsize", std::to_string(cell.udp_bufsize)});
   if (cell.drain_stale_replies) argv.push_back("--drain-stale-replies");
   if (cell.grpc_retry) argv.push_back("--grpc-retry");
+  if (cell.client_options().tcp_nodelay) argv.push_back("--tcp-nodelay");
   return argv;
 }
 

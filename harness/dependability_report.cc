@@ -8,6 +8,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "core/transport.h"
 #include "harness/text_table.h"
 #include "netem/fault_spec.h"
 
@@ -194,16 +195,31 @@ bool has_faults(const json& record) {
   }
 }
 
+namespace {
+
+// The library's own retransmit interval, "15 s" for libtirpc's.
+std::string default_retry(const TransportRow& row) {
+  ClientOptions defaults;
+  defaults.transport = std::string(row.name);
+  int ms = row.client_settings(defaults).retry_timeout_ms;
+  return ms % 1000 == 0 ? fmt::format("{} s", ms / 1000) : fmt::format("{} ms", ms);
+}
+
+}  // namespace
+
 std::string row_variant(const json& record) {
   const json& c = record.at("cell");
   std::string v = c.value("transport", "?");
-  if (c.value("transport", "") == "sunrpc-udp") {
+  const TransportRow* row = find_transport(v);
+  if (row && row->traits.retransmits) {  // the retransmit interval is part of what the row measures
     const json& retry = c.at("retry_timeout_ms");
-    v += retry.is_null() ? " retry 15 s (default)" : fmt::format(" retry {} ms", retry.get<int>());
+    v += retry.is_null() ? fmt::format(" retry {} (default)", default_retry(*row))
+                         : fmt::format(" retry {} ms", retry.get<int>());
   }
   if (c.value("drc", 0)) v += " +drc";
   if (c.value("drain_stale_replies", false)) v += " +drain";
   if (c.value("grpc_retry", false)) v += " +retry-policy";
+  if (c.value("tcp_nodelay", false)) v += " nodelay";
   if (c.value("connect", "") == "per-call") v += " per-call";
   if (c.value("clients", 1) > 1) v += fmt::format(" x{} clients", c.value("clients", 1));
   return v;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,7 @@ struct Block {
   std::vector<int> clients = {1};
   std::vector<ConnectMode> connects = {ConnectMode::kPersistent};
   uint64_t calls = 100000;                     // per cell, split over its clients
+  std::map<std::string, double> call_share;    // transport -> share of `calls` it makes (a preset's budget)
   std::optional<int> timeout_ms;
   netem::TopologyKind topology = netem::TopologyKind::kLoopback;
   std::string faults_backend = "auto";

@@ -28,6 +28,7 @@ struct Flags {
   int trials = 0, timeout_ms = 0;
   uint64_t calls_per_trial = 0, warmup = 0;
   size_t udp_bufsize = 0;
+  std::vector<std::string> nodelay;
   bool calibrate = true, dry_run = false;
   RunOptions run;
 };
@@ -55,6 +56,10 @@ SpeedAxes axes(const Flags& f) {
   if (f.warmup) a.warmup = f.warmup;
   if (f.timeout_ms) a.timeout_ms = f.timeout_ms;
   if (f.udp_bufsize) a.udp_bufsize = f.udp_bufsize;
+  if (!f.nodelay.empty()) {
+    a.nodelay.clear();
+    for (const std::string& v : f.nodelay) a.nodelay.push_back(v == "on");
+  }
   a.calibrate = f.calibrate;
   return a;
 }
@@ -153,6 +158,10 @@ std::function<int()> add_speed_command(CLI::App& app) {
   cmd->add_option("--timeout", f->timeout_ms, "total time per call in ms (default 10000)")->check(in_range(1, 3600000));
   cmd->add_option("--udp-bufsize", f->udp_bufsize, "sunrpc-udp buffer on both sides (default 8800)")
       ->check(in_range(size_t{1024}, size_t{65536}));
+  cmd->add_option("--tcp-nodelay", f->nodelay,
+                  "off,on: TCP_NODELAY on the sides whose transport takes it (" +
+                      transports_accepting(kOptTcpNodelayServer) + "; default off, the libraries' own setting)")
+      ->delimiter(',')->check(CLI::IsMember({"off", "on"}));
   cmd->add_flag("--calibrate,!--no-calibrate", f->calibrate,
                 "sockperf ping-pong at the same sizes, in the same run (default on; skipped with the reason "
                 "when sockperf is not installed)");

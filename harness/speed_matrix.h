@@ -24,6 +24,11 @@ struct SpeedAxes {
   uint64_t warmup = 20;
   int timeout_ms = 10000;     // a lost datagram on the floor (no retransmit) costs this
   size_t udp_bufsize = 0;
+  std::vector<bool> nodelay = {false};  // TCP_NODELAY off/on, for the transports whose row takes it
+  // Text transports (XML, JSON: bytes as base64) make at most this many
+  // payload bytes of calls per client per trial, and at least
+  // kMinCallsPerTrial; 0 = no cap.
+  size_t text_bytes_per_trial = 0;
   bool calibrate = true;      // sockperf ping-pong at the same sizes, when installed
 };
 
@@ -31,8 +36,11 @@ struct SpeedAxes {
 inline constexpr const char* kSockperfUdp = "sockperf-udp";
 inline constexpr const char* kSockperfTcp = "sockperf-tcp";
 bool is_calibration(const std::string& transport);
-// The floor a transport is compared with: raw-udp for sunrpc-udp, raw-tcp else.
+inline constexpr uint64_t kMinCallsPerTrial = 10;
+// The floor a transport is compared with (its row's), and whether its row
+// takes --tcp-nodelay on either side.
 std::string floor_for(const std::string& transport);
+bool takes_nodelay(const std::string& transport);
 
 SpeedAxes speed_preset(const std::string& name);  // throws std::invalid_argument
 // Cells ordered so each topology's calibration and floors run before the

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/transport.h"
 #include "harness/latency_order.h"
 #include "harness/plots.h"
 #include "harness/stats.h"
@@ -27,9 +28,29 @@ int clients(const json& r) { return r.value("clients", 1); }
 size_t size(const json& r) { return r.value("size", size_t{0}); }
 
 std::string levy_name(const std::string& transport) {
-  if (transport == "sunrpc-udp") return "Sun (udp)";
-  if (transport == "sunrpc-tcp") return "Sun (tcp)";
-  return "";
+  const TransportRow* row = find_transport(transport);
+  return row ? std::string(row->traits.levy_name) : "";
+}
+
+// The table's order; a transport this build does not know (an older
+// record) goes last.
+long table_rank(const std::string& transport) {
+  const auto& table = transports();
+  for (size_t i = 0; i < table.size(); ++i)
+    if (table[i].name == transport) return static_cast<long>(i);
+  return static_cast<long>(table.size());
+}
+
+// A row of the tables: the transport, and " nodelay" when the cell set
+// TCP_NODELAY (--tcp-nodelay on).
+std::string variant(const json& r) {
+  bool nodelay = r.value("cell", json::object()).value("tcp_nodelay", false);
+  return r.value("transport", "") + (nodelay ? " nodelay" : "");
+}
+
+bool is_floor(const std::string& transport) {
+  const TransportRow* row = find_transport(transport);
+  return row && row->floor();
 }
 
 // Levy's 1989 timing rows: (implementation, clients, size label) -> same, different.
@@ -61,15 +82,11 @@ std::string opt_fixed(const json& v, int decimals) {
 }
 
 std::string levy_table(const std::vector<json>& records, const std::string& data_dir) {
-  // Levy's order: the Sun RPC rows first, then today's additions.
-  auto rank = [](const std::string& t) {
-    static const std::vector<std::string> order = {"sunrpc-udp", "sunrpc-tcp", "grpc", "raw-udp", "raw-tcp"};
-    return std::find(order.begin(), order.end(), t) - order.begin();
-  };
+  // The table's order: Levy's Sun RPC rows first, then today's additions.
   std::map<std::tuple<long, std::string, int, size_t>, std::map<std::string, const json*>> rows;
   for (const json& r : records)
     if (measured(r) && !calibration(r) && connect(r) == "per-call")
-      rows[{rank(r.value("transport", "")), r.value("transport", ""), clients(r), size(r)}][topology(r)] = &r;
+      rows[{table_rank(r.value("transport", "")), variant(r), clients(r), size(r)}][topology(r)] = &r;
   if (rows.empty()) return "";
   auto levy = levy_timing(data_dir);
   TextTable t({"implementation", "clients", "size", "same machine s/100", "other machine s/100", "1989 same",
@@ -77,13 +94,14 @@ std::string levy_table(const std::vector<json>& records, const std::string& data
   std::string last;
   for (const auto& [key, by_topology] : rows) {
     const auto& [order, transport, n, sz] = key;
+    std::string implementation = by_topology.begin()->second->value("transport", "");
     if (!last.empty() && last != transport) t.rule();
     last = transport;
     auto at = [&by_topology = by_topology](const char* topo) {
       auto it = by_topology.find(topo);
       return it == by_topology.end() ? std::string("-") : opt_fixed(it->second->at("seconds_per_100_calls"), 4);
     };
-    auto old = levy.find({levy_name(transport), n, size_label(sz)});
+    auto old = levy.find({levy_name(implementation), n, size_label(sz)});
     t.add({transport, std::to_string(n), size_label(sz), at("loopback"), at("two-host"),
            old == levy.end() ? "" : old->second.first, old == levy.end() ? "" : old->second.second});
   }
@@ -95,7 +113,7 @@ std::string levy_table(const std::vector<json>& records, const std::string& data
 std::string ordering(const std::vector<const json*>& group) {
   std::vector<TimedTransport> timed;
   for (const json* r : group)
-    timed.push_back({r->value("transport", ""), r->value("mean_us", 0.0),
+    timed.push_back({variant(*r), r->value("mean_us", 0.0),
                      r->value("trial_means_us", std::vector<double>{})});
   return latency_order(timed, 0.01);
 }
@@ -110,13 +128,13 @@ std::string percentile_table(const std::vector<json>& records, const std::string
     if (!measured(r) || calibration(r) || topology(r) != topo || connect(r) != mode) continue;
     if (one_client_only && clients(r) != 1) continue;
     groups[{clients(r), size(r)}].push_back(&r);
-    if (!last.empty() && last != r.value("transport", "")) t.rule();
-    last = r.value("transport", "");
+    if (!last.empty() && last != variant(r)) t.rule();
+    last = variant(r);
     const json& w = r.value("welch_vs_floor", json());
     std::string ratio = opt_fixed(r.value("ratio_to_floor", json()), 2);
     if (w.is_object()) ratio += w.value("significant_at_0_01", false) ? "*" : " ";
     const json& wire = r.value("wire", json());
-    t.add({r.value("transport", ""), std::to_string(clients(r)), size_label(size(r)), opt_fixed(r["p50_us"], 1),
+    t.add({variant(r), std::to_string(clients(r)), size_label(size(r)), opt_fixed(r["p50_us"], 1),
            opt_fixed(r["p90_us"], 1), opt_fixed(r["p99_us"], 1), opt_fixed(r["p999_us"], 1), opt_fixed(r["max_us"], 1),
            opt_fixed(r["calls_per_s"], 0), opt_fixed(r["cpu_us_per_call"]["client"], 1),
            opt_fixed(r["cpu_us_per_call"]["server"], 1),
@@ -135,23 +153,38 @@ std::string percentile_table(const std::vector<json>& records, const std::string
   return out;
 }
 
+// One pair of columns per floor that has a sockperf calibration.
 std::string calibration_table(const std::vector<json>& records) {
-  TextTable t({"topology", "size", "sockperf udp p50", "raw-udp p50", "raw/sockperf", "sockperf tcp p50",
-               "raw-tcp p50", "raw/sockperf"});
+  std::vector<const TransportRow*> floors;
+  std::vector<std::string> headers = {"topology", "size"};
+  for (const TransportRow& row : transports())
+    if (!row.traits.calibration.empty()) {
+      floors.push_back(&row);
+      for (std::string h : {std::string(row.traits.calibration) + " p50", std::string(row.name) + " p50",
+                            std::string("raw/sockperf")})
+        headers.push_back(h);
+    }
+  TextTable t(headers);
   std::map<std::pair<std::string, size_t>, std::map<std::string, const json*>> rows;
   for (const json& r : records) {
     if (!measured(r)) continue;
-    bool floor = r.value("transport", "").rfind("raw-", 0) == 0 && connect(r) == "persistent" && clients(r) == 1;
+    bool floor = is_floor(r.value("transport", "")) && connect(r) == "persistent" && clients(r) == 1 &&
+                 !r.value("cell", json::object()).value("tcp_nodelay", false);
     if (calibration(r) || floor) rows[{topology(r), size(r)}][r.value("transport", "")] = &r;
   }
   for (const auto& [key, by] : rows) {
-    auto p50 = [&by = by](const char* t) { return by.count(t) ? opt_fixed(by.at(t)->at("p50_us"), 1) : "-"; };
-    auto ratio = [&by = by](const char* raw) {
+    auto p50 = [&by = by](const std::string& t) { return by.count(t) ? opt_fixed(by.at(t)->at("p50_us"), 1) : "-"; };
+    auto ratio = [&by = by](const std::string& raw) {
       return by.count(raw) ? opt_fixed(by.at(raw)->value("ratio_to_sockperf", json()), 2) : "-";
     };
-    if (!by.count("sockperf-udp") && !by.count("sockperf-tcp")) continue;
-    t.add({key.first, size_label(key.second), p50("sockperf-udp"), p50("raw-udp"), ratio("raw-udp"),
-           p50("sockperf-tcp"), p50("raw-tcp"), ratio("raw-tcp")});
+    std::vector<std::string> line = {key.first, size_label(key.second)};
+    bool any = false;
+    for (const TransportRow* f : floors) {
+      std::string tool(f->traits.calibration), name(f->name);
+      any |= by.count(tool) > 0;
+      for (const std::string& cell : {p50(tool), p50(name), ratio(name)}) line.push_back(cell);
+    }
+    if (any) t.add(line);
   }
   if (t.empty()) return "";
   return "Calibration: sockperf ping-pong --full-rtt (p50 us) against rpclab's raw floor "
@@ -213,7 +246,7 @@ std::vector<std::string> speed_plots(const std::vector<json>& records, const std
   std::map<std::string, size_t> size_series, client_series;
   for (const json& r : records) {
     if (!measured(r) || calibration(r) || topology(r) != "loopback" || connect(r) != "persistent") continue;
-    std::string t = r.value("transport", "");
+    std::string t = variant(r);
     if (clients(r) == 1) {
       if (!size_series.count(t)) size_series[t] = by_size.series.size(), by_size.series.push_back({t});
       Series& s = by_size.series[size_series[t]];

@@ -61,12 +61,11 @@ std::string skip_reason(const CellConfig& cell, const CellEnvironment& env) {
   const TransportRow* row = find_transport(cell.transport);
   if (!row) return "";
   ClientSettings s = row->client_settings(cell.client_options());
-  if (cell.size > s.max_payload)
+  if (cell.size > s.max_payload) {
+    std::string note(row->traits.payload_note);
     return fmt::format("{} bytes do not fit one {} call (at most {}{})", cell.size, cell.transport, s.max_payload,
-                       cell.transport == "sunrpc-udp" ? " with libtirpc's default 8800-byte buffer, as Levy's "
-                                                        "table leaves Sun UDP blank past 8K; --udp-bufsize 65536 "
-                                                        "carries up to 65460"
-                                                      : "");
+                       note.empty() ? "" : "; " + note);
+  }
   return "";
 }
 
@@ -88,12 +87,13 @@ SpeedSession::~SpeedSession() {
 }
 
 std::string SpeedSession::server_key(const CellConfig& cell) {
-  return fmt::format("{}-{}-{}", netem::topology_name(cell.topology), cell.transport, cell.udp_bufsize);
+  return fmt::format("{}-{}-{}{}", netem::topology_name(cell.topology), cell.transport, cell.udp_bufsize,
+                     cell.server_options().tcp_nodelay ? "-nodelay" : "");
 }
 
 std::string SpeedSession::group_key(const CellConfig& cell, const std::string& transport) {
-  return fmt::format("{}/{}/{}/{}/{}", netem::topology_name(cell.topology), transport,
-                     connect_mode_name(cell.connect), cell.clients, cell.size);
+  return fmt::format("{}/{}/{}/{}/{}{}", netem::topology_name(cell.topology), transport,
+                     connect_mode_name(cell.connect), cell.clients, cell.size, cell.tcp_nodelay ? "/nodelay" : "");
 }
 
 netem::Topology& SpeedSession::topology(netem::TopologyKind kind, netem::CommandLog& log) {
@@ -122,10 +122,23 @@ ServerUnderTest& SpeedSession::server(const CellConfig& cell, netem::Topology& t
   return *slot.server;
 }
 
+// The floor measured for this cell's group: the row's floor, else that
+// floor's own floor (raw-udp's is raw-tcp), as far as the chain goes.
+std::map<std::string, SpeedSession::Measured>::const_iterator SpeedSession::floor_measured(const CellConfig& cell,
+                                                                                          std::string* floor) const {
+  const TransportRow* row = find_transport(cell.transport);
+  for (int hop = 0; row && hop < 4; ++hop) {
+    *floor = std::string(row->traits.floor);
+    auto it = measured_.find(group_key(cell, *floor));
+    if (it != measured_.end() || *floor == row->name) return it;
+    row = find_transport(*floor);
+  }
+  return measured_.end();
+}
+
 void SpeedSession::compare(const CellConfig& cell, json& record, const Measured& m) {
-  std::string floor = floor_for(cell.transport);
-  auto it = measured_.find(group_key(cell, floor));
-  if (it == measured_.end() && floor == "raw-udp") it = measured_.find(group_key(cell, floor = "raw-tcp"));
+  std::string floor;
+  auto it = floor_measured(cell, &floor);
   record["floor_transport"] = it == measured_.end() ? json(nullptr) : json(floor);
   record["ratio_to_floor"] = json(nullptr);
   record["welch_vs_floor"] = json(nullptr);
@@ -134,12 +147,13 @@ void SpeedSession::compare(const CellConfig& cell, json& record, const Measured&
     WelchResult w = welch_t_test(m.trial_means_us, it->second.trial_means_us);
     record["welch_vs_floor"] = {{"t", w.t}, {"df", w.df}, {"p", w.p}, {"significant_at_0_01", w.significant(0.01)}};
   }
-  if (cell.transport.rfind("raw-", 0) == 0) {
+  const TransportRow* row = find_transport(cell.transport);
+  if (row && !row->traits.calibration.empty()) {
     CellConfig probe = cell;
     probe.connect = ConnectMode::kPersistent;
     probe.clients = 1;
-    std::string tool = cell.transport == "raw-udp" ? kSockperfUdp : kSockperfTcp;
-    auto s = measured_.find(group_key(probe, tool));
+    probe.tcp_nodelay = false;
+    auto s = measured_.find(group_key(probe, std::string(row->traits.calibration)));
     record["ratio_to_sockperf"] = s == measured_.end() || s->second.p50_us <= 0 ? json(nullptr)
                                                                                 : json(m.p50_us / s->second.p50_us);
   }

@@ -39,6 +39,7 @@ class SpeedSession {
   void measure_sockperf(const CellConfig& cell, const std::string& cell_dir, CellEnvironment& env,
                         netem::CommandLog& log, nlohmann::json& record);
   void compare(const CellConfig& cell, nlohmann::json& record, const Measured& m);
+  std::map<std::string, Measured>::const_iterator floor_measured(const CellConfig& cell, std::string* floor) const;
   static std::string group_key(const CellConfig& cell, const std::string& transport);
   static std::string server_key(const CellConfig& cell);
   struct RunningServer {

@@ -8,6 +8,7 @@
 #include "core/client_run.h"
 #include "core/signal_watcher.h"
 #include "core/transport.h"
+#include "core/transport_options.h"
 
 namespace {
 
@@ -67,7 +68,9 @@ int main(int argc, char** argv) {
   app.add_flag("--drain-stale-replies", options.drain_stale_replies,
                "sunrpc-udp: empty the socket of late replies before each call");
   app.add_flag("--grpc-retry", options.grpc_retry, "grpc: retry UNAVAILABLE calls (service config policy)");
-  app.add_flag("--tcp-nodelay", options.tcp_nodelay, "sunrpc-tcp, raw-tcp: disable Nagle's algorithm (gRPC always does)");
+  app.add_flag("--tcp-nodelay", options.tcp_nodelay,
+               rpclab::transports_accepting(rpclab::kOptTcpNodelayClient) +
+                   ": disable Nagle's algorithm (gRPC and curl, under xmlrpc and jsonrpc, always do)");
   app.add_flag("--rpcbind", options.use_rpcbind, "sunrpc: find the server through rpcbind");
   app.add_option("--connect", connect, "persistent | per-call")->check(CLI::IsMember({"persistent", "per-call"}));
   app.add_option("--start-at", start_at_ns, "CLOCK_REALTIME ns at which recorded calls begin");
@@ -88,12 +91,15 @@ int main(int argc, char** argv) {
   options.connect = *rpclab::parse_connect_mode(connect);
   plan.op = *rpclab::parse_operation(op_name);
   if (start_at_ns) plan.start_at_ns = start_at_ns;
+  if (std::string refused = rpclab::option_error(*row, options); !refused.empty()) {
+    std::fprintf(stderr, "rpclab-client: %s\n", refused.c_str());
+    return rpclab::kExitUsage;
+  }
   rpclab::ClientSettings settings = row->client_settings(options);
   if (plan.op == rpclab::Operation::kEcho && plan.size > settings.max_payload) {
-    std::fprintf(stderr,
-                 "rpclab-client: --size: %zu bytes does not fit in one %s call (at most %zu bytes%s)\n",
-                 plan.size, options.transport.c_str(), settings.max_payload,
-                 options.transport == "sunrpc-udp" ? "; raise --udp-bufsize on client and server, up to 65536" : "");
+    std::string note(row->traits.payload_note);
+    std::fprintf(stderr, "rpclab-client: --size: %zu bytes does not fit in one %s call (at most %zu bytes%s)\n",
+                 plan.size, options.transport.c_str(), settings.max_payload, note.empty() ? "" : ("; " + note).c_str());
     return rpclab::kExitUsage;
   }
 

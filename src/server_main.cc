@@ -12,6 +12,7 @@
 #include "core/journal_reader.h"
 #include "core/signal_watcher.h"
 #include "core/transport.h"
+#include "core/transport_options.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 // Two leaks in libtirpc 1.3.3's duplicate request cache (--drc), not ours
@@ -69,7 +70,9 @@ int main(int argc, char** argv) {
   app.add_option("--udp-bufsize", options.udp_bufsize, "sunrpc-udp: message buffer bytes (default 8800)")
       ->check(rpclab::in_range(size_t{1024}, size_t{65536}));
   app.add_flag("--rpcbind", options.use_rpcbind, "sunrpc: register with the local rpcbind");
-  app.add_flag("--tcp-nodelay", options.tcp_nodelay, "sunrpc-tcp, raw-tcp: disable Nagle's algorithm (gRPC always does)");
+  app.add_flag("--tcp-nodelay", options.tcp_nodelay,
+               rpclab::transports_accepting(rpclab::kOptTcpNodelayServer) +
+                   ": disable Nagle's algorithm (gRPC and libmicrohttpd, under jsonrpc, always do)");
   app.add_option("--ready-file", ready_path, "write {\"port\":N,\"pid\":P} here once serving")
       ->check(rpclab::writable_file());
   app.add_option("--stats-file", stats_path, "on SIGUSR1, write call counts and CPU time here")
@@ -85,9 +88,14 @@ int main(int argc, char** argv) {
   rpclab::add_version_flags(app);
   rpclab::parse_or_exit(app, argc, argv);
 
-  if (!rpclab::find_transport(options.transport)) {
+  const rpclab::TransportRow* row = rpclab::find_transport(options.transport);
+  if (!row) {
     std::fprintf(stderr, "rpclab-server: --transport: unknown transport '%s' (known: %s)\n",
                  options.transport.c_str(), rpclab::transport_names().c_str());
+    return rpclab::kExitUsage;
+  }
+  if (std::string refused = rpclab::option_error(*row, options); !refused.empty()) {
+    std::fprintf(stderr, "rpclab-server: %s\n", refused.c_str());
     return rpclab::kExitUsage;
   }
   rpclab::split_host_port(listen, "--listen", &options.host, &options.port);  // checked while parsing
@@ -112,7 +120,7 @@ int main(int argc, char** argv) {
     if (!stats_path.empty()) write_stats(stats_path, core, &generation);
   });
   try {
-    auto server = rpclab::find_transport(options.transport)->make_server(options, core);
+    auto server = row->make_server(options, core);
     std::fprintf(stderr, "rpclab-server: %s serving on %s:%u (pid %d)\n", options.transport.c_str(),
                  options.host.c_str(), server->port(), getpid());
     if (!ready_path.empty())

@@ -91,17 +91,58 @@ class SetupError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+enum class Carrier { kDatagram, kStream };
+// An RPC system under test, or a floor: no RPC library, what the others
+// are measured against.
+enum class Role { kRpc, kFloor };
+
+// The options beyond address, timeout and connection mode that a row
+// accepts (a bit set in TransportTraits::options). Their flags, and which
+// field each sets, are in transport_options.h.
+enum TransportOption : uint32_t {
+  kOptRetryTimeout = 1u << 0,     // client: the library's retransmit interval
+  kOptUdpBufsize = 1u << 1,       // client and server: the UDP message buffer
+  kOptDrainStaleReplies = 1u << 2,
+  kOptReplyCache = 1u << 3,       // server: a duplicate request cache
+  kOptRetryPolicy = 1u << 4,      // client: the library's own retry policy
+  kOptTcpNodelayClient = 1u << 5,
+  kOptTcpNodelayServer = 1u << 6,
+  kOptRpcbind = 1u << 7,
+};
+
+// What experiments, reports and tests need to know about a transport, so
+// that none of them asks for it by name.
+struct TransportTraits {
+  Carrier carrier;
+  Role role;
+  bool text;                       // calls travel as text (XML, JSON), bytes as base64
+  bool retransmits;                // the library resends a call by itself
+  std::string_view floor;          // the row speed compares it with; a floor names the next floor
+  std::string_view calibration;    // a floor's sockperf pseudo-transport, or ""
+  std::string_view levy_name;      // its row in Levy's 1989 tables, or ""
+  uint32_t options;                // TransportOption bits it accepts
+  std::string_view payload_note;   // how to carry more than max_payload, or ""
+};
+
 struct TransportRow {
   std::string_view name;
   std::string_view summary;
+  TransportTraits traits;
   ClientSettings (*client_settings)(const ClientOptions&);
   std::unique_ptr<RpcClient> (*make_client)(const ClientOptions&);               // ConnectError
   std::unique_ptr<RpcServer> (*make_server)(const ServerOptions&, ServerCore&);  // SetupError
+
+  bool accepts(TransportOption option) const { return (traits.options & option) != 0; }
+  bool datagram() const { return traits.carrier == Carrier::kDatagram; }
+  bool floor() const { return traits.role == Role::kFloor; }
 };
 
+// The table's order is the display order of reports and --help.
 const std::vector<TransportRow>& transports();
 const TransportRow* find_transport(std::string_view name);
 std::string transport_names();  // "a, b, c" for messages
+// The transports that accept `option`, "a, b" (for messages and --help).
+std::string transports_accepting(TransportOption option);
 
 // A client in the requested connection mode: one handle kept for every call
 // (re-made after a transport error), or a new handle for each call.

@@ -1,24 +1,49 @@
-// Every transport rpclab can measure, one row each. Adding a transport is an
-// adapter pair plus a row here.
+// Every transport rpclab can measure, one row each: its name, its traits
+// (what experiments, reports and tests need to know, so that none of them
+// asks by name) and its adapter functions. The order is the display order.
+// Adding a transport is its folder under src/ plus a row here.
 #include "core/transport.h"
 #include "grpc/grpc_transport.h"
+#include "jsonrpc/jsonrpc_transport.h"
 #include "raw/raw_transport.h"
 #include "sunrpc/sunrpc_transport.h"
+#include "xmlrpc/xmlrpc_transport.h"
 
 namespace rpclab {
 
+// Traits, field by field: carrier, role, text or binary, retransmits by
+// itself, floor, sockperf calibration, name in Levy's tables, options,
+// payload note.
 const std::vector<TransportRow>& transports() {
   static const std::vector<TransportRow> table = {
       {"sunrpc-udp", "ONC RPC over UDP: rpcgen -M stubs on libtirpc (clnt_dg / svc_dg)",
+       {Carrier::kDatagram, Role::kRpc, false, true, "raw-udp", "", "Sun (udp)",
+        kOptRetryTimeout | kOptUdpBufsize | kOptDrainStaleReplies | kOptReplyCache | kOptRpcbind,
+        "libtirpc's default buffer is 8800 bytes; --udp-bufsize 65536 on client and server carries up to 65460"},
        sunrpc::udp_settings, sunrpc::make_udp_client, sunrpc::make_udp_server},
       {"sunrpc-tcp", "ONC RPC over TCP: rpcgen -M stubs on libtirpc (clnt_vc / svc_vc)",
+       {Carrier::kStream, Role::kRpc, false, false, "raw-tcp", "", "Sun (tcp)",
+        kOptTcpNodelayClient | kOptTcpNodelayServer | kOptRpcbind, ""},
        sunrpc::tcp_settings, sunrpc::make_tcp_client, sunrpc::make_tcp_server},
       {"grpc", "gRPC C++ sync unary over HTTP/2, insecure channel",
+       {Carrier::kStream, Role::kRpc, false, false, "raw-tcp", "", "", kOptRetryPolicy, ""},
        grpcx::client_settings, grpcx::make_client, grpcx::make_server},
-      {"raw-tcp", "the floor: length-prefixed frames over a plain TCP socket, no RPC library",
-       raw::tcp_settings, raw::make_tcp_client, raw::make_tcp_server},
+      {"xmlrpc", "XML-RPC over HTTP/1.1: xmlrpc-c, C++ client on its curl transport, Abyss server",
+       {Carrier::kStream, Role::kRpc, true, false, "raw-tcp", "", "", kOptTcpNodelayServer, ""},
+       xmlrpc::http_settings, xmlrpc::make_http_client, xmlrpc::make_http_server},
+      {"xmlrpc-pstream", "XML-RPC over xmlrpc-c's packet stream: the same XML, no HTTP",
+       {Carrier::kStream, Role::kRpc, true, false, "raw-tcp", "", "", kOptTcpNodelayClient | kOptTcpNodelayServer, ""},
+       xmlrpc::pstream_settings, xmlrpc::make_pstream_client, xmlrpc::make_pstream_server},
+      {"jsonrpc", "JSON-RPC 2.0 over HTTP/1.1: libjson-rpc-cpp, curl client, libmicrohttpd server",
+       {Carrier::kStream, Role::kRpc, true, false, "raw-tcp", "", "", 0, ""},
+       jsonrpc::client_settings, jsonrpc::make_client, jsonrpc::make_server},
       {"raw-udp", "the floor: one frame per UDP datagram, no RPC library, never retransmits",
+       {Carrier::kDatagram, Role::kFloor, false, false, "raw-tcp", "sockperf-udp", "", 0, ""},
        raw::udp_settings, raw::make_udp_client, raw::make_udp_server},
+      {"raw-tcp", "the floor: length-prefixed frames over a plain TCP socket, no RPC library",
+       {Carrier::kStream, Role::kFloor, false, false, "raw-tcp", "sockperf-tcp", "",
+        kOptTcpNodelayClient | kOptTcpNodelayServer, ""},
+       raw::tcp_settings, raw::make_tcp_client, raw::make_tcp_server},
   };
   return table;
 }
@@ -35,6 +60,13 @@ std::string transport_names() {
     if (!names.empty()) names += ", ";
     names += row.name;
   }
+  return names;
+}
+
+std::string transports_accepting(TransportOption option) {
+  std::string names;
+  for (const TransportRow& row : transports())
+    if (row.accepts(option)) names += (names.empty() ? "" : ", ") + std::string(row.name);
   return names;
 }
 

@@ -40,6 +40,9 @@ int fuzz_ledger(const uint8_t* data, size_t size);
 int fuzz_journal(const uint8_t* data, size_t size);
 int fuzz_call_record(const uint8_t* data, size_t size);
 int fuzz_result_records(const uint8_t* data, size_t size);
+int fuzz_xmlrpc_call(const uint8_t* data, size_t size);
+int fuzz_xmlrpc_packet(const uint8_t* data, size_t size);
+int fuzz_jsonrpc_request(const uint8_t* data, size_t size);
 
 struct FuzzTarget {
   const char* name;  // also the folder under corpus/ and regressions/
@@ -57,6 +60,9 @@ inline constexpr FuzzTarget kFuzzTargets[] = {
     {"journal", fuzz_journal},
     {"call_record", fuzz_call_record},
     {"result_records", fuzz_result_records},
+    {"xmlrpc_call", fuzz_xmlrpc_call},
+    {"xmlrpc_packet", fuzz_xmlrpc_packet},
+    {"jsonrpc_request", fuzz_jsonrpc_request},
 };
 
 }  // namespace rpclab::fuzz

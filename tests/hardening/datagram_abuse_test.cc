@@ -12,9 +12,10 @@
 #include <thread>
 
 #include "forge.h"
+#include "protocols.h"
 #include "harness/text_table.h"
 #include "probe.h"
-#include "proc_stats.h"
+#include "support/proc_stats.h"
 #include "rpc/rpc_test_util.h"
 #include "support/server_process.h"
 #include "support/socket_state.h"
@@ -46,7 +47,8 @@ TEST_P(DatagramAbuse, TheValidClientIsServedThroughoutAndOnlyItsCallsRunUnderIts
   const std::string transport = GetParam();
   ServerProcess server(transport);
   Probe probe(transport, server.port(), 2000);
-  Forge forge(transport == "raw-udp" ? 1989 : 2015);
+  const Protocol& protocol = protocol_of(transport);
+  Forge forge(protocol.seed);
   Tally random, mutated;
   uint64_t scrubs = 0;
   int fd = udp_socket();
@@ -58,7 +60,7 @@ TEST_P(DatagramAbuse, TheValidClientIsServedThroughoutAndOnlyItsCallsRunUnderIts
     // probe's call that is the probe's id and seq: a truncated forged NEXT
     // would run the probe's call again. 64 bytes of 0xff, which libtirpc
     // reads and refuses, overwrite them before the next burst.
-    if (transport == "sunrpc-udp") {
+    if (protocol.reads_past_a_datagram) {
       udp_send(fd, server.port(), std::string(64, '\xff'));
       ++scrubs;
     }
@@ -68,7 +70,7 @@ TEST_P(DatagramAbuse, TheValidClientIsServedThroughoutAndOnlyItsCallsRunUnderIts
         datagram = forge.random_datagram();
         random.add("random", datagram.size());
       } else {
-        datagram = transport == "raw-udp" ? forge.raw_frame(&kind) : forge.sunrpc_call(&kind);
+        datagram = (forge.*protocol.mutated)(&kind);
         mutated.add(kind, datagram.size());
       }
       udp_send(fd, server.port(), datagram);
@@ -96,7 +98,7 @@ TEST_P(DatagramAbuse, TheValidClientIsServedThroughoutAndOnlyItsCallsRunUnderIts
               probe.longest_outage_ms(), grouped(forged_runs).c_str());
 }
 
-INSTANTIATE_TEST_SUITE_P(UdpServers, DatagramAbuse, testing::Values("sunrpc-udp", "raw-udp"), param_name);
+INSTANTIATE_TEST_SUITE_P(UdpServers, DatagramAbuse, testing::ValuesIn(datagram_transports()), param_name);
 
 }  // namespace
 }  // namespace rpclab::test

@@ -316,27 +316,30 @@ std::string Forge::grpc_connection(std::string* kind) {
   return preface + h2_frame(1, 4, 1, header_block) + h2_frame(0, 1, 1, framed);
 }
 
-std::string Forge::valid_next(const std::string& transport) {
-  uint32_t client = rogue_client(), seq = rogue_seq();
-  if (transport == "sunrpc-tcp")
-    return record(rpc_call(static_cast<uint32_t>(rng_()), kProgram, 1, 1, be32(client) + be32(seq)));
-  if (transport == "grpc") {
-    std::string framed = grpc_framed("\x08" + varint(client) + "\x10" + varint(seq));
-    return kH2Preface + h2_frame(1, 4, 1, grpc_headers("/rpclab.wire.Rpclab/Next")) + h2_frame(0, 1, 1, framed);
-  }
-  return raw::encode_frame(static_cast<uint32_t>(rng_()), raw::Proc::kNext, raw::encode_next_request(client, seq));
+std::string Forge::sunrpc_record_next() {
+  return record(rpc_call(static_cast<uint32_t>(rng_()), kProgram, 1, 1, be32(rogue_client()) + be32(rogue_seq())));
 }
 
-std::string Forge::partial_request(const std::string& transport) {
-  std::string kind;
-  if (transport == "sunrpc-tcp") {
-    std::string call = rpc_call(1, kProgram, 1, 2, xdr_opaque(std::string(4000, 'p')));
-    return record(call).substr(0, 100);
-  }
-  if (transport == "grpc") {
-    std::string bytes = grpc_connection(&kind);
-    return bytes.substr(0, bytes.size() / 2);
-  }
+std::string Forge::grpc_next() {
+  std::string framed = grpc_framed("\x08" + varint(rogue_client()) + "\x10" + varint(rogue_seq()));
+  return kH2Preface + h2_frame(1, 4, 1, grpc_headers("/rpclab.wire.Rpclab/Next")) + h2_frame(0, 1, 1, framed);
+}
+
+std::string Forge::raw_frame_next() {
+  return raw::encode_frame(static_cast<uint32_t>(rng_()), raw::Proc::kNext,
+                           raw::encode_next_request(rogue_client(), rogue_seq()));
+}
+
+std::string Forge::sunrpc_record_partial() {
+  return record(rpc_call(1, kProgram, 1, 2, xdr_opaque(std::string(4000, 'p')))).substr(0, 100);
+}
+
+std::string Forge::grpc_partial() {
+  std::string kind, bytes = grpc_connection(&kind);
+  return bytes.substr(0, bytes.size() / 2);
+}
+
+std::string Forge::raw_frame_partial() {
   return raw::encode_frame(1, raw::Proc::kEcho, std::string(4000, 'p')).substr(0, 100);
 }
 

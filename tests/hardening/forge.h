@@ -1,6 +1,7 @@
 // Garbage for the wire-abuse tests: random bytes, and mutations of real,
 // valid requests of each protocol (Sun RPC call messages, raw floor frames,
-// gRPC requests over HTTP/2). Every forged NEXT names a client id below 256
+// gRPC requests over HTTP/2, XML-RPC and JSON-RPC over HTTP/1.1, XML-RPC on
+// xmlrpc-c's packet stream). Every forged NEXT names a client id below 256
 // (see kProbeClient in probe.h), and a mutation flips at most 4 bits, so
 // garbage that still decodes as NEXT is told apart from the probe by id.
 #pragma once
@@ -45,13 +46,28 @@ class Forge {
   // Sun RPC over TCP: record-marking mutations besides the call's own.
   std::string sunrpc_record(std::string* kind);
 
-  // One valid NEXT, whole, as a stream transport carries it (a record-marked
-  // Sun RPC call, a gRPC connection's bytes, a raw frame).
-  std::string valid_next(const std::string& transport);
+  // One valid NEXT, whole, as each stream protocol carries it (the
+  // protocol table, protocols.h, says which is whose).
+  std::string sunrpc_record_next();
+  std::string grpc_next();
+  std::string raw_frame_next();
+  // The first part of a valid request: a peer that stops mid-request.
+  std::string sunrpc_record_partial();
+  std::string grpc_partial();
+  std::string raw_frame_partial();
 
-  // The first part of a valid request of `transport`'s protocol: a peer
-  // that stops mid-request.
-  std::string partial_request(const std::string& transport);
+  // The text protocols (forge_text.cc): XML-RPC over HTTP and over
+  // xmlrpc-c's packet stream, JSON-RPC 2.0 over HTTP. Each: a mutated
+  // request, a valid NEXT, the first part of a request.
+  std::string xmlrpc_http(std::string* kind);
+  std::string xmlrpc_http_next();
+  std::string xmlrpc_http_partial();
+  std::string xmlrpc_packet(std::string* kind);
+  std::string xmlrpc_packet_next();
+  std::string xmlrpc_packet_partial();
+  std::string jsonrpc_http(std::string* kind);
+  std::string jsonrpc_http_next();
+  std::string jsonrpc_http_partial();
 
   uint32_t below(uint32_t n) { return static_cast<uint32_t>(rng_() % n); }
 
@@ -61,6 +77,9 @@ class Forge {
   std::string valid_sunrpc_call();
   std::string valid_raw_frame();
   std::string grpc_message(std::string* method);
+  std::string xmlrpc_call(std::string* kind);  // a methodCall document, maybe mutated
+  std::string json_request(std::string* kind);  // a JSON-RPC request body, maybe mutated
+  std::string http_post(const std::string& path, const char* type, const std::string& body, std::string* kind);
   void flip_bits(std::string* bytes, size_t from = 0);
   void set_word(std::string* bytes, size_t offset, uint32_t value);
 

@@ -1,5 +1,6 @@
-// Garbage, stalls and crowds at each stream server (sunrpc-tcp, grpc,
-// raw-tcp): 1,000 connections held open at once, thousands more that send
+// Garbage, stalls and crowds at each stream server (every stream row of the
+// transport table, speaking its protocol from protocols.cc): 1,000
+// connections held open at once, thousands more that send
 // random bytes or mutated requests and then close, reset or half-close,
 // peers that stop mid-request, a server out of descriptors, and one that
 // is sent more than it should buffer. A valid client keeps calling
@@ -15,9 +16,10 @@
 #include <thread>
 
 #include "forge.h"
+#include "protocols.h"
 #include "harness/text_table.h"
 #include "probe.h"
-#include "proc_stats.h"
+#include "support/proc_stats.h"
 #include "rpc/rpc_test_util.h"
 #include "support/server_process.h"
 #include "support/socket_state.h"
@@ -51,7 +53,7 @@ bool wait_until_read(const ServerProcess& server, std::chrono::milliseconds limi
 // Reads from `fd` until the server's reply to the one call sent on it
 // arrives: for gRPC a DATA frame on stream 1 (the SETTINGS and HEADERS
 // before it say nothing of the call), for the others any reply bytes.
-bool reply_arrives(int fd, const std::string& transport, std::chrono::milliseconds limit) {
+bool reply_arrives(int fd, const Protocol& protocol, std::chrono::milliseconds limit) {
   auto deadline = std::chrono::steady_clock::now() + limit;
   std::string got;
   while (std::chrono::steady_clock::now() < deadline) {
@@ -61,7 +63,7 @@ bool reply_arrives(int fd, const std::string& transport, std::chrono::millisecon
     ssize_t n = ::recv(fd, buf, sizeof buf, 0);
     if (n <= 0) return false;
     got.append(buf, static_cast<size_t>(n));
-    if (transport != "grpc") return got.size() >= 4;
+    if (!protocol.replies_in_h2_frames) return got.size() >= 4;
     for (size_t at = 0; at + 9 <= got.size();) {
       size_t length = (uint8_t(got[at]) << 16) | (uint8_t(got[at + 1]) << 8) | uint8_t(got[at + 2]);
       uint32_t stream = (uint32_t(uint8_t(got[at + 5])) << 24 | uint8_t(got[at + 6]) << 16 |
@@ -84,12 +86,6 @@ void close_all(std::vector<int>* fds) {
   fds->clear();
 }
 
-std::string mutated_request(Forge& forge, const std::string& transport, std::string* kind) {
-  if (transport == "sunrpc-tcp") return forge.sunrpc_record(kind);
-  if (transport == "grpc") return forge.grpc_connection(kind);
-  return forge.raw_frame(kind);
-}
-
 class StreamAbuse : public testing::TestWithParam<std::string> {};
 
 TEST_P(StreamAbuse, TheValidClientIsServedThroughoutAndOnlyItsCallsRunUnderItsId) {
@@ -100,6 +96,7 @@ TEST_P(StreamAbuse, TheValidClientIsServedThroughoutAndOnlyItsCallsRunUnderItsId
   if (limit < kDescriptors)
     GTEST_SKIP() << "the test holds up to " << kDescriptors << " descriptors, and RLIMIT_NOFILE's hard limit here is "
                  << limit;
+  const Protocol& protocol = protocol_of(transport);
   ServerProcess server(transport);
   Probe probe(transport, server.port(), 2000);
   probe.start(5ms);
@@ -109,24 +106,24 @@ TEST_P(StreamAbuse, TheValidClientIsServedThroughoutAndOnlyItsCallsRunUnderItsId
   // A peer that stops mid-request holds libtirpc's blocking svc_vc for 35 s
   // (SunrpcTcpServer.StalledPeersHoldItFor35SecondsAtMost, below), so only
   // the other servers get them here, open the whole time.
-  Forge forge(std::hash<std::string>()(transport));
+  Forge forge(protocol.seed);
   std::vector<int> stalled;
-  if (transport != "sunrpc-tcp")
+  if (!protocol.stalls_hold_the_server)
     for (int i = 0; i < kStalledPeers; ++i) {
       stalled.push_back(tcp_connect(server.port()));
-      send_some(stalled.back(), forge.partial_request(transport));
+      send_some(stalled.back(), (forge.*protocol.partial)());
     }
   Tally requests, endings;
   std::vector<int> half_closed, left_open;
   for (int i = 0; i < kAbusiveConnections; ++i) {
     int fd = tcp_connect(server.port());
     std::string kind = "random bytes";
-    std::string bytes = forge.below(3) == 0 ? forge.random_bytes(65536) : mutated_request(forge, transport, &kind);
+    std::string bytes = forge.below(3) == 0 ? forge.random_bytes(65536) : (forge.*protocol.mutated)(&kind);
     send_some(fd, bytes);
     requests.add(kind, bytes.size());
     // A peer that leaves its connection open after garbage is one that
     // stalls mid-request: not for sunrpc-tcp here either.
-    switch (forge.below(transport == "sunrpc-tcp" ? 3 : 4)) {
+    switch (forge.below(protocol.stalls_hold_the_server ? 3 : 4)) {
       case 0:
         endings.add("closed", 0);
         ::close(fd);
@@ -150,8 +147,8 @@ TEST_P(StreamAbuse, TheValidClientIsServedThroughoutAndOnlyItsCallsRunUnderItsId
   // One more forged NEXT, and its reply awaited: the forge must still speak
   // the protocol, whatever the timing of the rest.
   int canary = tcp_connect(server.port());
-  send_some(canary, forge.valid_next(transport));
-  EXPECT_TRUE(reply_arrives(canary, transport, 20s)) << "a forged NEXT got no reply: the forge no longer speaks "
+  send_some(canary, (forge.*protocol.valid_next)());
+  EXPECT_TRUE(reply_arrives(canary, protocol, 20s)) << "a forged NEXT got no reply: the forge no longer speaks "
                                                      << transport;
   ::close(canary);
   // A request on a connection the server reaches only after its peer has
@@ -180,13 +177,13 @@ TEST_P(StreamAbuse, TheValidClientIsServedThroughoutAndOnlyItsCallsRunUnderItsId
               "with %s bytes in %.1f s: %s, ended %s; the valid client: %s calls, %s ok, longest wait %.1f ms; "
               "forged NEXTs that ran: %s\n",
               transport.c_str(), grouped(kHeldConnections).c_str(),
-              grouped(transport == "sunrpc-tcp" ? 0 : kStalledPeers).c_str(), grouped(requests.count()).c_str(),
+              grouped(protocol.stalls_hold_the_server ? 0 : kStalledPeers).c_str(), grouped(requests.count()).c_str(),
               grouped(requests.bytes()).c_str(), seconds, requests.summary().c_str(), endings.summary().c_str(),
               grouped(probe.calls()).c_str(), grouped(probe.ok()).c_str(), probe.longest_outage_ms(),
               grouped(forged_runs).c_str());
 }
 
-INSTANTIATE_TEST_SUITE_P(StreamServers, StreamAbuse, testing::Values("sunrpc-tcp", "grpc", "raw-tcp"), param_name);
+INSTANTIATE_TEST_SUITE_P(StreamServers, StreamAbuse, testing::ValuesIn(stream_transports()), param_name);
 
 // A peer that stops mid-record, and one that stops reading a large reply.
 // libtirpc's svc_vc is single-threaded and blocking: the first holds it in
@@ -303,22 +300,29 @@ TEST_P(OutOfDescriptors, OpenConnectionsAreStillServed) {
   std::printf("[ EMFILE   ] %s with 128 descriptors and 300 connections: %.2f CPU s/s while out of them; "
               "a new client afterwards: %s\n",
               transport.c_str(), cpu_per_s, late_ok ? "served" : "NOT served");
-  if (transport != "grpc") {  // our own poll loops
-    EXPECT_LT(cpu_per_s, 0.2) << transport << " spins on accept() when out of descriptors";
-    EXPECT_NE(log.find("cannot accept a connection: Too many open files"), std::string::npos) << log;
-  }
-  if (transport == "grpc") {
-    // gRPC 1.51 stops listening for good after one failed accept4()
-    // (grpc/grpc#20418). Pinned so that a fixed gRPC is noticed.
-    EXPECT_FALSE(late_ok) << "gRPC accepts again after EMFILE: update docs/running.md";
-    EXPECT_NE(log.find("gRPC no longer accepts connections"), std::string::npos) << log;
-  } else {
-    EXPECT_TRUE(late_ok) << late.first_failures();
-  }
+  const Protocol& protocol = protocol_of(transport);
+  EXPECT_LT(cpu_per_s, 0.2) << transport << " spins on accept() when out of descriptors";
+  EXPECT_NE(log.find(protocol.out_of_descriptors_says), std::string::npos) << log;
+  EXPECT_EQ(late_ok, protocol.accepts_after_out_of_descriptors)
+      << (late_ok ? "accepts again after EMFILE: update tests/hardening/protocols.cc and docs/running.md"
+                  : late.first_failures());
 }
 
-INSTANTIATE_TEST_SUITE_P(StreamServers, OutOfDescriptors, testing::Values("sunrpc-tcp", "grpc", "raw-tcp"),
-                         param_name);
+INSTANTIATE_TEST_SUITE_P(StreamServers, OutOfDescriptors, testing::ValuesIn(stream_transports()), param_name);
+
+// Every transport of the table has a row in protocols.cc, and every row
+// there names a transport of the table.
+TEST(ProtocolTable, CoversEveryTransport) {
+  for (const TransportRow& row : transports())
+    EXPECT_NO_THROW(protocol_of(std::string(row.name))) << row.name;
+  for (const Protocol& p : protocols()) {
+    EXPECT_NE(find_transport(p.transport), nullptr) << p.transport << " is not in the transport table";
+    const TransportRow* row = find_transport(p.transport);
+    if (row && !row->datagram()) {
+      EXPECT_TRUE(p.valid_next && p.partial) << p.transport << ": a stream needs both";
+    }
+  }
+}
 
 // 48 peers each start a 16 MiB frame and send 12 MiB of it: 576 MiB that
 // raw-tcp would hold without its 256 MiB cap on buffers across connections.

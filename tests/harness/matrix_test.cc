@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "harness/cell_config.h"
 #include "harness/matrix.h"
+#include "harness/speed_matrix.h"
 
 namespace rpclab::harness {
 namespace {
@@ -15,24 +17,32 @@ size_t count_if_transport(const std::vector<CellConfig>& cells, const std::strin
 }
 
 TEST(Matrix, Levy1989IsTheLoadTableThenTheFaultsTable) {
-  auto cells = expand_dependability(dependability_preset("levy1989"));
-  // load: udp 4 loads x 2 retry intervals, tcp 4, grpc 4; faults: 3 x 3 grid per transport.
-  EXPECT_EQ(cells.size(), 16u + 27u);
+  auto blocks = dependability_preset("levy1989");
+  auto cells = expand_dependability(blocks);
+  // The run's budget: the transports over HTTP make half the calls.
+  const std::map<std::string, double> half = {{"xmlrpc", 0.5}, {"jsonrpc", 0.5}};
+  for (const Block& b : blocks) EXPECT_EQ(b.call_share, half) << b.name;
+  // load: udp 4 loads x 2 retry intervals, and 4 loads for each of tcp,
+  // grpc, xmlrpc, jsonrpc; faults: 3 x 3 grid per transport.
+  EXPECT_EQ(cells.size(), 24u + 45u);
   EXPECT_EQ(count_if_transport(cells, "sunrpc-udp"), 8u + 9u);
+  for (const char* t : {"sunrpc-tcp", "grpc", "xmlrpc", "jsonrpc"})
+    EXPECT_EQ(count_if_transport(cells, t), 4u + 9u) << t;
   for (const auto& c : cells) {
+    bool http = half.count(c.transport) > 0;
     if (c.block == "load") {
       EXPECT_TRUE(c.faults.empty());
       EXPECT_EQ(c.clients, 8);
-      EXPECT_EQ(c.total_calls(), 100000u);
+      EXPECT_EQ(c.total_calls(), http ? 50000u : 100000u);
       EXPECT_EQ(c.topology, netem::TopologyKind::kLoopback);
     } else {
       EXPECT_EQ(c.block, "faults");
-      EXPECT_EQ(c.total_calls(), 20000u);
+      EXPECT_EQ(c.total_calls(), http ? 10000u : 20000u);
       EXPECT_EQ(c.topology, netem::TopologyKind::kTwoHost);
       EXPECT_EQ(c.hogs, 0);
     }
-    if (c.transport != "sunrpc-udp") {
-      EXPECT_FALSE(c.retry_timeout_ms.has_value());
+    if (!find_transport(c.transport)->accepts(kOptRetryTimeout)) {
+      EXPECT_FALSE(c.retry_timeout_ms.has_value()) << c.transport << " never retransmits";
     }
   }
 }
@@ -46,10 +56,14 @@ TEST(Matrix, CellIdsAreUnique) {
 
 TEST(Matrix, QuickHasTheCiCells) {
   auto cells = expand_dependability(dependability_preset("quick"));
-  EXPECT_EQ(cells.size(), 7u);
-  int udp_with_cache = 0;
-  for (const auto& c : cells) udp_with_cache += c.transport == "sunrpc-udp" && c.drc > 0;
-  EXPECT_EQ(udp_with_cache, 1);
+  EXPECT_EQ(cells.size(), 11u);  // 5 clean, sunrpc-udp without and with its reply cache, 4 stream transports
+  int with_cache = 0;
+  for (const auto& c : cells) with_cache += c.drc > 0;
+  EXPECT_EQ(with_cache, 1);
+  for (const auto& c : cells)
+    if (c.drc) {
+      EXPECT_TRUE(find_transport(c.transport)->accepts(kOptReplyCache)) << c.transport;
+    }
 }
 
 TEST(Matrix, OverridesReplaceAnAxisEverywhere) {
@@ -76,7 +90,7 @@ TEST(Matrix, DirectionAloneTurnsThePresetsFaultsAround) {
       EXPECT_EQ(c.faults.direction, netem::Direction::kToServer);
       EXPECT_DOUBLE_EQ(c.faults.dup_pct, 5);
     }
-  EXPECT_EQ(impaired, 4);
+  EXPECT_EQ(impaired, 6);  // udp-dup's 2 and stream-dup's 4
 }
 
 TEST(Matrix, TablesKeepOnlyTheNamedBlocks) {
@@ -84,7 +98,7 @@ TEST(Matrix, TablesKeepOnlyTheNamedBlocks) {
   AxisOverrides o;
   o.blocks = std::vector<std::string>{"faults"};
   apply_overrides(blocks, o);
-  EXPECT_EQ(expand_dependability(blocks).size(), 27u);
+  EXPECT_EQ(expand_dependability(blocks).size(), 45u);
 }
 
 TEST(Matrix, FaultsMoveACellOntoTheTwoHostLink) {
@@ -175,6 +189,35 @@ TEST(Matrix, FaultsANamedBackendCanNeverApplyAreRefused) {
     blocks = dependability_preset("quick");
     EXPECT_NO_THROW(apply_overrides(blocks, o)) << can;
   }
+}
+
+// The speed matrix from the table: floors before the transports compared
+// with them, TCP_NODELAY only where a row takes it, and a transport the
+// table does not know refused before any cell.
+TEST(SpeedMatrix, FloorsFirstAndNodelayOnlyWhereTheRowTakesIt) {
+  SpeedAxes a = speed_preset("quick");
+  a.calibrate = false;
+  a.nodelay = {false, true};
+  a.topologies = {netem::TopologyKind::kLoopback};
+  std::vector<CellConfig> cells = expand_speed(a);
+  ASSERT_FALSE(cells.empty());
+  bool rpc_seen = false;
+  for (const auto& c : cells) {
+    const TransportRow* row = find_transport(c.transport);
+    ASSERT_NE(row, nullptr) << c.transport;
+    if (c.clients == cells.front().clients && c.size == cells.front().size && c.connect == cells.front().connect) {
+      if (!row->floor()) rpc_seen = true;
+      EXPECT_FALSE(row->floor() && rpc_seen) << c.transport << " comes after an RPC transport of its group";
+    }
+    if (c.tcp_nodelay) {
+      EXPECT_TRUE(takes_nodelay(c.transport)) << c.transport;
+    }
+    if (!row->accepts(kOptUdpBufsize)) {
+      EXPECT_EQ(c.udp_bufsize, 0u) << c.transport;
+    }
+  }
+  a.transports = {"carrier-pigeon"};
+  EXPECT_THROW(expand_speed(a), std::invalid_argument);
 }
 
 TEST(CellConfig, JsonRoundTrip) {

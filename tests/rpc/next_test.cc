@@ -1,6 +1,8 @@
 // Levy's experiment with nothing in the way: 1,000 NEXT calls in order over
 // each transport, with a connection kept and with one per call. Every
 // sequence number must run exactly once and the server must see no gap.
+// TCP_NODELAY is on where the row takes it on both sides: xmlrpc-pstream
+// without it makes 10 calls a second (docs/architecture.md).
 #include <gtest/gtest.h>
 
 #include "rpc_test_util.h"
@@ -33,12 +35,13 @@ void expect_all_ok(const ClientRun& run, const Mode& mode) {
 
 TEST_P(NextCalls, EverySeqRunsExactlyOnceKeptOrPerCall) {
   TempDir dir;
-  ServerProcess server(GetParam());
+  ServerProcess server(ServerSpec{GetParam(), nodelay_flag(GetParam())});
   for (const Mode& mode : kModes) {
-    ClientRun run = run_client({"--transport", GetParam(), "--server", server.address(), "--op", "next", "--calls",
-                                std::to_string(kCalls), "--connect", mode.connect, "--client-id",
-                                std::to_string(mode.client_id), "--timeout", "5000"},
-                               dir);
+    std::vector<std::string> args = {"--transport", GetParam(), "--server", server.address(), "--op", "next",
+                                     "--calls", std::to_string(kCalls), "--connect", mode.connect, "--client-id",
+                                     std::to_string(mode.client_id), "--timeout", "5000"};
+    for (const std::string& flag : nodelay_flag(GetParam())) args.push_back(flag);
+    ClientRun run = run_client(args, dir);
     expect_all_ok(run, mode);
   }
   Ledger ledger = server.stop();

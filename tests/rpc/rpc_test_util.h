@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,33 @@ inline std::vector<std::string> all_transports() {
   return names;
 }
 
-inline bool is_datagram(const std::string& transport) { return transport.find("udp") != std::string::npos; }
+// The transport's row; a name the table does not hold fails the test.
+inline const TransportRow& row_of(const std::string& transport) {
+  const TransportRow* row = find_transport(transport);
+  if (!row) throw std::invalid_argument("no transport '" + transport + "' in the table");
+  return *row;
+}
+
+inline bool is_datagram(const std::string& transport) { return row_of(transport).datagram(); }
+
+// The stream transports and the datagram ones, from the table.
+inline std::vector<std::string> transports_carried_by(Carrier carrier) {
+  std::vector<std::string> names;
+  for (const TransportRow& row : transports())
+    if (row.traits.carrier == carrier) names.emplace_back(row.name);
+  return names;
+}
+inline std::vector<std::string> stream_transports() { return transports_carried_by(Carrier::kStream); }
+inline std::vector<std::string> datagram_transports() { return transports_carried_by(Carrier::kDatagram); }
+
+// "--tcp-nodelay" when the transport's row takes it on both sides, else
+// nothing: for tests of many calls in a row, where a stream library that
+// leaves Nagle on (xmlrpc-pstream) waits out a delayed ACK on every call.
+inline std::vector<std::string> nodelay_flag(const std::string& transport) {
+  const TransportRow& row = row_of(transport);
+  if (row.accepts(kOptTcpNodelayClient) && row.accepts(kOptTcpNodelayServer)) return {"--tcp-nodelay"};
+  return {};
+}
 
 // gtest parameter names allow no '-'.
 inline std::string param_name(const testing::TestParamInfo<std::string>& info) {
@@ -36,7 +63,7 @@ inline ClientOptions client_options(const std::string& transport, uint16_t port,
   options.port = port;
   options.timeout_ms = timeout_ms;
   // Loopback loses nothing; should it, retry well inside the timeout.
-  if (transport == "sunrpc-udp") options.retry_timeout_ms = 500;
+  if (row_of(transport).accepts(kOptRetryTimeout)) options.retry_timeout_ms = 500;
   return options;
 }
 

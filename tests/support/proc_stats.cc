@@ -1,4 +1,4 @@
-#include "proc_stats.h"
+#include "support/proc_stats.h"
 
 #include <sys/resource.h>
 #include <unistd.h>

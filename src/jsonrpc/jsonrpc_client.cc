@@ -1,0 +1,94 @@
+// jsonrpc, client side: libjson-rpc-cpp's Client on its HttpClient
+// connector. HttpClient keeps one curl handle, so a persistent rpclab
+// handle makes its calls on one kept-alive HTTP/1.1 connection; per-call
+// mode makes a new HttpClient, and so a new connection, for every call.
+// The cell's timeout is HttpClient's (curl's whole-transfer timeout, in
+// milliseconds). curl sets TCP_NODELAY by itself (since 7.50.2) and
+// HttpClient offers no way to change it.
+#include <curl/curl.h>
+#include "jsonrpc/jsonrpccpp.h"
+
+#include "core/inet.h"
+#include "jsonrpc/base64.h"
+#include "jsonrpc/jsonrpc_status.h"
+#include "jsonrpc/jsonrpc_transport.h"
+#include "jsonrpc/jsonrpc_wire.h"
+
+namespace rpclab::jsonrpc {
+namespace {
+
+// HttpClient's own default is 10 s; rpclab gives every transport rpcgen's 25 s.
+constexpr int kDefaultTimeoutMs = 25000;
+
+class JsonrpcClient : public RpcClient {
+ public:
+  explicit JsonrpcClient(const ClientOptions& options)
+      : http_("http://" + format_endpoint(options.host, options.port) + kPath),
+        client_(http_, ::jsonrpc::JSONRPC_CLIENT_V2) {
+    http_.SetTimeout(options.timeout_ms.value_or(kDefaultTimeoutMs));
+  }
+
+  CallStatus null_call() override {
+    Json::Value result;
+    return call(kNullMethod, Json::Value(Json::objectValue), &result);
+  }
+
+  CallStatus next(uint32_t client_id, uint32_t seq, NextReply* reply) override {
+    Json::Value params(Json::objectValue), result;
+    params["client_id"] = client_id;
+    params["seq"] = seq;
+    CallStatus status = call(kNextMethod, params, &result);
+    std::string why;
+    if (status.ok() && !read_next_reply(result, reply, &why))
+      return CallStatus::failure(ErrorKind::kCannotCode, "libjson-rpc-cpp: " + why);
+    return status;
+  }
+
+  CallStatus echo(std::string_view payload, std::string* reply) override {
+    Json::Value params(Json::objectValue), result;
+    params["payload"] = base64_encode(payload);
+    CallStatus status = call(kEchoMethod, params, &result);
+    if (!status.ok()) return status;
+    std::optional<std::string> bytes;
+    if (result.isObject() && result["payload"].isString()) bytes = base64_decode(result["payload"].asString());
+    if (!bytes)
+      return CallStatus::failure(ErrorKind::kCannotCode, "libjson-rpc-cpp: the ECHO reply has no base64 payload");
+    *reply = std::move(*bytes);
+    return status;
+  }
+
+ private:
+  CallStatus call(const char* method, const Json::Value& params, Json::Value* result) {
+    try {
+      *result = client_.CallMethod(method, params);
+    } catch (const ::jsonrpc::JsonRpcException& e) {
+      return from_exception(e.GetCode(), e.GetMessage());
+    } catch (const std::exception& e) {  // jsoncpp's parser, past its nesting limit
+      return CallStatus::failure(ErrorKind::kCannotCode, std::string("libjson-rpc-cpp: ") + e.what());
+    }
+    return CallStatus::success();
+  }
+
+  ::jsonrpc::HttpClient http_;
+  ::jsonrpc::Client client_;
+};
+
+}  // namespace
+
+ClientSettings client_settings(const ClientOptions& options) {
+  ClientSettings s;
+  s.timeout_ms = options.timeout_ms.value_or(kDefaultTimeoutMs);
+  s.timeout_is_default = !options.timeout_ms;
+  // libjson-rpc-cpp never resends a call. curl resends a request only when
+  // a kept connection turns out to be dead before any byte of the reply.
+  s.retry_timeout_ms = -1;
+  s.max_payload = kMaxPayload;
+  s.library = library_version() + ", curl " + curl_version_info(CURLVERSION_NOW)->version;
+  return s;
+}
+
+std::unique_ptr<RpcClient> make_client(const ClientOptions& options) {
+  return std::make_unique<JsonrpcClient>(options);
+}
+
+}  // namespace rpclab::jsonrpc

@@ -1,0 +1,121 @@
+// jsonrpc, server side: libjson-rpc-cpp's JSON-RPC 2.0 server (Service:
+// parsing, dispatch, parameter checks, error objects) behind libmicrohttpd,
+// the HTTP server libjson-rpc-cpp's own HttpServer runs. HttpServer 0.7.0
+// binds every address of the host, cannot be given a socket and does not
+// say which port it got, so this file starts the daemon HttpServer would
+// start, on rpclab's own listening socket (port 0 works; a port in use is
+// a SetupError that says so), with what HttpServer leaves out:
+// - the request body is capped (kMaxRequestBytes, then HTTP 413): HttpServer
+//   keeps whatever a peer sends;
+// - each request's state is freed when the request ends however it ends
+//   (MHD_OPTION_NOTIFY_COMPLETED): HttpServer leaks it when a peer leaves
+//   mid-request;
+// - a parser exception (jsoncpp throws past its nesting limit) becomes a
+//   JSON-RPC parse error, not a dead server.
+// Threading as HttpServer: a pool of threads each polling its share of the
+// connections, but with epoll (HttpServer's select() cannot see a socket
+// numbered 1024 or more) and one thread per CPU, not 50. libmicrohttpd
+// sets TCP_NODELAY on every connection itself, and curl on the client
+// does too (strace shows both): the row takes no --tcp-nodelay.
+#include <microhttpd.h>
+#include <sys/socket.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+#include "core/inet.h"
+#include "jsonrpc/jsonrpc_service.h"
+#include "jsonrpc/jsonrpc_transport.h"
+#include "jsonrpc/jsonrpc_wire.h"
+
+namespace rpclab::jsonrpc {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr unsigned kMaxConnections = 16384;
+
+struct Request {
+  std::string body;
+  bool too_large = false;
+};
+
+MHD_Result respond(MHD_Connection* connection, unsigned status, const std::string& body, const char* type) {
+  MHD_Response* response = MHD_create_response_from_buffer(body.size(), const_cast<char*>(body.data()),
+                                                           MHD_RESPMEM_MUST_COPY);
+  MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+  MHD_Result queued = MHD_queue_response(connection, status, response);
+  MHD_destroy_response(response);
+  return queued;
+}
+
+// libmicrohttpd calls this first with the headers, then with each piece of
+// the body, then once more with none left (upload_data_size 0).
+MHD_Result on_request(void* cls, MHD_Connection* connection, const char* url, const char* method, const char*,
+                      const char* upload_data, size_t* upload_data_size, void** state) {
+  if (!*state) {
+    *state = new Request;
+    return MHD_YES;
+  }
+  Request& request = *static_cast<Request*>(*state);
+  if (std::strcmp(method, "POST") != 0)
+    return respond(connection, MHD_HTTP_METHOD_NOT_ALLOWED, "POST only\n", "text/plain");
+  if (std::strcmp(url, kPath) != 0)
+    return respond(connection, MHD_HTTP_NOT_FOUND, "JSON-RPC is at /\n", "text/plain");
+  if (*upload_data_size) {
+    request.too_large |= request.body.size() + *upload_data_size > kMaxRequestBytes;
+    if (!request.too_large) request.body.append(upload_data, *upload_data_size);
+    *upload_data_size = 0;
+    return MHD_YES;
+  }
+  if (request.too_large)
+    return respond(connection, MHD_HTTP_CONTENT_TOO_LARGE, "request body over 24 MiB\n", "text/plain");
+  return respond(connection, MHD_HTTP_OK, static_cast<Service*>(cls)->handle(request.body), "application/json");
+}
+
+void on_completed(void*, MHD_Connection*, void** state, MHD_RequestTerminationCode) {
+  delete static_cast<Request*>(*state);
+  *state = nullptr;
+}
+
+void log_line(void*, const char* format, va_list args) {
+  char line[512];
+  std::vsnprintf(line, sizeof line, format, args);
+  std::fprintf(stderr, "rpclab-server: jsonrpc: libmicrohttpd: %s%s", line,
+               line[0] && line[std::strlen(line) - 1] == '\n' ? "" : "\n");
+}
+
+class JsonrpcServer : public RpcServer {
+ public:
+  JsonrpcServer(int listen_fd, ServerCore& core) : port_(bound_port(listen_fd)), service_(core) {
+    unsigned threads = std::max(2u, std::thread::hardware_concurrency());
+    daemon_ = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, nullptr, nullptr, on_request,
+                               &service_, MHD_OPTION_EXTERNAL_LOGGER, log_line, nullptr, MHD_OPTION_LISTEN_SOCKET,
+                               listen_fd, MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_LIMIT,
+                               kMaxConnections, MHD_OPTION_NOTIFY_COMPLETED, on_completed, nullptr, MHD_OPTION_END);
+    if (!daemon_) throw SetupError("libmicrohttpd could not start serving on port " + std::to_string(port_));
+  }
+
+  ~JsonrpcServer() override { MHD_stop_daemon(daemon_); }  // closes the listening socket too
+
+  uint16_t port() const override { return port_; }
+
+  void serve(const std::atomic<bool>& stop) override {
+    while (!stop.load()) std::this_thread::sleep_for(50ms);
+  }
+
+ private:
+  uint16_t port_;
+  Service service_;
+  MHD_Daemon* daemon_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<RpcServer> make_server(const ServerOptions& options, ServerCore& core) {
+  return std::make_unique<JsonrpcServer>(bind_socket(SOCK_STREAM, options.host, options.port), core);
+}
+
+}  // namespace rpclab::jsonrpc

@@ -1,0 +1,35 @@
+// What the xmlrpc and xmlrpc-pstream clients share: the three calls as
+// xmlrpc-c rpc objects, and their outcome on the ErrorKind enum. A subclass
+// only says how one call is carried (curl's HTTP, or the packet stream).
+#pragma once
+
+#include <string>
+
+#include <xmlrpc-c/client.hpp>
+
+#include "core/transport.h"
+
+namespace rpclab::xmlrpc {
+
+class XmlrpcClient : public RpcClient {
+ public:
+  CallStatus null_call() override;
+  CallStatus next(uint32_t client_id, uint32_t seq, NextReply* reply) override;
+  CallStatus echo(std::string_view payload, std::string* reply) override;
+
+ protected:
+  // Sends `rpc` and waits for its outcome, as rpc::call does: throws
+  // girerr::error when the call could not be carried, or ConnectError.
+  virtual void carry(xmlrpc_c::rpcPtr& rpc) = 0;
+  // The status of a call carry() threw for (pstream: its own timeout).
+  virtual CallStatus failed(const std::string& what);
+
+ private:
+  CallStatus call(const char* method, const xmlrpc_c::paramList& params, xmlrpc_c::value* result);
+};
+
+// xmlrpc-c has no timeout of its own by default; rpclab gives every
+// transport rpcgen's 25 s.
+inline constexpr int kDefaultTimeoutMs = 25000;
+
+}  // namespace rpclab::xmlrpc

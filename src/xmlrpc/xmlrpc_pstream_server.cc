@@ -1,0 +1,125 @@
+// xmlrpc-pstream, server side: xmlrpc-c's server for one packet-stream
+// connection (serverPstreamConn), on a thread per accepted connection.
+// xmlrpc-c's own listener (serverPstream::runSerial) serves one connection
+// at a time, so one persistent client would lock out every other; the
+// loop that accepts is rpclab's, and rests when out of descriptors
+// (AcceptRest). A connection whose bytes are not packets (garbage) makes
+// xmlrpc-c throw; that connection ends and the server goes on. On stop,
+// every connection is shut down, which ends its thread's wait.
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <list>
+#include <system_error>
+#include <thread>
+
+#include <xmlrpc-c/server_pstream.hpp>
+
+#include "core/accept_rest.h"
+#include "core/inet.h"
+#include "xmlrpc/xmlrpc_service.h"
+#include "xmlrpc/xmlrpc_transport.h"
+
+namespace rpclab::xmlrpc {
+namespace {
+
+struct Connection {
+  int fd;
+  std::atomic<bool> done{false};
+  std::thread thread;
+};
+
+void serve_connection(Connection* c, const xmlrpc_c::registryPtr& registry) {
+  try {
+    xmlrpc_c::serverPstreamConn server(xmlrpc_c::serverPstreamConn::constrOpt().registryPtr(registry).socketFd(c->fd));
+    server.run();  // until the peer closes, or the socket is shut down
+  } catch (const std::exception&) {
+    // Not the packet protocol, or the peer vanished mid-packet: this
+    // connection is over, the server is not.
+  }
+  c->done = true;
+}
+
+class PstreamServer : public RpcServer {
+ public:
+  PstreamServer(int listen_fd, ServerCore& core, bool nodelay)
+      : listen_fd_(listen_fd), port_(bound_port(listen_fd)), registry_(make_registry(core)), nodelay_(nodelay) {}
+
+  ~PstreamServer() override {
+    for (Connection& c : conns_) ::shutdown(c.fd, SHUT_RDWR);
+    reap(true);
+    ::close(listen_fd_);
+  }
+
+  uint16_t port() const override { return port_; }
+
+  void serve(const std::atomic<bool>& stop) override {
+    while (!stop.load()) {
+      pollfd p{accept_rest_.resting() ? -1 : listen_fd_, POLLIN, 0};
+      int n = ::poll(&p, 1, 100);
+      if (reap(false)) accept_rest_.retry_now();  // descriptors were freed
+      if (n > 0 && (p.revents & POLLIN)) accept_one();
+    }
+  }
+
+ private:
+  void accept_one() {
+    int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) accept_rest_.rest(errno);
+      return;
+    }
+    accept_rest_.end();
+    if (nodelay_) {
+      int one = 1;
+      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    }
+    Connection& c = conns_.emplace_back();
+    c.fd = fd;
+    try {
+      c.thread = std::thread(serve_connection, &c, registry_);
+    } catch (const std::system_error& e) {  // no thread to be had: as if out of descriptors
+      ::close(fd);
+      conns_.pop_back();
+      accept_rest_.rest(e.code().value());
+    }
+  }
+
+  // Joins the threads that are done (all of them when `all`); true if any.
+  bool reap(bool all) {
+    bool any = false;
+    for (auto it = conns_.begin(); it != conns_.end();) {
+      if (!all && !it->done.load()) {
+        ++it;
+        continue;
+      }
+      it->thread.join();
+      ::close(it->fd);
+      it = conns_.erase(it);
+      any = true;
+    }
+    return any;
+  }
+
+  int listen_fd_;
+  uint16_t port_;
+  xmlrpc_c::registryPtr registry_;
+  bool nodelay_;
+  std::list<Connection> conns_;  // a list: each thread holds its element's address
+  AcceptRest accept_rest_{"xmlrpc-pstream"};
+};
+
+}  // namespace
+
+std::unique_ptr<RpcServer> make_pstream_server(const ServerOptions& options, ServerCore& core) {
+  int fd = bind_socket(SOCK_STREAM, options.host, options.port);
+  return std::make_unique<PstreamServer>(fd, core, options.tcp_nodelay);
+}
+
+}  // namespace rpclab::xmlrpc
