@@ -30,8 +30,8 @@ bool read_next_reply(const Json::Value& value, NextReply* reply, std::string* wh
       *why = std::string("the NEXT reply has no integer '") + name + "'";
       return false;
     }
-  if (status > static_cast<uint32_t>(NextStatus::kNotRecorded)) {
-    *why = "status " + std::to_string(status) + " is not 0, 1 or 2";
+  if (status > kLastNextStatus) {
+    *why = "status " + std::to_string(status) + " is not a NextStatus (0 to " + std::to_string(kLastNextStatus) + ")";
     return false;
   }
   reply->status = static_cast<NextStatus>(status);

@@ -5,7 +5,7 @@
 //   echo({payload})                   -> {"payload"}, the same base64 text
 // Parameters by name; ids and counts are JSON integers 0..4294967295; the
 // status is NextStatus's number (0 in order, 1 out of order, 2 not
-// recorded); payloads are base64 (RFC 4648, padded, no line breaks).
+// recorded, 3 stale); payloads are base64 (RFC 4648, padded, no line breaks).
 #pragma once
 
 #include <json/json.h>

@@ -47,8 +47,8 @@ bool read_next_reply(const xmlrpc_c::value& value, NextReply* reply, std::string
   if (!read_i4(fields, "status", &status, why) || !read_i4(fields, "expected_seq", &reply->expected_seq, why) ||
       !read_i4(fields, "times_executed", &reply->times_executed, why))
     return false;
-  if (status > static_cast<uint32_t>(NextStatus::kNotRecorded)) {
-    *why = "status " + std::to_string(status) + " is not 0, 1 or 2";
+  if (status > kLastNextStatus) {
+    *why = "status " + std::to_string(status) + " is not a NextStatus (0 to " + std::to_string(kLastNextStatus) + ")";
     return false;
   }
   reply->status = static_cast<NextStatus>(status);

@@ -85,6 +85,31 @@ TEST_P(JournalIdentity, EachTransportRecordsWhatItCanTell) {
 
 INSTANTIATE_TEST_SUITE_P(Transports, JournalIdentity, testing::ValuesIn(all_transports()), param_name);
 
+// Every client reads the at-most-once answers off its own wire: a repeat of
+// the last completed seq gets that call's reply without running it again,
+// and an older seq gets STALE (3), with what the server expects next.
+class AtMostOnceReplies : public testing::TestWithParam<std::string> {};
+
+TEST_P(AtMostOnceReplies, ReachTheClientOnEveryTransport) {
+  TempDir dir;
+  ServerProcess server(ServerSpec{GetParam(), {"--journal", dir.file("journal.bin"), "--at-most-once"}});
+  auto client = make_client(GetParam(), server.port());
+  NextReply reply;
+  for (uint32_t seq = 0; seq < 3; ++seq) ASSERT_TRUE(client->next(1, seq, &reply).ok()) << "seq " << seq;
+  CallStatus repeat = client->next(1, 2, &reply);
+  ASSERT_TRUE(repeat.ok()) << repeat.detail;
+  EXPECT_EQ(reply.status, NextStatus::kInOrder);
+  EXPECT_EQ(reply.times_executed, 1u) << "a repeat answered from the table, not run";
+  CallStatus stale = client->next(1, 1, &reply);
+  ASSERT_TRUE(stale.ok()) << "the client could not read the STALE reply: " << stale.detail;
+  EXPECT_EQ(reply.status, NextStatus::kStale);
+  EXPECT_EQ(reply.expected_seq, 3u);
+  EXPECT_EQ(reply.times_executed, 1u);
+  EXPECT_EQ(server.stop().total_executions(1), 3u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Transports, AtMostOnceReplies, testing::ValuesIn(all_transports()), param_name);
+
 uint16_t local_port(int fd) {
   sockaddr_in sin{};
   socklen_t len = sizeof sin;
