@@ -17,10 +17,17 @@
 // numbered 1024 or more) and one thread per CPU, not 50. libmicrohttpd
 // sets TCP_NODELAY on every connection itself, and curl on the client
 // does too (strace shows both): the row takes no --tcp-nodelay.
+// The journal's request identity: the peer, and this server's number for
+// the connection, given when libmicrohttpd says a connection started
+// (MHD_OPTION_NOTIFY_CONNECTION). libjson-rpc-cpp does not hand a
+// procedure the JSON-RPC request id, so it is not recorded.
 #include <microhttpd.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <atomic>
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <thread>
@@ -51,6 +58,27 @@ MHD_Result respond(MHD_Connection* connection, unsigned status, const std::strin
   return queued;
 }
 
+// Who sent a request on `connection`: its peer and its number.
+RequestOrigin origin_of(MHD_Connection* connection) {
+  RequestOrigin origin;
+  if (const MHD_ConnectionInfo* info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS)) {
+    const sockaddr* peer = info->client_addr;
+    if (peer) origin.set_peer(peer, peer->sa_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in));
+  }
+  if (const MHD_ConnectionInfo* info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT))
+    if (auto number = reinterpret_cast<uintptr_t>(info->socket_context))
+      origin.set_connection(static_cast<uint32_t>(number));
+  return origin;
+}
+
+// Numbers each connection from 1 as libmicrohttpd starts it; the number
+// is the connection's socket context.
+void on_connection(void* cls, MHD_Connection*, void** socket_context, MHD_ConnectionNotificationCode code) {
+  if (code != MHD_CONNECTION_NOTIFY_STARTED) return;
+  auto* count = static_cast<std::atomic<uint32_t>*>(cls);
+  *socket_context = reinterpret_cast<void*>(static_cast<uintptr_t>(count->fetch_add(1) + 1));
+}
+
 // libmicrohttpd calls this first with the headers, then with each piece of
 // the body, then once more with none left (upload_data_size 0).
 MHD_Result on_request(void* cls, MHD_Connection* connection, const char* url, const char* method, const char*,
@@ -72,7 +100,8 @@ MHD_Result on_request(void* cls, MHD_Connection* connection, const char* url, co
   }
   if (request.too_large)
     return respond(connection, MHD_HTTP_CONTENT_TOO_LARGE, "request body over 24 MiB\n", "text/plain");
-  return respond(connection, MHD_HTTP_OK, static_cast<Service*>(cls)->handle(request.body), "application/json");
+  return respond(connection, MHD_HTTP_OK, static_cast<Service*>(cls)->handle(request.body, origin_of(connection)),
+                 "application/json");
 }
 
 void on_completed(void*, MHD_Connection*, void** state, MHD_RequestTerminationCode) {
@@ -94,7 +123,8 @@ class JsonrpcServer : public RpcServer {
     daemon_ = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, nullptr, nullptr, on_request,
                                &service_, MHD_OPTION_EXTERNAL_LOGGER, log_line, nullptr, MHD_OPTION_LISTEN_SOCKET,
                                listen_fd, MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_LIMIT,
-                               kMaxConnections, MHD_OPTION_NOTIFY_COMPLETED, on_completed, nullptr, MHD_OPTION_END);
+                               kMaxConnections, MHD_OPTION_NOTIFY_COMPLETED, on_completed, nullptr,
+                               MHD_OPTION_NOTIFY_CONNECTION, on_connection, &connections_, MHD_OPTION_END);
     if (!daemon_) throw SetupError("libmicrohttpd could not start serving on port " + std::to_string(port_));
   }
 
@@ -109,6 +139,7 @@ class JsonrpcServer : public RpcServer {
  private:
   uint16_t port_;
   Service service_;
+  std::atomic<uint32_t> connections_{0};  // before daemon_: its threads count here
   MHD_Daemon* daemon_ = nullptr;
 };
 

@@ -27,6 +27,9 @@ std::string parse_error() {
   return Json::FastWriter().write(response);
 }
 
+// Who sent the request handle() is working on, in this thread.
+thread_local const RequestOrigin* current_origin = nullptr;
+
 }  // namespace
 
 Service::Service(ServerCore& core)
@@ -41,13 +44,15 @@ Service::Service(ServerCore& core)
                    &Service::echo);
 }
 
-std::string Service::handle(const std::string& request) {
+std::string Service::handle(const std::string& request, const RequestOrigin& origin) {
   std::string response;
+  current_origin = &origin;
   try {
     GetHandler()->HandleRequest(request, response);
   } catch (const std::exception&) {  // Json::Exception from jsoncpp's parser
-    return parse_error();
+    response = parse_error();
   }
+  current_origin = nullptr;
   return response;
 }
 
@@ -60,7 +65,7 @@ void Service::next(const Json::Value& params, Json::Value& result) {
   uint32_t client_id = 0, seq = 0;
   if (!read_u32(params, "client_id", &client_id) || !read_u32(params, "seq", &seq))
     invalid_params("client_id and seq must be integers from 0 to 4294967295");
-  result = next_reply_value(core_.next(client_id, seq));
+  result = next_reply_value(core_.next(client_id, seq, current_origin ? *current_origin : RequestOrigin{}));
 }
 
 // Decoded and encoded again, as a server that works on the bytes would.

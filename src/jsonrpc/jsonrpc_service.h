@@ -11,6 +11,7 @@
 
 #include <string>
 
+#include "core/request_origin.h"
 #include "core/server_core.h"
 
 namespace rpclab::jsonrpc {
@@ -31,7 +32,10 @@ class Service : private HandlerSlot, public ::jsonrpc::AbstractServer<Service> {
 
   // The JSON text to send back for one request body ("" for a
   // notification), whatever the body holds. Safe from several threads.
-  std::string handle(const std::string& request);
+  // `origin` is who sent it, for the journal: libjson-rpc-cpp calls the
+  // procedures with their parameters only, so handle() leaves it to
+  // next() in a thread-local for the length of the call.
+  std::string handle(const std::string& request, const RequestOrigin& origin = {});
 
   void null_call(const Json::Value& params, Json::Value& result);
   void next(const Json::Value& params, Json::Value& result);

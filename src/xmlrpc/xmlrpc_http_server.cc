@@ -14,6 +14,10 @@
 //   requests by default; raised so that a persistent client keeps one
 //   connection for all its calls, as with every other transport.
 // - Signals stay the process's own (serverOwnsSignals off).
+// - The journal's request identity: Abyss hands rpclab.next its HTTP
+//   session, whose channel knows the peer's address; which of Abyss's
+//   connections carried the call it does not say, and XML-RPC has no
+//   call id.
 // - Abyss's accept loop ends when accept() or a thread start fails (out of
 //   descriptors); serve() rests until a descriptor is free, says so once
 //   (AcceptRest), and runs the loop again. Connections of the ended loop
@@ -23,6 +27,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -52,6 +57,18 @@ int listening_socket(const ServerOptions& options) {
   return fd;
 }
 
+RequestOrigin origin_of_session(const xmlrpc_c::callInfo* info) {
+  RequestOrigin origin;
+  const auto* abyss = dynamic_cast<const xmlrpc_c::callInfo_serverAbyss*>(info);
+  void* channel = nullptr;
+  if (abyss && abyss->abyssSessionP) SessionGetChannelInfo(abyss->abyssSessionP, &channel);
+  // A channel on a socket handed over (socketFd) is Abyss's Unix kind.
+  if (const auto* unix_channel = static_cast<const abyss_unix_chaninfo*>(channel))
+    origin.set_peer(&unix_channel->peerAddr,
+                    static_cast<socklen_t>(std::min(unix_channel->peerAddrLen, sizeof unix_channel->peerAddr)));
+  return origin;
+}
+
 xmlrpc_c::serverAbyss::constrOpt abyss_options(const xmlrpc_c::registryPtr& registry, int fd) {
   xmlrpc_c::serverAbyss::constrOpt opt;
   opt.registryPtr(registry)
@@ -69,7 +86,7 @@ class AbyssServer : public RpcServer {
   AbyssServer(int listen_fd, ServerCore& core)
       : listen_fd_(listen_fd),
         port_(bound_port(listen_fd)),
-        registry_(make_registry(core)),
+        registry_(make_registry(core, origin_of_session)),
         abyss_(abyss_options(registry_, listen_fd)) {}
 
   ~AbyssServer() override { ::close(listen_fd_); }

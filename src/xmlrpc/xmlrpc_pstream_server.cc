@@ -6,6 +6,9 @@
 // (AcceptRest). A connection whose bytes are not packets (garbage) makes
 // xmlrpc-c throw; that connection ends and the server goes on. On stop,
 // every connection is shut down, which ends its thread's wait.
+// The journal's request identity: the peer and this server's number for
+// the connection, both known at accept and handed to rpclab.next with
+// each call (xmlrpc-c's callInfo); XML-RPC has no call id.
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -29,8 +32,19 @@
 namespace rpclab::xmlrpc {
 namespace {
 
+// What xmlrpc-c passes on to the method with every call of a connection.
+struct ConnectionInfo : xmlrpc_c::callInfo {
+  RequestOrigin origin;
+};
+
+RequestOrigin origin_of_connection(const xmlrpc_c::callInfo* info) {
+  const auto* connection = dynamic_cast<const ConnectionInfo*>(info);
+  return connection ? connection->origin : RequestOrigin{};
+}
+
 struct Connection {
   int fd;
+  ConnectionInfo info;
   std::atomic<bool> done{false};
   std::thread thread;
 };
@@ -38,7 +52,8 @@ struct Connection {
 void serve_connection(Connection* c, const xmlrpc_c::registryPtr& registry) {
   try {
     xmlrpc_c::serverPstreamConn server(xmlrpc_c::serverPstreamConn::constrOpt().registryPtr(registry).socketFd(c->fd));
-    server.run();  // until the peer closes, or the socket is shut down
+    const int never = 0;  // no interruption: stop shuts the socket down
+    server.run(&c->info, &never);  // until the peer closes, or the socket is shut down
   } catch (const std::exception&) {
     // Not the packet protocol, or the peer vanished mid-packet: this
     // connection is over, the server is not.
@@ -49,7 +64,7 @@ void serve_connection(Connection* c, const xmlrpc_c::registryPtr& registry) {
 class PstreamServer : public RpcServer {
  public:
   PstreamServer(int listen_fd, ServerCore& core, bool nodelay)
-      : listen_fd_(listen_fd), port_(bound_port(listen_fd)), registry_(make_registry(core)), nodelay_(nodelay) {}
+      : listen_fd_(listen_fd), port_(bound_port(listen_fd)), registry_(make_registry(core, origin_of_connection)), nodelay_(nodelay) {}
 
   ~PstreamServer() override {
     for (Connection& c : conns_) ::shutdown(c.fd, SHUT_RDWR);
@@ -70,7 +85,9 @@ class PstreamServer : public RpcServer {
 
  private:
   void accept_one() {
-    int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    sockaddr_storage peer{};
+    socklen_t peer_len = sizeof peer;
+    int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&peer), &peer_len, SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) accept_rest_.rest(errno);
       return;
@@ -82,6 +99,8 @@ class PstreamServer : public RpcServer {
     }
     Connection& c = conns_.emplace_back();
     c.fd = fd;
+    c.info.origin.set_peer(reinterpret_cast<const sockaddr*>(&peer), peer_len);
+    c.info.origin.set_connection(++connections_accepted_);
     try {
       c.thread = std::thread(serve_connection, &c, registry_);
     } catch (const std::system_error& e) {  // no thread to be had: as if out of descriptors
@@ -112,6 +131,7 @@ class PstreamServer : public RpcServer {
   xmlrpc_c::registryPtr registry_;
   bool nodelay_;
   std::list<Connection> conns_;  // a list: each thread holds its element's address
+  uint32_t connections_accepted_ = 0;
   AcceptRest accept_rest_{"xmlrpc-pstream"};
 };
 

@@ -22,21 +22,26 @@ class NullMethod : public xmlrpc_c::method {
   ServerCore& core_;
 };
 
-class NextMethod : public xmlrpc_c::method {
+// A method2: xmlrpc-c hands it the server's callInfo, which says who sent
+// the call.
+class NextMethod : public xmlrpc_c::method2 {
  public:
-  explicit NextMethod(ServerCore& core) : core_(core) {
+  NextMethod(ServerCore& core, OriginOf origin_of) : core_(core), origin_of_(origin_of) {
     _signature = "S:ii";
     _help = "rpclab NEXT(client_id, seq): Levy's sequence check; returns {status, expected_seq, times_executed}";
   }
-  void execute(const xmlrpc_c::paramList& params, xmlrpc_c::value* result) override {
+  void execute(const xmlrpc_c::paramList& params, const xmlrpc_c::callInfo* info,
+               xmlrpc_c::value* result) override {
     uint32_t client_id = from_i4(params.getInt(0));
     uint32_t seq = from_i4(params.getInt(1));
     params.verifyEnd(2);
-    *result = next_reply_value(core_.next(client_id, seq));
+    RequestOrigin origin = origin_of_ && info ? origin_of_(info) : RequestOrigin{};
+    *result = next_reply_value(core_.next(client_id, seq, origin));
   }
 
  private:
   ServerCore& core_;
+  OriginOf origin_of_;
 };
 
 class EchoMethod : public xmlrpc_c::method {
@@ -58,11 +63,11 @@ class EchoMethod : public xmlrpc_c::method {
 
 }  // namespace
 
-xmlrpc_c::registryPtr make_registry(ServerCore& core) {
+xmlrpc_c::registryPtr make_registry(ServerCore& core, OriginOf origin_of) {
   allow_largest_echo();
   xmlrpc_c::registryPtr registry(new xmlrpc_c::registry);
   registry->addMethod(kNullMethod, xmlrpc_c::methodPtr(new NullMethod(core)));
-  registry->addMethod(kNextMethod, xmlrpc_c::methodPtr(new NextMethod(core)));
+  registry->addMethod(kNextMethod, xmlrpc_c::methodPtr(new NextMethod(core, origin_of)));
   registry->addMethod(kEchoMethod, xmlrpc_c::methodPtr(new EchoMethod(core)));
   return registry;
 }

@@ -8,11 +8,18 @@
 
 #include <xmlrpc-c/registry.hpp>
 
+#include "core/request_origin.h"
 #include "core/server_core.h"
 
 namespace rpclab::xmlrpc {
 
-// A registry with the three methods; `core` must outlive it.
-xmlrpc_c::registryPtr make_registry(ServerCore& core);
+// Who sent a call, from what the server hands the method (xmlrpc-c's
+// callInfo, whose kind depends on the server: Abyss's session, or the one
+// rpclab's packet-stream loop passes per connection).
+using OriginOf = RequestOrigin (*)(const xmlrpc_c::callInfo* info);
+
+// A registry with the three methods; `core` must outlive it. Without
+// `origin_of` every NEXT is journalled with its sender unknown.
+xmlrpc_c::registryPtr make_registry(ServerCore& core, OriginOf origin_of = nullptr);
 
 }  // namespace rpclab::xmlrpc
