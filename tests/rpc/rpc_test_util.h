@@ -49,6 +49,13 @@ inline std::vector<std::string> nodelay_flag(const std::string& transport) {
   return {};
 }
 
+// "--tcp-nodelay" when the row takes it on one side (kOptTcpNodelayClient
+// or kOptTcpNodelayServer), else nothing.
+inline std::vector<std::string> nodelay_flag_on(const std::string& transport, TransportOption side) {
+  if (row_of(transport).accepts(side)) return {"--tcp-nodelay"};
+  return {};
+}
+
 // gtest parameter names allow no '-'.
 inline std::string param_name(const testing::TestParamInfo<std::string>& info) {
   std::string name = info.param;
