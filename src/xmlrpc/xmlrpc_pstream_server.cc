@@ -49,9 +49,17 @@ struct Connection {
   std::thread thread;
 };
 
-void serve_connection(Connection* c, const xmlrpc_c::registryPtr& registry) {
+// The registry goes to each connection's thread as a plain pointer
+// (registryP), never as a registryPtr: xmlrpc-c 1.33 counts references
+// with a lock it releases before it decrements (girmem's decref takes a
+// Lock::Holder temporary), so copies made and dropped on several threads
+// at once lose counts, and a registry copied per connection was freed
+// under the others or threw "Decrementing ref count of unreferenced
+// object" from a destructor (abort; seen in OutOfDescriptors). The server
+// owns the registry and joins every connection's thread before it goes.
+void serve_connection(Connection* c, const xmlrpc_c::registry* registry) {
   try {
-    xmlrpc_c::serverPstreamConn server(xmlrpc_c::serverPstreamConn::constrOpt().registryPtr(registry).socketFd(c->fd));
+    xmlrpc_c::serverPstreamConn server(xmlrpc_c::serverPstreamConn::constrOpt().registryP(registry).socketFd(c->fd));
     const int never = 0;  // no interruption: stop shuts the socket down
     server.run(&c->info, &never);  // until the peer closes, or the socket is shut down
   } catch (const std::exception&) {
@@ -64,7 +72,10 @@ void serve_connection(Connection* c, const xmlrpc_c::registryPtr& registry) {
 class PstreamServer : public RpcServer {
  public:
   PstreamServer(int listen_fd, ServerCore& core, bool nodelay)
-      : listen_fd_(listen_fd), port_(bound_port(listen_fd)), registry_(make_registry(core, origin_of_connection)), nodelay_(nodelay) {}
+      : listen_fd_(listen_fd),
+        port_(bound_port(listen_fd)),
+        registry_(make_registry(core, origin_of_connection)),
+        nodelay_(nodelay) {}
 
   ~PstreamServer() override {
     for (Connection& c : conns_) ::shutdown(c.fd, SHUT_RDWR);
@@ -102,7 +113,7 @@ class PstreamServer : public RpcServer {
     c.info.origin.set_peer(reinterpret_cast<const sockaddr*>(&peer), peer_len);
     c.info.origin.set_connection(++connections_accepted_);
     try {
-      c.thread = std::thread(serve_connection, &c, registry_);
+      c.thread = std::thread(serve_connection, &c, registry_.get());
     } catch (const std::system_error& e) {  // no thread to be had: as if out of descriptors
       ::close(fd);
       conns_.pop_back();

@@ -1,9 +1,14 @@
 // Levy's experiment with nothing in the way: 1,000 NEXT calls in order over
 // each transport, with a connection kept and with one per call. Every
 // sequence number must run exactly once and the server must see no gap.
+// And 8 clients at once, each with a connection per call, so that the
+// server makes and ends connections on many threads at the same time.
 // TCP_NODELAY is on where the row takes it on both sides: xmlrpc-pstream
 // without it makes 10 calls a second (docs/architecture.md).
 #include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
 
 #include "rpc_test_util.h"
 #include "support/client_process.h"
@@ -53,6 +58,33 @@ TEST_P(NextCalls, EverySeqRunsExactlyOnceKeptOrPerCall) {
     for (uint32_t seq = 0; seq < kCalls; ++seq)
       ASSERT_EQ(ledger.count(mode.client_id, seq), 1u) << mode.connect << " seq " << seq;
     EXPECT_EQ(ledger.count(mode.client_id, kCalls), 0u);
+  }
+}
+
+// xmlrpc-pstream's server crashed here (SIGSEGV) when each connection's
+// thread held a copy of the registry's reference (xmlrpc_pstream_server.cc).
+TEST_P(NextCalls, ClientsAtOnceWithAConnectionPerCallAreAllServed) {
+  constexpr uint32_t kClients = 8, kCallsEach = 300;
+  TempDir dir;
+  ServerProcess server(ServerSpec{GetParam(), nodelay_flag(GetParam())});
+  std::vector<ClientRun> runs(kClients);
+  std::vector<std::thread> threads;
+  for (uint32_t c = 0; c < kClients; ++c)
+    threads.emplace_back([&, c] {
+      std::vector<std::string> args = {"--transport", GetParam(), "--server", server.address(), "--op", "next",
+                                       "--calls", std::to_string(kCallsEach), "--connect", "per-call",
+                                       "--client-id", std::to_string(100 + c), "--timeout", "5000"};
+      for (const std::string& flag : nodelay_flag(GetParam())) args.push_back(flag);
+      runs[c] = run_client(args, dir);
+    });
+  for (std::thread& t : threads) t.join();
+  ASSERT_TRUE(server.running()) << server.log();
+  Ledger ledger = server.stop();
+  for (uint32_t c = 0; c < kClients; ++c) {
+    ASSERT_EQ(runs[c].process.exit_code, 0) << "client " << c << ": " << runs[c].process.err;
+    EXPECT_EQ(runs[c].record.header["outcomes"], nlohmann::json({{"ok", kCallsEach}})) << "client " << c;
+    EXPECT_EQ(ledger.total_executions(100 + c), kCallsEach) << "client " << c;
+    EXPECT_EQ(ledger.mismatches(100 + c), 0u) << "client " << c;
   }
 }
 

@@ -2,11 +2,13 @@
 
 #include <unistd.h>
 
+#include <atomic>
+
 namespace rpclab::test {
 
 ClientRun run_client(const std::vector<std::string>& args, const TempDir& dir,
                      const std::vector<std::string>& wrapper) {
-  static int runs = 0;
+  static std::atomic<int> runs{0};  // tests run clients from several threads
   std::string record_path = dir.file("client-" + std::to_string(++runs) + ".record");
   std::vector<std::string> argv = wrapper;
   argv.push_back(bin("rpclab-client"));
