@@ -1,5 +1,6 @@
 #include "core/accept_rest.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 
@@ -25,6 +26,17 @@ void AcceptRest::end() {
   if (!episode_) return;
   episode_ = false;
   std::fprintf(stderr, "rpclab-server: %s: accepting connections again\n", transport_.c_str());
+}
+
+int AcceptRest::accept(int listen_fd, sockaddr_storage* peer, socklen_t* peer_len, int flags) {
+  *peer_len = sizeof *peer;
+  int fd = ::accept4(listen_fd, reinterpret_cast<sockaddr*>(peer), peer_len, flags);
+  if (fd >= 0) {
+    end();
+  } else if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+    rest(errno);
+  }
+  return fd;
 }
 
 }  // namespace rpclab

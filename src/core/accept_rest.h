@@ -5,6 +5,8 @@
 // episode, and again when it accepts once more.
 #pragma once
 
+#include <sys/socket.h>
+
 #include <chrono>
 #include <string>
 
@@ -21,6 +23,11 @@ class AcceptRest {
   void retry_now() { until_ = {}; }
   // A connection was accepted: the episode is over.
   void end();
+
+  // accept4() on `listen_fd` with `flags`: the new descriptor, its peer in
+  // `peer`, and the episode over; or -1, having rested if the cause was a
+  // lack of descriptors or memory (else nothing waits: EAGAIN, a peer gone).
+  int accept(int listen_fd, sockaddr_storage* peer, socklen_t* peer_len, int flags);
 
  private:
   std::string transport_;

@@ -3,8 +3,8 @@
 // the HTTP server libjson-rpc-cpp's own HttpServer runs. HttpServer 0.7.0
 // binds every address of the host, cannot be given a socket and does not
 // say which port it got, so this file starts the daemon HttpServer would
-// start, on rpclab's own listening socket (port 0 works; a port in use is
-// a SetupError that says so), with what HttpServer leaves out:
+// start, fed by rpclab's own listening socket (port 0 works; a port in use
+// is a SetupError that says so), with what HttpServer leaves out:
 // - the request body is capped (kMaxRequestBytes, then HTTP 413): HttpServer
 //   keeps whatever a peer sends;
 // - each request's state is freed when the request ends however it ends
@@ -18,17 +18,30 @@
 // libmicrohttpd 0.9.75's epoll mode misses the end of a connection whose
 // peer closes while the request body is still incomplete (a Content-Length
 // longer than what came), and holds it in CLOSE_WAIT for good
-// (StreamAbuse/jsonrpc: 92 to 182 of 3,000 abusive connections). libmicrohttpd
-// sets TCP_NODELAY on every connection itself, and curl on the client
-// does too (strace shows both): the row takes no --tcp-nodelay.
+// (StreamAbuse/jsonrpc: 92 to 182 of 3,000 abusive connections).
+// rpclab accepts, not libmicrohttpd (MHD_USE_NO_LISTEN_SOCKET, then
+// MHD_add_connection), and rests when out of descriptors as its other
+// servers do (AcceptRest). libmicrohttpd's own accept, out of descriptors,
+// busy-waits in a worker that has no connection ("Hit process or system
+// resource limit at FIRST connection"; 0.3 to 0.8 CPU s/s in
+// OutOfDescriptors), and a worker that stopped accepting no longer watches
+// the listening socket whose shutdown is how MHD_stop_daemon wakes it, so
+// the server hung on SIGTERM while a kept-alive client stayed idle.
+// Without a listening socket MHD wakes its workers through an eventfd.
+// libmicrohttpd sets TCP_NODELAY on every connection itself, and curl on
+// the client does too (strace shows both): the row takes no --tcp-nodelay.
 // The journal's request identity: the peer, and this server's number for
 // the connection, given when libmicrohttpd says a connection started
 // (MHD_OPTION_NOTIFY_CONNECTION). libjson-rpc-cpp does not hand a
 // procedure the JSON-RPC request id, so it is not recorded.
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdarg>
 #include <cstdint>
@@ -36,6 +49,7 @@
 #include <cstring>
 #include <thread>
 
+#include "core/accept_rest.h"
 #include "core/inet.h"
 #include "jsonrpc/jsonrpc_service.h"
 #include "jsonrpc/jsonrpc_transport.h"
@@ -43,8 +57,6 @@
 
 namespace rpclab::jsonrpc {
 namespace {
-
-using namespace std::chrono_literals;
 
 constexpr unsigned kMaxConnections = 16384;
 
@@ -75,12 +87,21 @@ RequestOrigin origin_of(MHD_Connection* connection) {
   return origin;
 }
 
-// Numbers each connection from 1 as libmicrohttpd starts it; the number
-// is the connection's socket context.
+// What libmicrohttpd's threads tell the accepting one.
+struct ConnectionEvents {
+  std::atomic<uint32_t> started{0};  // numbers connections from 1
+  std::atomic<bool> closed{false};   // a descriptor was freed since last asked
+};
+
+// Numbers each connection as libmicrohttpd starts it (the number is its
+// socket context), and notes when one ends.
 void on_connection(void* cls, MHD_Connection*, void** socket_context, MHD_ConnectionNotificationCode code) {
-  if (code != MHD_CONNECTION_NOTIFY_STARTED) return;
-  auto* count = static_cast<std::atomic<uint32_t>*>(cls);
-  *socket_context = reinterpret_cast<void*>(static_cast<uintptr_t>(count->fetch_add(1) + 1));
+  auto* events = static_cast<ConnectionEvents*>(cls);
+  if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+    events->closed = true;
+    return;
+  }
+  *socket_context = reinterpret_cast<void*>(static_cast<uintptr_t>(events->started.fetch_add(1) + 1));
 }
 
 // libmicrohttpd calls this first with the headers, then with each piece of
@@ -122,35 +143,61 @@ void log_line(void*, const char* format, va_list args) {
 
 class JsonrpcServer : public RpcServer {
  public:
-  JsonrpcServer(int listen_fd, ServerCore& core) : port_(bound_port(listen_fd)), service_(core) {
+  JsonrpcServer(int listen_fd, ServerCore& core)
+      : listen_fd_(listen_fd), port_(bound_port(listen_fd)), service_(core) {
     unsigned threads = std::max(2u, std::thread::hardware_concurrency());
-    daemon_ = MHD_start_daemon(MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, nullptr, nullptr, on_request,
-                               &service_, MHD_OPTION_EXTERNAL_LOGGER, log_line, nullptr, MHD_OPTION_LISTEN_SOCKET,
-                               listen_fd, MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_LIMIT,
+    daemon_ = MHD_start_daemon(MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC |
+                                   MHD_USE_ERROR_LOG,
+                               0, nullptr, nullptr, on_request, &service_, MHD_OPTION_EXTERNAL_LOGGER, log_line,
+                               nullptr, MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_LIMIT,
                                kMaxConnections, MHD_OPTION_NOTIFY_COMPLETED, on_completed, nullptr,
-                               MHD_OPTION_NOTIFY_CONNECTION, on_connection, &connections_, MHD_OPTION_END);
-    if (!daemon_) throw SetupError("libmicrohttpd could not start serving on port " + std::to_string(port_));
+                               MHD_OPTION_NOTIFY_CONNECTION, on_connection, &events_, MHD_OPTION_END);
+    if (!daemon_) {
+      ::close(listen_fd_);
+      throw SetupError("libmicrohttpd could not start serving on port " + std::to_string(port_));
+    }
   }
 
-  ~JsonrpcServer() override { MHD_stop_daemon(daemon_); }  // closes the listening socket too
+  ~JsonrpcServer() override {
+    MHD_stop_daemon(daemon_);  // closes every connection it was given
+    ::close(listen_fd_);
+  }
 
   uint16_t port() const override { return port_; }
 
   void serve(const std::atomic<bool>& stop) override {
-    while (!stop.load()) std::this_thread::sleep_for(50ms);
+    while (!stop.load()) {
+      pollfd p{accept_rest_.resting() ? -1 : listen_fd_, POLLIN, 0};
+      int n = ::poll(&p, 1, 100);
+      if (events_.closed.exchange(false)) accept_rest_.retry_now();  // descriptors were freed
+      if (n > 0 && (p.revents & POLLIN)) accept_all();
+    }
   }
 
  private:
+  // Hands every waiting connection to libmicrohttpd, which owns it from
+  // then on (and closes it if it cannot take it).
+  void accept_all() {
+    sockaddr_storage peer{};
+    socklen_t peer_len = 0;
+    for (int fd; (fd = accept_rest_.accept(listen_fd_, &peer, &peer_len, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0;)
+      MHD_add_connection(daemon_, fd, reinterpret_cast<const sockaddr*>(&peer), peer_len);
+  }
+
+  int listen_fd_;
   uint16_t port_;
   Service service_;
-  std::atomic<uint32_t> connections_{0};  // before daemon_: its threads count here
+  ConnectionEvents events_;  // before daemon_: its threads write here
   MHD_Daemon* daemon_ = nullptr;
+  AcceptRest accept_rest_{"jsonrpc"};
 };
 
 }  // namespace
 
 std::unique_ptr<RpcServer> make_server(const ServerOptions& options, ServerCore& core) {
-  return std::make_unique<JsonrpcServer>(bind_socket(SOCK_STREAM, options.host, options.port), core);
+  int fd = bind_socket(SOCK_STREAM, options.host, options.port);
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);  // accept_all() takes what waits, then returns
+  return std::make_unique<JsonrpcServer>(fd, core);
 }
 
 }  // namespace rpclab::jsonrpc

@@ -86,13 +86,9 @@ class RawTcpServer : public RpcServer {
   void accept_all() {
     for (;;) {
       sockaddr_storage peer{};
-      socklen_t peer_len = sizeof peer;
-      int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&peer), &peer_len, SOCK_NONBLOCK | SOCK_CLOEXEC);
-      if (fd < 0) {
-        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) accept_rest_.rest(errno);
-        return;  // EAGAIN: nothing more waiting
-      }
-      accept_rest_.end();
+      socklen_t peer_len = 0;
+      int fd = accept_rest_.accept(listen_fd_, &peer, &peer_len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd < 0) return;  // EAGAIN: nothing more waiting (or resting)
       if (nodelay_) {
         int one = 1;
         ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);

@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <list>
 #include <system_error>
@@ -97,13 +96,9 @@ class PstreamServer : public RpcServer {
  private:
   void accept_one() {
     sockaddr_storage peer{};
-    socklen_t peer_len = sizeof peer;
-    int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&peer), &peer_len, SOCK_CLOEXEC);
-    if (fd < 0) {
-      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) accept_rest_.rest(errno);
-      return;
-    }
-    accept_rest_.end();
+    socklen_t peer_len = 0;
+    int fd = accept_rest_.accept(listen_fd_, &peer, &peer_len, SOCK_CLOEXEC);
+    if (fd < 0) return;
     if (nodelay_) {
       int one = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);

@@ -18,9 +18,8 @@ const std::vector<Protocol>& protocols() {
        false, kAcceptRest, true},
       {"xmlrpc-pstream", 2007, &Forge::xmlrpc_packet, &Forge::xmlrpc_packet_next, &Forge::xmlrpc_packet_partial,
        false, false, false, kAcceptRest, true},
-      // libmicrohttpd stops accepting while out of descriptors, and says so.
       {"jsonrpc", 2010, &Forge::jsonrpc_http, &Forge::jsonrpc_http_next, &Forge::jsonrpc_http_partial, false, false,
-       false, "Hit process or system resource limit", true},
+       false, kAcceptRest, true},
       {"raw-udp", 1989, &Forge::raw_frame, nullptr, nullptr, false, false, false, "", true},
       {"raw-tcp", 1990, &Forge::raw_frame, &Forge::raw_frame_next, &Forge::raw_frame_partial, false, false, false,
        kAcceptRest, true},
