@@ -174,6 +174,9 @@ RunSummary run_cells(const Experiment& experiment, const std::vector<CellConfig>
     todo.push_back(slot);
     calls += cell.total_calls();
   }
+  if (loop.summary.trials_resumed)
+    std::fprintf(stderr, "rpclab: resuming: %zu trials already done (%zu cells whole), %zu to run\n",
+                 loop.summary.trials_resumed, loop.summary.resumed, todo.size());
   for (size_t i = 0; i < cells.size(); ++i) loop.finish_cell_if_complete(i, nullptr);  // killed between two appends
 
   TrialRunner runner = experiment.trial_runner(folder, env);

@@ -7,10 +7,10 @@ namespace {
 
 std::string cell_id_of(const nlohmann::json& r) { return r.at("cell").dump(); }
 
-bool finished(const nlohmann::json& trial) {
-  std::string status = trial.value("status", "");
-  return status == "ok" || status == "skipped";
-}
+// Only an ok trial is done: a failed one runs again on --resume, and so
+// does a skipped one (the cell skipped without root runs when resumed as
+// root).
+bool finished(const nlohmann::json& trial) { return trial.value("status", "") == "ok"; }
 
 }  // namespace
 
@@ -25,13 +25,14 @@ void TrialBook::add_trial(const nlohmann::json& trial) {
   std::pair<std::string, uint32_t> key{cell_id_of(trial), trial.value("trial", 0u)};
   trials_[key] = trial;
   if (trial.value("status", "") == "failed") failed_now_.insert(key);
+  if (trial.value("status", "") == "skipped") skipped_now_.insert(key.first);
 }
 
 void TrialBook::add_cell(const nlohmann::json& record) {
   cells_.push_back(record);
   std::string status = record.value("status", "");
   bool trials_failed = record.contains("trials_failed") && !record.at("trials_failed").empty();
-  cell_done_[cell_id_of(record)] = status == "skipped" || (status == "ok" && !trials_failed);
+  cell_done_[cell_id_of(record)] = status == "ok" && !trials_failed;
 }
 
 bool TrialBook::cell_done(const std::string& cell_id) const {
@@ -44,11 +45,7 @@ bool TrialBook::trial_done(const std::string& cell_id, uint32_t trial) const {
   return it != trials_.end() && finished(it->second);
 }
 
-bool TrialBook::cell_skipped(const std::string& cell_id) const {
-  for (auto it = trials_.lower_bound({cell_id, 0}); it != trials_.end() && it->first.first == cell_id; ++it)
-    if (it->second.value("status", "") == "skipped") return true;
-  return false;
-}
+bool TrialBook::cell_skipped(const std::string& cell_id) const { return skipped_now_.count(cell_id) > 0; }
 
 bool TrialBook::cell_complete(const std::string& cell_id, uint32_t trials) const {
   if (cell_skipped(cell_id)) return true;
