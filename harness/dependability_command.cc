@@ -212,7 +212,7 @@ std::function<int()> add_dependability_command(CLI::App& app) {
   cmd->add_option("--trials", f->trials, "independent trials of every cell, each with a fresh server, clients and "
                   "link (default: the preset's; levy1989 5)")->check(in_range(1, 1000));
   cmd->add_option("--shuffle-seed", f->shuffle_seed, "seed of the trials' shuffled order (default: a random one; "
-                  "either way it is recorded in metadata.json)");
+                  "either way it is recorded in metadata.json)")->check(in_range(uint64_t{0}, uint64_t{0xffffffff}));
   cmd->add_option("--cell-time-limit", f->run.cell_time_limit_s, "seconds before a trial's clients are stopped")
       ->check(in_range(10, 24 * 3600))->capture_default_str();
   cmd->add_option("--out", f->run.out_dir, "results folder (default results/<timestamp>)");
