@@ -198,10 +198,9 @@ TEST(LoadMeter, AServerSharingItsCpuWithHogsWaitsToRun) {
   on_cpu0.cpus = {0};
   ChildProcess busy({"/bin/sh", "-c", "while :; do :; done"}, on_cpu0, log);
   LoadMeter meter(busy.pid(), {0}, {1});
-  auto deadline = std::chrono::steady_clock::now() + 10s;
   auto slices = [&] { return read_thread_schedstats(busy.pid())[busy.pid()].timeslices; };
   uint64_t start = slices();
-  while (slices() < start + 5 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
+  wait_until([&] { return slices() >= start + 5; }, 10s, 1ms);
   MeasuredLoad m = meter.finish(2);
   ASSERT_GE(m.server_timeslices, 5u) << "the busy process was given CPU 0 at least five times";
   ASSERT_TRUE(m.server_wait_us_per_timeslice.has_value());
