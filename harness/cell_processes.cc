@@ -119,6 +119,8 @@ ServerUnderTest::ServerUnderTest(const CellConfig& cell, const netem::Host& host
 
 ServerUnderTest::~ServerUnderTest() = default;
 
+pid_t ServerUnderTest::pid() const { return process_->pid(); }
+
 std::string ServerUnderTest::endpoint() const { return address_ + ":" + std::to_string(port_); }
 
 std::optional<nlohmann::json> ServerUnderTest::stats() {

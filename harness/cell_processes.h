@@ -49,6 +49,7 @@ class ServerUnderTest {
   ~ServerUnderTest();
 
   std::string endpoint() const;  // "ADDR:PORT" for clients
+  pid_t pid() const;
   // Counters and CPU time so far (SIGUSR1 -> stats file); nullopt if no answer.
   std::optional<nlohmann::json> stats();
   void check_alive();  // throws CellFailure if the server has died

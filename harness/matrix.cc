@@ -20,6 +20,15 @@ const std::vector<std::string> kStreamRpc = {"sunrpc-tcp", "grpc", "xmlrpc", "js
 // levy1989 gives these half the calls of the others, so that `make
 // run-dependability` stays within 25 minutes.
 const std::vector<std::string> kHttpRpc = {"xmlrpc", "jsonrpc"};
+
+// The levy1989 preset's size, in one place to retune: every cell runs as
+// kLevyTrials independent trials, each of this many calls shared by its 8
+// clients (kHttpRpc's cells: half as many). docs/dependability.md ("The
+// presets") says why these numbers; `make run-dependability` must stay
+// within 25 minutes on a 2-core VM.
+constexpr int kLevyTrials = 5;
+constexpr uint64_t kLevyLoadCallsPerTrial = 20000;   // 100,000 a cell
+constexpr uint64_t kLevyFaultCallsPerTrial = 4000;   // 20,000 a cell
 constexpr int kShortRetryMs = 20;   // the "short" retransmit interval of the issue and the notes
 constexpr int kFaultTimeoutMs = 1000;
 
@@ -37,36 +46,37 @@ FaultSpec loss_and_dup(double loss, double dup) {
 }
 
 // Levy's table: load on the server, nothing on the network (loopback, so it
-// runs without root), 100,000 calls per cell; then loss x duplication on the
-// two-host link at load 0. Under loss a 15 s retransmit interval would cost
-// 15 s per lost packet, so the faults table uses the short interval and a 1 s
-// total timeout for every transport (which also shows how timeouts lie).
+// runs without root), 100,000 calls per cell over its trials; then loss x
+// duplication on the two-host link at load 0. Under loss a 15 s retransmit
+// interval would cost 15 s per lost packet, so the faults table uses the
+// short interval and a 1 s total timeout for every transport (which also
+// shows how timeouts lie).
 std::vector<Block> levy1989() {
-  // Eight clients share the 100,000 calls: under 20 hogs the server gets a
-  // twenty-first of its CPU and one client would wait ~6 ms a call (10 min a
-  // cell); eight keep its queue busy, as a real server's would be.
+  // Eight clients share a trial's calls: under 20 hogs the server gets a
+  // twenty-first of its CPU and one client would wait ~6 ms a call; eight
+  // keep its queue busy, as a real server's would be.
   Block load{"load", {"sunrpc-udp", "sunrpc-tcp", "grpc"}};
   load.hogs = {0, 5, 10, 20};
   load.retry_timeouts_ms = {std::nullopt, kShortRetryMs};
   load.clients = {8};
-  load.calls = 100000;
+  load.calls = kLevyLoadCallsPerTrial;
+  load.trials = kLevyTrials;
 
   Block faults{"faults", {"sunrpc-udp", "sunrpc-tcp", "grpc"}};
   faults.faults = fault_grid({0, 1, 5}, {0, 1, 5}, netem::Direction::kBoth);
   faults.retry_timeouts_ms = {kShortRetryMs};
   faults.clients = {8};
-  // 20,000 calls bound a zero at 150 per million. The cells under 5% loss
-  // cost the most (TCP and gRPC wait out retransmissions: ~300 calls/s),
-  // and at this size the three transports of Levy's table take about 15
-  // minutes here.
-  faults.calls = 20000;
+  // The cells under 5% loss cost the most (TCP and gRPC wait out
+  // retransmissions: ~300 calls/s).
+  faults.calls = kLevyFaultCallsPerTrial;
+  faults.trials = kLevyTrials;
   faults.timeout_ms = kFaultTimeoutMs;
   faults.topology = TopologyKind::kTwoHost;
 
-  // XML-RPC and JSON-RPC over HTTP get fewer calls: a 5% loss cell costs
+  // XML-RPC and JSON-RPC over HTTP get half the calls: a 5% loss cell costs
   // them as much as it costs Sun RPC over TCP (about 70 s for 20,000
-  // calls), and a load cell twice its CPU. Their 50,000 and 10,000 calls
-  // bound a zero at 60 and 300 per million.
+  // calls), and a load cell twice its CPU. Their 50,000 and 10,000 calls a
+  // cell bound a zero at 60 and 300 per million.
   for (const std::string& t : kHttpRpc) {
     load.transports.push_back(t);
     load.call_share[t] = 0.5;
@@ -84,7 +94,8 @@ std::vector<Block> remedies() {
   b.retry_timeouts_ms = {kShortRetryMs};
   b.drc = {0, 1024};
   b.drain = {false, true};
-  b.calls = 10000;
+  b.calls = 3000;
+  b.trials = 3;
   b.timeout_ms = kFaultTimeoutMs;
   b.topology = TopologyKind::kTwoHost;
   return {b};
@@ -93,13 +104,15 @@ std::vector<Block> remedies() {
 // CI: every transport clean on loopback, then 5% duplication on the link.
 std::vector<Block> quick() {
   Block clean{"clean", kAllRpc};
-  clean.calls = 2000;
+  clean.calls = 1000;
+  clean.trials = 3;
 
   Block udp_dup{"udp-dup", {"sunrpc-udp"}};
   udp_dup.faults = {dup_only(5)};
   udp_dup.retry_timeouts_ms = {kShortRetryMs};
   udp_dup.drc = {0, 1024};
-  udp_dup.calls = 3000;
+  udp_dup.calls = 1000;
+  udp_dup.trials = 3;
   udp_dup.timeout_ms = kFaultTimeoutMs;
   udp_dup.topology = TopologyKind::kTwoHost;
 
@@ -108,7 +121,7 @@ std::vector<Block> quick() {
   stream_dup.transports = kStreamRpc;
   stream_dup.drc = {0};
   stream_dup.retry_timeouts_ms = {std::nullopt};
-  stream_dup.calls = 2000;
+  stream_dup.calls = 1000;
   return {clean, udp_dup, stream_dup};
 }
 
@@ -150,7 +163,7 @@ void check_block(const Block& b, const std::string& calls_flag) {
   int clients = *std::max_element(b.clients.begin(), b.clients.end());
   if (b.calls < static_cast<uint64_t>(clients))
     throw std::invalid_argument(fmt::format(
-        "table {}: {} calls per cell cannot be shared by {} clients (each needs at least one): give {} {} or more, "
+        "table {}: {} calls per trial cannot be shared by {} clients (each needs at least one): give {} {} or more, "
         "or fewer --clients", b.name, b.calls, clients, calls_flag, clients));
   for (const FaultSpec& f : b.faults) netem::check_backend_can_apply(b.faults_backend, f);
 }
@@ -216,6 +229,7 @@ void apply_overrides(std::vector<Block>& blocks, const AxisOverrides& o) {
     if (o.faults_backend) b.faults_backend = *o.faults_backend;
     if (o.no_pin) b.pin = false;
     if (o.grpc_retry) b.grpc_retry = true;
+    if (o.trials) b.trials = *o.trials;
     bool has_faults = b.faults.size() > 1 || !b.faults.front().empty();
     if (has_faults && b.topology == TopologyKind::kLoopback)
       b.topology = TopologyKind::kTwoHost;  // faults live on the link between two hosts
@@ -264,6 +278,7 @@ std::vector<CellConfig> expand_dependability(const std::vector<Block>& blocks) {
                     c.drain_stale_replies = drain;
                     c.grpc_retry = b.grpc_retry && row.accepts(kOptRetryPolicy);
                     c.pin = b.pin;
+                    c.trials = b.trials;
                     cells.push_back(c);
                   }
     }

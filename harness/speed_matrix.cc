@@ -1,5 +1,7 @@
 #include "harness/speed_matrix.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <stdexcept>
 #include <utility>
@@ -39,8 +41,8 @@ CellConfig speed_cell(const SpeedAxes& a, const std::string& transport, Topology
   c.connect = connect;
   c.clients = clients;
   c.size = size;
-  c.trials = a.trials;
-  c.calls_per_client = calls_per_trial(a, transport, size) * static_cast<uint64_t>(a.trials);
+  c.trials = is_calibration(transport) ? 1 : a.trials;  // sockperf measures once, for a second
+  c.calls_per_client = calls_per_trial(a, transport, size);
   c.warmup = a.warmup;
   c.timeout_ms = a.timeout_ms;
   c.udp_bufsize = is_calibration(transport) || !row_of(transport).accepts(kOptUdpBufsize) ? 0 : a.udp_bufsize;
@@ -53,12 +55,16 @@ CellConfig speed_cell(const SpeedAxes& a, const std::string& transport, Topology
 
 bool is_calibration(const std::string& transport) { return transport == kSockperfUdp || transport == kSockperfTcp; }
 
-std::string floor_for(const std::string& transport) { return std::string(row_of(transport).traits.floor); }
-
 bool takes_nodelay(const std::string& transport) {
   if (is_calibration(transport)) return false;
   const TransportRow& row = row_of(transport);
   return row.accepts(kOptTcpNodelayClient) || row.accepts(kOptTcpNodelayServer);
+}
+
+std::string speed_group(const CellConfig& cell) {
+  if (is_calibration(cell.transport)) return cell.transport + "/" + std::to_string(cell.size);  // alone
+  return fmt::format("{}/{}/{}/{}", netem::topology_name(cell.topology), connect_mode_name(cell.connect), cell.clients,
+                     cell.size);
 }
 
 SpeedAxes speed_preset(const std::string& name) {
@@ -102,8 +108,9 @@ std::vector<CellConfig> expand_speed(const SpeedAxes& a) {
         for (size_t size : a.sizes)
           cells.push_back(speed_cell(a, tool, topology, ConnectMode::kPersistent, 1, size, false));
     // Every transport of one (connection, clients, size) in a row, the
-    // floor first: a ratio to the floor compares figures taken seconds
-    // apart, so the VM's slow drifts touch both alike.
+    // floor first: their trials then take turns (speed_group), so a ratio
+    // to the floor compares figures taken in the same rounds, and the VM's
+    // slow drifts touch both alike.
     for (ConnectMode connect : a.connects)
       for (int clients : a.clients)
         for (size_t size : a.sizes)
