@@ -282,13 +282,17 @@ std::string levy_faults(const std::vector<json>& records, const ReportOptions& o
                  t, o);
 }
 
-// One line per cell over its trials, grouped by row variant.
+// One line per cell over its trials, grouped by row variant, the variants
+// in the order of their first cell (the matrix's, which is the transport
+// table's), as in the Levy tables above.
 std::string trials_table(const std::vector<json>& records, bool faults, const ReportOptions& o) {
   Grid g = grid(records, faults);
   if (g.records.empty()) return "";
+  std::map<std::string, size_t> first;
+  for (const json* r : g.records) first.emplace(g.row(*r), first.size());
   std::vector<const json*> sorted = g.records;
   std::stable_sort(sorted.begin(), sorted.end(), [&](const json* a, const json* b) {
-    if (g.row(*a) != g.row(*b)) return g.row(*a) < g.row(*b);
+    if (g.row(*a) != g.row(*b)) return first.at(g.row(*a)) < first.at(g.row(*b));
     return faults ? false : a->at("cell").value("hogs", 0) < b->at("cell").value("hogs", 0);
   });
   TextTable t({"cell", faults ? "loss/dup" : "load", "silent/M over trials", "median [bootstrap]", "onsets", "dup/M",

@@ -34,6 +34,22 @@ TEST(Views, LevyLayoutHasTransportRowsAndLoadColumns) {
   EXPECT_NE(text.find("Sun RPC (udp) (Levy 1989)"), std::string::npos);
 }
 
+// Every table lists its rows in the order of the cells, the transport
+// table's, not alphabetically.
+TEST(Views, TheTablesOverTrialsKeepTheTransportTablesOrder) {
+  std::vector<nlohmann::json> records;
+  for (const char* t : {"sunrpc-tcp", "grpc", "xmlrpc", "jsonrpc"}) records.push_back(record(t, 0, 100000, 0));
+  std::string text = dependability_report(records, options());
+  size_t trials = text.find("Under load, over trials");
+  ASSERT_NE(trials, std::string::npos) << text;
+  size_t at = trials;
+  for (const char* t : {"\nsunrpc-tcp ", "\ngrpc ", "\nxmlrpc ", "\njsonrpc "}) {
+    size_t next = text.find(t, at);
+    ASSERT_NE(next, std::string::npos) << t << " is missing, or comes too early, in:\n" << text.substr(trials);
+    at = next;
+  }
+}
+
 // The loss 0 / dup 0 control cell has no fault backend; the table names
 // only the backends that made faults.
 TEST(Views, TheFaultsTableNamesOnlyTheBackendsThatMadeFaults) {
