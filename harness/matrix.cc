@@ -143,6 +143,11 @@ void apply_overrides(std::vector<Block>& blocks, const AxisOverrides& o) {
     direction = *d;
   }
   if (o.profile) faults = std::vector<FaultSpec>{netem::load_profile(*o.profile)};
+  // Events are applied by netem::EventRunner, which the cell runner does not
+  // drive yet: refuse them rather than run a cell without them.
+  if (o.profile && !faults->front().events.empty())
+    throw netem::SpecError("--profile " + *o.profile + " holds timed events (" + faults->front().summary() +
+                           "); rpclab dependability does not run events yet: use a profile without event lines");
   if (o.loss_pct || o.dup_pct)
     faults = fault_grid(o.loss_pct.value_or(std::vector<double>{0}), o.dup_pct.value_or(std::vector<double>{0}),
                         direction);

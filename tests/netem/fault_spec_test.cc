@@ -36,7 +36,8 @@ TEST(FaultSpec, ParsesEveryKey) {
   ASSERT_TRUE(s.seed);
   EXPECT_EQ(*s.seed, 42u);
   EXPECT_FALSE(s.empty());
-  EXPECT_FALSE(s.only_loss_and_dup());
+  EXPECT_FALSE(s.unsupported_by(BackendKind::kNftables).empty());
+  EXPECT_TRUE(s.unsupported_by(BackendKind::kNetem).empty());
 }
 
 TEST(FaultSpec, ParsesGilbertElliott) {
@@ -45,7 +46,7 @@ TEST(FaultSpec, ParsesGilbertElliott) {
   EXPECT_EQ(s.ge_r_pct, 30.0);
   EXPECT_EQ(s.ge_1h_pct, 50.0);
   EXPECT_EQ(s.ge_1k_pct, 0.0);
-  EXPECT_FALSE(s.only_loss_and_dup());
+  EXPECT_EQ(s.unsupported_by(BackendKind::kNftables), std::vector<std::string>{"Gilbert-Elliott loss"});
   EXPECT_EQ(s.summary(), "loss gemodel p 1% r 30% 1-h 50% 1-k 0% both");
 }
 
@@ -102,10 +103,10 @@ TEST(FaultSpec, JsonSeedIsAWholeNumber) {
 TEST(FaultSpec, EmptyAndSummary) {
   FaultSpec none;
   EXPECT_TRUE(none.empty());
-  EXPECT_TRUE(none.only_loss_and_dup());
+  EXPECT_TRUE(none.unsupported_by(BackendKind::kNftables).empty());
   EXPECT_EQ(none.summary(), "none");
   FaultSpec s = parse_profile("loss=5\ndup=1\n", "x");
-  EXPECT_TRUE(s.only_loss_and_dup());
+  EXPECT_TRUE(s.unsupported_by(BackendKind::kNftables).empty());
   EXPECT_EQ(s.summary(), "loss 5% dup 1% both");
 }
 

@@ -1,5 +1,5 @@
-// What the namespace and guest tests share: one capability probe, the
-// reasons to skip, and the linux.uml processes alive on the host.
+// What the netem tests share: one capability probe, the reasons to skip,
+// the linux.uml processes alive on the host, a profile's error.
 #pragma once
 
 #include <dirent.h>
@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "netem/capabilities.h"
+#include "netem/fault_spec.h"
 
 namespace rpclab::netem::testing {
 
@@ -64,6 +65,16 @@ inline std::set<pid_t> uml_processes() {
   }
   ::closedir(d);
   return pids;
+}
+
+// What parse_profile says of `profile`; "" when it takes it.
+inline std::string profile_error(const std::string& profile) {
+  try {
+    parse_profile(profile, "t");
+  } catch (const SpecError& e) {
+    return e.what();
+  }
+  return "";
 }
 
 inline std::string temp_dir(const std::string& name) {
