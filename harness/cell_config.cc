@@ -95,7 +95,7 @@ ClientOptions CellConfig::client_options() const {
   o.retry_timeout_ms = retry_timeout_ms;
   o.udp_bufsize = udp_bufsize;
   o.drain_stale_replies = drain_stale_replies;
-  o.grpc_retry = grpc_retry;
+  if (grpc_retry) o.retry_policy = RetryPolicy::kLibrary;
   o.connect = connect;
   return o;
 }

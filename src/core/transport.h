@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/outcome.h"
+#include "core/retry_policy.h"
 #include "core/server_core.h"
 
 namespace rpclab {
@@ -32,7 +33,8 @@ struct ClientOptions {
   std::optional<int> retry_timeout_ms;   // sunrpc-udp retransmit interval; unset = default
   size_t udp_bufsize = 0;                // sunrpc-udp message buffer; 0 = libtirpc's 8800
   bool drain_stale_replies = false;      // sunrpc-udp: empty the socket before each call
-  bool grpc_retry = false;               // grpc: retry policy in the service config
+  RetryPolicy retry_policy = RetryPolicy::kNone;  // library: the transport's own (grpc: service-config retryPolicy)
+  AppRetryOptions app_retry;             // with RetryPolicy::kApp
   bool tcp_nodelay = false;              // stream transports: disable Nagle (off = stock)
   ConnectMode connect = ConnectMode::kPersistent;
 };
@@ -97,6 +99,7 @@ struct TransportRow {
   ClientSettings (*client_settings)(const ClientOptions&);
   std::unique_ptr<RpcClient> (*make_client)(const ClientOptions&);               // ConnectError
   std::unique_ptr<RpcServer> (*make_server)(const ServerOptions&, ServerCore&);  // SetupError
+  LibraryRetryTrait library_retry;  // what its library does about a failed call (retry_policy.h)
 };
 
 const std::vector<TransportRow>& transports();

@@ -139,6 +139,18 @@ const std::vector<BadInput>& table() {
       {profile("colour=red"), kUsage, "unknown key \"colour\"", "known: loss"},
       {profile("loss=1\nloss=2"), kUsage, "loss is given twice", "keep one"},
       {profile("loss=5\nge_p=1"), kUsage, "loss = 5 and ge_p = 1", "not both"},
+      // timed events in a profile
+      {profile("event = meteor at=1s"), kUsage, "event \"meteor\": unknown kind", "known: partition, reset"},
+      {profile("event = partition at=1s"), kUsage, "event partition", "needs for=DURATION"},
+      {profile("event = partition at=2000 for=1s"), kUsage, "at = \"2000\"", "a unit, ms or s"},
+      {profile("event = partition at=-1s for=1s"), kUsage, "at = -1s", "must not be negative"},
+      {profile("event = partition at=1s for=1s colour=red"), kUsage, "\"colour\"", "known: at, for, every, jitter"},
+      {profile("event = partition at=0s for=6s every=5s"), kUsage, "for = 6000ms", "not shorter than every = 5000ms"},
+      {profile("event = partition at=1s for=2s\nevent = partition at=2s for=1s"), kUsage, "can overlap", "move one"},
+      {profile("event = server-crash at=1s for=1s\nevent = server-stall at=1500ms for=1s"), kUsage,
+       "both act on the server", "move one"},
+      // valid, and not run by the cell runner yet: refused rather than ignored
+      {profile("event = partition at=1s for=1s"), kUsage, "holds timed events", "does not run events yet"},
       // rpclab-server
       {server({"--transport", "carrier-pigeon"}), kUsage, "--transport", "sunrpc-udp"},
       {server({}), kUsage, "--transport", "--help"},
@@ -175,6 +187,11 @@ const std::vector<BadInput>& table() {
       {client({"--udp-bufsize", "100"}), kUsage, "--udp-bufsize", "1024 to 65536"},
       {client({"--record", "{dir}/no/such/record"}), kUsage, "--record", "create it, or choose a writable place"},
       {client({"--frobnicate"}), kUsage, "--frobnicate", "--help"},
+      {client({"--retry-policy", "sometimes"}), kUsage, "--retry-policy", "none,library,app"},
+      {client({"--retry-policy", "library"}), kUsage, "--retry-policy library: raw-udp", "use none or app"},
+      {client({"--transport", "sunrpc-udp", "--retry-policy", "library"}), kUsage, "always on", "use none or app"},
+      {client({"--app-retries", "0"}), kUsage, "--app-retries", "1 to 1000"},
+      {client({"--app-backoff", "-1"}), kUsage, "--app-backoff", "0 to 3600000"},
   };
   return rows;
 }
