@@ -86,6 +86,9 @@ nlohmann::json LinkCounters::to_json() const {
   return {{"to_server", direction_json(to_server)}, {"to_client", direction_json(to_client)}, {"source", source}};
 }
 
+static Choice choose_auto(const FaultSpec& spec, const Capabilities& caps, const std::string& no_netem,
+                          const std::string& no_nft, const std::string& no_uml);
+
 Choice choose_backend(const std::string& requested, const FaultSpec& spec, const Capabilities& caps) {
   if (requested != "auto" && !parse_backend(requested))
     throw SpecError("--faults-backend " + requested + ": must be auto, netem, uml-netem or nftables");
@@ -98,7 +101,6 @@ Choice choose_backend(const std::string& requested, const FaultSpec& spec, const
       "nftables with the netdev family (ingress/egress hooks, dup, numgen) does not work here (it needs the nftables "
       "package and a kernel of 5.16 or later for the egress hook; otherwise use uml-netem: " + std::string(kUmlInstall) +
       ")";
-  auto netem_lacks = spec.unsupported_by(BackendKind::kNetem), nft_lacks = spec.unsupported_by(BackendKind::kNftables);
 
   if (requested == "netem") {
     require_can_apply(BackendKind::kNetem, spec, "nftables");
@@ -117,7 +119,13 @@ Choice choose_backend(const std::string& requested, const FaultSpec& spec, const
     return require(BackendKind::kNftables, caps.nftables, "--faults-backend nftables: " + no_nft,
                    "requested; nftables can apply all the spec asks");
   }
-  // auto: the first that is here and can apply all of it.
+  return choose_auto(spec, caps, no_netem, no_nft, no_uml);
+}
+
+// The first backend that is here and can apply all of `spec`.
+static Choice choose_auto(const FaultSpec& spec, const Capabilities& caps, const std::string& no_netem,
+                          const std::string& no_nft, const std::string& no_uml) {
+  auto netem_lacks = spec.unsupported_by(BackendKind::kNetem), nft_lacks = spec.unsupported_by(BackendKind::kNftables);
   if (caps.host_netem && netem_lacks.empty()) return {BackendKind::kNetem, "host kernel has sch_netem"};
   std::string why_not_netem = caps.host_netem ? "netem cannot apply " + words(netem_lacks) : no_netem;
   if (nft_lacks.empty() && caps.nftables)

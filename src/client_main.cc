@@ -20,6 +20,37 @@ nlohmann::json settings_json(const rpclab::ClientSettings& s) {
           {"library", s.library}};
 }
 
+struct RetryFlags {
+  std::string policy = "none";
+  bool grpc_retry = false;
+};
+
+void add_retry_flags(CLI::App& app, rpclab::AppRetryOptions& o, RetryFlags& f) {
+  app.add_option("--retry-policy", f.policy,
+                 "none | library (the RPC library's own, where it has one to turn on) | app (a new handle and the same "
+                 "call again after a timeout or a broken connection)")
+      ->check(CLI::IsMember({"none", "library", "app"}));
+  app.add_flag("--grpc-retry", f.grpc_retry, "the same as --retry-policy library (kept for older command lines)");
+  app.add_option("--app-retries", o.retries, "app: attempts after the first (default 3)")->check(CLI::Range(1, 1000));
+  app.add_option("--app-backoff", o.backoff_ms, "app: ms before the first retry, doubled each time (default 50)")
+      ->check(CLI::Range(0, 3600 * 1000));
+  app.add_option("--app-backoff-max", o.backoff_max_ms, "app: the longest wait in ms (default 1000)")
+      ->check(CLI::Range(0, 3600 * 1000));
+}
+
+// One handle for the whole plan, or the application's retry loop, which
+// makes a new one after each failure it retries.
+rpclab::CallRecord make_calls(const rpclab::ClientOptions& options, const rpclab::ClientPlan& plan,
+                              const std::atomic<bool>& stop) {
+  if (options.retry_policy != rpclab::RetryPolicy::kApp) {
+    auto client = rpclab::connect_client(options);
+    return rpclab::run_plan(*client, plan, stop);
+  }
+  rpclab::AppRetry retry([&options] { return rpclab::connect_client(options); }, options.app_retry, stop,
+                         [&stop](std::chrono::milliseconds ms) { rpclab::sleep_unless_stopped(ms, stop); });
+  return rpclab::run_plan(retry, plan, stop);
+}
+
 nlohmann::json retry_json(const rpclab::ClientOptions& o, const rpclab::TransportRow& row) {
   nlohmann::json j = {{"policy", rpclab::retry_policy_name(o.retry_policy)}, {"library", row.library_retry.what}};
   if (o.retry_policy == rpclab::RetryPolicy::kApp)
@@ -74,19 +105,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(size_t{1024}, size_t{65536}));
   app.add_flag("--drain-stale-replies", options.drain_stale_replies,
                "sunrpc-udp: empty the socket of late replies before each call");
-  std::string retry_policy = "none";
-  bool grpc_retry = false;
-  app.add_option("--retry-policy", retry_policy,
-                 "none | library (the RPC library's own, where it has one to turn on) | app (a new handle and the same "
-                 "call again after a timeout or a broken connection)")
-      ->check(CLI::IsMember({"none", "library", "app"}));
-  app.add_flag("--grpc-retry", grpc_retry, "the same as --retry-policy library (kept for older command lines)");
-  app.add_option("--app-retries", options.app_retry.retries, "app: attempts after the first (default 3)")
-      ->check(CLI::Range(1, 1000));
-  app.add_option("--app-backoff", options.app_retry.backoff_ms, "app: ms before the first retry, doubled each time (default 50)")
-      ->check(CLI::Range(0, 3600 * 1000));
-  app.add_option("--app-backoff-max", options.app_retry.backoff_max_ms, "app: the longest wait in ms (default 1000)")
-      ->check(CLI::Range(0, 3600 * 1000));
+  RetryFlags retry;
+  add_retry_flags(app, options.app_retry, retry);
   app.add_flag("--tcp-nodelay", options.tcp_nodelay, "sunrpc-tcp, raw-tcp: disable Nagle's algorithm (gRPC always does)");
   app.add_flag("--rpcbind", options.use_rpcbind, "sunrpc: find the server through rpcbind");
   app.add_option("--connect", connect, "persistent | per-call")->check(CLI::IsMember({"persistent", "per-call"}));
@@ -110,7 +130,7 @@ int main(int argc, char** argv) {
   if (timeout_ms) options.timeout_ms = timeout_ms;
   if (retry_ms) options.retry_timeout_ms = retry_ms;
   options.connect = *rpclab::parse_connect_mode(connect);
-  options.retry_policy = grpc_retry ? rpclab::RetryPolicy::kLibrary : *rpclab::parse_retry_policy(retry_policy);
+  options.retry_policy = retry.grpc_retry ? rpclab::RetryPolicy::kLibrary : *rpclab::parse_retry_policy(retry.policy);
   if (auto refusal = rpclab::retry_policy_refusal(*row, options.retry_policy)) {
     std::fprintf(stderr, "rpclab-client: %s\n", refusal->c_str());
     return rpclab::kExitUsage;
@@ -129,15 +149,7 @@ int main(int argc, char** argv) {
   rpclab::SignalWatcher signals;
   rpclab::CallRecord record;
   try {
-    if (options.retry_policy == rpclab::RetryPolicy::kApp) {
-      const std::atomic<bool>& stop = signals.stop_requested();
-      rpclab::AppRetry retry([&options] { return rpclab::connect_client(options); }, options.app_retry, stop,
-                             [&stop](std::chrono::milliseconds ms) { rpclab::sleep_unless_stopped(ms, stop); });
-      record = rpclab::run_plan(retry, plan, stop);
-    } else {
-      auto client = rpclab::connect_client(options);
-      record = rpclab::run_plan(*client, plan, signals.stop_requested());
-    }
+    record = make_calls(options, plan, signals.stop_requested());
   } catch (const rpclab::SetupError& e) {
     std::fprintf(stderr, "rpclab-client: %s\n", e.what());
     return rpclab::kExitSetup;
