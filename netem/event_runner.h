@@ -23,8 +23,10 @@ namespace rpclab::netem {
 class FaultBackend;
 
 // The server process, as the harness owns it: what the server events need.
-// Each call returns what it did, as JSON for the record, and throws
-// std::runtime_error when it could not (the cell fails; its files stay).
+// Each call returns what it did, as JSON for the record, logs the signal or
+// the restarted command to the commands log (a restart through ChildProcess
+// does so by itself), and throws std::runtime_error when it could not (the
+// cell fails; its files stay).
 class ServerControl {
  public:
   virtual ~ServerControl() = default;
