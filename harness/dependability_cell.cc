@@ -35,6 +35,20 @@ std::string skip_reason(const CellConfig& cell, const netem::Capabilities& caps)
   return "";
 }
 
+}  // namespace
+
+std::string missing_backend(const CellConfig& cell, const netem::Capabilities& caps) {
+  if (cell.faults_backend == "auto" || cell.faults.empty() || !skip_reason(cell, caps).empty()) return "";
+  try {
+    netem::choose_backend(cell.faults_backend, cell.faults, caps);
+  } catch (const netem::SpecError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+namespace {
+
 struct Link {
   netem::Choice choice;
   std::unique_ptr<netem::FaultBackend> backend;

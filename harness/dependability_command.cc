@@ -93,6 +93,17 @@ void print_views(const RunFolder& folder, netem::CommandLog& log) {
   std::printf(")\n");
 }
 
+// Refuses, before the first cell, a run whose named backend this machine
+// lacks; returns the exit code, or 0 to go on.
+int check_backends_here(const std::vector<CellConfig>& cells, const netem::Capabilities& caps) {
+  for (const CellConfig& cell : cells)
+    if (std::string why = missing_backend(cell, caps); !why.empty()) {
+      std::fprintf(stderr, "rpclab dependability: %s\nNothing was run.\n", why.c_str());
+      return kExitSetup;
+    }
+  return kExitOk;
+}
+
 int run(Flags& f) {
   std::vector<Block> blocks;
   std::vector<CellConfig> cells;
@@ -107,19 +118,21 @@ int run(Flags& f) {
     std::fprintf(stderr, "rpclab dependability: %s\n", e.what());
     return kExitUsage;
   }
+  for (const std::string& note : uneven_splits(blocks)) std::fprintf(stderr, "rpclab dependability: %s\n", note.c_str());
   if (f.dry_run) {
     for (size_t i = 0; i < cells.size(); ++i)
       std::printf("%3zu  %-70s %s calls\n", i + 1, cells[i].label().c_str(), grouped(cells[i].total_calls()).c_str());
     return kExitOk;
   }
+  CellEnvironment env;
+  env.caps = netem::probe_capabilities();
+  if (int code = check_backends_here(cells, env.caps)) return code;
   SignalWatcher signals;
   int exit_code = kExitOk;
   std::unique_ptr<RunFolder> opened = open_run_folder(f.run, cells, "dependability", &exit_code);
   if (!opened) return exit_code;
   RunFolder& folder = *opened;
-  CellEnvironment env;
   env.bin_dir = program_dir();
-  env.caps = netem::probe_capabilities();
   nlohmann::json meta = {{"experiment", "dependability"}, {"preset", f.preset}, {"invocation", f.run.invocation},
                          {"command_line", command_line()},
                          {"matrix_digest", matrix_digest(cells)},
@@ -157,35 +170,35 @@ std::function<int()> add_dependability_command(CLI::App& app) {
                   "clean, udp-dup, stream-dup (quick)")->delimiter(',');
   cmd->add_option("--transports", f->transports, "comma-separated transports")->delimiter(',');
   cmd->add_option("--loads", f->loads, "server load axis: CPU hogs, e.g. 0,5,10,20")->delimiter(',')
-      ->check(CLI::Range(0, 256));
-  cmd->add_option("--loss", f->loss, "loss % axis, e.g. 0,1,5")->delimiter(',')->check(CLI::Range(0.0, 100.0));
-  cmd->add_option("--dup", f->dup, "duplication % axis, e.g. 0,1,5")->delimiter(',')->check(CLI::Range(0.0, 100.0));
+      ->check(in_range(0, 256));
+  cmd->add_option("--loss", f->loss, "loss % axis, e.g. 0,1,5")->delimiter(',')->check(in_range(0.0, 100.0));
+  cmd->add_option("--dup", f->dup, "duplication % axis, e.g. 0,1,5")->delimiter(',')->check(in_range(0.0, 100.0));
   cmd->add_option("--profile", f->profile, "a fault profile from netem/profiles/ (or a file)");
   cmd->add_option("--direction", f->direction, "to-server | to-client | both")
       ->check(CLI::IsMember({"to-server", "to-client", "both"}));
   cmd->add_option("--retry-timeouts", f->retry, "sunrpc-udp retransmit intervals: 'default' or ms, e.g. default,20")
       ->delimiter(',');
   cmd->add_option("--drc", f->drc, "sunrpc-udp reply cache sizes, e.g. 0,1024")->delimiter(',')
-      ->check(CLI::Range(0, 1 << 20));
+      ->check(in_range(0, 1 << 20));
   cmd->add_option("--drain", f->drain, "sunrpc-udp drain stale replies: off,on")->delimiter(',')
       ->check(CLI::IsMember({"off", "on"}));
   cmd->add_option("--clients", f->clients, "parallel clients per cell, e.g. 1,4")->delimiter(',')
-      ->check(CLI::Range(1, 256));
+      ->check(in_range(1, 256));
   cmd->add_option("--connect", f->connect, "persistent,per-call")->delimiter(',')
       ->check(CLI::IsMember({"persistent", "per-call"}));
   cmd->add_option("--calls", f->calls, "calls per cell without network faults (default 100,000)")
-      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32));
+      ->check(in_range(uint64_t{1}, uint64_t{1} << 32));
   cmd->add_option("--fault-calls", f->fault_calls, "calls per cell with network faults (default 10,000)")
-      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32));
+      ->check(in_range(uint64_t{1}, uint64_t{1} << 32));
   cmd->add_option("--timeout", f->timeout_ms, "total time per call in ms (default: each library's)")
-      ->check(CLI::Range(1, 3600 * 1000));
+      ->check(in_range(1, 3600 * 1000));
   cmd->add_option("--topology", f->topology, "loopback | two-host")->check(CLI::IsMember({"loopback", "two-host"}));
   cmd->add_option("--faults-backend", f->backend, "auto | netem | uml-netem | nftables")
       ->check(CLI::IsMember({"auto", "netem", "uml-netem", "nftables"}));
   cmd->add_flag("--no-pin", f->no_pin, "do not pin server+hogs to CPU 0 and clients to the others");
   cmd->add_flag("--grpc-retry", f->grpc_retry, "grpc: turn on the retry policy");
   cmd->add_option("--cell-time-limit", f->run.cell_time_limit_s, "seconds before a cell's clients are stopped")
-      ->check(CLI::Range(10, 24 * 3600))->capture_default_str();
+      ->check(in_range(10, 24 * 3600))->capture_default_str();
   cmd->add_option("--out", f->run.out_dir, "results folder (default results/<timestamp>)");
   cmd->add_option("--resume", f->run.resume_dir, "continue the run in this folder, skipping finished cells")
       ->check(CLI::ExistingDirectory);

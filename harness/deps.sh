@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages rpclab needs, or says exactly how to.
-#   harness/deps.sh [build|fuzz]
+#   harness/deps.sh [build|fuzz|fresh-machine]
 # As root it runs apt-get itself; otherwise it prints the one command to run
 # and exits 1. Packages already present are left alone.
 set -euo pipefail
@@ -15,11 +15,13 @@ build_packages=(
   gnuplot-nox sockperf                              # plots, speed calibration
 )
 fuzz_packages=(clang libclang-rt-14-dev llvm)
+fresh_machine_packages=(debootstrap util-linux git)  # tests/fresh-machine/run.sh: a new Debian root
 
 case "${1:-build}" in
   build) wanted=("${build_packages[@]}") ;;
   fuzz) wanted=("${build_packages[@]}" "${fuzz_packages[@]}") ;;
-  *) echo "usage: $0 [build|fuzz]" >&2; exit 2 ;;
+  fresh-machine) wanted=("${fresh_machine_packages[@]}") ;;
+  *) echo "usage: $0 [build|fuzz|fresh-machine]" >&2; exit 2 ;;
 esac
 
 missing=()

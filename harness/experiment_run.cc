@@ -1,6 +1,10 @@
 #include "harness/experiment_run.h"
 
+#include <pwd.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -58,12 +62,45 @@ void check_resume(const RunFolder& folder, const std::vector<CellConfig>& cells)
                               folder.dir());
 }
 
+namespace {
+
+// --out and --resume naming two folders would leave one of them unused
+// without a word; the same folder twice is what the resume hint prints.
+void refuse_two_folders(const RunOptions& options) {
+  if (options.out_dir.empty() || options.resume_dir.empty()) return;
+  std::error_code ec;
+  if (std::filesystem::equivalent(options.out_dir, options.resume_dir, ec)) return;
+  throw std::invalid_argument("--out " + options.out_dir + " and --resume " + options.resume_dir +
+                              " name two folders; a resumed run goes on in its own folder: drop --out");
+}
+
+// The cells start rpclab-server and rpclab-client from this program's
+// folder. A user who cannot reach them (a build under another user's 0700
+// home) is told so before anything runs, not by every cell failing.
+void check_programs_runnable() {
+  std::string dir = program_dir();
+  for (const char* name : {"rpclab-server", "rpclab-client"}) {
+    std::string program = dir + "/" + name;
+    if (::access(program.c_str(), X_OK) == 0) continue;
+    int why = errno;
+    const passwd* user = ::getpwuid(::getuid());
+    throw SetupError(fmt::format("cannot run {} as user {}: {}. Build rpclab in a folder this user can reach "
+                                 "(every folder on the path searchable by it), or run as that folder's owner",
+                                 program, user ? user->pw_name : std::to_string(::getuid()), std::strerror(why)));
+  }
+}
+
+}  // namespace
+
 std::unique_ptr<RunFolder> open_run_folder(const RunOptions& options, const std::vector<CellConfig>& cells,
                                            const std::string& experiment, int* exit_code) {
   try {
-    auto folder = std::make_unique<RunFolder>(options.results_root,
-                                              options.resume_dir.empty() ? options.out_dir : options.resume_dir);
-    if (!options.resume_dir.empty()) check_resume(*folder, cells);
+    refuse_two_folders(options);
+    check_programs_runnable();
+    bool resume = !options.resume_dir.empty();
+    auto folder = std::make_unique<RunFolder>(options.results_root, resume ? options.resume_dir : options.out_dir,
+                                              resume ? FolderUse::kResume : FolderUse::kNew);
+    if (resume) check_resume(*folder, cells);
     return folder;
   } catch (const SetupError& e) {
     std::fprintf(stderr, "rpclab %s: %s\n", experiment.c_str(), e.what());
@@ -75,8 +112,15 @@ std::unique_ptr<RunFolder> open_run_folder(const RunOptions& options, const std:
   return nullptr;
 }
 
+// /proc/self/exe read as a link, not resolved: resolving walks every folder
+// on the path, which a user who was let run the program (setpriv, sudo -u)
+// may not be allowed to search.
 std::string program_dir() {
-  return std::filesystem::canonical("/proc/self/exe").parent_path().string();
+  std::error_code ec;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) throw std::runtime_error("cannot find this program's folder from /proc/self/exe: " + ec.message() +
+                                   " (is /proc mounted?)");
+  return exe.parent_path().string();
 }
 
 std::string source_dir() { return RPCLAB_SOURCE_DIR; }

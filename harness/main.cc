@@ -49,12 +49,13 @@ int main(int argc, char** argv) {
   auto speed = rpclab::harness::add_speed_command(app);
   app.add_subcommand("doctor", "what this machine can do, and what will be skipped and why");
   app.add_subcommand("clean-net", "remove every network namespace rpclab created (make clean-net)");
-  std::string spec, result, run_id, bin_dir = rpclab::harness::program_dir();
+  std::string spec, result, run_id;
   CLI::App* cell = app.add_subcommand("cell", "run one cell from a JSON file (used inside the UML guest)");
   cell->add_option("--spec", spec)->required();
   cell->add_option("--result", result)->required();
   cell->add_option("--run-id", run_id);
   cell->group("");  // internal: not listed in --help
+  rpclab::add_version_flags(app);
   // CLI11 would only say "A subcommand is required" of a misspelt one.
   if (argc > 1 && argv[1][0] != '-' && !has_subcommand(app, argv[1])) {
     std::fprintf(stderr, "rpclab: unknown command '%s' (commands: dependability, speed, doctor, clean-net)\n",
@@ -69,7 +70,8 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("speed")) return speed();
     if (app.got_subcommand("doctor")) return doctor();
     if (app.got_subcommand("clean-net")) return clean_net();
-    if (app.got_subcommand("cell")) return rpclab::harness::run_cell_command(spec, result, run_id, bin_dir);
+    if (app.got_subcommand("cell"))
+      return rpclab::harness::run_cell_command(spec, result, run_id, rpclab::harness::program_dir());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rpclab: %s\n", e.what());
     return rpclab::kExitFailed;

@@ -1,7 +1,11 @@
 #include "harness/matrix.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <stdexcept>
+
+#include "netem/fault_backend.h"
 
 namespace rpclab::harness {
 namespace {
@@ -97,6 +101,31 @@ std::vector<T> only_for(bool applies, const std::vector<T>& axis, T neutral) {
   return applies ? axis : std::vector<T>{neutral};
 }
 
+// Keeps the tables named by --tables; every name must be one of the preset's.
+void keep_tables(std::vector<Block>& blocks, const std::vector<std::string>& names) {
+  std::string known;
+  for (const Block& b : blocks) known += (known.empty() ? "" : ", ") + b.name;
+  for (const std::string& name : names)
+    if (std::none_of(blocks.begin(), blocks.end(), [&](const Block& b) { return b.name == name; }))
+      throw std::invalid_argument("--tables: '" + name + "' is not a table of this preset (its tables: " + known + ")");
+  blocks.erase(std::remove_if(blocks.begin(), blocks.end(),
+                              [&](const Block& b) { return std::find(names.begin(), names.end(), b.name) == names.end(); }),
+               blocks.end());
+}
+
+// What can be known before any cell runs: each client needs a call of its
+// own, and a backend named with --faults-backend must be able to apply the
+// table's faults at all (nftables cannot delay). `calls_flag` sets the
+// table's count.
+void check_block(const Block& b, const std::string& calls_flag) {
+  int clients = *std::max_element(b.clients.begin(), b.clients.end());
+  if (b.calls < static_cast<uint64_t>(clients))
+    throw std::invalid_argument(fmt::format(
+        "table {}: {} calls per cell cannot be shared by {} clients (each needs at least one): give {} {} or more, "
+        "or fewer --clients", b.name, b.calls, clients, calls_flag, clients));
+  for (const FaultSpec& f : b.faults) netem::check_backend_can_apply(b.faults_backend, f);
+}
+
 }  // namespace
 
 std::vector<FaultSpec> fault_grid(const std::vector<double>& loss_pct, const std::vector<double>& dup_pct,
@@ -122,17 +151,7 @@ std::vector<Block> dependability_preset(const std::string& name) {
 }
 
 void apply_overrides(std::vector<Block>& blocks, const AxisOverrides& o) {
-  if (o.blocks) {
-    std::vector<Block> kept;
-    for (const Block& b : blocks)
-      if (std::find(o.blocks->begin(), o.blocks->end(), b.name) != o.blocks->end()) kept.push_back(b);
-    if (kept.empty()) {
-      std::string known;
-      for (const Block& b : blocks) known += (known.empty() ? "" : ", ") + b.name;
-      throw std::invalid_argument("--tables: this preset has no table of that name (its tables: " + known + ")");
-    }
-    blocks = kept;
-  }
+  if (o.blocks) keep_tables(blocks, *o.blocks);
   for (const std::string& t : o.transports.value_or(std::vector<std::string>{}))
     if (!find_transport(t)) throw std::invalid_argument("unknown transport '" + t + "' (known: " + transport_names() + ")");
   std::optional<std::vector<FaultSpec>> faults;
@@ -173,7 +192,20 @@ void apply_overrides(std::vector<Block>& blocks, const AxisOverrides& o) {
     bool has_faults = b.faults.size() > 1 || !b.faults.front().empty();
     if (has_faults && b.topology == TopologyKind::kLoopback)
       b.topology = TopologyKind::kTwoHost;  // faults live on the link between two hosts
+    check_block(b, had_faults ? "--fault-calls" : "--calls");
   }
+}
+
+std::vector<std::string> uneven_splits(const std::vector<Block>& blocks) {
+  std::vector<std::string> notes;
+  for (const Block& b : blocks)
+    for (int clients : b.clients) {
+      uint64_t each = b.calls / static_cast<uint64_t>(clients);
+      if (b.calls % static_cast<uint64_t>(clients) == 0) continue;
+      notes.push_back(fmt::format("table {}: {} calls do not split evenly over {} clients; each client makes {}, "
+                                  "{} in all", b.name, b.calls, clients, each, each * static_cast<uint64_t>(clients)));
+    }
+  return notes;
 }
 
 std::vector<CellConfig> expand_dependability(const std::vector<Block>& blocks) {
@@ -194,7 +226,7 @@ std::vector<CellConfig> expand_dependability(const std::vector<Block>& blocks) {
                     c.topology = b.topology;
                     c.connect = connect;
                     c.clients = clients;
-                    c.calls_per_client = std::max<uint64_t>(1, b.calls / static_cast<uint64_t>(clients));
+                    c.calls_per_client = b.calls / static_cast<uint64_t>(clients);  // >= 1: check_block
                     c.hogs = hogs;
                     c.faults = faults;
                     c.faults_backend = b.faults_backend;

@@ -59,9 +59,14 @@ struct AxisOverrides {
 std::vector<std::string> dependability_presets();  // names, for --help and errors
 // Throws std::invalid_argument for an unknown preset name.
 std::vector<Block> dependability_preset(const std::string& name);
-// Throws netem::SpecError / std::invalid_argument for impossible overrides.
+// Throws netem::SpecError / std::invalid_argument for impossible overrides:
+// a table name the preset lacks, fewer calls than clients, faults that the
+// named --faults-backend can never apply.
 void apply_overrides(std::vector<Block>& blocks, const AxisOverrides& o);
 std::vector<CellConfig> expand_dependability(const std::vector<Block>& blocks);
+// One line per table whose calls do not divide by its clients (each client
+// makes calls / clients, rounded down), for the run to say so.
+std::vector<std::string> uneven_splits(const std::vector<Block>& blocks);
 
 // The loss x duplication grid as fault specs (direction both unless given).
 std::vector<netem::FaultSpec> fault_grid(const std::vector<double>& loss_pct, const std::vector<double>& dup_pct,

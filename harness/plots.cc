@@ -67,6 +67,10 @@ std::string draw(const PlotSpec& plot, const std::string& dir, netem::CommandLog
     return "";
   }
   std::string stem = dir + "/" + plot.name, png = stem + ".png";
+  if (!absent_or_regular_file(png)) {  // gnuplot would truncate whatever is there
+    *why = png + " exists and is not a regular file, so it was left alone";
+    return "";
+  }
   write_file_atomically(stem + ".dat", data_file(plot));
   write_file_atomically(stem + ".gp", script(plot, stem + ".dat", png));
   netem::CommandResult r = netem::run({"gnuplot", stem + ".gp"}, log);

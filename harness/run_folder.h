@@ -1,6 +1,7 @@
 // A run's folder: results/<timestamp>/ with results.jsonl (appended as each
 // cell ends), commands.log, metadata.json, per-cell folders, and the views;
-// results/latest points at the newest.
+// results/latest points at the newest. A run folder holds one run: a new
+// run goes into a new or empty folder, and only --resume reopens one.
 #pragma once
 
 #include <string>
@@ -11,13 +12,21 @@
 
 namespace rpclab::harness {
 
+enum class FolderUse {
+  kNew,     // a new run: a timestamped folder, or `explicit_dir` if it is absent or empty
+  kResume,  // --resume: `explicit_dir` must already hold a run
+};
+
 class RunFolder {
  public:
-  // A new folder under `results_root` (or `explicit_dir` when given, e.g.
-  // --out or --resume), and results/latest pointed at it.
-  RunFolder(const std::string& results_root, const std::string& explicit_dir);
+  // Opens the run's folder and points results/latest at it. Throws
+  // std::invalid_argument (a usage error) when `explicit_dir` would mix
+  // this run with another run or with files that are not this run's, and
+  // SetupError when the folder cannot be made.
+  RunFolder(const std::string& results_root, const std::string& explicit_dir, FolderUse use);
 
   const std::string& dir() const { return dir_; }
+  // Unique across folders, machines and --out names; kept by a resume.
   const std::string& run_id() const { return run_id_; }
   std::string path(const std::string& name) const { return dir_ + "/" + name; }
   std::string results_path() const { return path("results.jsonl"); }
@@ -26,7 +35,8 @@ class RunFolder {
 
   // One durable line per finished cell: a crash keeps every earlier cell.
   void append(const nlohmann::json& record);
-  void write_metadata(const nlohmann::json& metadata);
+  // Writes metadata.json, with the run_id added.
+  void write_metadata(nlohmann::json metadata);
 
  private:
   std::string dir_;

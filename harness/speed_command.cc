@@ -139,25 +139,25 @@ std::function<int()> add_speed_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--transports", f->transports, "comma-separated transports")->delimiter(',');
   cmd->add_option("--sizes", f->sizes, "payload bytes, e.g. 12,512,8192")->delimiter(',')
-      ->check(CLI::Range(size_t{0}, size_t{16} << 20));
-  cmd->add_option("--clients", f->clients, "parallel clients, e.g. 1,2,4")->delimiter(',')->check(CLI::Range(1, 64));
+      ->check(in_range(size_t{0}, size_t{16} << 20));
+  cmd->add_option("--clients", f->clients, "parallel clients, e.g. 1,2,4")->delimiter(',')->check(in_range(1, 64));
   cmd->add_option("--topologies", f->topologies, "loopback,two-host")->delimiter(',')
       ->check(CLI::IsMember({"loopback", "two-host"}));
   cmd->add_option("--connect", f->connects, "per-call,persistent")->delimiter(',')
       ->check(CLI::IsMember({"persistent", "per-call"}));
-  cmd->add_option("--trials", f->trials, "trials per cell (default 10)")->check(CLI::Range(1, 1000));
+  cmd->add_option("--trials", f->trials, "trials per cell (default 10)")->check(in_range(1, 1000));
   cmd->add_option("--calls-per-trial", f->calls_per_trial, "calls per client per trial (default 100)")
-      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 24));
+      ->check(in_range(uint64_t{1}, uint64_t{1} << 24));
   cmd->add_option("--warmup", f->warmup, "unrecorded calls per client first (default 20)")
-      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 24));
-  cmd->add_option("--timeout", f->timeout_ms, "total time per call in ms (default 10000)")->check(CLI::Range(1, 3600000));
+      ->check(in_range(uint64_t{1}, uint64_t{1} << 24));
+  cmd->add_option("--timeout", f->timeout_ms, "total time per call in ms (default 10000)")->check(in_range(1, 3600000));
   cmd->add_option("--udp-bufsize", f->udp_bufsize, "sunrpc-udp buffer on both sides (default 8800)")
-      ->check(CLI::Range(size_t{1024}, size_t{65536}));
+      ->check(in_range(size_t{1024}, size_t{65536}));
   cmd->add_flag("--calibrate,!--no-calibrate", f->calibrate,
                 "sockperf ping-pong at the same sizes, in the same run (default on; skipped with the reason "
                 "when sockperf is not installed)");
   cmd->add_option("--cell-time-limit", f->run.cell_time_limit_s, "seconds before a cell's clients are stopped")
-      ->check(CLI::Range(10, 24 * 3600))->capture_default_str();
+      ->check(in_range(10, 24 * 3600))->capture_default_str();
   cmd->add_option("--out", f->run.out_dir, "results folder (default results/<timestamp>)");
   cmd->add_option("--resume", f->run.resume_dir, "continue the run in this folder")->check(CLI::ExistingDirectory);
   cmd->add_option("--results-root", f->run.results_root, "where run folders and 'latest' go")->capture_default_str();

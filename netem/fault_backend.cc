@@ -138,6 +138,12 @@ static Choice choose_auto(const FaultSpec& spec, const Capabilities& caps, const
                   (netem_lacks.empty() ? no_uml : "netem and uml-netem cannot do " + words(netem_lacks)));
 }
 
+void check_backend_can_apply(const std::string& requested, const FaultSpec& spec) {
+  Capabilities everything;  // a machine that has every backend, so only what a backend can do is left
+  everything.root = everything.netns = everything.host_netem = everything.nftables = everything.uml = true;
+  choose_backend(requested, spec, everything);
+}
+
 std::unique_ptr<FaultBackend> make_backend(BackendKind kind, const Topology& topology, CommandLog& log) {
   if (topology.kind() != TopologyKind::kTwoHost)
     throw SpecError("faults need the two-host topology: on loopback they would touch the host's own lo");

@@ -49,6 +49,9 @@ struct Choice {
 // cannot do what the spec asks (nftables with delay) or is not available
 // here, saying what is missing and how to get it.
 Choice choose_backend(const std::string& requested, const FaultSpec& spec, const Capabilities& caps);
+// Throws SpecError when `requested` could not apply `spec` on any machine
+// (nftables asked to delay): a usage error, found before any cell runs.
+void check_backend_can_apply(const std::string& requested, const FaultSpec& spec);
 
 // Applies faults to a two-host topology on the kernel this process runs on.
 // kUmlNetem is not a FaultBackend: the harness runs the whole cell inside a

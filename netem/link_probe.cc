@@ -11,9 +11,10 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <stdexcept>
 #include <vector>
+
+#include "core/atomic_file.h"
 
 namespace rpclab::netem {
 
@@ -241,7 +242,7 @@ nlohmann::json run_reflector(const ReflectorOptions& o, const std::atomic<bool>&
     ::close(fd);
     throw std::runtime_error("bind " + o.host + ":" + std::to_string(o.port) + ": " + std::strerror(err));
   }
-  if (!o.ready_file.empty()) std::ofstream(o.ready_file) << "ready\n";
+  if (!o.ready_file.empty()) rpclab::write_file_atomically(o.ready_file, "ready\n");
   std::vector<char> buf(65536);
   std::vector<uint8_t> seen;
   uint64_t received = 0, sent = 0, probes = 0, unique = 0, echoes = 0, stats_requests = 0;

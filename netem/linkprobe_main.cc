@@ -8,8 +8,7 @@
 #include <atomic>
 #include <iostream>
 
-#include <CLI/CLI.hpp>
-
+#include "core/cli_support.h"
 #include "netem/link_probe.h"
 
 namespace {
@@ -17,40 +16,32 @@ namespace {
 std::atomic<bool> g_stop{false};
 void on_signal(int) { g_stop = true; }
 
-void split(const std::string& text, std::string& host, uint16_t& port) {
-  size_t colon = text.rfind(':');
-  if (colon == std::string::npos) throw CLI::ValidationError("expected ADDR:PORT, got " + text);
-  host = text.substr(0, colon);
-  port = static_cast<uint16_t>(std::stoi(text.substr(colon + 1)));
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"rpclab-linkprobe: UDP echo probe measuring loss and duplication per direction"};
+  CLI::App app{"rpclab-linkprobe: UDP echo probe measuring loss and duplication per direction", "rpclab-linkprobe"};
   app.require_subcommand(1);
   std::string listen, to;
   rpclab::netem::ReflectorOptions ro;
   rpclab::netem::SenderOptions so;
   auto* reflect = app.add_subcommand("reflect", "echo every datagram until SIGTERM, then print counts");
-  reflect->add_option("--listen", listen, "ADDR:PORT to bind")->required();
-  reflect->add_option("--ready-file", ro.ready_file, "file written once the socket is bound");
+  reflect->add_option("--listen", listen, "ADDR:PORT to bind")->required()->check(rpclab::host_port());
+  reflect->add_option("--ready-file", ro.ready_file, "file written once the socket is bound (- is standard output)")
+      ->check(rpclab::writable_file());
   auto* send = app.add_subcommand("send", "send numbered probes, count echoes, print both directions");
-  send->add_option("--to", to, "reflector ADDR:PORT")->required();
-  send->add_option("--count", so.count, "probes to send")->check(CLI::Range(1, 100000000));
-  send->add_option("--pps", so.rate_pps, "probes per second")->check(CLI::Range(1.0, 1e7));
-  send->add_option("--size", so.size, "datagram bytes")->check(CLI::Range(24, 65507));
-  send->add_option("--drain-ms", so.drain_ms, "wait for late echoes")->check(CLI::Range(0, 600000));
-  try {
-    app.parse(argc, argv);
-    if (reflect->parsed()) split(listen, ro.host, ro.port);
-    if (send->parsed()) split(to, so.host, so.port);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  } catch (const std::exception& e) {
-    std::cerr << "rpclab-linkprobe: " << e.what() << "\n";
-    return 2;
-  }
+  send->add_option("--to", to, "reflector ADDR:PORT")->required()->check(rpclab::host_port());
+  send->add_option("--count", so.count, "probes to send")->check(rpclab::in_range(1, 100000000))
+      ->capture_default_str();
+  send->add_option("--pps", so.rate_pps, "probes per second")->check(rpclab::in_range(1.0, 1e7))
+      ->capture_default_str();
+  send->add_option("--size", so.size, "datagram bytes")->check(rpclab::in_range(24, 65507))->capture_default_str();
+  send->add_option("--drain-ms", so.drain_ms, "wait for late echoes")->check(rpclab::in_range(0, 600000))
+      ->capture_default_str();
+  rpclab::add_version_flags(app);
+  rpclab::parse_or_exit(app, argc, argv);
+  // Checked while parsing: these cannot fail.
+  if (reflect->parsed()) rpclab::split_host_port(listen, "--listen", &ro.host, &ro.port);
+  if (send->parsed()) rpclab::split_host_port(to, "--to", &so.host, &so.port);
   try {
     if (reflect->parsed()) {
       struct sigaction sa {};
@@ -63,7 +54,7 @@ int main(int argc, char** argv) {
     }
   } catch (const std::exception& e) {
     std::cerr << "rpclab-linkprobe: " << e.what() << "\n";
-    return 1;
+    return rpclab::kExitFailed;
   }
-  return 0;
+  return rpclab::kExitOk;
 }

@@ -4,11 +4,10 @@
 //   rpclab-linktest --faults-backend uml-netem --profile wan --count 2000 --pps 500
 #include <unistd.h>
 
-#include <fstream>
 #include <iostream>
 
-#include <CLI/CLI.hpp>
-
+#include "core/atomic_file.h"
+#include "core/cli_support.h"
 #include "netem/capabilities.h"
 #include "netem/command_runner.h"
 #include "netem/link_test.h"
@@ -24,17 +23,23 @@ std::string self_dir() {
   return path.substr(0, path.rfind('/'));
 }
 
+// The ranges are FaultSpec::validate's; checking them here too makes
+// "--loss abc" say that abc is not a number.
 void add_spec_flags(CLI::App& app, FaultSpec& s, std::string& direction) {
-  app.add_option("--loss", s.loss_pct, "loss percent");
-  app.add_option("--loss-corr", s.loss_corr_pct, "loss correlation percent");
-  app.add_option("--dup", s.dup_pct, "duplication percent");
-  app.add_option("--delay-ms", s.delay_ms, "delay in milliseconds");
-  app.add_option("--jitter-ms", s.jitter_ms, "jitter in milliseconds");
-  app.add_option("--reorder", s.reorder_pct, "reorder percent (needs delay)");
-  app.add_option("--corrupt", s.corrupt_pct, "corrupt percent");
-  app.add_option("--rate", s.rate, "rate limit, e.g. 100mbit");
-  app.add_option("--direction", direction, "to-server | to-client | both");
-  app.add_option("--seed", s.seed, "random seed (applied where the backend can)");
+  auto percent = rpclab::in_range(0.0, 100.0);
+  app.add_option("--loss", s.loss_pct, "loss percent")->check(percent)->capture_default_str();
+  app.add_option("--loss-corr", s.loss_corr_pct, "loss correlation percent")->check(percent)->capture_default_str();
+  app.add_option("--dup", s.dup_pct, "duplication percent")->check(percent)->capture_default_str();
+  app.add_option("--delay-ms", s.delay_ms, "delay in milliseconds")->check(rpclab::in_range(0.0, 60000.0))
+      ->capture_default_str();
+  app.add_option("--jitter-ms", s.jitter_ms, "jitter in milliseconds (at most the delay)")
+      ->check(rpclab::in_range(0.0, 60000.0))->capture_default_str();
+  app.add_option("--reorder", s.reorder_pct, "reorder percent (needs delay)")->check(percent)->capture_default_str();
+  app.add_option("--corrupt", s.corrupt_pct, "corrupt percent")->check(percent)->capture_default_str();
+  app.add_option("--rate", s.rate, "rate limit, e.g. 100mbit (default: none)");
+  app.add_option("--direction", direction, "to-server | to-client | both")
+      ->check(CLI::IsMember({"to-server", "to-client", "both"}))->capture_default_str();
+  app.add_option("--seed", s.seed, "random seed, applied where the backend can (default: none)");
 }
 
 // Datagrams the receiving sockets dropped count as loss at the endpoints
@@ -53,34 +58,37 @@ void warn_if_receivers_fell_behind(const nlohmann::json& result, const rpclab::n
 
 int main(int argc, char** argv) {
   namespace nm = rpclab::netem;
-  CLI::App app{"rpclab-linktest: configured vs measured loss/duplication on a two-host link"};
+  CLI::App app{"rpclab-linktest: configured vs measured loss/duplication on a two-host link", "rpclab-linktest"};
   nm::LinkTestOptions o;
   FaultSpec flags;
-  std::string direction = "both", backend = "auto", profile, spec_json, out, commands_log;
+  std::string direction = "both", backend = "auto", profile, spec_json, out = "-", commands_log;
   int guest_timeout = 300;
   add_spec_flags(app, flags, direction);
   app.add_option("--profile", profile, "a profile in netem/profiles (instead of the fault flags)");
   app.add_option("--spec-json", spec_json, "the fault spec as JSON (used to re-run inside a guest)");
-  app.add_option("--faults-backend", backend, "auto | netem | nftables | uml-netem");
-  app.add_option("--count", o.count, "probes")->check(CLI::Range(1, 10000000));
-  app.add_option("--pps", o.rate_pps, "probes per second")->check(CLI::Range(1.0, 1e6));
-  app.add_option("--size", o.size, "datagram bytes")->check(CLI::Range(24, 65507));
-  app.add_option("--drain-ms", o.drain_ms, "wait for late echoes")->check(CLI::Range(0, 600000));
+  app.add_option("--faults-backend", backend, "auto | netem | nftables | uml-netem")
+      ->check(CLI::IsMember({"auto", "netem", "uml-netem", "nftables"}))->capture_default_str();
+  app.add_option("--count", o.count, "probes")->check(rpclab::in_range(1, 10000000))->capture_default_str();
+  app.add_option("--pps", o.rate_pps, "probes per second")->check(rpclab::in_range(1.0, 1e6))->capture_default_str();
+  app.add_option("--size", o.size, "datagram bytes")->check(rpclab::in_range(24, 65507))->capture_default_str();
+  app.add_option("--drain-ms", o.drain_ms, "wait for late echoes")->check(rpclab::in_range(0, 600000))
+      ->capture_default_str();
   app.add_option("--work-dir", o.work_dir, "where probe outputs go (default: a new /tmp/rpclab-linktest.*)");
   app.add_option("--probe", o.probe_path, "rpclab-linkprobe (default: beside this program)");
-  app.add_option("--out", out, "write the JSON here instead of stdout");
+  app.add_option("--out", out, "write the JSON here (- is standard output)")->check(rpclab::writable_file())
+      ->capture_default_str();
   app.add_option("--commands-log", commands_log, "append every command run, as replayable shell lines");
-  app.add_option("--guest-timeout", guest_timeout, "uml-netem: seconds before the guest is killed");
-  CLI11_PARSE(app, argc, argv);
+  app.add_option("--guest-timeout", guest_timeout, "uml-netem: seconds before the guest is killed")
+      ->check(rpclab::in_range(1, 24 * 3600))->capture_default_str();
+  rpclab::add_version_flags(app);
+  rpclab::parse_or_exit(app, argc, argv);
 
   try {
     if (!spec_json.empty()) o.spec = FaultSpec::from_json(nlohmann::json::parse(spec_json));
     else if (!profile.empty()) o.spec = nm::load_profile(profile);
     else {
       o.spec = flags;
-      auto d = nm::parse_direction(direction);
-      if (!d) throw nm::SpecError("--direction " + direction + ": must be to-server, to-client or both");
-      o.spec.direction = *d;
+      o.spec.direction = *nm::parse_direction(direction);  // checked while parsing
       o.spec.validate();
     }
     auto choice = nm::choose_backend(backend, o.spec, nm::probe_capabilities());
@@ -88,7 +96,7 @@ int main(int argc, char** argv) {
     o.backend = choice.kind;
   } catch (const std::exception& e) {  // SpecError, bad --spec-json
     std::cerr << "rpclab-linktest: " << e.what() << "\n";
-    return 2;
+    return rpclab::kExitUsage;
   }
   if (o.work_dir.empty()) {
     char tmpl[] = "/tmp/rpclab-linktest.XXXXXX";
@@ -100,16 +108,14 @@ int main(int argc, char** argv) {
   try {
     nm::CommandLog log(commands_log);
     nlohmann::json result = nm::run_link_test(o, log);
-    std::string text = result.dump(2);
-    if (out.empty()) std::cout << text << "\n";
-    else std::ofstream(out) << text << "\n";
+    rpclab::write_file_atomically(out, result.dump(2) + "\n");
     warn_if_receivers_fell_behind(result, o);
   } catch (const nm::CommandError& e) {
     std::cerr << "rpclab-linktest: setup failed: " << e.what() << "\n";
-    return 3;
+    return rpclab::kExitSetup;
   } catch (const std::exception& e) {
     std::cerr << "rpclab-linktest: " << e.what() << "\n";
-    return 1;
+    return rpclab::kExitFailed;
   }
-  return 0;
+  return rpclab::kExitOk;
 }

@@ -31,11 +31,12 @@ void add_retry_flags(CLI::App& app, rpclab::AppRetryOptions& o, RetryFlags& f) {
                  "call again after a timeout or a broken connection)")
       ->check(CLI::IsMember({"none", "library", "app"}));
   app.add_flag("--grpc-retry", f.grpc_retry, "the same as --retry-policy library (kept for older command lines)");
-  app.add_option("--app-retries", o.retries, "app: attempts after the first (default 3)")->check(CLI::Range(1, 1000));
+  app.add_option("--app-retries", o.retries, "app: attempts after the first (default 3)")
+      ->check(rpclab::in_range(1, 1000));
   app.add_option("--app-backoff", o.backoff_ms, "app: ms before the first retry, doubled each time (default 50)")
-      ->check(CLI::Range(0, 3600 * 1000));
+      ->check(rpclab::in_range(0, 3600 * 1000));
   app.add_option("--app-backoff-max", o.backoff_max_ms, "app: the longest wait in ms (default 1000)")
-      ->check(CLI::Range(0, 3600 * 1000));
+      ->check(rpclab::in_range(0, 3600 * 1000));
 }
 
 // One handle for the whole plan, or the application's retry loop, which
@@ -89,20 +90,21 @@ int main(int argc, char** argv) {
   int timeout_ms = 0, retry_ms = 0;
   int64_t start_at_ns = 0;
   app.add_option("--transport", options.transport, "one of: " + rpclab::transport_names())->required();
-  app.add_option("--server", server, "ADDR:PORT of the server (with --rpcbind, the port is ignored)")->required();
+  app.add_option("--server", server, "ADDR:PORT of the server (with --rpcbind, the port is ignored)")->required()
+      ->check(rpclab::host_port());
   app.add_option("--op", op_name, "next | echo | null")->check(CLI::IsMember({"next", "echo", "null"}));
-  app.add_option("--calls", plan.calls, "calls to record")->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32));
+  app.add_option("--calls", plan.calls, "calls to record")->check(rpclab::in_range(uint64_t{1}, uint64_t{1} << 32));
   app.add_option("--warmup", plan.warmup, "calls made first and not recorded")
-      ->check(CLI::Range(uint64_t{0}, uint64_t{1} << 32));
-  app.add_option("--size", plan.size, "ECHO payload bytes")->check(CLI::Range(size_t{0}, size_t{16} << 20));
+      ->check(rpclab::in_range(uint64_t{0}, uint64_t{1} << 32));
+  app.add_option("--size", plan.size, "ECHO payload bytes")->check(rpclab::in_range(size_t{0}, size_t{16} << 20));
   app.add_option("--client-id", plan.client_id, "this client's id in the server's ledger");
   app.add_option("--first-seq", plan.first_seq, "first sequence number NEXT sends");
   app.add_option("--timeout", timeout_ms, "total time per call in ms (default: the library's)")
-      ->check(CLI::Range(1, 3600 * 1000));
+      ->check(rpclab::in_range(1, 3600 * 1000));
   app.add_option("--retry-timeout", retry_ms, "sunrpc-udp retransmit interval in ms (default 15000)")
-      ->check(CLI::Range(1, 3600 * 1000));
+      ->check(rpclab::in_range(1, 3600 * 1000));
   app.add_option("--udp-bufsize", options.udp_bufsize, "sunrpc-udp message buffer bytes (default 8800)")
-      ->check(CLI::Range(size_t{1024}, size_t{65536}));
+      ->check(rpclab::in_range(size_t{1024}, size_t{65536}));
   app.add_flag("--drain-stale-replies", options.drain_stale_replies,
                "sunrpc-udp: empty the socket of late replies before each call");
   RetryFlags retry;
@@ -111,8 +113,9 @@ int main(int argc, char** argv) {
   app.add_flag("--rpcbind", options.use_rpcbind, "sunrpc: find the server through rpcbind");
   app.add_option("--connect", connect, "persistent | per-call")->check(CLI::IsMember({"persistent", "per-call"}));
   app.add_option("--start-at", start_at_ns, "CLOCK_REALTIME ns at which recorded calls begin");
-  app.add_option("--record", record_path, "write the call record here (format: docs/results-format.md)")
-      ->check(rpclab::writable_file());
+  app.add_option("--record", record_path, "write the call record here, - for standard output "
+                 "(format: docs/results-format.md)")->check(rpclab::writable_file());
+  rpclab::add_version_flags(app);
   rpclab::parse_or_exit(app, argc, argv);
 
   const rpclab::TransportRow* row = rpclab::find_transport(options.transport);
@@ -121,12 +124,7 @@ int main(int argc, char** argv) {
                  options.transport.c_str(), rpclab::transport_names().c_str());
     return rpclab::kExitUsage;
   }
-  try {
-    rpclab::split_host_port(server, "--server", &options.host, &options.port);
-  } catch (const CLI::ValidationError& e) {
-    std::fprintf(stderr, "rpclab-client: %s\n", e.what());
-    return rpclab::kExitUsage;
-  }
+  rpclab::split_host_port(server, "--server", &options.host, &options.port);  // checked while parsing
   if (timeout_ms) options.timeout_ms = timeout_ms;
   if (retry_ms) options.retry_timeout_ms = retry_ms;
   options.connect = *rpclab::parse_connect_mode(connect);

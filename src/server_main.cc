@@ -56,20 +56,22 @@ int main(int argc, char** argv) {
   std::string listen = "127.0.0.1:0", ledger_path, ready_path, stats_path;
   size_t ledger_mb = rpclab::Ledger::kDefaultMaxBytes >> 20;
   app.add_option("--transport", options.transport, "one of: " + rpclab::transport_names())->required();
-  app.add_option("--listen", listen, "ADDR:PORT to serve on; port 0 picks a free one")->capture_default_str();
-  app.add_option("--ledger", ledger_path, "write the execution ledger here on SIGTERM/SIGINT")
+  app.add_option("--listen", listen, "ADDR:PORT to serve on; port 0 picks a free one")->capture_default_str()
+      ->check(rpclab::host_port());
+  app.add_option("--ledger", ledger_path, "write the execution ledger here on SIGTERM/SIGINT (- is standard output)")
       ->check(rpclab::writable_file());
   app.add_option("--drc", options.drc_entries, "sunrpc-udp: duplicate request cache entries (0 = off)")
-      ->check(CLI::Range(0, 1 << 20));
+      ->check(rpclab::in_range(0, 1 << 20));
   app.add_option("--udp-bufsize", options.udp_bufsize, "sunrpc-udp: message buffer bytes (default 8800)")
-      ->check(CLI::Range(size_t{1024}, size_t{65536}));
+      ->check(rpclab::in_range(size_t{1024}, size_t{65536}));
   app.add_flag("--rpcbind", options.use_rpcbind, "sunrpc: register with the local rpcbind");
   app.add_flag("--tcp-nodelay", options.tcp_nodelay, "sunrpc-tcp, raw-tcp: disable Nagle's algorithm (gRPC always does)");
   app.add_option("--ready-file", ready_path, "write {\"port\":N,\"pid\":P} here once serving")
       ->check(rpclab::writable_file());
   app.add_option("--stats-file", stats_path, "on SIGUSR1, write call counts and CPU time here")
       ->check(rpclab::writable_file());
-  app.add_option("--ledger-max-mb", ledger_mb, "memory cap of the ledger")->check(CLI::Range(1, 65536));
+  app.add_option("--ledger-max-mb", ledger_mb, "memory cap of the ledger")->check(rpclab::in_range(1, 65536));
+  rpclab::add_version_flags(app);
   rpclab::parse_or_exit(app, argc, argv);
 
   if (!rpclab::find_transport(options.transport)) {
@@ -77,12 +79,7 @@ int main(int argc, char** argv) {
                  options.transport.c_str(), rpclab::transport_names().c_str());
     return rpclab::kExitUsage;
   }
-  try {
-    rpclab::split_host_port(listen, "--listen", &options.host, &options.port);
-  } catch (const CLI::ValidationError& e) {
-    std::fprintf(stderr, "rpclab-server: %s\n", e.what());
-    return rpclab::kExitUsage;
-  }
+  rpclab::split_host_port(listen, "--listen", &options.host, &options.port);  // checked while parsing
   raise_fd_limit();
 
   rpclab::ServerCore core(ledger_mb << 20);

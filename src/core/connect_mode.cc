@@ -2,6 +2,7 @@
 // made, through the transport's own make_client.
 #include <functional>
 
+#include "core/inet.h"
 #include "core/transport.h"
 
 namespace rpclab {
@@ -65,10 +66,17 @@ std::optional<ConnectMode> parse_connect_mode(std::string_view name) {
   return std::nullopt;
 }
 
+// The host is resolved here, once, for every transport: a name that does
+// not resolve is a setup failure (SetupError, exit 3) before any call, not
+// an outcome of each call (gRPC resolves lazily and would report every
+// call UNAVAILABLE; clnt_create would report it per handle). The adapters
+// get the address itself, so no call resolves a name again mid-run.
 std::unique_ptr<RpcClient> connect_client(const ClientOptions& options) {
   const TransportRow* row = find_transport(options.transport);
   if (!row) throw SetupError("unknown transport '" + options.transport + "' (known: " + transport_names() + ")");
-  return std::make_unique<ModalClient>(*row, options);
+  ClientOptions resolved = options;
+  resolved.host = resolve_ipv4_text(options.host);
+  return std::make_unique<ModalClient>(*row, resolved);
 }
 
 }  // namespace rpclab

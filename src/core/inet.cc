@@ -35,6 +35,13 @@ sockaddr_in resolve_ipv4(const std::string& host, uint16_t port) {
   return sin;
 }
 
+std::string resolve_ipv4_text(const std::string& host) {
+  sockaddr_in sin = resolve_ipv4(host, 0);
+  char text[INET_ADDRSTRLEN] = {};
+  ::inet_ntop(AF_INET, &sin.sin_addr, text, sizeof text);
+  return text;
+}
+
 int bind_socket(int type, const std::string& host, uint16_t port) {
   sockaddr_in sin = resolve_ipv4(host, port);
   int fd = ::socket(AF_INET, type | SOCK_CLOEXEC, 0);

@@ -10,6 +10,8 @@ namespace rpclab {
 
 // "127.0.0.1" or a host name -> address; throws SetupError naming the host.
 sockaddr_in resolve_ipv4(const std::string& host, uint16_t port);
+// The same, as text: "127.0.0.1" for "localhost".
+std::string resolve_ipv4_text(const std::string& host);
 std::string format_endpoint(const std::string& host, uint16_t port);  // "host:port"
 
 // A socket bound to host:port (port 0 = any), listening when it is a stream.

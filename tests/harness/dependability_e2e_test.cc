@@ -9,7 +9,9 @@
 #include <fstream>
 #include <thread>
 
+#include "core/atomic_file.h"
 #include "harness_e2e_util.h"
+#include "support/nobody_programs.h"
 #include "support/temp_dir.h"
 
 namespace rpclab::test {
@@ -73,15 +75,13 @@ TEST(DependabilityE2E, QuickPresetFindsWhatEachTransportDoes) {
 }
 
 TEST(DependabilityE2E, WithoutRootTheLinkCellsAreSkippedWithTheReason) {
-  if (!is_root()) GTEST_SKIP() << "needs root to drop to an unprivileged user with setpriv";
-  TempDir dir;
-  std::filesystem::permissions(dir.path(), std::filesystem::perms::all);
-  std::vector<std::string> argv = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
-  auto rest = rpclab(dir, {"--preset", "quick", "--calls", "200"});
-  argv.insert(argv.end(), rest.begin(), rest.end());
-  ProcessResult r = run_program(argv, 120s);
+  NobodyPrograms nobody({"rpclab", "rpclab-server", "rpclab-client"});
+  if (!nobody.why_not().empty()) GTEST_SKIP() << nobody.why_not();
+  ProcessResult r = run_program(nobody.argv({"rpclab", "dependability", "--out", nobody.work("run"), "--results-root",
+                                             nobody.work("results"), "--preset", "quick", "--calls", "200"}),
+                                120s);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto records = read_jsonl(dir.file("run/results.jsonl"));
+  auto records = read_jsonl(nobody.work("run/results.jsonl"));
   ASSERT_EQ(records.size(), 7u);
   for (const json& rec : records) {
     if (rec["topology"] == "loopback") {
@@ -128,6 +128,56 @@ TEST(DependabilityE2E, ResumeRunsOnlyWhatIsMissing) {
   ProcessResult refused = run_program(other, 30s);
   EXPECT_EQ(refused.exit_code, 2) << refused.err;
   EXPECT_NE(refused.err.find("holds a run with other cells"), std::string::npos) << refused.err;
+}
+
+// A run folder holds one run. A second run given the same --out used to
+// append its cells to the first run's results.jsonl and replace its
+// metadata.json, so the folder described neither run: it is refused.
+TEST(DependabilityE2E, ASecondRunIntoARunFolderIsRefusedAndTheFirstKept) {
+  TempDir dir;
+  auto one_cell = [&](const std::string& out) {  // the command: one loopback cell
+    return run_program({bin("rpclab"), "dependability", "--preset", "quick", "--tables", "clean", "--transports",
+                        "raw-udp", "--calls", "10", "--results-root", dir.file("results"), "--out", out},
+                       60s);
+  };
+  ProcessResult first = one_cell(dir.file("a/run"));
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  std::string meta = read_whole_file(dir.file("a/run/metadata.json"));
+  std::string results = read_whole_file(dir.file("a/run/results.jsonl"));
+
+  ProcessResult again = one_cell(dir.file("a/run"));
+  EXPECT_EQ(again.exit_code, 2) << again.err;
+  EXPECT_NE(again.err.find("already holds a run"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("--resume " + dir.file("a/run")), std::string::npos) << again.err;
+  EXPECT_EQ(read_whole_file(dir.file("a/run/metadata.json")), meta);
+  EXPECT_EQ(read_whole_file(dir.file("a/run/results.jsonl")), results);
+
+  // Someone else's files: refused, and none of them replaced.
+  std::filesystem::create_directory(dir.file("mine"));
+  std::ofstream(dir.file("mine/report.txt")) << "my own report\n";
+  ProcessResult theirs = one_cell(dir.file("mine"));
+  EXPECT_EQ(theirs.exit_code, 2) << theirs.err;
+  EXPECT_NE(theirs.err.find("is not empty (it holds report.txt)"), std::string::npos) << theirs.err;
+  EXPECT_EQ(read_whole_file(dir.file("mine/report.txt")), "my own report\n");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("mine/results.jsonl")));
+
+  // An empty folder is used. Its run's id differs from the first run's,
+  // though both folders are called "run".
+  std::filesystem::create_directories(dir.file("b/run"));
+  ProcessResult empty = one_cell(dir.file("b/run"));
+  ASSERT_EQ(empty.exit_code, 0) << empty.err;
+  std::string id_a = read_jsonl(dir.file("a/run/results.jsonl")).at(0)["run_id"];
+  std::string id_b = read_jsonl(dir.file("b/run/results.jsonl")).at(0)["run_id"];
+  EXPECT_NE(id_a, id_b);
+  EXPECT_EQ(json::parse(meta)["run_id"], id_a) << "metadata.json names the run its records carry";
+
+  // --resume reopens the folder, and the run keeps its id.
+  ProcessResult resumed = run_program({bin("rpclab"), "dependability", "--preset", "quick", "--tables", "clean",
+                                       "--transports", "raw-udp", "--calls", "10", "--results-root",
+                                       dir.file("results"), "--resume", dir.file("a/run")},
+                                      60s);
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(json::parse(read_whole_file(dir.file("a/run/metadata.json")))["run_id"], id_a);
 }
 
 TEST(DependabilityE2E, CtrlCStopsPromptlyAndKeepsFinishedCells) {

@@ -109,6 +109,74 @@ TEST(Matrix, BadOverridesAreRejected) {
   EXPECT_THROW(apply_overrides(blocks, tables), std::invalid_argument);
 }
 
+// What can be known before a cell runs is refused before any does.
+TEST(Matrix, FewerCallsThanClientsAreRefusedNamingTheFlagThatSetsThem) {
+  auto blocks = dependability_preset("quick");
+  AxisOverrides o;
+  o.blocks = std::vector<std::string>{"clean", "udp-dup"};
+  o.clients = std::vector<int>{1, 8};
+  o.calls = 5;
+  try {
+    apply_overrides(blocks, o);
+    ADD_FAILURE() << "5 calls were shared by 8 clients";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("table clean: 5 calls per cell cannot be shared by 8 clients"),
+              std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("give --calls 8 or more"), std::string::npos) << e.what();
+  }
+  o.calls = 8;
+  o.fault_calls = 7;
+  try {
+    apply_overrides(blocks, o);
+    ADD_FAILURE() << "7 fault calls were shared by 8 clients";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("give --fault-calls 8 or more"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Matrix, AnUnevenSplitIsSaidAndEveryClientGetsItsShare) {
+  auto blocks = dependability_preset("quick");
+  AxisOverrides o;
+  o.blocks = std::vector<std::string>{"clean"};
+  o.clients = std::vector<int>{4};
+  o.calls = 10;
+  apply_overrides(blocks, o);
+  for (const auto& c : expand_dependability(blocks)) EXPECT_EQ(c.calls_per_client, 2u);
+  std::vector<std::string> notes = uneven_splits(blocks);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0], "table clean: 10 calls do not split evenly over 4 clients; each client makes 2, 8 in all");
+  o.calls = 12;
+  blocks = dependability_preset("quick");
+  apply_overrides(blocks, o);
+  EXPECT_TRUE(uneven_splits(blocks).empty());
+  EXPECT_TRUE(uneven_splits(dependability_preset("levy1989")).empty()) << "a preset that drops calls";
+}
+
+TEST(Matrix, TablesNameEveryWordThePresetLacks) {
+  auto blocks = dependability_preset("levy1989");
+  AxisOverrides o;
+  o.blocks = std::vector<std::string>{"load", "lod"};
+  try {
+    apply_overrides(blocks, o);
+    ADD_FAILURE() << "'lod' was ignored";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), "--tables: 'lod' is not a table of this preset (its tables: load, faults)");
+  }
+}
+
+TEST(Matrix, FaultsANamedBackendCanNeverApplyAreRefused) {
+  AxisOverrides o;
+  o.profile = "wan";  // delay and reorder: nftables does loss and duplication only
+  o.faults_backend = "nftables";
+  auto blocks = dependability_preset("quick");
+  EXPECT_THROW(apply_overrides(blocks, o), netem::SpecError);
+  for (const char* can : {"netem", "uml-netem", "auto"}) {
+    o.faults_backend = can;
+    blocks = dependability_preset("quick");
+    EXPECT_NO_THROW(apply_overrides(blocks, o)) << can;
+  }
+}
+
 TEST(CellConfig, JsonRoundTrip) {
   for (const auto& c : expand_dependability(dependability_preset("levy1989"))) {
     CellConfig back = CellConfig::from_json(c.to_json());

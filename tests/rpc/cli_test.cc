@@ -1,11 +1,16 @@
-// A port already taken, for every transport: exit 3, a message naming the
-// address, and the server already there keeps serving. Every other bad
-// input is in one table: tests/hardening/bad_input_test.cc.
+// For every transport: a port already taken (exit 3, a message naming the
+// address, and the server already there keeps serving), and a host name
+// that does not resolve (exit 3 from client and server alike, whatever the
+// connection mode, before any call is made). Every other bad input is in
+// one table: tests/hardening/bad_input_test.cc.
 #include <gtest/gtest.h>
+
+#include <filesystem>
 
 #include "rpc_test_util.h"
 #include "support/process.h"
 #include "support/server_process.h"
+#include "support/temp_dir.h"
 
 namespace rpclab::test {
 namespace {
@@ -25,6 +30,37 @@ TEST_P(PortInUse, ExitsThreeWithAClearMessage) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, PortInUse, testing::ValuesIn(all_transports()), param_name);
+
+// A name under .invalid never resolves (RFC 6761). A transport that turned
+// it into call outcomes would exit 0 with a record of failed calls.
+constexpr const char* kNoSuchHost = "no.such.host.invalid";
+
+class UnresolvableHost : public testing::TestWithParam<std::string> {};
+
+TEST_P(UnresolvableHost, ClientExitsThreeNamingTheHostAndWritesNoRecord) {
+  TempDir dir;
+  for (std::string connect : {"persistent", "per-call"})
+    for (bool rpcbind : {false, true}) {
+      std::vector<std::string> argv = {bin("rpclab-client"), "--transport", GetParam(), "--server",
+                                       std::string(kNoSuchHost) + ":5", "--calls", "1", "--connect", connect,
+                                       "--record", dir.file("record")};
+      if (rpcbind) argv.push_back("--rpcbind");
+      SCOPED_TRACE(GetParam() + " --connect " + connect + (rpcbind ? " --rpcbind" : ""));
+      ProcessResult r = run_program(argv, std::chrono::seconds(30));
+      EXPECT_EQ(r.exit_code, kExitSetup) << r.err;
+      EXPECT_PRED_FORMAT2(testing::IsSubstring, std::string("cannot resolve host '") + kNoSuchHost + "'", r.err);
+      EXPECT_FALSE(std::filesystem::exists(dir.file("record"))) << "a record of calls that were never made";
+    }
+}
+
+TEST_P(UnresolvableHost, ServerExitsThreeNamingTheHost) {
+  ProcessResult r = run_program({bin("rpclab-server"), "--transport", GetParam(), "--listen",
+                                 std::string(kNoSuchHost) + ":0"}, std::chrono::seconds(30));
+  EXPECT_EQ(r.exit_code, kExitSetup) << r.err;
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, std::string("cannot resolve host '") + kNoSuchHost + "'", r.err);
+}
+
+INSTANTIATE_TEST_SUITE_P(Transports, UnresolvableHost, testing::ValuesIn(all_transports()), param_name);
 
 }  // namespace
 }  // namespace rpclab::test

@@ -1,0 +1,50 @@
+#!/bin/bash
+# Inside the fresh root (enter-root.sh), as root with a clean environment:
+# what a new user of rpclab does, in README.md's words. Each step's name,
+# exit code and seconds go to steps.tsv, which run.sh prints at the end.
+# A failed step does not stop the later ones (each says something of its own)
+# except where a later step cannot start without it.
+set -uo pipefail
+here=/opt/fresh-machine
+clone=/root/rpclab
+record=$here/steps.tsv
+: >"$record"
+
+step() {
+  local name=$1 t0 rc
+  shift
+  printf '\n=== fresh-machine step: %s (%s)\n' "$name" "$(date -u +%T)"
+  t0=$(date +%s)
+  "$@"
+  rc=$?
+  printf '%s\t%s\t%s\n' "$name" "$rc" "$(( $(date +%s) - t0 ))" >>"$record"
+  printf '=== fresh-machine step: %s: exit %s in %s s\n' "$name" "$rc" "$(( $(date +%s) - t0 ))"
+  return "$rc"
+}
+
+starts_without_make() {
+  echo "Debian $(cat /etc/debian_version); /root is $(stat -c %a /root); make is $(command -v make || echo absent)"
+  [[ $(stat -c %a /root) == 700 ]] && ! command -v make >/dev/null
+}
+
+# The network namespaces the tests and the run made are theirs to remove
+# (`ip netns add` names each in /run/netns). Any left is a failure, and is
+# removed here.
+no_namespaces_left() {
+  local left
+  left=$(ls -A /run/netns 2>/dev/null)
+  echo "network namespaces in /run/netns: ${left:-none}"
+  [[ -z $left ]] && return 0
+  for ns in $left; do ip netns delete "$ns"; done
+  return 1
+}
+
+step "a new Debian 12: /root 0700, no make" starts_without_make
+step "README: $(cat "$here/install-first")" bash -c "$(cat "$here/install-first")" || exit 1
+step "git clone (the commit under test) into /root" git clone -q "$here/rpclab.bundle" "$clone" || exit 1
+cd "$clone" || exit 1
+git -c advice.detachedHead=false checkout -q "$(cat "$here/commit")" || exit 1
+step "make test" make test
+step "make run-dependability PRESET=quick" make run-dependability PRESET=quick
+step "no network namespace left" no_namespaces_left
+exit 0
