@@ -1,7 +1,8 @@
 // Who makes the faults: tc netem on the host kernel, tc netem inside a
 // user-mode-linux guest (for kernels without sch_netem), or nftables
-// (loss and duplication only, on the host kernel). The one that ran is
-// written into every result.
+// (loss and duplication, partitions and resets, on the host kernel).
+// Which can apply what is a column of the field and event tables. The one
+// that ran is written into every result.
 #pragma once
 
 #include <cstdint>

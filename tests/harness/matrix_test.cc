@@ -166,7 +166,7 @@ TEST(Matrix, TablesNameEveryWordThePresetLacks) {
 
 TEST(Matrix, FaultsANamedBackendCanNeverApplyAreRefused) {
   AxisOverrides o;
-  o.profile = "wan";  // delay and reorder: nftables does loss and duplication only
+  o.profile = "wan";  // delay and reorder: nftables cannot apply them
   o.faults_backend = "nftables";
   auto blocks = dependability_preset("quick");
   EXPECT_THROW(apply_overrides(blocks, o), netem::SpecError);
