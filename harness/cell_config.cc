@@ -21,26 +21,30 @@ std::optional<T> optional_from(const nlohmann::json& j, const char* key) {
 }  // namespace
 
 nlohmann::json CellConfig::to_json() const {
-  return {{"experiment", experiment},
-          {"block", block},
-          {"transport", transport},
-          {"topology", netem::topology_name(topology)},
-          {"connect", std::string(connect_mode_name(connect))},
-          {"clients", clients},
-          {"calls_per_client", calls_per_client},
-          {"hogs", hogs},
-          {"faults", faults.to_json()},
-          {"faults_backend", faults_backend},
-          {"drc", drc},
-          {"retry_timeout_ms", optional_json(retry_timeout_ms)},
-          {"timeout_ms", optional_json(timeout_ms)},
-          {"drain_stale_replies", drain_stale_replies},
-          {"grpc_retry", grpc_retry},
-          {"pin", pin},
-          {"udp_bufsize", udp_bufsize},
-          {"size", size},
-          {"trials", trials},
-          {"warmup", warmup}};
+  nlohmann::json j = {{"experiment", experiment},
+                      {"block", block},
+                      {"transport", transport},
+                      {"topology", netem::topology_name(topology)},
+                      {"connect", std::string(connect_mode_name(connect))},
+                      {"clients", clients},
+                      {"calls_per_client", calls_per_client},
+                      {"hogs", hogs},
+                      {"faults", faults.to_json()},
+                      {"faults_backend", faults_backend},
+                      {"drc", drc},
+                      {"retry_timeout_ms", optional_json(retry_timeout_ms)},
+                      {"timeout_ms", optional_json(timeout_ms)},
+                      {"drain_stale_replies", drain_stale_replies},
+                      {"grpc_retry", grpc_retry},
+                      {"pin", pin},
+                      {"udp_bufsize", udp_bufsize},
+                      {"size", size},
+                      {"trials", trials},
+                      {"warmup", warmup}};
+  // Only when on, so the cells of runs made before the flag keep their
+  // identity (--resume matches on it).
+  if (at_most_once) j["at_most_once"] = true;
+  return j;
 }
 
 CellConfig CellConfig::from_json(const nlohmann::json& j) {
@@ -64,6 +68,7 @@ CellConfig CellConfig::from_json(const nlohmann::json& j) {
     c.timeout_ms = optional_from<int>(j, "timeout_ms");
     c.drain_stale_replies = j.at("drain_stale_replies").get<bool>();
     c.grpc_retry = j.at("grpc_retry").get<bool>();
+    c.at_most_once = j.value("at_most_once", false);
     c.pin = j.at("pin").get<bool>();
     c.udp_bufsize = j.at("udp_bufsize").get<size_t>();
     c.size = j.at("size").get<size_t>();
@@ -85,6 +90,7 @@ std::string CellConfig::label() const {
   if (drc) s += " drc";
   if (drain_stale_replies) s += " drain";
   if (grpc_retry) s += " retry-policy";
+  if (at_most_once) s += " at-most-once";
   return s;
 }
 

@@ -33,6 +33,7 @@ struct CellConfig {
   std::optional<int> timeout_ms;          // unset = the library default
   bool drain_stale_replies = false;
   bool grpc_retry = false;
+  bool at_most_once = false;              // the server answers repeats from its table (all transports)
   bool pin = true;                        // server+hogs on CPU 0, clients on the rest
   size_t udp_bufsize = 0;
 

@@ -1,6 +1,7 @@
 #include "harness/cell_processes.h"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -8,6 +9,7 @@
 #include <thread>
 
 #include "core/atomic_file.h"
+#include "core/journal_reader.h"
 #include "harness/cell_failure.h"
 
 namespace rpclab::harness {
@@ -38,6 +40,10 @@ std::vector<std::string> server_argv(const CellConfig& cell, const std::string& 
                                    "--listen", address + ":0", "--ledger", files.path("ledger.bin"),
                                    "--ready-file", files.path("server.ready"), "--stats-file",
                                    files.path("server.stats")};
+  // Dependability cells always journal: it costs a few percent per call
+  // (docs/architecture.md) and keeps the executions of a server that dies.
+  if (cell.experiment == "dependability") argv.insert(argv.end(), {"--journal", files.path("journal.bin")});
+  if (cell.at_most_once) argv.push_back("--at-most-once");
   if (cell.drc) argv.insert(argv.end(), {"--drc", std::to_string(cell.drc)});
   if (cell.udp_bufsize) argv.insert(argv.end(), {"--udp-bufsize", std::to_string(cell.udp_bufsize)});
   return argv;
@@ -140,8 +146,24 @@ Ledger ServerUnderTest::stop_and_read_ledger() {
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     throw CellFailure(fmt::format("server did not stop cleanly ({}): {}", netem::describe_wait_status(status),
                                   log_tail(files_.path("server.log"))));
+  return read_ledger();
+}
+
+// The journal is the record of what ran, durable even when a server dies
+// (then it is all there is); after a clean stop the server's own ledger.bin
+// must say the same, or one of the two is wrong and the cell is not to be
+// trusted.
+Ledger ServerUnderTest::read_ledger() const {
+  auto exists = [&](const char* name) { return ::access(files_.path(name).c_str(), F_OK) == 0; };
   try {
-    return Ledger::read_file(files_.path("ledger.bin"));
+    if (!exists("journal.bin")) return Ledger::read_file(files_.path("ledger.bin"));
+    Ledger journaled = read_journal_ledger(files_.path("journal.bin"));
+    if (exists("ledger.bin") &&
+        journaled.serialize() != Ledger::read_file(files_.path("ledger.bin")).serialize())
+      throw CellFailure("the server's ledger.bin and its journal.bin disagree on what ran");
+    return journaled;
+  } catch (const CellFailure&) {
+    throw;
   } catch (const std::exception& e) {
     throw CellFailure(std::string("cannot read the server's ledger: ") + e.what());
   }

@@ -52,10 +52,13 @@ class ServerUnderTest {
   // Counters and CPU time so far (SIGUSR1 -> stats file); nullopt if no answer.
   std::optional<nlohmann::json> stats();
   void check_alive();  // throws CellFailure if the server has died
-  // SIGTERM, then reads the ledger it wrote. Throws CellFailure.
+  // SIGTERM, then the ledger: from the journal, checked against the
+  // ledger.bin the server wrote. Throws CellFailure.
   Ledger stop_and_read_ledger();
 
  private:
+  Ledger read_ledger() const;
+
   const CellFiles& files_;
   std::string address_;
   uint16_t port_ = 0;

@@ -80,7 +80,7 @@ AxisOverrides overrides(const Flags& f) {
 
 void print_views(const RunFolder& folder, netem::CommandLog& log) {
   std::vector<std::string> warnings;
-  std::vector<nlohmann::json> records = read_records(folder.results_path(), &warnings);
+  std::vector<nlohmann::json> records = latest_per_cell(read_records(folder.results_path(), &warnings));
   std::string report = dependability_report(records, source_dir() + "/docs/data");
   write_file_atomically(folder.path("report.txt"), report);
   write_file_atomically(folder.path("results.csv"), records_to_csv(records));

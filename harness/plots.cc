@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <iterator>
 #include <map>
+#include <set>
 
 #include "core/atomic_file.h"
 #include "harness/dependability_report.h"
@@ -20,6 +23,13 @@ std::string gp_quote(const std::string& s) {
   return q + "\"";
 }
 
+// gnuplot's single quotes take everything literally but a doubled quote.
+std::string gp_single_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("''") : std::string(1, c);
+  return q + "'";
+}
+
 std::string data_file(const PlotSpec& plot) {
   std::string out;
   for (const Series& s : plot.series) {
@@ -30,23 +40,54 @@ std::string data_file(const PlotSpec& plot) {
   return out;
 }
 
-std::string script(const PlotSpec& plot, const std::string& dat, const std::string& png) {
+// Open markers of falling size, so that series on the same points (all
+// zero, say) still show one inside another.
+std::string marker(size_t i) {
+  static const int kOpenPoints[] = {6, 4, 8, 12, 10, 14};
+  return fmt::format("pt {} ps {:.1f}", kOpenPoints[i % std::size(kOpenPoints)], std::max(1.0, 2.2 - 0.3 * double(i)));
+}
+
+// Ticks at the counts measured and nowhere else (no 1.5 clients), and a
+// range from the data, never below 0 hogs or clients.
+std::string count_axis(const PlotSpec& plot) {
+  std::set<long long> xs;
+  for (const Series& s : plot.series)
+    for (double x : s.x) xs.insert(std::llround(x));
+  double lo = double(*xs.begin()), hi = double(*xs.rbegin()), pad = std::max(0.5, 0.05 * (hi - lo));
+  std::vector<std::string> tics;
+  for (long long x : xs) tics.push_back(fmt::format("{}", x));
+  return fmt::format("set xtics ({})\nset xrange [{}:{}]\n", fmt::join(tics, ", "), std::max(0.0, lo - pad), hi + pad);
+}
+
+std::string category_axis(const PlotSpec& plot) {
+  std::string gp = "set xtics (";
+  for (size_t i = 0; i < plot.xtics.size(); ++i) gp += fmt::format("{}{} {}", i ? ", " : "", gp_quote(plot.xtics[i]), i);
+  return gp + fmt::format(") rotate by -30\nset xrange [-0.5:{}]\n", double(plot.xtics.size()) - 0.5);
+}
+
+// Series i of n, set beside the others inside its category.
+std::string using_columns(const PlotSpec& plot, size_t i) {
+  if (plot.x != XAxis::kCategory) return "1:2:3:4";
+  double width = std::min(0.15, 0.6 / double(plot.series.size()));
+  return fmt::format("($1{:+.3f}):2:3:4", (double(i) - double(plot.series.size() - 1) / 2) * width);
+}
+
+std::string script(const PlotSpec& plot) {
   std::string gp = fmt::format(
+      "# Redraw in the run folder with: gnuplot {}.gp\n"
       "set terminal pngcairo size 1000,650 noenhanced\nset output {}\nset title {}\nset xlabel {}\nset ylabel {}\n"
       "set key outside bottom center horizontal\nset grid\n",
-      gp_quote(png), gp_quote(plot.title), gp_quote(plot.xlabel), gp_quote(plot.ylabel));
+      plot.name, gp_quote(plot.name + ".png"), gp_quote(plot.title), gp_quote(plot.xlabel), gp_quote(plot.ylabel));
   // A log axis would otherwise run on to the next decade: 1e7 for a 1 MiB point.
   if (plot.logx) gp += "set logscale x\nset autoscale xfix\nset offsets graph 0.04, graph 0.04, 0, 0\n";
-  if (plot.logy) gp += "set logscale y\n";
-  if (!plot.xtics.empty()) {
-    gp += "set xtics (";
-    for (size_t i = 0; i < plot.xtics.size(); ++i) gp += fmt::format("{}{} {}", i ? ", " : "", gp_quote(plot.xtics[i]), i);
-    gp += ") rotate by -30\nset xrange [-0.5:" + std::to_string(plot.xtics.size()) + "]\n";
-  }
+  gp += plot.logy ? "set logscale y\n" : "set yrange [0:*]\n";
+  if (plot.x == XAxis::kCount) gp += count_axis(plot);
+  if (plot.x == XAxis::kCategory) gp += category_axis(plot);
+  const char* style = plot.x == XAxis::kCategory ? "yerrorbars" : "yerrorlines";
   gp += "plot ";
   for (size_t i = 0; i < plot.series.size(); ++i)
-    gp += fmt::format("{}{} index {} using 1:2:3:4 with yerrorlines title {}", i ? ", \\\n     " : "", gp_quote(dat), i,
-                      gp_quote(plot.series[i].title));
+    gp += fmt::format("{}{} index {} using {} with {} {} title {}", i ? ", \\\n     " : "", gp_quote(plot.name + ".dat"),
+                      i, using_columns(plot, i), style, marker(i), gp_quote(plot.series[i].title));
   return gp + "\n";
 }
 
@@ -72,8 +113,8 @@ std::string draw(const PlotSpec& plot, const std::string& dir, netem::CommandLog
     return "";
   }
   write_file_atomically(stem + ".dat", data_file(plot));
-  write_file_atomically(stem + ".gp", script(plot, stem + ".dat", png));
-  netem::CommandResult r = netem::run({"gnuplot", stem + ".gp"}, log);
+  write_file_atomically(stem + ".gp", script(plot));
+  netem::CommandResult r = netem::run({"gnuplot", "-e", "cd " + gp_single_quote(dir), plot.name + ".gp"}, log);
   if (r.exit_code != 0) {
     *why = fmt::format("gnuplot failed for {} (exit {}): {} (is gnuplot-nox installed?)", plot.name, r.exit_code, r.err);
     return "";
@@ -84,9 +125,9 @@ std::string draw(const PlotSpec& plot, const std::string& dir, netem::CommandLog
 std::vector<std::string> dependability_plots(const std::vector<json>& records, const std::string& dir,
                                              netem::CommandLog& log, std::vector<std::string>* notes) {
   PlotSpec by_load{"silent-vs-load", "Silent errors vs server load (no network faults)", "CPU hogs on the server's CPU",
-                   "silent errors per 1,000,000 calls"};
+                   "silent errors per 1,000,000 calls", XAxis::kCount};
   PlotSpec by_faults{"silent-vs-faults", "Silent errors vs loss and duplication (load 0, two-host link)", "",
-                     "silent errors per 1,000,000 calls"};
+                     "silent errors per 1,000,000 calls", XAxis::kCategory};
   std::map<std::string, size_t> load_series, fault_series;
   for (const json& r : records) {
     if (r.value("experiment", "") != "dependability" || r.value("status", "") != "ok") continue;

@@ -1,5 +1,6 @@
 // Plots as PNG under the run folder, drawn by gnuplot from data files the
-// harness writes beside them (so a person can redraw them).
+// harness writes beside them. The scripts name their files relative to the
+// run folder, so a copied folder redraws with `gnuplot NAME.gp` inside it.
 #pragma once
 
 #include <string>
@@ -17,11 +18,21 @@ struct Series {
   std::vector<double> x, y, low, high;
 };
 
+// What the x axis holds, which decides its ticks, its range and whether
+// points are joined:
+// - a measure (payload bytes): a linear or log axis ending at the data;
+// - a count (hogs, clients): ticks only at the counts measured, a range
+//   that never goes below 0, points joined along the count;
+// - categories (fault settings): one label each, points not joined, and
+//   the series set side by side within a category so none hides another.
+enum class XAxis { kMeasure, kCount, kCategory };
+
 struct PlotSpec {
   std::string name;      // file stem: <dir>/<name>.png, .dat, .gp
   std::string title, xlabel, ylabel;
-  bool logx = false, logy = false;
-  std::vector<std::string> xtics;  // categorical labels for x = 0, 1, 2...
+  XAxis x = XAxis::kMeasure;
+  bool logx = false, logy = false;  // a linear y axis starts at 0: every y here is a rate, a count or a time
+  std::vector<std::string> xtics;   // kCategory: the labels of x = 0, 1, 2...
   std::vector<Series> series;
 };
 

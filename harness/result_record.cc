@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include <fstream>
+#include <map>
 
 #include "netem/fault_spec.h"
 
@@ -100,6 +101,17 @@ std::vector<nlohmann::json> read_records(const std::string& path, std::vector<st
     }
   }
   return records;
+}
+
+std::vector<nlohmann::json> latest_per_cell(const std::vector<nlohmann::json>& records) {
+  std::vector<nlohmann::json> latest;
+  std::map<std::string, size_t> at;  // cell identity -> its place in `latest`
+  for (const nlohmann::json& r : records) {
+    auto [it, first] = at.emplace(r.at("cell").dump(), latest.size());
+    if (first) latest.push_back(r);
+    else latest[it->second] = r;
+  }
+  return latest;
 }
 
 }  // namespace rpclab::harness

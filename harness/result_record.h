@@ -19,13 +19,19 @@ inline constexpr int kRecordVersion = 1;
 nlohmann::json base_record(const CellConfig& cell, const std::string& run_id);
 void mark(nlohmann::json& record, const std::string& status, const std::string& reason);
 
-// Every field issues 4 and 5 promise, present in every record: a cell that
-// was skipped or failed carries them as null rather than leaving them out.
+// Every field docs/results-format.md marks stable, present in every record:
+// a cell that was skipped or failed carries them as null rather than
+// leaving them out, so tools can read every record alike.
 void add_promised_fields(nlohmann::json& record);
 
 // Reads results.jsonl; a torn last line (a crash mid-write) is skipped and
 // reported through `warnings`, never fatal.
 std::vector<nlohmann::json> read_records(const std::string& path, std::vector<std::string>* warnings);
+
+// Each cell's last record, in the order the cells first appear. A resumed
+// run appends a new record for a cell that was skipped or failed before;
+// results.jsonl keeps both, and the views show the newer one.
+std::vector<nlohmann::json> latest_per_cell(const std::vector<nlohmann::json>& records);
 
 std::string iso8601_now();
 

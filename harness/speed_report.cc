@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "harness/latency_order.h"
 #include "harness/plots.h"
 #include "harness/stats.h"
 #include "harness/text_table.h"
@@ -91,21 +92,12 @@ std::string levy_table(const std::vector<json>& records, const std::string& data
          t.render();
 }
 
-// "raw-udp < sunrpc-udp < raw-tcp = sunrpc-tcp < grpc": ordered by mean;
-// '<' where Welch's test separates neighbours at alpha 0.01, '=' where not.
-std::string ordering(std::vector<const json*> group) {
-  std::sort(group.begin(), group.end(),
-            [](const json* a, const json* b) { return a->value("mean_us", 0.0) < b->value("mean_us", 0.0); });
-  std::string out;
-  for (size_t i = 0; i < group.size(); ++i) {
-    if (i) {
-      auto a = group[i - 1]->at("trial_means_us").get<std::vector<double>>();
-      auto b = group[i]->at("trial_means_us").get<std::vector<double>>();
-      out += welch_t_test(a, b).significant(0.01) ? " < " : " = ";
-    }
-    out += group[i]->value("transport", "");
-  }
-  return out;
+std::string ordering(const std::vector<const json*>& group) {
+  std::vector<TimedTransport> timed;
+  for (const json* r : group)
+    timed.push_back({r->value("transport", ""), r->value("mean_us", 0.0),
+                     r->value("trial_means_us", std::vector<double>{})});
+  return latency_order(timed, 0.01);
 }
 
 std::string percentile_table(const std::vector<json>& records, const std::string& topo, const std::string& mode,
@@ -135,7 +127,9 @@ std::string percentile_table(const std::vector<json>& records, const std::string
                                 "* = the trial means differ from the floor's by Welch's t-test at alpha 0.01):\n\n",
                                 mode, topo) +
                     t.render();
-  out += "\nOrder by mean latency ('<' significant at alpha 0.01, '=' not):\n";
+  out += "\nOrder by mean latency (Welch's t-test on the trial means, alpha 0.01): '<' = every transport before it "
+         "is\nsignificantly faster than every one after it; ',' = not separated; significant pairs inside a group "
+         "follow it:\n";
   for (const auto& [key, group] : groups)
     out += fmt::format("  {} client(s), {:>4}: {}\n", key.first, size_label(key.second), ordering(group));
   return out;
@@ -213,9 +207,9 @@ SpeedReport speed_report(const std::vector<json>& records, const std::string& da
 std::vector<std::string> speed_plots(const std::vector<json>& records, const std::string& dir, netem::CommandLog& log,
                                      std::vector<std::string>* notes) {
   PlotSpec by_size{"latency-vs-size", "Call latency vs payload size (loopback, persistent, 1 client; bars p50..p99)",
-                   "payload bytes", "microseconds per call", true, true};
+                   "payload bytes", "microseconds per call", XAxis::kMeasure, true, true};
   PlotSpec by_clients{"throughput-vs-clients", "Throughput vs parallel clients (loopback, persistent, 12 B)",
-                      "parallel clients", "calls per second (all clients)"};
+                      "parallel clients", "calls per second (all clients)", XAxis::kCount};
   std::map<std::string, size_t> size_series, client_series;
   for (const json& r : records) {
     if (!measured(r) || calibration(r) || topology(r) != "loopback" || connect(r) != "persistent") continue;

@@ -1,11 +1,8 @@
 #include "netem/capabilities.h"
 
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "netem/command_runner.h"
 #include "netem/topology.h"
@@ -57,21 +54,12 @@ void probe_uml(Capabilities& c) {
     c.notes.push_back("uml-netem: rpclab-uml-xstate.so not built; on AVX-512 hosts the guest panics at boot");
 }
 
-void add_skip_notes(Capabilities& c) {
-  utsname u{};
-  ::uname(&u);
-  if (!c.root) c.notes.push_back("not root: two-host topology and every fault test are skipped (loopback only)");
-  else if (!c.netns) c.notes.push_back("`ip netns add` fails: two-host topology and fault tests are skipped");
-  if (c.root && !c.host_netem)
-    c.notes.push_back(fmt::format("netem backend: kernel {} has no sch_netem; auto uses nftables for loss/dup-only "
-                                  "specs and uml-netem for the rest", u.release));
-  if (c.root && !c.nftables) c.notes.push_back("nftables backend: nft netdev ingress/egress with dup/numgen fails here");
-  if (!c.rpcbind) c.notes.push_back("rpcbind/rpcinfo missing: the rpcbind test of make test is skipped (install rpcbind)");
-  if (!c.sockperf) c.notes.push_back("sockperf missing: the speed run's raw-socket calibration is skipped");
-  if (!c.gnuplot) c.notes.push_back("gnuplot missing: plots are skipped (tables and CSV are still written)");
+// Asks the local portmapper, as `rpclab-server --rpcbind` would. rpcinfo
+// waits up to a minute for a portmapper that accepts and never answers.
+std::optional<bool> rpcbind_answers(CommandLog& log) {
+  if (!installed("rpcinfo")) return std::nullopt;
+  return ok({"timeout", "5", tool_path("rpcinfo"), "-p"}, log);
 }
-
-const char* yes_no(bool b) { return b ? "yes" : "no"; }
 
 }  // namespace
 
@@ -81,38 +69,13 @@ Capabilities probe_capabilities() {
   c.root = ::geteuid() == 0;
   if (c.root) probe_kernel(c, log);
   probe_uml(c);
-  c.rpcbind = installed("rpcbind") && installed("rpcinfo");
+  c.rpcbind_installed = installed("rpcbind") && installed("rpcinfo");
+  c.rpcbind_running = rpcbind_answers(log);
   c.sockperf = installed("sockperf");
   c.gnuplot = installed("gnuplot");
   c.cpus = static_cast<int>(std::thread::hardware_concurrency());
   if (c.cpus < 1) c.cpus = 1;
-  add_skip_notes(c);
   return c;
-}
-
-std::string describe(const Capabilities& c) {
-  utsname u{};
-  ::uname(&u);
-  std::string out = fmt::format("rpclab doctor: what this machine can do (kernel {}, {} CPUs)\n", u.release, c.cpus);
-  auto row = [&out](const char* what, bool v, const std::string& detail = "") {
-    out += fmt::format("  {:<28}{}{}\n", what, yes_no(v), detail.empty() ? "" : "  (" + detail + ")");
-  };
-  row("root", c.root);
-  row("network namespaces", c.netns);
-  row("netem in the host kernel", c.host_netem);
-  row("nftables netdev (loss, dup)", c.nftables);
-  row("user-mode-linux + netem", c.uml, c.uml_kernel.empty() ? "" : "guest kernel " + c.uml_kernel);
-  row("rpcbind + rpcinfo", c.rpcbind);
-  row("sockperf", c.sockperf);
-  row("gnuplot", c.gnuplot);
-  std::vector<std::string> backends;
-  if (c.host_netem) backends.push_back("netem");
-  if (c.root && c.uml) backends.push_back("uml-netem");
-  if (c.nftables) backends.push_back("nftables");
-  out += fmt::format("fault backends usable: {}\n", backends.empty() ? "none" : fmt::format("{}", fmt::join(backends, ", ")));
-  if (!c.notes.empty()) out += "skipped, and why:\n";
-  for (const auto& n : c.notes) out += "  - " + n + "\n";
-  return out;
 }
 
 }  // namespace rpclab::netem

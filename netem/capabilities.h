@@ -2,23 +2,28 @@
 // backend from it and `rpclab doctor` prints it.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace rpclab::netem {
 
+// Each kernel feature is tried for real, in a throwaway namespace, and only
+// as root; without root (or without a namespace to try in) it stays false
+// and `describe` says it was not checked rather than "no".
 struct Capabilities {
   bool root = false;              // effective uid 0 (capabilities alone are not checked)
-  bool netns = false;             // `ip netns add` works
-  bool host_netem = false;        // sch_netem loads on this kernel
-  bool nftables = false;          // nft with the netdev family works here
-  bool uml = false;               // /usr/bin/linux.uml and its netem/veth modules exist
+  bool netns = false;             // `ip netns add` works (tried as root only)
+  bool host_netem = false;        // a netem qdisc can be added (tried in that namespace only)
+  bool nftables = false;          // nft with the netdev family works here (tried in that namespace only)
+  bool uml = false;               // /usr/bin/linux.uml, its netem/veth modules and busybox exist (not booted)
   std::string uml_kernel;         // e.g. "6.1.176"
-  bool rpcbind = false;           // rpcbind and rpcinfo are installed
-  bool sockperf = false;
-  bool gnuplot = false;
+  bool rpcbind_installed = false;       // rpcbind and rpcinfo are installed
+  std::optional<bool> rpcbind_running;  // a portmapper answers `rpcinfo -p`; unset when rpcinfo is missing
+  bool sockperf = false;          // installed (not run)
+  bool gnuplot = false;           // installed (not run)
   int cpus = 1;
-  std::vector<std::string> notes;  // what will be skipped and why, one line each
+  std::vector<std::string> notes;  // what the probe found missing for uml-netem, one line each
 };
 
 Capabilities probe_capabilities();

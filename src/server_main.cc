@@ -9,6 +9,7 @@
 
 #include "core/atomic_file.h"
 #include "core/cli_support.h"
+#include "core/journal_reader.h"
 #include "core/signal_watcher.h"
 #include "core/transport.h"
 
@@ -34,7 +35,8 @@ void write_stats(const std::string& path, const rpclab::ServerCore& core, int* g
   nlohmann::json stats = {{"generation", ++*generation}, {"null_calls", c.null_calls},
                           {"next_calls", c.next_calls},  {"echo_calls", c.echo_calls},
                           {"mismatches", c.mismatches},  {"cpu_user_us", cpu_us(ru.ru_utime)},
-                          {"cpu_sys_us", cpu_us(ru.ru_stime)}};
+                          {"cpu_sys_us", cpu_us(ru.ru_stime)}, {"answered_from_table", c.answered_from_table},
+                          {"refused_stale", c.refused_stale}};
   rpclab::write_file_atomically(path, stats.dump() + "\n");
 }
 
@@ -55,6 +57,8 @@ int main(int argc, char** argv) {
   rpclab::ServerOptions options;
   std::string listen = "127.0.0.1:0", ledger_path, ready_path, stats_path;
   size_t ledger_mb = rpclab::Ledger::kDefaultMaxBytes >> 20;
+  rpclab::ServerCoreOptions core_options;
+  size_t journal_mb = rpclab::Journal::kDefaultMaxBytes >> 20;
   app.add_option("--transport", options.transport, "one of: " + rpclab::transport_names())->required();
   app.add_option("--listen", listen, "ADDR:PORT to serve on; port 0 picks a free one")->capture_default_str()
       ->check(rpclab::host_port());
@@ -71,6 +75,13 @@ int main(int argc, char** argv) {
   app.add_option("--stats-file", stats_path, "on SIGUSR1, write call counts and CPU time here")
       ->check(rpclab::writable_file());
   app.add_option("--ledger-max-mb", ledger_mb, "memory cap of the ledger")->check(rpclab::in_range(1, 65536));
+  app.add_option("--journal", core_options.journal_path,
+                 "durable execution journal: one record per NEXT, sealed before the reply; an existing one is "
+                 "continued (docs/results-format.md)")
+      ->check(rpclab::mappable_file());
+  app.add_option("--journal-max-mb", journal_mb, "size cap of a new journal")->check(rpclab::in_range(1, 65536));
+  app.add_flag("--at-most-once", core_options.at_most_once,
+               "answer a repeated (client id, seq) from the last reply instead of running it again");
   rpclab::add_version_flags(app);
   rpclab::parse_or_exit(app, argc, argv);
 
@@ -82,7 +93,20 @@ int main(int argc, char** argv) {
   rpclab::split_host_port(listen, "--listen", &options.host, &options.port);  // checked while parsing
   raise_fd_limit();
 
-  rpclab::ServerCore core(ledger_mb << 20);
+  core_options.ledger_max_bytes = ledger_mb << 20;
+  core_options.journal_max_bytes = journal_mb << 20;
+  core_options.transport = options.transport;
+  std::unique_ptr<rpclab::ServerCore> core_holder;
+  try {
+    core_holder = std::make_unique<rpclab::ServerCore>(core_options);
+  } catch (const rpclab::JournalError& e) {
+    std::fprintf(stderr, "rpclab-server: --journal: %s\n", e.what());
+    return rpclab::kExitUsage;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rpclab-server: %s\n", e.what());
+    return rpclab::kExitSetup;
+  }
+  rpclab::ServerCore& core = *core_holder;
   int generation = 0;
   rpclab::SignalWatcher signals([&] {
     if (!stats_path.empty()) write_stats(stats_path, core, &generation);

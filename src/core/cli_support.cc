@@ -1,5 +1,7 @@
 #include "core/cli_support.h"
 
+#include <sys/stat.h>
+
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -62,6 +64,21 @@ void parse_or_exit(CLI::App& app, int argc, char** argv) {
 
 CLI::Validator writable_file() {
   return CLI::Validator([](std::string& path) { return output_path_problem(path); }, "FILE");
+}
+
+// A file mapped into memory (the journal) must be a regular file: standard
+// output, a FIFO or a device cannot be mapped or continued after a restart.
+CLI::Validator mappable_file() {
+  return CLI::Validator(
+      [](std::string& path) -> std::string {
+        if (path == "-") return "'-' (standard output) cannot hold a journal: give the path of a regular file";
+        if (std::string problem = output_path_problem(path); !problem.empty()) return problem;
+        struct stat st {};
+        if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+          return "'" + path + "' is not a regular file: give the path of a new or existing journal";
+        return "";
+      },
+      "FILE");
 }
 
 std::string range_text(long double min, long double max) { return plain(min) + " to " + plain(max); }

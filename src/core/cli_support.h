@@ -31,6 +31,9 @@ void parse_or_exit(CLI::App& app, int argc, char** argv);
 // a bad path is refused before any call is made rather than after an
 // hour of them. "-" is standard output.
 CLI::Validator writable_file();
+// The same for a file the program maps and continues (a journal): a
+// regular file or none, never "-", a FIFO or a device.
+CLI::Validator mappable_file();
 
 // Why `text` is not a number from `min` to `max` (a whole one when
 // `whole`), or "" when it is.

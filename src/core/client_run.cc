@@ -43,6 +43,11 @@ class Caller {
       status = CallStatus::failure(ErrorKind::kOther, "echo reply differs from the request (" +
                                                           std::to_string(reply_.size()) + " of " +
                                                           std::to_string(payload_.size()) + " bytes came back)");
+    // A reply that says the call did not run is not a success, whatever
+    // the transport made of it.
+    if (status.ok() && plan_.op == Operation::kNext && next_reply_.status == NextStatus::kStale)
+      status = CallStatus::failure(ErrorKind::kOther,
+                                   "server refused a seq older than its last completed one (at-most-once); not run");
     return status;
   }
 

@@ -45,6 +45,9 @@ class Ledger {
   uint32_t record(uint32_t client, uint32_t seq);
   uint32_t count(uint32_t client, uint32_t seq) const;
   void add_mismatch(uint32_t client);
+  // Executions that ran without a place in the ledger (its cap, or the
+  // journal's: ServerCore keeps the two in step).
+  void add_unrecorded(uint64_t n = 1) { unrecorded_ += n; }
 
   uint64_t mismatches(uint32_t client) const;
   uint64_t total_executions(uint32_t client) const;

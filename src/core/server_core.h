@@ -1,44 +1,58 @@
-// What every server does, whatever the transport: Levy's sequence check and
-// the execution ledger for NEXT, byte-for-byte ECHO. Adapters decode a
+// What every server does, whatever the transport: Levy's sequence check,
+// the execution ledger, and, when asked, the durable execution journal and
+// the at-most-once table for NEXT; byte-for-byte ECHO. Adapters decode a
 // request, call in here, and encode what comes back. Thread-safe: gRPC's
 // sync server calls it from several threads.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
 
+#include "core/at_most_once.h"
+#include "core/journal.h"
 #include "core/ledger.h"
+#include "core/next_reply.h"
+#include "core/request_origin.h"
 
 namespace rpclab {
 
-enum class NextStatus : uint32_t { kInOrder = 0, kOutOfOrder = 1, kNotRecorded = 2 };
-
-struct NextReply {
-  NextStatus status = NextStatus::kInOrder;
-  uint32_t expected_seq = 0;    // what the server expected before this call
-  uint32_t times_executed = 0;  // executions of (client, seq), this one included
-};
-
 struct ServerCounters {
   uint64_t null_calls = 0;
-  uint64_t next_calls = 0;
+  uint64_t next_calls = 0;  // NEXT requests this process answered, run or not
   uint64_t echo_calls = 0;
   uint64_t mismatches = 0;
+  uint64_t answered_from_table = 0;  // at-most-once repeats answered without running
+  uint64_t refused_stale = 0;        // at-most-once: older seqs refused
+};
+
+struct ServerCoreOptions {
+  size_t ledger_max_bytes = Ledger::kDefaultMaxBytes;
+  std::string journal_path;  // empty: no journal
+  size_t journal_max_bytes = Journal::kDefaultMaxBytes;
+  std::string transport;     // written into a new journal, checked against an old one
+  bool at_most_once = false;
 };
 
 class ServerCore {
  public:
-  explicit ServerCore(size_t ledger_max_bytes = Ledger::kDefaultMaxBytes)
-      : ledger_(ledger_max_bytes) {}
+  explicit ServerCore(size_t ledger_max_bytes = Ledger::kDefaultMaxBytes);
+  // With a journal that already holds records, the ledger, Levy's
+  // expectations and the at-most-once table are rebuilt from it first.
+  // Throws JournalError (damaged, another transport's), SetupError.
+  explicit ServerCore(const ServerCoreOptions& options);
+  ~ServerCore();
 
   // Levy's check: seq must equal the number expected from this client. On a
   // mismatch the expectation moves to max(expected, seq + 1), so each lost
   // or repeated call counts once instead of putting the counter out of step
-  // for the rest of the run.
-  NextReply next(uint32_t client_id, uint32_t seq);
+  // for the rest of the run. With a journal, the call's record is sealed
+  // before this returns, so before the adapter sends the reply.
+  NextReply next(uint32_t client_id, uint32_t seq, const RequestOrigin& origin);
+  NextReply next(uint32_t client_id, uint32_t seq) { return next(client_id, seq, RequestOrigin{}); }
   void count_null() { null_calls_.fetch_add(1, std::memory_order_relaxed); }
   void count_echo() { echo_calls_.fetch_add(1, std::memory_order_relaxed); }
 
@@ -46,11 +60,21 @@ class ServerCore {
   void write_ledger(const std::string& path) const;
 
  private:
+  struct Arrival {
+    int64_t realtime_ns = 0, monotonic_ns = 0;
+  };
+  NextReply answer_repeat(uint32_t client_id, uint32_t seq, const AtMostOnceTable::Answer& answer,
+                          const RequestOrigin& origin, const Arrival& at);
+  NextReply execute(uint32_t client_id, uint32_t seq, const RequestOrigin& origin, const Arrival& at);
+  uint32_t expected_of(uint32_t client_id) const;
+  void recover();
+
   mutable std::mutex mu_;
   Ledger ledger_;
   std::unordered_map<uint32_t, uint32_t> expected_;
-  uint64_t mismatches_ = 0;
-  uint64_t next_calls_ = 0;
+  std::unique_ptr<Journal> journal_;       // null: no journal
+  std::unique_ptr<AtMostOnceTable> table_; // null: at-most-once off
+  ServerCounters counts_;                  // null and echo are the atomics below
   std::atomic<uint64_t> null_calls_{0};
   std::atomic<uint64_t> echo_calls_{0};
 };

@@ -3,6 +3,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -20,8 +21,32 @@ grpc::Status Service::Null(grpc::ServerContext*, const wire::Empty*, wire::Empty
   return grpc::Status::OK;
 }
 
-grpc::Status Service::Next(grpc::ServerContext*, const wire::NextRequest* req, wire::NextReply* rep) {
-  NextReply r = core_.next(req->client_id(), req->seq());
+namespace {
+
+// What gRPC's sync API tells about a call: the peer ("ipv4:A.B.C.D:PORT")
+// and, on a retry by the client library's retry policy, the attempts made
+// before (grpc-previous-rpc-attempts; absent on a first attempt, so 0).
+// Not the HTTP/2 stream or the connection: the sync API exposes neither,
+// and the peer's port stands for the connection.
+RequestOrigin origin_of(const grpc::ServerContext* ctx) {
+  RequestOrigin origin;
+  if (!ctx) return origin;
+  origin.set_peer_uri(ctx->peer());
+  auto found = ctx->client_metadata().find("grpc-previous-rpc-attempts");
+  if (found == ctx->client_metadata().end()) {
+    origin.set_attempt(0);
+    return origin;
+  }
+  unsigned value = 0;
+  std::string text(found->second.data(), found->second.size());
+  if (std::sscanf(text.c_str(), "%u", &value) == 1) origin.set_attempt(static_cast<uint16_t>(std::min(value, 65535u)));
+  return origin;
+}
+
+}  // namespace
+
+grpc::Status Service::Next(grpc::ServerContext* ctx, const wire::NextRequest* req, wire::NextReply* rep) {
+  NextReply r = core_.next(req->client_id(), req->seq(), origin_of(ctx));
   rep->set_status(static_cast<wire::NextReply_Status>(r.status));
   rep->set_expected_seq(r.expected_seq);
   rep->set_times_executed(r.times_executed);

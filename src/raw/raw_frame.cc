@@ -99,7 +99,7 @@ std::string encode_next_reply(const NextReply& reply) {
 bool decode_next_reply(std::string_view body, NextReply* reply) {
   if (body.size() != kNextReplyBytes) return false;
   uint32_t status = get_u32(body.data());
-  if (status > static_cast<uint32_t>(NextStatus::kNotRecorded)) return false;
+  if (status > kLastNextStatus) return false;
   reply->status = static_cast<NextStatus>(status);
   reply->expected_seq = get_u32(body.data() + 4);
   reply->times_executed = get_u32(body.data() + 8);

@@ -18,7 +18,7 @@ std::string refusal(const FrameView& request) {
 
 }  // namespace
 
-void serve_frame(ServerCore& core, const FrameView& request, std::string* out) {
+void serve_frame(ServerCore& core, const FrameView& request, std::string* out, RequestOrigin origin) {
   switch (static_cast<Proc>(request.proc)) {
     case Proc::kNull:
       core.count_null();
@@ -26,7 +26,8 @@ void serve_frame(ServerCore& core, const FrameView& request, std::string* out) {
     case Proc::kNext: {
       uint32_t client_id, seq;
       if (!decode_next_request(request.body, &client_id, &seq)) break;
-      NextReply reply = core.next(client_id, seq);
+      origin.set_request_id(request.call_id);
+      NextReply reply = core.next(client_id, seq, origin);
       return append_reply(request.call_id, Proc::kNext, encode_next_reply(reply), out);
     }
     case Proc::kEcho:

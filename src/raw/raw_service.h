@@ -11,7 +11,9 @@ namespace rpclab::raw {
 
 // Appends the reply to `request` (a whole frame) to `out`. A request the
 // server cannot run (unknown procedure, NEXT body of the wrong size) gets an
-// ERROR reply saying why, and touches nothing in the core.
-void serve_frame(ServerCore& core, const FrameView& request, std::string* out);
+// ERROR reply saying why, and touches nothing in the core. `origin` is what
+// the server knows of the sender (peer, connection); the frame's call id is
+// added here.
+void serve_frame(ServerCore& core, const FrameView& request, std::string* out, RequestOrigin origin = {});
 
 }  // namespace rpclab::raw

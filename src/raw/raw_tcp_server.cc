@@ -39,6 +39,7 @@ constexpr size_t kMaxHeldBytes = size_t{256} << 20;
 
 struct Connection {
   int fd = -1;
+  RequestOrigin origin;  // the peer and this server's number for the connection
   FrameDecoder decoder;
   std::string out;   // replies not yet written
   size_t sent = 0;   // bytes of `out` already written
@@ -84,7 +85,9 @@ class RawTcpServer : public RpcServer {
  private:
   void accept_all() {
     for (;;) {
-      int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      sockaddr_storage peer{};
+      socklen_t peer_len = sizeof peer;
+      int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&peer), &peer_len, SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd < 0) {
         if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) accept_rest_.rest(errno);
         return;  // EAGAIN: nothing more waiting
@@ -96,6 +99,8 @@ class RawTcpServer : public RpcServer {
       }
       conns_.push_back(std::make_unique<Connection>());
       conns_.back()->fd = fd;
+      conns_.back()->origin.set_peer(reinterpret_cast<const sockaddr*>(&peer), peer_len);
+      conns_.back()->origin.set_connection(++connections_accepted_);
     }
   }
 
@@ -138,7 +143,7 @@ class RawTcpServer : public RpcServer {
     c.decoder.feed({buffer_, static_cast<size_t>(n)});
     FrameView request;
     DecodeResult result;
-    while ((result = c.decoder.next(&request)) == DecodeResult::kFrame) serve_frame(core_, request, &c.out);
+    while ((result = c.decoder.next(&request)) == DecodeResult::kFrame) serve_frame(core_, request, &c.out, c.origin);
     if (result == DecodeResult::kTooLong) return false;  // a length we refuse: the stream is lost
     return flush(c);
   }
@@ -160,6 +165,7 @@ class RawTcpServer : public RpcServer {
   bool nodelay_;
   std::vector<std::unique_ptr<Connection>> conns_;  // by pointer: a buffer leaves with its connection
   AcceptRest accept_rest_{"raw-tcp"};
+  uint32_t connections_accepted_ = 0;
   char buffer_[256 * 1024];
 };
 

@@ -48,7 +48,9 @@ class RawUdpServer : public RpcServer {
     FrameView request;
     if (decode_datagram({buffer_, static_cast<size_t>(n)}, &request) != DecodeResult::kFrame) return true;
     reply_.clear();
-    serve_frame(core_, request, &reply_);
+    RequestOrigin origin;
+    origin.set_peer(reinterpret_cast<const sockaddr*>(&peer), peer_len);
+    serve_frame(core_, request, &reply_, origin);
     // A reply that cannot go out is lost like any datagram; the client times out.
     ::sendto(fd_, reply_.data(), reply_.size(), MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&peer), peer_len);
     return true;

@@ -9,6 +9,7 @@
 #include <rpc/rpc.h>
 #include <rpc/rpc_com.h>
 #include <rpc/rpcb_clnt.h>
+#include <rpc/svc_dg.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -29,6 +30,66 @@ namespace rpclab::sunrpc {
 namespace {
 
 ServerCore* g_core = nullptr;  // read by the rpcgen service functions below
+bool g_datagram = false;
+
+// svc_vc's connections, numbered as they appear in libtirpc's poll set.
+// libtirpc accepts them itself and offers no hook, so the poll loop looks
+// after each round: a descriptor new to the set is a new connection, one
+// gone from it was closed. Exact, because svc_getreq_poll accepts first
+// (the listener holds slot 0 of svc_pollfd) and only then closes, so a
+// descriptor is never closed and reused for a new connection between two
+// looks; and a connection is served only in a round after the one that
+// accepted it (the round polls a copy made before the accept).
+class ConnectionNumbers {
+ public:
+  void update(int listener) {
+    std::vector<bool> present(id_of_fd_.size());
+    for (int i = 0; i < svc_max_pollfd; ++i) {
+      int fd = svc_pollfd[i].fd;
+      if (fd < 0 || fd == listener) continue;
+      if (static_cast<size_t>(fd) >= id_of_fd_.size()) {
+        id_of_fd_.resize(fd + 1, 0);
+        present.resize(fd + 1, false);
+      }
+      present[fd] = true;
+      if (id_of_fd_[fd] == 0) id_of_fd_[fd] = ++last_;
+    }
+    for (size_t fd = 0; fd < present.size(); ++fd)
+      if (!present[fd]) id_of_fd_[fd] = 0;
+  }
+  uint32_t id(int fd) const { return fd >= 0 && static_cast<size_t>(fd) < id_of_fd_.size() ? id_of_fd_[fd] : 0; }
+
+ private:
+  std::vector<uint32_t> id_of_fd_;  // 0: no connection known on that descriptor
+  uint32_t last_ = 0;
+};
+ConnectionNumbers g_connections;
+
+// The head of svc_vc's private per-connection state (struct cf_conn in
+// libtirpc's src/svc_vc.c, 1.3.3 and long before): the XID of the call
+// being served is its second field. libtirpc exposes it nowhere else for
+// TCP; for UDP, <rpc/svc_dg.h> is public. JournalE2e.RecordsTheXid sends
+// known XIDs over both and reads them back, so a libtirpc that moves it
+// fails that test rather than filling journals with wrong numbers.
+struct CfConnHead {
+  enum xprt_stat strm_stat;
+  u_int32_t x_id;
+};
+
+RequestOrigin origin_of(SVCXPRT* xprt) {
+  RequestOrigin origin;
+  const netbuf* caller = svc_getrpccaller(xprt);
+  if (caller && caller->buf) origin.set_peer(static_cast<const sockaddr*>(caller->buf), caller->len);
+  // A transport without libtirpc's private state (the fuzz target's memory
+  // transport) gives no XID.
+  if (g_datagram) {
+    if (xprt->xp_p2) origin.set_request_id(*__rpcb_get_dg_xidp(xprt));
+  } else {
+    if (xprt->xp_p1) origin.set_request_id(static_cast<const CfConnHead*>(xprt->xp_p1)->x_id);
+    if (uint32_t id = g_connections.id(xprt->xp_fd)) origin.set_connection(id);
+  }
+  return origin;
+}
 
 // TCP connections stay in libtirpc's default blocking mode, as in every
 // rpcgen server. RPC_SVC_CONNMAXREC_SET would make them non-blocking, but
@@ -83,8 +144,10 @@ class SunrpcServer : public RpcServer {
       }
       int n = ::poll(fds.data(), fds.size(), 100);
       if (n > 0) n -= hold_back_accept(fds);
-      if (n > 0) svc_getreq_poll(fds.data(), n);
-      else if (n < 0 && errno != EINTR) throw SetupError(std::string("poll failed: ") + std::strerror(errno));
+      if (n > 0) {
+        svc_getreq_poll(fds.data(), n);
+        if (listener_ >= 0) g_connections.update(listener_);
+      } else if (n < 0 && errno != EINTR) throw SetupError(std::string("poll failed: ") + std::strerror(errno));
     }
   }
 
@@ -164,6 +227,8 @@ std::unique_ptr<RpcServer> make_server(const ServerOptions& options, ServerCore&
   const char* netid = datagram ? "udp" : "tcp";
   if (options.use_rpcbind) register_with_rpcbind(netid, options.host, port);
   g_core = &core;
+  g_datagram = datagram;
+  g_connections = ConnectionNumbers();
   return std::make_unique<SunrpcServer>(xprt, port, netid, options.use_rpcbind, datagram);
 }
 
@@ -187,8 +252,9 @@ bool_t rpclab_null_1_svc(void*, void*, struct svc_req*) {
   return TRUE;
 }
 
-bool_t rpclab_next_1_svc(next_args* args, next_result* result, struct svc_req*) {
-  rpclab::NextReply reply = rpclab::sunrpc::g_core->next(args->client_id, args->seq);
+bool_t rpclab_next_1_svc(next_args* args, next_result* result, struct svc_req* request) {
+  rpclab::NextReply reply =
+      rpclab::sunrpc::g_core->next(args->client_id, args->seq, rpclab::sunrpc::origin_of(request->rq_xprt));
   result->status = static_cast<next_status>(reply.status);
   result->expected_seq = reply.expected_seq;
   result->times_executed = reply.times_executed;

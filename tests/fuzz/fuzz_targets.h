@@ -37,6 +37,7 @@ int fuzz_raw_frame(const uint8_t* data, size_t size);
 int fuzz_fault_profile(const uint8_t* data, size_t size);
 int fuzz_fault_spec_json(const uint8_t* data, size_t size);
 int fuzz_ledger(const uint8_t* data, size_t size);
+int fuzz_journal(const uint8_t* data, size_t size);
 int fuzz_call_record(const uint8_t* data, size_t size);
 int fuzz_result_records(const uint8_t* data, size_t size);
 
@@ -53,6 +54,7 @@ inline constexpr FuzzTarget kFuzzTargets[] = {
     {"fault_profile", fuzz_fault_profile},
     {"fault_spec_json", fuzz_fault_spec_json},
     {"ledger", fuzz_ledger},
+    {"journal", fuzz_journal},
     {"call_record", fuzz_call_record},
     {"result_records", fuzz_result_records},
 };

@@ -17,6 +17,8 @@
 #include "proc_stats.h"
 #include "rpc/rpc_test_util.h"
 #include "support/server_process.h"
+#include "support/socket_state.h"
+#include "support/wait.h"
 #include "support/wire.h"
 
 namespace rpclab::test {
@@ -35,12 +37,7 @@ constexpr double kMaxOutageMs = 2000;
 // probe's call is not dropped behind a full receive buffer (the probe never
 // retransmits; see Probe). False if it has not within 5 s.
 bool wait_until_read(uint16_t port) {
-  auto deadline = std::chrono::steady_clock::now() + 5s;
-  while (udp_socket_state(port).rx_queue > 0) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(100us);
-  }
-  return true;
+  return wait_until([port] { return udp_socket_state(port).rx_queue == 0; }, 5s, 100us);
 }
 
 class DatagramAbuse : public testing::TestWithParam<std::string> {};

@@ -31,6 +31,7 @@
 #include "process_table.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
+#include "support/wait.h"
 
 namespace rpclab::test {
 namespace {
@@ -117,16 +118,16 @@ std::string bad_result_lines(const std::string& path) {
 // command line names its folder (a process that escaped the tree).
 std::vector<ProcessInfo> survivors(const std::vector<ProcessInfo>& seen, const std::string& run_dir) {
   std::vector<ProcessInfo> left;
-  auto deadline = Clock::now() + kGrace;
-  do {
-    left.clear();
-    for (const ProcessInfo& p : seen)
-      if (still_running(p)) left.push_back(p);
-    for (const ProcessInfo& p : all_processes())
-      if (p.cmdline.find(run_dir) != std::string::npos && p.pid != ::getpid()) left.push_back(p);
-    if (left.empty()) break;
-    std::this_thread::sleep_for(50ms);
-  } while (Clock::now() < deadline);
+  wait_until(
+      [&] {
+        left.clear();
+        for (const ProcessInfo& p : seen)
+          if (still_running(p)) left.push_back(p);
+        for (const ProcessInfo& p : all_processes())
+          if (p.cmdline.find(run_dir) != std::string::npos && p.pid != ::getpid()) left.push_back(p);
+        return left.empty();
+      },
+      std::chrono::duration_cast<std::chrono::milliseconds>(kGrace), 50ms);
   return left;
 }
 
@@ -176,9 +177,8 @@ class KilledRuns : public testing::Test {
     DescendantWatch watch(run.pid());
     auto started = Clock::now();
     bool hit = false;
-    while (!run.exit_code() && Clock::now() - started < 90s && !(hit = reached(moment, run_dir, started, random_at)))
-      std::this_thread::sleep_for(2ms);
-    std::this_thread::sleep_for(jitter);
+    wait_until([&] { return run.exit_code() || (hit = reached(moment, run_dir, started, random_at)); }, 90s, 2ms);
+    std::this_thread::sleep_for(jitter);  // not a wait: the kill lands at a random point past the moment
     int code = run.stop(SIGKILL, 0ms);
     by_moment_[moment_name(moment)] += 1;
     if (!hit) ++ended_before_moment_;  // the run ended first; the kill found it done
@@ -207,10 +207,9 @@ class KilledRuns : public testing::Test {
     Child run(quick_run(dir_, {"--out", run_dir}, guest), run_dir + ".log");
     DescendantWatch watch(run.pid());
     auto started = Clock::now();
-    while (!run.exit_code() && Clock::now() - started < 90s && !reached(Moment::kMidCell, run_dir, started, {}))
-      std::this_thread::sleep_for(2ms);
+    wait_until([&] { return run.exit_code() || reached(Moment::kMidCell, run_dir, started, {}); }, 90s, 2ms);
     EXPECT_FALSE(run.exit_code()) << "the run ended before its first two-host cell";
-    std::this_thread::sleep_for(random_ms(0, 300));
+    std::this_thread::sleep_for(random_ms(0, 300));  // not a wait: Ctrl-C lands at a random point mid-cell
     auto sent = Clock::now();
     int code = run.stop(SIGINT, 30s);
     double took = std::chrono::duration<double>(Clock::now() - sent).count();

@@ -14,7 +14,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <thread>
 
 #include "core/atomic_file.h"
 #include "core/call_record.h"
@@ -23,6 +22,7 @@
 #include "support/process.h"
 #include "support/server_process.h"
 #include "support/temp_dir.h"
+#include "support/wait.h"
 
 namespace rpclab::test {
 namespace {
@@ -84,10 +84,8 @@ std::vector<std::string> in_folder(const std::string& dir, const std::vector<std
 // Waits (20 s at most) until a background program has printed `words` into
 // its log, or has ended; returns the log.
 std::string wait_for_output(Child& child, const std::string& log, const std::string& words) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (read_whole_file(log).find(words) == std::string::npos && !child.exit_code() &&
-         std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  wait_until([&] { return read_whole_file(log).find(words) != std::string::npos || child.exit_code(); },
+             std::chrono::seconds(20), std::chrono::milliseconds(20));
   return read_whole_file(log);
 }
 

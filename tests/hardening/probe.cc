@@ -62,7 +62,7 @@ void Probe::start(std::chrono::milliseconds interval) {
   thread_ = std::thread([this, interval] {
     while (!stop_.load()) {
       call();
-      std::this_thread::sleep_for(interval);
+      std::this_thread::sleep_for(interval);  // not a wait: the pace of the valid client's calls
     }
   });
 }

@@ -1,5 +1,6 @@
-// What the kernel says about a process or a socket, for tests that must
-// bound a server's CPU, memory and queues from the outside.
+// What the kernel says about a process, for tests that must bound a
+// server's CPU and memory from the outside (its sockets:
+// support/socket_state.h).
 #pragma once
 
 #include <sys/types.h>
@@ -11,19 +12,11 @@ namespace rpclab::test {
 
 double cpu_seconds(pid_t pid);                         // user + system, from /proc/PID/stat
 
-// Bytes that loopback TCP connections to `port` hold unread by the server:
-// the receive queues of its accepted sockets and of those still waiting to
-// be accepted, from /proc/net/tcp.
-uint64_t tcp_unread_bytes(uint16_t port);
 uint64_t status_kib(pid_t pid, const std::string& field);  // e.g. "VmHWM" from /proc/PID/status
 
-// The loopback UDP socket bound to `port`, from /proc/net/udp.
-struct UdpSocketState {
-  bool found = false;
-  uint64_t rx_queue = 0;  // bytes waiting to be read
-  uint64_t drops = 0;     // datagrams the kernel dropped (receive buffer full)
-};
-UdpSocketState udp_socket_state(uint16_t port);
+// True when no thread of `pid` is running or runnable (/proc/PID/task/*/stat):
+// the process has done what it was given and waits for more.
+bool every_thread_asleep(pid_t pid);
 
 // Raises this process's soft RLIMIT_NOFILE to at least `want` (up to the
 // hard limit); returns the soft limit now in force.

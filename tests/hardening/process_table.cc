@@ -76,7 +76,7 @@ DescendantWatch::DescendantWatch(pid_t root) : root_(root) {
   thread_ = std::thread([this] {
     while (running_.load()) {
       poll_once();
-      std::this_thread::sleep_for(std::chrono::milliseconds(3));
+      std::this_thread::sleep_for(std::chrono::milliseconds(3));  // not a wait: how often the table is read while the run goes
     }
   });
 }

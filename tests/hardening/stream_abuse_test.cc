@@ -20,6 +20,8 @@
 #include "proc_stats.h"
 #include "rpc/rpc_test_util.h"
 #include "support/server_process.h"
+#include "support/socket_state.h"
+#include "support/wait.h"
 #include "support/wire.h"
 
 namespace rpclab::test {
@@ -37,16 +39,13 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-// Waits until the server has read every byte its peers sent, so that each
-// request has reached it while its peer is still there.
-bool wait_until_read(uint16_t port, std::chrono::milliseconds limit) {
-  auto deadline = std::chrono::steady_clock::now() + limit;
-  while (tcp_unread_bytes(port) > 0) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(10ms);
-  }
-  std::this_thread::sleep_for(100ms);  // and acted on it: gRPC runs handlers on threads of their own
-  return true;
+// Waits until the server has read every byte its peers sent and acted on
+// it (gRPC runs handlers on threads of their own: none of its threads may
+// still be runnable), so that each request has reached it while its peer
+// is still there.
+bool wait_until_read(const ServerProcess& server, std::chrono::milliseconds limit) {
+  return wait_until([&server] { return tcp_unread_bytes(server.port()) == 0 && every_thread_asleep(server.pid()); },
+                    limit);
 }
 
 // Reads from `fd` until the server's reply to the one call sent on it
@@ -158,13 +157,15 @@ TEST_P(StreamAbuse, TheValidClientIsServedThroughoutAndOnlyItsCallsRunUnderItsId
   // A request on a connection the server reaches only after its peer has
   // gone is never run, and a slow server (ASan) reaches most of them late:
   // the forged NEXTs that run would then be none, by timing alone.
-  EXPECT_TRUE(wait_until_read(server.port(), 15s)) << tcp_unread_bytes(server.port())
-                                                   << " bytes still unread 15 s after the abuse ended";
+  EXPECT_TRUE(wait_until_read(server, 15s)) << tcp_unread_bytes(server.port())
+                                           << " bytes still unread 15 s after the abuse ended, or the server still busy";
   close_all(&half_closed);
   close_all(&left_open);
   close_all(&stalled);
   close_all(&held);
-  std::this_thread::sleep_for(200ms);  // the probe calls on while the server sees the closes
+  // The probe calls on while the server sees the closes, until only its own connection is left.
+  EXPECT_TRUE(wait_until([&server] { return tcp_server_connections(server.port()) <= 1; }, 20s))
+      << tcp_server_connections(server.port()) << " connections still open at the server 20 s after their peers closed";
   probe.stop();
   double seconds = seconds_since(started);
   ASSERT_TRUE(server.running()) << server.log();
@@ -194,9 +195,11 @@ INSTANTIATE_TEST_SUITE_P(StreamServers, StreamAbuse, testing::Values("sunrpc-tcp
 // our TCP_USER_TIMEOUT on the listening socket aborts the connection after
 // 35 s (src/sunrpc/sunrpc_server.cc). Each case gets its own server, side
 // by side, so the test costs 35 s, not 70. What is measured: how long a
-// valid call made 300 ms after the stall waits for its reply.
+// valid call made once the server is stuck waits for its reply.
 struct Stall {
   std::string what;
+  int (*start)(uint16_t port);    // makes the peer that stalls the server
+  bool (*stuck)(uint16_t port);   // the server is in read_vc or write_vc now
   double held_s = 0;
   bool ok = false;
 };
@@ -221,10 +224,17 @@ int stop_reading(uint16_t port) {
   return fd;
 }
 
-void measure_stall(Stall* stall, int (*stop)(uint16_t)) {
+// The server has read the partial record and waits in read_vc for the rest.
+bool reading_the_rest(uint16_t port) { return tcp_unread_bytes(port) == 0; }
+
+// The server has read the call and its reply is stuck in write_vc.
+bool writing_the_reply(uint16_t port) { return tcp_unread_bytes(port) == 0 && tcp_unsent_bytes(port) > 0; }
+
+void measure_stall(Stall* stall) {
   ServerProcess server("sunrpc-tcp");
-  int peer = stop(server.port());
-  std::this_thread::sleep_for(300ms);  // the server is in read_vc or write_vc now
+  int peer = stall->start(server.port());
+  EXPECT_TRUE(wait_until([stall, &server] { return stall->stuck(server.port()); }, 20s))
+      << "a peer that " << stall->what << ": the server never got stuck on it";
   Probe probe("sunrpc-tcp", server.port(), 60000);
   auto asked = std::chrono::steady_clock::now();
   stall->ok = probe.call();
@@ -235,9 +245,10 @@ void measure_stall(Stall* stall, int (*stop)(uint16_t)) {
 }
 
 TEST(SunrpcTcpServer, StalledPeersHoldItFor35SecondsAtMost) {
-  Stall mid_record{"stops mid-record"}, not_reading{"stops reading a 8 MiB reply"};
-  std::thread a(measure_stall, &mid_record, stop_mid_record);
-  std::thread b(measure_stall, &not_reading, stop_reading);
+  Stall mid_record{"stops mid-record", stop_mid_record, reading_the_rest};
+  Stall not_reading{"stops reading a 8 MiB reply", stop_reading, writing_the_reply};
+  std::thread a(measure_stall, &mid_record);
+  std::thread b(measure_stall, &not_reading);
   a.join();
   b.join();
   for (const Stall* s : {&mid_record, &not_reading}) {
@@ -261,12 +272,22 @@ TEST_P(OutOfDescriptors, OpenConnectionsAreStillServed) {
   Probe probe(transport, server.port(), 2000);
   probe.start(5ms);
   std::vector<int> crowd = open_connections(server.port(), 300);
-  std::this_thread::sleep_for(500ms);
+  const char* out_of_descriptors = transport == "grpc" ? "gRPC no longer accepts connections"
+                                                       : "cannot accept a connection: Too many open files";
+  EXPECT_TRUE(wait_until([&server, out_of_descriptors] { return server.log().find(out_of_descriptors) !=
+                                                                std::string::npos; },
+                         20s))
+      << "the server did not run out of descriptors: " << server.log();
   double cpu_before = cpu_seconds(server.pid());
-  std::this_thread::sleep_for(1s);
+  std::this_thread::sleep_for(1s);  // not a wait: the interval over which CPU per second is measured
   double cpu_per_s = cpu_seconds(server.pid()) - cpu_before;
   close_all(&crowd);
-  std::this_thread::sleep_for(300ms);
+  // The probe calls on until the server has closed the crowd's connections
+  // (gRPC no longer accepts, so those left in its backlog stay there).
+  EXPECT_TRUE(wait_until([&] { return (transport == "grpc" ? tcp_connections_held(server.pid(), server.port())
+                                                           : tcp_server_connections(server.port())) <= 1; },
+                         20s))
+      << "the server still holds the crowd's connections 20 s after they closed";
   probe.stop();
   // A new client, once descriptors are free again.
   Probe late(transport, server.port(), 3000, kProbeClient - 1);

@@ -4,15 +4,17 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <thread>
 
 #include "core/atomic_file.h"
 #include "harness_e2e_util.h"
 #include "support/nobody_programs.h"
+#include "netem/command_log.h"
 #include "support/temp_dir.h"
+#include "support/wait.h"
 
 namespace rpclab::test {
 namespace {
@@ -34,6 +36,20 @@ const json* find(const std::vector<json>& records, const std::string& block, con
 }
 
 uint64_t cls(const json& r, const char* name) { return r["classes"][name].get<uint64_t>(); }
+
+// The first file called `name` under `dir`, or "".
+std::filesystem::path find_file(const std::string& dir, const std::string& name) {
+  std::error_code ec;
+  for (auto& e : std::filesystem::recursive_directory_iterator(dir, ec))
+    if (e.path().filename() == name) return e.path();
+  return {};
+}
+
+// NEXT calls a server's stats file says it served; 0 before it is written.
+uint64_t served_next_calls(const std::filesystem::path& stats) {
+  json s = json::parse(std::ifstream(stats), nullptr, false);
+  return s.is_object() ? s.value("next_calls", uint64_t{0}) : 0;
+}
 
 TEST(DependabilityE2E, QuickPresetFindsWhatEachTransportDoes) {
   if (!is_root()) GTEST_SKIP() << "the quick preset's fault cells need root for network namespaces";
@@ -71,7 +87,8 @@ TEST(DependabilityE2E, QuickPresetFindsWhatEachTransportDoes) {
   for (const char* f : {"results.csv", "report.txt", "commands.log", "metadata.json", "silent-vs-faults.png"})
     EXPECT_TRUE(std::filesystem::exists(dir.file(std::string("run/") + f))) << f;
   EXPECT_NE(r.out.find("silent errors per 1,000,000 calls"), std::string::npos);
-  EXPECT_TRUE(our_namespaces().empty());
+  EXPECT_NE(read_whole_file(dir.file("run/commands.log")).find("netns add"), std::string::npos);
+  EXPECT_TRUE(namespaces_left_by(dir.file("run")).empty());
 }
 
 TEST(DependabilityE2E, WithoutRootTheLinkCellsAreSkippedWithTheReason) {
@@ -180,21 +197,57 @@ TEST(DependabilityE2E, ASecondRunIntoARunFolderIsRefusedAndTheFirstKept) {
   EXPECT_EQ(json::parse(read_whole_file(dir.file("a/run/metadata.json")))["run_id"], id_a);
 }
 
+// A cell skipped for lack of root runs when the run is resumed as root, and
+// the views then show its new record instead of the skipped one. The first
+// run is nobody's, from copies of the programs (the clone may sit under a
+// 0700 home), the resume root's, from the build.
+TEST(DependabilityE2E, ResumingAsRootRunsTheCellsSkippedWithoutIt) {
+  if (!is_root()) GTEST_SKIP() << "needs root to run first as an unprivileged user (setpriv), then as root";
+  NobodyPrograms nobody({"rpclab", "rpclab-server", "rpclab-client"});
+  if (!nobody.why_not().empty()) GTEST_SKIP() << nobody.why_not();
+  std::vector<std::string> args = {"dependability", "--out", nobody.work("run"), "--results-root",
+                                   nobody.work("results"), "--preset", "quick", "--tables", "clean,stream-dup",
+                                   "--transports", "sunrpc-tcp", "--calls", "100", "--fault-calls", "100"};
+  std::vector<std::string> as_nobody = {"rpclab"};
+  as_nobody.insert(as_nobody.end(), args.begin(), args.end());
+  ProcessResult first = run_program(nobody.argv(as_nobody), 120s);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  auto records = read_jsonl(nobody.work("run/results.jsonl"));
+  ASSERT_EQ(records.size(), 2u);
+  ASSERT_EQ(records[1]["status"], "skipped") << records[1];
+
+  std::vector<std::string> as_root = {bin("rpclab")};
+  as_root.insert(as_root.end(), args.begin(), args.end());
+  as_root.insert(as_root.end(), {"--resume", nobody.work("run")});
+  ProcessResult second = run_program(as_root, 120s);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  records = read_jsonl(nobody.work("run/results.jsonl"));
+  ASSERT_EQ(records.size(), 3u) << "only the skipped cell runs again";
+  EXPECT_EQ(records[2]["cell"], records[1]["cell"]);
+  EXPECT_EQ(records[2]["status"], "ok") << records[2]["reason"];
+  std::string report = read_whole_file(nobody.work("run/report.txt"));
+  EXPECT_EQ(report.find("need root"), std::string::npos) << "the skipped record still shows: " << report;
+  std::string csv = read_whole_file(nobody.work("run/results.csv"));
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << "a header and one row per cell: " << csv;
+}
+
 TEST(DependabilityE2E, CtrlCStopsPromptlyAndKeepsFinishedCells) {
   TempDir dir;
-  Child run(rpclab(dir, {"--preset", "levy1989", "--loads", "0", "--transports", "sunrpc-udp,sunrpc-tcp",
-                         "--calls", "20000", "--topology", "loopback", "--loss", "0", "--dup", "0"}),
-            dir.file("run.log"));
-  auto deadline = std::chrono::steady_clock::now() + 60s;
-  while (std::chrono::steady_clock::now() < deadline && read_jsonl(dir.file("run/results.jsonl")).empty())
-    std::this_thread::sleep_for(50ms);
-  ASSERT_FALSE(read_jsonl(dir.file("run/results.jsonl")).empty()) << "no cell finished within 60 s";
+  std::vector<std::string> argv = rpclab(dir, {"--preset", "levy1989", "--loads", "0", "--transports",
+                                               "sunrpc-udp,sunrpc-tcp", "--calls", "20000", "--topology", "loopback",
+                                               "--loss", "0", "--dup", "0"});
+  Child run(argv, dir.file("run.log"));
+  ASSERT_TRUE(wait_until([&dir] { return !read_jsonl(dir.file("run/results.jsonl")).empty(); }, 60s))
+      << "no cell finished within 60 s";
   auto sent = std::chrono::steady_clock::now();
   int code = run.stop(SIGINT, 10s);
   double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
   EXPECT_EQ(code, 130) << describe_exit(code);
   EXPECT_LT(took, 5.0);
   for (const json& r : read_jsonl(dir.file("run/results.jsonl"))) EXPECT_EQ(r["status"], "ok");
+  // The hint to go on repeats every flag of the run, not only the preset.
+  std::string hint = "Continue with:\n  " + netem::shell_line(argv) + " --resume " + netem::shell_line({dir.file("run")});
+  EXPECT_NE(read_whole_file(dir.file("run.log")).find(hint), std::string::npos) << read_whole_file(dir.file("run.log"));
   ProcessResult left = run_program({"pgrep", "-f", dir.path()});
   EXPECT_TRUE(left.out.empty()) << "processes of the run outlived it: " << left.out;
 }
@@ -205,23 +258,17 @@ TEST(DependabilityE2E, AServerThatDiesFailsItsCellAndTheRunGoesOn) {
   Child run(rpclab(dir, {"--preset", "quick", "--topology", "loopback", "--transports", "sunrpc-tcp", "--calls",
                          "200000", "--fault-calls", "300", "--dup", "0"}),
             dir.file("run.log"));
-  // Kill the first cell's server once it serves.
-  std::string ready;
-  auto deadline = std::chrono::steady_clock::now() + 30s;
-  while (ready.empty() && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(20ms);
-    std::error_code ec;
-    for (auto& e : std::filesystem::recursive_directory_iterator(dir.file("run/cells"), ec))
-      if (e.path().filename() == "server.ready") ready = e.path().string();
-  }
-  ASSERT_FALSE(ready.empty());
-  std::this_thread::sleep_for(300ms);
+  // Kill the first cell's server once it has served calls: the stats the
+  // harness asks of it every second say so.
+  std::filesystem::path ready;
+  ASSERT_TRUE(wait_until([&dir, &ready] { return !(ready = find_file(dir.file("run/cells"), "server.ready")).empty(); },
+                         30s));
+  ASSERT_TRUE(wait_until([&ready] { return served_next_calls(ready.parent_path() / "server.stats") > 0; }, 30s))
+      << "the first cell's server served no call within 30 s";
   pid_t server = json::parse(std::ifstream(ready))["pid"].get<pid_t>();
   ASSERT_EQ(::kill(server, SIGKILL), 0);
-  std::optional<int> code;
-  for (auto until = std::chrono::steady_clock::now() + 120s; !code && std::chrono::steady_clock::now() < until;)
-    code = run.exit_code(), std::this_thread::sleep_for(50ms);
-  ASSERT_TRUE(code.has_value());
+  ASSERT_TRUE(wait_until([&run] { return run.exit_code().has_value(); }, 120s, 50ms));
+  std::optional<int> code = run.exit_code();
   EXPECT_EQ(*code, 1) << "some cells failed: the exit code must say so";
   auto records = read_jsonl(dir.file("run/results.jsonl"));
   ASSERT_GE(records.size(), 2u);

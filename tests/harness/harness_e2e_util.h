@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -31,6 +32,22 @@ inline std::vector<std::string> our_namespaces() {
     pos = end;
   }
   return ours;
+}
+
+// The namespaces the run in `run_dir` made (its commands.log says which)
+// that still exist; not those of runs that other tests have going beside
+// it on a shared machine.
+inline std::vector<std::string> namespaces_left_by(const std::string& run_dir) {
+  std::vector<std::string> existing = our_namespaces(), left;
+  std::ifstream log(run_dir + "/commands.log");
+  const std::string add = "netns add ";
+  for (std::string line; std::getline(log, line);) {
+    size_t at = line.find(add);
+    if (at == std::string::npos || line[0] == '#') continue;
+    std::string ns = line.substr(at + add.size());
+    if (std::find(existing.begin(), existing.end(), ns) != existing.end()) left.push_back(ns);
+  }
+  return left;
 }
 
 inline bool is_root() { return geteuid() == 0; }

@@ -185,5 +185,17 @@ TEST(CellConfig, JsonRoundTrip) {
   EXPECT_THROW(CellConfig::from_json(nlohmann::json{{"experiment", "x"}}), std::invalid_argument);
 }
 
+// at_most_once is in a cell's identity only when on, so the cells of runs
+// made before it existed keep their ids and --resume still finds them.
+TEST(CellConfig, AtMostOnceIsInTheIdentityOnlyWhenOn) {
+  CellConfig cell = expand_dependability(dependability_preset("quick")).front();
+  EXPECT_FALSE(cell.to_json().contains("at_most_once"));
+  cell.at_most_once = true;
+  CellConfig back = CellConfig::from_json(cell.to_json());
+  EXPECT_TRUE(back.at_most_once);
+  EXPECT_EQ(back.id(), cell.id());
+  EXPECT_NE(cell.label().find("at-most-once"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace rpclab::harness

@@ -51,7 +51,7 @@ TEST(SpeedE2E, EveryCellIsMeasuredOrSkippedWithAReason) {
   EXPECT_TRUE(udp_64k_skipped);
   EXPECT_NE(r.out.find("Levy's timing table"), std::string::npos);
   EXPECT_TRUE(std::filesystem::exists(dir.file("run/latency-vs-size.png")));
-  EXPECT_TRUE(our_namespaces().empty());
+  EXPECT_TRUE(namespaces_left_by(dir.file("run")).empty());
 }
 
 }  // namespace

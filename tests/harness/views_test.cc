@@ -7,24 +7,13 @@
 #include "harness/dependability_report.h"
 #include "harness/result_record.h"
 #include "harness/text_table.h"
+#include "synthetic_records.h"
 
 namespace rpclab::harness {
 namespace {
 
 nlohmann::json record(const std::string& transport, int hogs, uint64_t calls, uint64_t silent_dups) {
-  CellConfig cell;
-  cell.experiment = "dependability";
-  cell.transport = transport;
-  cell.hogs = hogs;
-  nlohmann::json r = base_record(cell, "test");
-  ClassCounts c;
-  c.calls = calls;
-  c.correct = calls - silent_dups;
-  c.duplicate_calls = c.silent_duplicates = c.extra_executions = silent_dups;
-  add_classes(r, c);
-  r["load"] = {{"hogs", hogs}, {"run_queue_mean", hogs + 1.0}};
-  r["faults"] = {{"backend", "none"}};
-  return r;
+  return dependability_record(transport, hogs, calls, silent_dups);
 }
 
 TEST(Views, LevyLayoutHasTransportRowsAndLoadColumns) {
@@ -61,6 +50,16 @@ TEST(Views, FailedCellsAreListedWithTheirReason) {
   std::string text = dependability_report({r}, RPCLAB_SOURCE_DIR "/docs/data");
   EXPECT_NE(text.find("failed"), std::string::npos);
   EXPECT_NE(text.find("server died mid-run"), std::string::npos);
+}
+
+TEST(Views, AResumedCellShowsOnlyItsLastRecord) {
+  nlohmann::json udp = record("sunrpc-udp", 0, 100, 0), tcp = record("sunrpc-tcp", 0, 100, 0);
+  nlohmann::json skipped = udp;
+  mark(skipped, "skipped", "the two-host topology needs root");
+  std::vector<nlohmann::json> latest = latest_per_cell({skipped, tcp, udp});
+  ASSERT_EQ(latest.size(), 2u);
+  EXPECT_EQ(latest[0], udp) << "the newer record replaces the skipped one, in its place";
+  EXPECT_EQ(latest[1], tcp);
 }
 
 TEST(Views, CsvFlattensNestedFieldsAndQuotes) {

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <fstream>
-#include <thread>
 
 #include "netem/command_runner.h"
 #include "netem/event_runner.h"
@@ -17,9 +16,12 @@
 #include "netem/topology.h"
 #include "netem/uml_guest.h"
 #include "netem_test_util.h"
+#include "support/wait.h"
 
 namespace rpclab::netem {
 namespace {
+
+using test::wait_until;
 
 using namespace std::chrono_literals;
 using testing::uml_processes;
@@ -169,7 +171,6 @@ TEST(UmlGuest, RunsTheCommandAndReturnsItsExitCode) {
 
 TEST(UmlGuest, TimeoutKillsEveryGuestProcess) {
   if (auto why = why_not_uml(); !why.empty()) GTEST_SKIP() << why;
-  auto before = uml_processes();
   GuestOptions o;
   o.work_dir = testing::temp_dir("guest-timeout");
   o.timeout = 4s;
@@ -177,13 +178,13 @@ TEST(UmlGuest, TimeoutKillsEveryGuestProcess) {
   GuestRun r = run_in_guest({"/bin/sleep", "600"}, o, log);
   EXPECT_FALSE(r.completed);
   EXPECT_NE(r.failure.find("timed out"), std::string::npos) << r.failure;
-  std::this_thread::sleep_for(300ms);
-  for (pid_t pid : uml_processes()) EXPECT_TRUE(before.count(pid)) << "linux.uml " << pid << " survived";
+  // SIGKILLed processes take a moment to be gone.
+  wait_until([&o] { return uml_processes(o.work_dir).empty(); }, 10s);
+  for (pid_t pid : uml_processes(o.work_dir)) ADD_FAILURE() << "linux.uml " << pid << " survived";
 }
 
 TEST(UmlGuest, DiesWithASigkilledCaller) {
   if (auto why = why_not_uml(); !why.empty()) GTEST_SKIP() << why;
-  auto before = uml_processes();
   std::string dir = testing::temp_dir("guest-kill");
   ::unlink((dir + "/boot-time").c_str());
   int fds[2];
@@ -198,27 +199,14 @@ TEST(UmlGuest, DiesWithASigkilledCaller) {
     run_in_guest({"/bin/sleep", "600"}, o, log);
     _exit(0);
   }
-  bool booted = false;
-  for (int i = 0; i < 300 && !booted; ++i) {
-    std::this_thread::sleep_for(100ms);
-    booted = ::access((dir + "/boot-time").c_str(), F_OK) == 0;
-  }
+  bool booted = wait_until([&dir] { return ::access((dir + "/boot-time").c_str(), F_OK) == 0; }, 30s, 100ms);
   ASSERT_TRUE(booted) << "the guest did not start its command within 30 s";
-  std::set<pid_t> ours;
-  for (pid_t pid : uml_processes())
-    if (!before.count(pid)) ours.insert(pid);
-  EXPECT_GE(ours.size(), 2u) << "a booted guest runs several host processes";
+  EXPECT_GE(uml_processes(dir).size(), 2u) << "a booted guest runs several host processes";
   ::kill(caller, SIGKILL);
   ::waitpid(caller, nullptr, 0);
-  std::set<pid_t> left = ours;
-  for (int i = 0; i < 100 && !left.empty(); ++i) {
-    std::this_thread::sleep_for(50ms);
-    auto now = uml_processes();
-    left.clear();
-    for (pid_t pid : ours)
-      if (now.count(pid)) left.insert(pid);
-  }
-  EXPECT_TRUE(left.empty()) << left.size() << " linux.uml processes outlived their SIGKILLed caller";
+  wait_until([&dir] { return uml_processes(dir).empty(); }, 5s, 50ms);
+  EXPECT_TRUE(uml_processes(dir).empty()) << uml_processes(dir).size()
+                                          << " linux.uml processes outlived their SIGKILLed caller";
 }
 
 }  // namespace

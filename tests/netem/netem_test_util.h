@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 
@@ -51,7 +53,10 @@ inline std::string why_not_our_binaries_in_uml() {
   return r;
 }
 
-inline std::set<pid_t> uml_processes() {
+// The linux.uml processes whose command line names `work_dir` (every host
+// process of a guest carries its init=<work_dir>/... argument), so that a
+// test sees its own guest's and not those of tests running beside it.
+inline std::set<pid_t> uml_processes(const std::string& work_dir) {
   std::set<pid_t> pids;
   DIR* d = ::opendir("/proc");
   if (!d) return pids;
@@ -61,7 +66,10 @@ inline std::set<pid_t> uml_processes() {
     char exe[256] = {};
     std::string link = std::string("/proc/") + e->d_name + "/exe";
     ssize_t n = ::readlink(link.c_str(), exe, sizeof exe - 1);
-    if (n > 0 && std::string(exe, n) == "/usr/bin/linux.uml") pids.insert(pid);
+    if (n <= 0 || std::string(exe, n) != "/usr/bin/linux.uml") continue;
+    std::ifstream cmdline(std::string("/proc/") + e->d_name + "/cmdline");
+    std::string args((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+    if (args.find(work_dir) != std::string::npos) pids.insert(pid);
   }
   ::closedir(d);
   return pids;

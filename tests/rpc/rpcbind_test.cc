@@ -12,11 +12,11 @@
 
 #include <map>
 #include <sstream>
-#include <thread>
 
 #include "rpc_test_util.h"
 #include "support/client_process.h"
 #include "support/server_process.h"
+#include "support/wait.h"
 #include "support/wire.h"
 
 namespace rpclab::test {
@@ -32,12 +32,7 @@ std::string which(const std::string& program) {
 }
 
 bool wait_for_file(const std::string& path, std::chrono::milliseconds timeout) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (::access(path.c_str(), F_OK) != 0) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return true;
+  return wait_until([&path] { return ::access(path.c_str(), F_OK) == 0; }, timeout);
 }
 
 // A mount + network namespace with a private /run and an rpcbind in it.

@@ -10,7 +10,8 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
-#include <thread>
+
+#include "support/wait.h"
 
 namespace rpclab::test {
 namespace {
@@ -129,8 +130,7 @@ std::optional<int> Child::exit_code() {
 int Child::stop(int sig, std::chrono::milliseconds grace) {
   if (exit_code()) return *code_;
   ::kill(pid_, sig);
-  auto deadline = Clock::now() + grace;
-  while (!exit_code() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  wait_until([this] { return exit_code().has_value(); }, grace, std::chrono::milliseconds(5));
   if (!code_) {
     ::kill(pid_, SIGKILL);
     int status = 0;

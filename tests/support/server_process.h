@@ -18,6 +18,7 @@ struct ServerSpec {
   std::string transport;
   std::vector<std::string> args;     // more flags, e.g. {"--udp-bufsize", "65536"}
   std::vector<std::string> wrapper;  // runs the server through this, e.g. nsenter ...
+  std::string listen = "127.0.0.1:0";  // a fixed port to restart a server where it was
 };
 
 class ServerProcess {
@@ -35,6 +36,8 @@ class ServerProcess {
 
   // SIGTERM, then the ledger it wrote; throws unless it exited 0.
   Ledger stop();
+  // SIGKILL, as a crash: nothing is written. Throws unless SIGKILL ended it.
+  void kill();
 
  private:
   TempDir dir_;

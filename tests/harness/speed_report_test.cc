@@ -1,0 +1,55 @@
+// The speed report's order line must agree with Welch's test pair by pair:
+// significance is not transitive, so "A = B = C" can be read as A = C when
+// the test says A < C.
+#include <gtest/gtest.h>
+
+#include "harness/latency_order.h"
+#include "harness/speed_report.h"
+#include "harness/stats.h"
+#include "synthetic_records.h"
+
+namespace rpclab::harness {
+namespace {
+
+// raw-tcp ~ sunrpc-tcp and sunrpc-tcp ~ grpc (sunrpc-tcp's trials spread
+// wide), but raw-tcp < grpc: tight trials 3 us apart.
+const std::vector<double> kRawTcp = {100, 101, 99, 100, 100};
+const std::vector<double> kSunrpcTcp = {95, 110, 90, 115, 100};
+const std::vector<double> kGrpc = {103, 104, 102, 103, 103};
+
+TEST(LatencyOrder, TheConstructedCaseIsNotTransitive) {
+  EXPECT_FALSE(welch_t_test(kRawTcp, kSunrpcTcp).significant(0.01));
+  EXPECT_FALSE(welch_t_test(kSunrpcTcp, kGrpc).significant(0.01));
+  EXPECT_TRUE(welch_t_test(kRawTcp, kGrpc).significant(0.01));
+}
+
+TEST(LatencyOrder, ASignificantPairInsideAGroupIsNamed) {
+  std::string order = latency_order({{"grpc", 103, kGrpc}, {"raw-tcp", 100, kRawTcp}, {"sunrpc-tcp", 102, kSunrpcTcp}},
+                                    0.01);
+  EXPECT_EQ(order, "raw-tcp, sunrpc-tcp, grpc (within a group: raw-tcp < grpc)");
+}
+
+TEST(LatencyOrder, LessThanOnlyWhereEveryPairAcrossItDiffers) {
+  std::vector<double> fast = {50, 51, 49, 50, 50}, slow = {200, 201, 199, 200, 200};
+  std::string order = latency_order(
+      {{"raw-tcp", 100, kRawTcp}, {"grpc", 103, kGrpc}, {"raw-udp", 50, fast}, {"sunrpc-udp", 200, slow}}, 0.01);
+  EXPECT_EQ(order, "raw-udp < raw-tcp < grpc < sunrpc-udp");
+  order = latency_order({{"raw-udp", 50, fast}, {"sunrpc-tcp", 102, kSunrpcTcp}, {"raw-tcp", 100, kRawTcp},
+                         {"grpc", 103, kGrpc}, {"sunrpc-udp", 200, slow}},
+                        0.01);
+  EXPECT_EQ(order, "raw-udp < raw-tcp, sunrpc-tcp, grpc < sunrpc-udp (within a group: raw-tcp < grpc)");
+}
+
+TEST(SpeedReport, TheOrderLineAgreesWithWelchForEveryPair) {
+  std::vector<nlohmann::json> records = {speed_record("raw-tcp", 1, 12, kRawTcp),
+                                         speed_record("sunrpc-tcp", 1, 12, kSunrpcTcp),
+                                         speed_record("grpc", 1, 12, kGrpc)};
+  std::string text = speed_report(records, RPCLAB_SOURCE_DIR "/docs/data").full;
+  EXPECT_EQ(text.find("raw-tcp = sunrpc-tcp = grpc"), std::string::npos) << text;
+  EXPECT_NE(text.find("1 client(s),   12: raw-tcp, sunrpc-tcp, grpc (within a group: raw-tcp < grpc)"),
+            std::string::npos)
+      << text;
+}
+
+}  // namespace
+}  // namespace rpclab::harness

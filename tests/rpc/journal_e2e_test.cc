@@ -1,0 +1,149 @@
+// What every transport's server writes into the journal about who sent a
+// NEXT, on real processes over loopback: the fields its library lets it
+// tell (a table row per transport; a transport without one fails), and
+// for Sun RPC the exact XIDs of hand-made calls, over UDP and TCP.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "core/atomic_file.h"
+#include "core/journal_reader.h"
+#include "rpc_test_util.h"
+#include "support/process.h"
+#include "support/server_process.h"
+#include "support/temp_dir.h"
+#include "support/wire.h"
+
+namespace rpclab::test {
+namespace {
+
+using namespace journal;
+
+constexpr uint32_t kLoopback = 0x7f000001;
+
+// What each transport's server can tell of a request (docs/architecture.md,
+// "Request identity").
+struct IdentityRow {
+  const char* transport;
+  uint8_t known;
+};
+constexpr IdentityRow kIdentityRows[] = {
+    {"sunrpc-udp", kKnowsRequestId | kKnowsPeer},
+    {"sunrpc-tcp", kKnowsRequestId | kKnowsPeer | kKnowsConnection},
+    {"grpc", kKnowsAttempt | kKnowsPeer},
+    {"raw-tcp", kKnowsRequestId | kKnowsPeer | kKnowsConnection},
+    {"raw-udp", kKnowsRequestId | kKnowsPeer},
+};
+
+std::vector<Record> records_of(const std::string& journal_path) {
+  std::vector<Record> records;
+  JournalFile file(journal_path);
+  check_journal(file.bytes());
+  for_each_record(file.bytes(), [&](const Record& r) { records.push_back(r); });
+  return records;
+}
+
+class JournalIdentity : public testing::TestWithParam<std::string> {};
+
+// Two calls on one kept connection, then one on a new connection.
+TEST_P(JournalIdentity, EachTransportRecordsWhatItCanTell) {
+  const IdentityRow* row = nullptr;
+  for (const IdentityRow& r : kIdentityRows)
+    if (GetParam() == r.transport) row = &r;
+  ASSERT_NE(row, nullptr) << "transport " << GetParam()
+                          << " has no row in kIdentityRows (journal_e2e_test.cc): say which request identity its "
+                             "server records, and document it in docs/architecture.md";
+  TempDir dir;
+  ServerProcess server(ServerSpec{GetParam(), {"--journal", dir.file("journal.bin")}});
+  NextReply reply;
+  auto kept = make_client(GetParam(), server.port());
+  ASSERT_TRUE(kept->next(1, 0, &reply).ok());
+  ASSERT_TRUE(kept->next(1, 1, &reply).ok());
+  ASSERT_TRUE(make_client(GetParam(), server.port())->next(1, 2, &reply).ok());
+  server.stop();
+  std::vector<Record> records = records_of(dir.file("journal.bin"));
+  ASSERT_EQ(records.size(), 3u);
+  for (const Record& r : records) {
+    EXPECT_EQ(r.known, row->known) << "seq " << r.seq;
+    EXPECT_EQ(r.peer_ipv4, kLoopback);
+    EXPECT_NE(r.peer_port, 0u);
+    EXPECT_EQ(r.kind, static_cast<uint8_t>(RecordKind::kExecuted));
+  }
+  EXPECT_EQ(records[0].peer_port, records[1].peer_port) << "one kept connection, one source port";
+  if (row->known & kKnowsConnection) {
+    EXPECT_EQ(records[0].connection, records[1].connection);
+    EXPECT_NE(records[1].connection, records[2].connection);
+  }
+  if (row->known & kKnowsAttempt) {
+    EXPECT_EQ(records[0].attempt, 0u) << "a first attempt";
+  }
+  if (row->known & kKnowsRequestId) {
+    EXPECT_NE(records[0].request_id, records[1].request_id);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Transports, JournalIdentity, testing::ValuesIn(all_transports()), param_name);
+
+uint16_t local_port(int fd) {
+  sockaddr_in sin{};
+  socklen_t len = sizeof sin;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&sin), &len);
+  return ntohs(sin.sin_port);
+}
+
+std::string next_call(uint32_t xid, uint32_t seq) { return rpc_call(xid, kProgram, 1, 1, be32(9) + be32(seq)); }
+
+// The Sun RPC XID comes from libtirpc's own state: public for UDP
+// (<rpc/svc_dg.h>), private for TCP (sunrpc_server.cc reads svc_vc's
+// struct cf_conn). Hand-made calls with known XIDs check both.
+TEST(JournalE2e, RecordsTheSunRpcXidAndCaller) {
+  for (std::string transport : {"sunrpc-udp", "sunrpc-tcp"}) {
+    SCOPED_TRACE(transport);
+    TempDir dir;
+    ServerProcess server(ServerSpec{transport, {"--journal", dir.file("journal.bin")}});
+    bool datagram = transport == "sunrpc-udp";
+    int fd = datagram ? udp_socket() : tcp_connect(server.port());
+    const uint32_t xids[] = {0x5eed0001, 0xfeedface, 0x00000003};
+    for (uint32_t i = 0; i < 3; ++i) {
+      if (datagram) udp_send(fd, server.port(), next_call(xids[i], i));
+      else send_some(fd, record(next_call(xids[i], i)));
+      std::string reply;
+      ASSERT_GT(recv_within(fd, &reply, 5000), 0) << "no reply to call " << i;
+    }
+    uint16_t port = local_port(fd);
+    ::close(fd);
+    server.stop();
+    std::vector<Record> records = records_of(dir.file("journal.bin"));
+    ASSERT_EQ(records.size(), 3u);
+    for (uint32_t i = 0; i < 3; ++i) {
+      EXPECT_EQ(records[i].request_id, xids[i]) << "call " << i;
+      EXPECT_EQ(records[i].seq, i);
+      EXPECT_EQ(records[i].client_id, 9u);
+      EXPECT_EQ(records[i].peer_port, port);
+    }
+  }
+}
+
+// A journal the server cannot continue is bad input: exit 2, what is wrong,
+// and what to do, before anything is served; the file is left as it was.
+TEST(JournalE2e, AServerRefusesAJournalItCannotContinue) {
+  TempDir dir;
+  std::string garbage = dir.file("garbage.journal");
+  write_file_atomically(garbage, std::string(5000, 'x'));
+  ProcessResult bad = run_program({bin("rpclab-server"), "--transport", "raw-udp", "--journal", garbage});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("--journal: " + garbage + ": not an rpclab journal (bad magic)"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("give the server a new file"), std::string::npos) << bad.err;
+  EXPECT_EQ(read_whole_file(garbage), std::string(5000, 'x'));
+
+  std::string udp = dir.file("udp.journal");
+  ServerProcess(ServerSpec{"raw-udp", {"--journal", udp}}).stop();
+  ProcessResult other = run_program({bin("rpclab-server"), "--transport", "raw-tcp", "--journal", udp});
+  EXPECT_EQ(other.exit_code, 2) << other.err;
+  EXPECT_NE(other.err.find("written by a raw-udp server, and this one serves raw-tcp"), std::string::npos)
+      << other.err;
+}
+
+}  // namespace
+}  // namespace rpclab::test
