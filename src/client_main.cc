@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
   rpclab::ClientPlan plan;
   std::string server, op_name = "next", connect = "persistent", record_path;
   int timeout_ms = 0, retry_ms = 0;
-  int64_t start_at_ns = 0;
+  int64_t start_at_ns = 0, duration_ms = 0;
   app.add_option("--transport", options.transport, "one of: " + rpclab::transport_names())->required();
   app.add_option("--server", server, "ADDR:PORT of the server (with --rpcbind, the port is ignored)")->required()
       ->check(rpclab::host_port());
@@ -112,6 +112,8 @@ int main(int argc, char** argv) {
   app.add_flag("--tcp-nodelay", options.tcp_nodelay, "sunrpc-tcp, raw-tcp: disable Nagle's algorithm (gRPC always does)");
   app.add_flag("--rpcbind", options.use_rpcbind, "sunrpc: find the server through rpcbind");
   app.add_option("--connect", connect, "persistent | per-call")->check(CLI::IsMember({"persistent", "per-call"}));
+  app.add_option("--duration", duration_ms, "make no new call after this many ms; --calls is then only a cap")
+      ->check(rpclab::in_range(int64_t{1}, int64_t{24} * 3600 * 1000));
   app.add_option("--start-at", start_at_ns, "CLOCK_REALTIME ns at which recorded calls begin");
   app.add_option("--record", record_path, "write the call record here, - for standard output "
                  "(format: docs/results-format.md)")->check(rpclab::writable_file());
@@ -135,6 +137,7 @@ int main(int argc, char** argv) {
   }
   plan.op = *rpclab::parse_operation(op_name);
   if (start_at_ns) plan.start_at_ns = start_at_ns;
+  if (duration_ms) plan.duration_ms = duration_ms;
   rpclab::ClientSettings settings = row->client_settings(options);
   if (plan.op == rpclab::Operation::kEcho && plan.size > settings.max_payload) {
     std::fprintf(stderr,

@@ -128,8 +128,8 @@ void add_call(CallRecord& record, uint32_t seq, const std::vector<Attempt>& atte
   record.calls.push_back(e);
 }
 
-void fill_header(CallRecord& record, const ClientPlan& plan, int64_t started, int64_t wall_ns, const rusage& before,
-                 const rusage& after) {
+void fill_header(CallRecord& record, const ClientPlan& plan, bool stopped, int64_t started, int64_t wall_ns,
+                 const rusage& before, const rusage& after) {
   std::array<uint64_t, kErrorKindCount> by_kind{};
   for (const CallEntry& e : record.calls) ++by_kind[static_cast<size_t>(e.kind)];
   nlohmann::json& h = record.header;
@@ -139,7 +139,8 @@ void fill_header(CallRecord& record, const ClientPlan& plan, int64_t started, in
   h["calls_planned"] = plan.calls;
   h["calls_made"] = record.calls.size();
   h["warmup"] = plan.warmup;
-  h["interrupted"] = record.calls.size() < plan.calls;
+  h["interrupted"] = stopped;
+  if (plan.duration_ms) h["duration_ms"] = *plan.duration_ms;
   h["start_realtime_ns"] = started;
   h["end_realtime_ns"] = started + wall_ns;
   h["wall_ns"] = wall_ns;
@@ -163,13 +164,14 @@ CallRecord run_calls(RpcClient& warm_client, const ClientPlan& plan, const std::
   if (plan.start_at_ns) sleep_until_realtime(*plan.start_at_ns);
 
   CallRecord record;
-  record.calls.reserve(plan.calls);
+  if (!plan.duration_ms) record.calls.reserve(plan.calls);  // with a duration, calls is only a cap
   std::vector<Attempt> attempts;
   rusage before{}, after{};
   getrusage(RUSAGE_SELF, &before);
   int64_t started = realtime_ns();
   auto t0 = Clock::now();
-  for (uint64_t i = 0; i < plan.calls && !stop.load(); ++i) {
+  auto time_left = [&] { return !plan.duration_ms || Clock::now() - t0 < std::chrono::milliseconds(*plan.duration_ms); };
+  for (uint64_t i = 0; i < plan.calls && !stop.load() && time_left(); ++i) {
     uint32_t seq = plan.op == Operation::kNext ? plan.first_seq + static_cast<uint32_t>(i) : static_cast<uint32_t>(i);
     attempts.clear();
     call(caller, seq, t0, &attempts);
@@ -177,7 +179,7 @@ CallRecord run_calls(RpcClient& warm_client, const ClientPlan& plan, const std::
   }
   int64_t wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
   getrusage(RUSAGE_SELF, &after);
-  fill_header(record, plan, started, wall_ns, before, after);
+  fill_header(record, plan, stop.load() && record.calls.size() < plan.calls, started, wall_ns, before, after);
   return record;
 }
 

@@ -25,6 +25,10 @@ struct ClientPlan {
   uint64_t warmup = 0;                   // calls made first and not recorded
   size_t size = 0;                       // ECHO payload bytes
   std::optional<int64_t> start_at_ns;    // CLOCK_REALTIME instant to begin the recorded calls
+  // No new call after this many ms from the first recorded one (the call
+  // under way ends as it would): a cell with timed events lasts a fixed
+  // time, `calls` then being only a cap.
+  std::optional<int64_t> duration_ms;
 };
 
 // The ECHO payload a client sends: the same bytes for the same (size,
