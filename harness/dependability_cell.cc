@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "core/atomic_file.h"
+#include "harness/cell_events.h"
 #include "harness/cell_failure.h"
 #include "harness/cell_processes.h"
 #include "harness/classify.h"
@@ -107,14 +108,23 @@ void run_on_this_kernel(const CellConfig& cell, const netem::Choice& choice, con
   netem::ServerLoad load(cell.hogs, placement.server_cpus, log);
   if (cell.hogs) std::this_thread::sleep_for(kLoadSettle);
 
+  CellEvents events(cell.faults, link.backend.get(), server, log);
   auto started = std::chrono::steady_clock::now();
   auto tick = [&] {
     server.check_alive();
     if (!env.progress) return;
     if (auto s = server.stats()) env.progress->update(s->value("next_calls", uint64_t{0}));
   };
-  ClientResults clients = run_clients(cell, {}, topology->client(), server.endpoint(), files, placement,
-                                      std::chrono::seconds(env.cell_time_limit_s), tick, log);
+  ClientResults clients;
+  try {
+    clients = run_clients(cell, {}, topology->client(), server.endpoint(), files, placement,
+                          std::chrono::seconds(env.cell_time_limit_s), tick, log, [&] { events.poll(); });
+    events.finish();
+  } catch (...) {
+    events.add_to(record);  // what happened before the failure stays in the record
+    throw;
+  }
+  events.add_to(record);
   double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   netem::MeasuredLoad measured_load = load.finish();
   record["faults"] = faults_json(cell, link, files);

@@ -96,6 +96,35 @@ std::vector<Block> quick() {
 
 bool is_udp(const std::string& transport) { return transport == "sunrpc-udp"; }
 
+bool has_events(const Block& b) {
+  return std::any_of(b.faults.begin(), b.faults.end(), [](const FaultSpec& f) { return !f.events.empty(); });
+}
+
+// Faults that are all server events (a crash, a stall) need no link: such
+// a table may stay on loopback.
+bool server_events_only(const Block& b) {
+  for (const FaultSpec& f : b.faults) {
+    FaultSpec steady = f;
+    steady.events.clear();
+    if (!steady.empty()) return false;
+    for (const netem::FaultEvent& e : f.events)
+      if (e.kind->target != netem::EventTarget::kServer) return false;
+  }
+  return true;
+}
+
+// The axis' retry policies that `transport`'s row allows (library only
+// where the library has a retry to turn on); none when it allows none.
+std::vector<RetryChoice> retries_for(const std::string& transport, const std::vector<RetryChoice>& axis) {
+  std::vector<RetryChoice> kept;
+  const TransportRow* row = find_transport(transport);
+  for (const RetryChoice& r : axis)
+    if (row && !retry_policy_refusal(*row, r.policy) && std::find(kept.begin(), kept.end(), r) == kept.end())
+      kept.push_back(r);
+  if (kept.empty()) kept.push_back(RetryChoice{});
+  return kept;
+}
+
 template <typename T>
 std::vector<T> only_for(bool applies, const std::vector<T>& axis, T neutral) {
   return applies ? axis : std::vector<T>{neutral};
@@ -124,6 +153,13 @@ void check_block(const Block& b, const std::string& calls_flag) {
         "table {}: {} calls per cell cannot be shared by {} clients (each needs at least one): give {} {} or more, "
         "or fewer --clients", b.name, b.calls, clients, calls_flag, clients));
   for (const FaultSpec& f : b.faults) netem::check_backend_can_apply(b.faults_backend, f);
+  for (const FaultSpec& f : b.faults)
+    for (const netem::FaultEvent& e : f.events)
+      if (b.duration_ms && e.first_end_ms() > *b.duration_ms)
+        throw std::invalid_argument(fmt::format(
+            "table {}: the event '{}' ends {} ms after the clients start, and a cell lasts {} ms: give --duration {} "
+            "or more, or an event that ends sooner", b.name, e.summary(), e.first_end_ms(), *b.duration_ms,
+            (e.first_end_ms() + 999) / 1000));
 }
 
 }  // namespace
@@ -162,11 +198,6 @@ void apply_overrides(std::vector<Block>& blocks, const AxisOverrides& o) {
     direction = *d;
   }
   if (o.profile) faults = std::vector<FaultSpec>{netem::load_profile(*o.profile)};
-  // Events are applied by netem::EventRunner, which the cell runner does not
-  // drive yet: refuse them rather than run a cell without them.
-  if (o.profile && !faults->front().events.empty())
-    throw netem::SpecError("--profile " + *o.profile + " holds timed events (" + faults->front().summary() +
-                           "); rpclab dependability does not run events yet: use a profile without event lines");
   if (o.loss_pct || o.dup_pct)
     faults = fault_grid(o.loss_pct.value_or(std::vector<double>{0}), o.dup_pct.value_or(std::vector<double>{0}),
                         direction);
@@ -188,10 +219,13 @@ void apply_overrides(std::vector<Block>& blocks, const AxisOverrides& o) {
     if (o.topology) b.topology = *o.topology;
     if (o.faults_backend) b.faults_backend = *o.faults_backend;
     if (o.no_pin) b.pin = false;
-    if (o.grpc_retry) b.grpc_retry = true;
+    if (o.retries) b.retries = *o.retries;
+    if (o.at_most_once) b.at_most_once = *o.at_most_once;
+    if (o.duration_ms) b.duration_ms = o.duration_ms;
     bool has_faults = b.faults.size() > 1 || !b.faults.front().empty();
-    if (has_faults && b.topology == TopologyKind::kLoopback)
+    if (has_faults && b.topology == TopologyKind::kLoopback && !server_events_only(b))
       b.topology = TopologyKind::kTwoHost;  // faults live on the link between two hosts
+    if (has_events(b) && !b.duration_ms) b.duration_ms = kEventCellMs;
     check_block(b, had_faults ? "--fault-calls" : "--calls");
   }
 }
@@ -208,36 +242,76 @@ std::vector<std::string> uneven_splits(const std::vector<Block>& blocks) {
   return notes;
 }
 
+std::vector<std::string> retry_policies_left_out(const std::vector<Block>& blocks) {
+  std::vector<std::string> notes;
+  for (const Block& b : blocks)
+    for (const std::string& transport : b.transports) {
+      const TransportRow* row = find_transport(transport);
+      for (const RetryChoice& r : b.retries)
+        if (row)
+          if (auto why = retry_policy_refusal(*row, r.policy))
+            notes.push_back(fmt::format("table {}: {} (its cells run without it)", b.name, *why));
+    }
+  return notes;
+}
+
+namespace {
+
+// Every cell of `cells` once per value of an axis, the values' order inner
+// to the cells': `values(cell)` gives the values that apply to that cell,
+// `set(cell, value)` puts one in.
+template <typename Values, typename Set>
+void fan_out(std::vector<CellConfig>& cells, Values values, Set set) {
+  std::vector<CellConfig> out;
+  for (const CellConfig& c : cells)
+    for (const auto& v : values(c)) {
+      CellConfig d = c;
+      set(d, v);
+      out.push_back(d);
+    }
+  cells.swap(out);
+}
+
+std::vector<CellConfig> expand_block(const Block& b) {
+  CellConfig c;
+  c.experiment = "dependability";
+  c.block = b.name;
+  c.topology = b.topology;
+  c.faults_backend = b.faults_backend;
+  c.timeout_ms = b.timeout_ms;
+  c.pin = b.pin;
+  c.duration_ms = b.duration_ms;
+  std::vector<CellConfig> cells = {c};
+  auto all = [](const auto& axis) { return [&axis](const CellConfig&) { return axis; }; };
+  auto udp_only = [](const auto& axis, auto neutral) {
+    return [&axis, neutral](const CellConfig& c) { return only_for(is_udp(c.transport), axis, neutral); };
+  };
+  fan_out(cells, all(b.transports), [](CellConfig& c, const std::string& t) { c.transport = t; });
+  fan_out(cells, all(b.faults), [](CellConfig& c, const FaultSpec& f) { c.faults = f; });
+  fan_out(cells, all(b.hogs), [](CellConfig& c, int h) { c.hogs = h; });
+  fan_out(cells, udp_only(b.retry_timeouts_ms, std::optional<int>{}),
+          [](CellConfig& c, std::optional<int> r) { c.retry_timeout_ms = r; });
+  fan_out(cells, udp_only(b.drc, 0), [](CellConfig& c, int d) { c.drc = d; });
+  fan_out(cells, udp_only(b.drain, false), [](CellConfig& c, bool d) { c.drain_stale_replies = d; });
+  fan_out(cells, [&b](const CellConfig& c) { return retries_for(c.transport, b.retries); },
+          [](CellConfig& c, const RetryChoice& r) { c.retry = r; });
+  fan_out(cells, all(b.at_most_once), [](CellConfig& c, bool on) { c.at_most_once = on; });
+  fan_out(cells, all(b.clients), [&b](CellConfig& c, int clients) {
+    c.clients = clients;
+    c.calls_per_client = b.calls / static_cast<uint64_t>(clients);  // >= 1: check_block
+  });
+  fan_out(cells, all(b.connects), [](CellConfig& c, ConnectMode m) { c.connect = m; });
+  return cells;
+}
+
+}  // namespace
+
 std::vector<CellConfig> expand_dependability(const std::vector<Block>& blocks) {
   std::vector<CellConfig> cells;
-  for (const Block& b : blocks)
-    for (const std::string& transport : b.transports)
-      for (const FaultSpec& faults : b.faults)
-        for (int hogs : b.hogs)
-          for (auto retry : only_for(is_udp(transport), b.retry_timeouts_ms, std::optional<int>{}))
-            for (int drc : only_for(is_udp(transport), b.drc, 0))
-              for (bool drain : only_for(is_udp(transport), b.drain, false))
-                for (int clients : b.clients)
-                  for (ConnectMode connect : b.connects) {
-                    CellConfig c;
-                    c.experiment = "dependability";
-                    c.block = b.name;
-                    c.transport = transport;
-                    c.topology = b.topology;
-                    c.connect = connect;
-                    c.clients = clients;
-                    c.calls_per_client = b.calls / static_cast<uint64_t>(clients);  // >= 1: check_block
-                    c.hogs = hogs;
-                    c.faults = faults;
-                    c.faults_backend = b.faults_backend;
-                    c.drc = drc;
-                    c.retry_timeout_ms = retry;
-                    c.timeout_ms = b.timeout_ms;
-                    c.drain_stale_replies = drain;
-                    c.grpc_retry = b.grpc_retry && transport == "grpc";
-                    c.pin = b.pin;
-                    cells.push_back(c);
-                  }
+  for (const Block& b : blocks) {
+    std::vector<CellConfig> block = expand_block(b);
+    cells.insert(cells.end(), block.begin(), block.end());
+  }
   return cells;
 }
 

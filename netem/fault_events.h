@@ -58,6 +58,9 @@ struct FaultEvent {
   int64_t jitter_ms = 0;            // each start is later by a seeded draw from 0..jitter_ms
 
   void validate() const;  // its own rules; SpecError naming the event
+  // When its first occurrence has surely ended (latest jitter): a cell must
+  // last at least this long for the event to happen whole.
+  int64_t first_end_ms() const { return at_ms + jitter_ms + for_ms; }
   nlohmann::json to_json() const;
   static FaultEvent from_json(const nlohmann::json& j);  // SpecError
   std::string summary() const;  // "partition at 2000ms for 2000ms every 5000ms"

@@ -46,10 +46,13 @@ std::vector<std::string> speed(std::vector<std::string> args) {
   return args;
 }
 
-// A profile file holding `line`, given to a dry run.
-std::vector<std::string> profile(const std::string& line) {
+// A profile file holding `line`, given to a dry run with `flags`.
+std::vector<std::string> profile(const std::string& line, const std::vector<std::string>& flags = {}) {
   std::string name = "p" + std::to_string(std::hash<std::string>{}(line));
-  return {"rpclab", "dependability", "--dry-run", "--profile", "{dir}/" + name, "#profile " + line};
+  std::vector<std::string> argv = {"rpclab", "dependability", "--dry-run", "--profile", "{dir}/" + name};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.push_back("#profile " + line);
+  return argv;
 }
 
 std::vector<std::string> client(std::vector<std::string> args) {
@@ -119,6 +122,11 @@ const std::vector<BadInput>& table() {
       {dependability({"--cell-time-limit", "0"}), kUsage, "--cell-time-limit", "10 to 86400"},
       {dependability({"--resume", "{dir}/missing"}), kUsage, "--resume", "{dir}/missing"},
       {dependability({"--frobnicate"}), kUsage, "--frobnicate", "--help"},
+      {dependability({"--retry-policy", "sometimes"}), kUsage, "--retry-policy: 'sometimes'", "none, library or app:K"},
+      {dependability({"--retry-policy", "app"}), kUsage, "--retry-policy: 'app'", "app:K (K retries, 1..1000)"},
+      {dependability({"--retry-policy", "app:0"}), kUsage, "'app:0'", "number of retries, 1..1000"},
+      {dependability({"--at-most-once", "yes"}), kUsage, "--at-most-once", "off,on"},
+      {dependability({"--duration", "0"}), kUsage, "--duration", "0.1 to 3600"},
       {dependability({"--out", "/proc/no/such", "--preset", "quick", "--tables", "clean"}), kSetup,
        "cannot create the results folder /proc/no/such", "choose another with --out"},
       // a run folder holds one run ({dir}/a-run holds one, {dir}/not-empty someone's file)
@@ -183,8 +191,15 @@ const std::vector<BadInput>& table() {
       {profile("event = partition at=1s for=2s\nevent = partition at=2s for=1s"), kUsage, "can overlap", "move one"},
       {profile("event = server-crash at=1s for=1s\nevent = server-stall at=1500ms for=1s"), kUsage,
        "both act on the server", "move one"},
-      // valid, and not run by the cell runner yet: refused rather than ignored
-      {profile("event = partition at=1s for=1s"), kUsage, "holds timed events", "does not run events yet"},
+      // events a cell cannot hold: longer than the cell, a cell longer than
+      // its time limit, an event the named backend cannot apply
+      {profile("event = partition at=1s for=2s", {"--duration", "2"}), kUsage,
+       "'partition at 1000ms for 2000ms' ends 3000 ms after the clients start", "give --duration 3 or more"},
+      {profile("event = server-stall at=9s for=1s jitter=500ms"), kUsage, "ends 10500 ms", "--duration 11 or more"},
+      {profile("event = partition at=1s for=1s", {"--duration", "20", "--cell-time-limit", "10"}), kUsage,
+       "lasts 20.0 s, and --cell-time-limit stops a cell's clients at 10 s", "a longer --cell-time-limit"},
+      {profile("event = reset at=1s for=1s", {"--faults-backend", "netem"}), kUsage, "netem cannot apply reset",
+       "use nftables"},
       // rpclab-server
       {server({"--transport", "carrier-pigeon"}), kUsage, "--transport", "sunrpc-udp"},
       {server({}), kUsage, "--transport", "--help"},
@@ -236,6 +251,7 @@ const std::vector<BadInput>& table() {
       {client({"--retry-policy", "library"}), kUsage, "--retry-policy library: raw-udp", "use none or app"},
       {client({"--transport", "sunrpc-udp", "--retry-policy", "library"}), kUsage, "always on", "use none or app"},
       {client({"--app-retries", "0"}), kUsage, "--app-retries", "1 to 1000"},
+      {client({"--duration", "0"}), kUsage, "--duration", "1 to 86400000"},
       {client({"--app-backoff", "-1"}), kUsage, "--app-backoff", "0 to 3600000"},
       // rpclab-linkprobe and rpclab-linktest: the same address parser, ranges and prefix as the others
       {linkprobe({"send", "--to", "127.0.0.1:99999"}), kUsage, "rpclab-linkprobe: --to", "0 to 65535"},
