@@ -5,6 +5,7 @@
 #   make test                the GoogleTest suite (unit, end to end, faults)
 #   make run-dependability   Levy's dependability table (PRESET=quick|remedies, CALLS=N)
 #   make run-speed           Levy's timing table (QUICK=1 for the short one)
+#   make docs-tables RUN=results/...   refresh the tables docs quote from that run
 #   make SANITIZE=address,undefined test    the same suite under ASan+UBSan
 #   make test TEST_FLAGS=--gtest_filter=...  pass flags to every test program
 #   make fuzz                short libFuzzer runs of every decoder (FUZZ_SECONDS=60)
@@ -16,6 +17,7 @@ BUILD ?= $(if $(SANITIZE),build-sanitize,build)
 PRESET ?= levy1989
 CALLS ?=
 QUICK ?=
+RUN ?=
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 TEST_FLAGS ?=
@@ -23,7 +25,7 @@ JOBS ?= $(shell nproc)
 
 CMAKE_FLAGS := -G Ninja $(if $(SANITIZE),-DRPCLAB_SANITIZE=$(SANITIZE))
 
-.PHONY: all deps build test run-dependability run-speed clean-net doctor fuzz clean
+.PHONY: all deps build test run-dependability run-speed docs-tables clean-net doctor fuzz clean
 .DEFAULT_GOAL := all
 
 all: build
@@ -45,6 +47,12 @@ run-dependability: build
 
 run-speed: build
 	$(BUILD)/rpclab speed --preset $(if $(QUICK),quick,levy1989)
+
+# The tables docs/dependability.md quotes, generated from one run folder
+# (the blocks of that run's preset; see harness/docs-tables.sh).
+docs-tables: build
+	@test -n "$(RUN)" || { echo "make docs-tables RUN=results/<run folder>: which run the tables come from" >&2; exit 2; }
+	harness/docs-tables.sh $(BUILD)/rpclab $(RUN) docs/dependability.md
 
 clean-net: build
 	$(BUILD)/rpclab clean-net

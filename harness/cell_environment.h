@@ -18,6 +18,7 @@ struct CellEnvironment {
   Progress* progress = nullptr;           // null inside a guest
   bool inside_guest = false;              // running a cell handed in by the host
   int cell_time_limit_s = 300;
+  bool latency_pinned = false;            // speed: /dev/cpu_dma_latency held at 0 for the run
 };
 
 }  // namespace rpclab::harness

@@ -62,4 +62,41 @@ nlohmann::json ClassCounts::to_json() const {
           {"client_errors", client_errors}};
 }
 
+ClassCounts& ClassCounts::operator+=(const ClassCounts& o) {
+  calls += o.calls;
+  correct += o.correct;
+  silent_loss += o.silent_loss;
+  duplicate_calls += o.duplicate_calls;
+  extra_executions += o.extra_executions;
+  silent_duplicates += o.silent_duplicates;
+  indeterminate += o.indeterminate;
+  clean_failure += o.clean_failure;
+  unissued_executions += o.unissued_executions;
+  levy_mismatches += o.levy_mismatches;
+  unrecorded += o.unrecorded;
+  clients_with_silent_errors += o.clients_with_silent_errors;
+  for (const auto& [kind, n] : o.client_errors) client_errors[kind] += n;
+  return *this;
+}
+
+ClassCounts ClassCounts::from_record(const nlohmann::json& r) {
+  const nlohmann::json& j = r.at("classes");
+  auto n = [&](const char* key) { return j.value(key, uint64_t{0}); };
+  ClassCounts c;
+  c.calls = r.value("calls", uint64_t{0});
+  c.levy_mismatches = r.value("levy_mismatches", uint64_t{0});
+  c.correct = n("correct");
+  c.silent_loss = n("silent_loss");
+  c.duplicate_calls = n("duplicate_calls");
+  c.extra_executions = n("extra_executions");
+  c.silent_duplicates = n("silent_duplicates");
+  c.indeterminate = n("indeterminate");
+  c.clean_failure = n("clean_failure");
+  c.unissued_executions = n("unissued_executions");
+  c.unrecorded = n("unrecorded_executions");
+  c.clients_with_silent_errors = n("clients_with_silent_errors");
+  if (j.contains("client_errors")) c.client_errors = j.at("client_errors").get<std::map<std::string, uint64_t>>();
+  return c;
+}
+
 }  // namespace rpclab::harness

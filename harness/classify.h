@@ -48,6 +48,11 @@ struct ClassCounts {
 
   uint64_t silent() const { return silent_loss + silent_duplicates; }
   nlohmann::json to_json() const;
+  // The counts of several trials add up; clients_with_silent_errors then
+  // counts client-trials.
+  ClassCounts& operator+=(const ClassCounts& other);
+  // Back from a record: its "classes" object, "calls" and "levy_mismatches".
+  static ClassCounts from_record(const nlohmann::json& record);
 };
 
 struct ClientCalls {

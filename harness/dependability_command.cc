@@ -8,9 +8,10 @@
 #include "core/cli_support.h"
 #include "core/signal_watcher.h"
 #include "harness/csv_view.h"
-#include "harness/dependability_cell.h"
+#include "harness/dependability_trial.h"
 #include "harness/dependability_report.h"
 #include "harness/experiment_run.h"
+#include "harness/run_cells.h"
 #include "harness/matrix.h"
 #include "harness/plots.h"
 #include "harness/result_record.h"
@@ -27,8 +28,9 @@ struct Flags {
   std::vector<double> loss, dup;
   std::string profile, topology, backend, direction;
   uint64_t calls = 0, fault_calls = 0;
-  int timeout_ms = 0;
+  int timeout_ms = 0, trials = 0;
   double duration_s = 0;
+  std::optional<uint64_t> shuffle_seed;
   bool no_pin = false, grpc_retry = false, dry_run = false;
   RunOptions run;
 };
@@ -72,6 +74,7 @@ AxisOverrides overrides(const Flags& f) {
   if (f.calls) o.calls = f.calls;
   if (f.fault_calls) o.fault_calls = f.fault_calls;
   if (f.timeout_ms) o.timeout_ms = f.timeout_ms;
+  if (f.trials) o.trials = f.trials;
   if (!f.topology.empty()) o.topology = netem::parse_topology(f.topology);
   if (!f.backend.empty()) o.faults_backend = f.backend;
   o.no_pin = f.no_pin;
@@ -97,14 +100,17 @@ AxisOverrides overrides(const Flags& f) {
 void print_views(const RunFolder& folder, netem::CommandLog& log) {
   std::vector<std::string> warnings;
   std::vector<nlohmann::json> records = latest_per_cell(read_records(folder.results_path(), &warnings));
-  std::string report = dependability_report(records, source_dir() + "/docs/data");
+  ReportOptions options;
+  options.data_dir = source_dir() + "/docs/data";
+  std::string report = find_experiment("dependability").report(records, options);
   write_file_atomically(folder.path("report.txt"), report);
   write_file_atomically(folder.path("results.csv"), records_to_csv(records));
   std::vector<std::string> notes;
   std::vector<std::string> pngs = dependability_plots(records, folder.dir(), log, &notes);
   std::printf("\n%s", report.c_str());
   for (const std::string& n : notes) std::printf("%s\n", n.c_str());
-  std::printf("\nResults: %s/results.jsonl (also results.csv, report.txt, commands.log", folder.dir().c_str());
+  std::printf("\nResults: %s/results.jsonl (also trials.jsonl, results.csv, report.txt, commands.log",
+              folder.dir().c_str());
   for (const std::string& p : pngs) std::printf(", %s", p.substr(folder.dir().size() + 1).c_str());
   std::printf(")\n");
 }
@@ -154,7 +160,8 @@ int run(Flags& f) {
     std::fprintf(stderr, "rpclab dependability: %s\n", note.c_str());
   if (f.dry_run) {
     for (size_t i = 0; i < cells.size(); ++i)
-      std::printf("%3zu  %-70s %s calls\n", i + 1, cells[i].label().c_str(), grouped(cells[i].total_calls()).c_str());
+      std::printf("%3zu  %-70s %d x %s calls\n", i + 1, cells[i].label().c_str(), cells[i].trials,
+                  grouped(cells[i].total_calls()).c_str());
     return kExitOk;
   }
   CellEnvironment env;
@@ -165,30 +172,35 @@ int run(Flags& f) {
   std::unique_ptr<RunFolder> opened = open_run_folder(f.run, cells, "dependability", &exit_code);
   if (!opened) return exit_code;
   RunFolder& folder = *opened;
+  try {
+    f.run.shuffle_seed = settle_shuffle_seed(folder, !f.run.resume_dir.empty(), f.shuffle_seed);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "rpclab dependability: %s\n", e.what());
+    return kExitUsage;
+  }
   env.bin_dir = program_dir();
+  size_t trials = 0;
+  for (const CellConfig& c : cells) trials += static_cast<size_t>(c.trials);
   nlohmann::json meta = {{"experiment", "dependability"}, {"preset", f.preset}, {"invocation", f.run.invocation},
                          {"command_line", command_line()},
                          {"matrix_digest", matrix_digest(cells)},
                          {"started_at", iso8601_now()},    {"cells", cells.size()},
+                         {"trials", trials},               {"shuffle_seed", f.run.shuffle_seed},
                          {"capabilities", netem::describe(env.caps)}};
   folder.write_metadata(meta);
-  std::fprintf(stderr, "rpclab dependability: preset %s, %zu cells, results in %s\n", f.preset.c_str(), cells.size(),
-               folder.dir().c_str());
+  std::fprintf(stderr, "rpclab dependability: preset %s, %zu cells, %zu trials in shuffled order (seed %llu), "
+               "results in %s\n", f.preset.c_str(), cells.size(), trials,
+               static_cast<unsigned long long>(f.run.shuffle_seed), folder.dir().c_str());
   if (!env.caps.root)
     std::fprintf(stderr, "rpclab: not root: two-host and fault cells will be skipped (they need network namespaces)\n");
-  RunSummary summary = run_cells(cells, f.run, run_dependability_cell, folder, signals.stop_requested(), env);
+  RunSummary summary =
+      run_cells(find_experiment("dependability"), cells, f.run, folder, signals.stop_requested(), env);
   meta["ended_at"] = iso8601_now();
-  meta["summary"] = {{"ok", summary.ok}, {"skipped", summary.skipped}, {"failed", summary.failed},
-                     {"resumed", summary.resumed}, {"interrupted", summary.interrupted}};
+  meta["summary"] = summary_json(summary);
   folder.write_metadata(meta);
   print_views(folder, folder.log());
   std::fflush(stdout);  // the tables before the closing words on stderr
-  if (summary.interrupted)
-    std::fprintf(stderr, "rpclab: interrupted; finished cells are kept. Continue with:\n  %s\n",
-                 resume_hint(folder).c_str());
-  if (summary.failed)
-    std::fprintf(stderr, "rpclab: %zu cell(s) failed; their reasons are in the table above and in results.jsonl\n",
-                 summary.failed);
+  print_closing_words(summary, folder);
   return summary.exit_code();
 }
 
@@ -219,9 +231,9 @@ std::function<int()> add_dependability_command(CLI::App& app) {
       ->check(in_range(1, 256));
   cmd->add_option("--connect", f->connect, "persistent,per-call")->delimiter(',')
       ->check(CLI::IsMember({"persistent", "per-call"}));
-  cmd->add_option("--calls", f->calls, "calls per cell without network faults (default 100,000)")
+  cmd->add_option("--calls", f->calls, "calls per trial in tables without network faults (levy1989: 20,000)")
       ->check(in_range(uint64_t{1}, uint64_t{1} << 32));
-  cmd->add_option("--fault-calls", f->fault_calls, "calls per cell with network faults (default 10,000)")
+  cmd->add_option("--fault-calls", f->fault_calls, "calls per trial in tables with network faults (levy1989: 4,000)")
       ->check(in_range(uint64_t{1}, uint64_t{1} << 32));
   cmd->add_option("--timeout", f->timeout_ms, "total time per call in ms (default: each library's)")
       ->check(in_range(1, 3600 * 1000));
@@ -237,10 +249,14 @@ std::function<int()> add_dependability_command(CLI::App& app) {
       ->check(CLI::IsMember({"off", "on"}));
   cmd->add_option("--duration", f->duration_s, "seconds each cell's clients make calls (cells with timed events: "
                   "default 10); --calls is then only a cap")->check(in_range(0.1, 3600.0));
-  cmd->add_option("--cell-time-limit", f->run.cell_time_limit_s, "seconds before a cell's clients are stopped")
+  cmd->add_option("--trials", f->trials, "independent trials of every cell, each with a fresh server, clients and "
+                  "link (default: the preset's; levy1989 5)")->check(in_range(1, 1000));
+  cmd->add_option("--shuffle-seed", f->shuffle_seed, "seed of the trials' shuffled order (default: a random one; "
+                  "either way it is recorded in metadata.json)")->check(in_range(uint64_t{0}, uint64_t{0xffffffff}));
+  cmd->add_option("--cell-time-limit", f->run.cell_time_limit_s, "seconds before a trial's clients are stopped")
       ->check(in_range(10, 24 * 3600))->capture_default_str();
   cmd->add_option("--out", f->run.out_dir, "results folder (default results/<timestamp>)");
-  cmd->add_option("--resume", f->run.resume_dir, "continue the run in this folder, skipping finished cells")
+  cmd->add_option("--resume", f->run.resume_dir, "continue the run in this folder, skipping finished trials")
       ->check(CLI::ExistingDirectory);
   cmd->add_option("--results-root", f->run.results_root, "where run folders and 'latest' go")->capture_default_str();
   cmd->add_flag("--dry-run", f->dry_run, "list the cells and exit");

@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <map>
-#include <numeric>
+#include <optional>
 #include <sstream>
 
 #include "harness/text_table.h"
+#include "harness/trial_stats.h"
 #include "netem/fault_spec.h"
 
 namespace rpclab::harness {
@@ -16,13 +18,88 @@ namespace {
 
 using nlohmann::json;
 
+// Terminal tables wider than this are split into several.
+constexpr size_t kWidth = 118;
+
 bool usable(const json& r) { return r.value("experiment", "") == "dependability" && r.value("status", "") == "ok"; }
 
+double at(const json& r, const char* pointer) {
+  json::json_pointer p(pointer);
+  return r.contains(p) && r.at(p).is_number() ? r.at(p).get<double>() : 0.0;
+}
+
+std::optional<double> maybe_at(const json& r, const char* pointer) {
+  json::json_pointer p(pointer);
+  if (!r.contains(p) || !r.at(p).is_number()) return std::nullopt;
+  return r.at(p).get<double>();
+}
+
+// A rate per million as the tables print it: "266,910", "0.4", "0".
+std::string per_million(double v) {
+  if (v > 0 && v < 9.95) return fmt::format("{:.1f}", v);
+  return grouped(static_cast<uint64_t>(std::llround(v)));
+}
+
+// One interval the old way, for the table of classes and older records.
 std::string rate_cell(const json& r) {
-  const json& s = r.at("silent_per_million");
-  double v = s.value("value", 0.0), hi = s.value("ci95_high", 0.0), lo = s.value("ci95_low", 0.0);
-  if (v == 0) return fmt::format("0 (<{:.0f})", hi);
-  return fmt::format("{:.0f} [{:.0f}-{:.0f}]", v, lo, hi);
+  double v = at(r, "/silent_per_million/value"), lo = at(r, "/silent_per_million/ci95_low"),
+         hi = at(r, "/silent_per_million/ci95_high");
+  if (v == 0) return "0 (<" + per_million(hi) + ")";
+  return fmt::format("{} [{}-{}]", per_million(v), per_million(lo), per_million(hi));
+}
+
+std::string silent_and_dup(const json& r) {
+  return per_million(at(r, "/silent_per_million/value")) + " / " +
+         per_million(at(r, "/rates_per_million/duplicate_calls/value"));
+}
+
+std::optional<OverTrials> over(const json& r, const char* figure) {
+  if (!r.contains("over_trials") || !r.at("over_trials").contains(figure)) return std::nullopt;
+  return OverTrials::from_json(r.at("over_trials").at(figure));
+}
+
+std::string headline(const json& r) {
+  auto o = over(r, "silent");
+  return o ? trials_headline(*o) : rate_cell(r);  // a record from before trials
+}
+
+std::string median_and_bootstrap(const json& r) {
+  auto o = over(r, "silent");
+  if (!o || o->trials == 0) return "-";
+  return fmt::format("{} [{}-{}]", per_million(o->median_per_million), per_million(o->bootstrap.low_per_million),
+                     per_million(o->bootstrap.high_per_million));
+}
+
+std::string onsets(const json& r) {
+  json::json_pointer p("/episodes/onsets_per_trial");
+  if (!r.contains(p)) return "-";
+  std::vector<size_t> n = r.at(p).get<std::vector<size_t>>();
+  if (n.size() <= 8) {
+    std::string s;
+    for (size_t x : n) s += (s.empty() ? "" : ",") + std::to_string(x);
+    return s;
+  }
+  size_t total = 0, most = 0;
+  for (size_t x : n) total += x, most = std::max(most, x);
+  return fmt::format("{} (<= {}/trial)", total, most);
+}
+
+std::string one_decimal(const std::optional<double>& v) { return v ? fixed(*v, 1) : "-"; }
+
+// What the cell's line cannot hold: spreads far beyond chance, where the
+// errors came from (onsets), failed trials.
+std::string cell_note(const json& r) {
+  std::vector<std::string> notes;
+  std::string silent = over(r, "silent") ? dispersion_note(*over(r, "silent")) : "";
+  std::string dup = over(r, "duplicate_calls") ? dispersion_note(*over(r, "duplicate_calls")) : "";
+  if (!silent.empty()) notes.push_back("silent errors: " + silent);
+  if (!dup.empty() && dup != silent) notes.push_back("dup calls: " + dup);
+  json::json_pointer e("/episodes/note");
+  if (r.contains(e) && !r.at(e).get<std::string>().empty()) notes.push_back(r.at(e).get<std::string>());
+  if (!r.value("reason", "").empty()) notes.push_back(r.value("reason", ""));
+  std::string out;
+  for (const std::string& n : notes) out += (out.empty() ? "" : "; ") + n;
+  return out;
 }
 
 template <typename Key>
@@ -32,7 +109,29 @@ void add_unique(std::vector<Key>& seen, const Key& k) {
 
 std::string fault_column(const json& r) {
   const json& spec = r.at("cell").at("faults");
-  return fmt::format("loss {}% dup {}%", spec.value("loss_pct", 0.0), spec.value("dup_pct", 0.0));
+  std::string s = fmt::format("loss {}% dup {}%", spec.value("loss_pct", 0.0), spec.value("dup_pct", 0.0));
+  int hogs = r.at("cell").value("hogs", 0);
+  return hogs ? s + fmt::format(" load {}", hogs) : s;
+}
+
+// "1/5": loss 1%, duplication 5%, for the trials table's narrow column.
+std::string fault_short(const json& r) {
+  const json& spec = r.at("cell").at("faults");
+  std::string s = fmt::format("{}/{}", spec.value("loss_pct", 0.0), spec.value("dup_pct", 0.0));
+  int hogs = r.at("cell").value("hogs", 0);
+  return hogs ? s + fmt::format(" load {}", hogs) : s;
+}
+
+std::string range_text(std::vector<double> v) {
+  if (v.empty()) return "-";
+  auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  return fixed(*lo, 1) == fixed(*hi, 1) ? fixed(*lo, 1) : fixed(*lo, 1) + "-" + fixed(*hi, 1);
+}
+
+double mean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return v.empty() ? 0 : s / static_cast<double>(v.size());
 }
 
 // Levy's 1989 dependability rows, keyed by his load column, from the CSV.
@@ -56,129 +155,184 @@ std::vector<std::pair<std::string, std::vector<std::string>>> levy_rows(const st
   return rows;
 }
 
-std::string load_table(const std::vector<json>& records, const std::string& data_dir) {
+// The cells of one table: records, the row names (without the client count
+// when every cell has the same, which the title says instead), columns.
+struct Grid {
+  std::vector<const json*> records;
+  bool same_clients = true;
+  std::string row(const json& r) const { return row_variant(r, !same_clients); }
+  std::string clients_note() const {
+    if (records.empty() || !same_clients) return "";
+    int n = records.front()->value("clients", 1);
+    return n > 1 ? fmt::format(", {} clients a cell", n) : "";
+  }
+};
+
+Grid grid(const std::vector<json>& records, bool faults) {
+  Grid g;
+  for (const json& r : records)
+    if (usable(r) && has_faults(r) == faults) g.records.push_back(&r);
+  for (const json* r : g.records) g.same_clients &= r->value("clients", 1) == g.records.front()->value("clients", 1);
+  return g;
+}
+
+std::string section(const std::string& title, const TextTable& t, const ReportOptions& o) {
+  return (o.markdown ? title : wrapped(title, kWidth)) + "\n\n" + (o.markdown ? t.render_markdown() : t.render(kWidth));
+}
+
+void add_levy_rows(TextTable& t, const std::vector<int>& hogs, const std::string& data_dir) {
+  auto levy = levy_rows(data_dir);
+  if (levy.empty()) return;
+  t.rule();
+  static const std::vector<int> kLevyLoads = {0, 5, 10, 20};  // his load averages ~0.1, 5, 10, 20
+  for (auto& [name, cells] : levy) {
+    std::vector<std::string> row = {name};
+    for (int h : hogs) {
+      auto it = std::find(kLevyLoads.begin(), kLevyLoads.end(), h);
+      size_t col = static_cast<size_t>(it - kLevyLoads.begin());
+      row.push_back(it != kLevyLoads.end() && col < cells.size() ? cells[col] : "");
+    }
+    t.add(row);
+  }
+}
+
+std::string levy_load(const std::vector<json>& records, const ReportOptions& o) {
+  Grid g = grid(records, false);
+  if (g.records.empty()) return "";
   std::vector<int> hogs;
   std::vector<std::string> variants;
   std::map<std::pair<std::string, int>, const json*> cell;
-  std::map<int, std::vector<double>> run_queue;
-  for (const json& r : records) {
-    if (!usable(r) || has_faults(r)) continue;
-    int h = r.at("cell").value("hogs", 0);
+  for (const json* r : g.records) {
+    int h = r->at("cell").value("hogs", 0);
     add_unique(hogs, h);
-    add_unique(variants, row_variant(r));
-    cell[{row_variant(r), h}] = &r;
-    run_queue[h].push_back(r.at("load").value("run_queue_mean", 0.0));
+    add_unique(variants, g.row(*r));
+    cell[{g.row(*r), h}] = r;
   }
-  if (variants.empty()) return "";
   std::sort(hogs.begin(), hogs.end());
-  std::vector<std::string> headers = {"silent errors per 1,000,000 calls"};
-  for (int h : hogs) headers.push_back(fmt::format("load {} hogs", h));
+  std::vector<std::string> headers = {"silent / dup calls per 1,000,000"};
+  for (int h : hogs) headers.push_back(fmt::format("load {}", h));
   TextTable t(headers);
   for (const std::string& v : variants) {
     std::vector<std::string> row = {v};
-    for (int h : hogs) row.push_back(cell.count({v, h}) ? rate_cell(*cell[{v, h}]) : "-");
+    for (int h : hogs) row.push_back(cell.count({v, h}) ? silent_and_dup(*cell[{v, h}]) : "-");
     t.add(row);
   }
-  std::vector<std::string> measured = {"measured run queue (mean)"};
-  for (int h : hogs) {
-    const auto& q = run_queue[h];
-    double mean = q.empty() ? 0 : std::accumulate(q.begin(), q.end(), 0.0) / static_cast<double>(q.size());
-    measured.push_back(fixed(mean, 1));
-  }
-  t.add(measured);
-  auto levy = levy_rows(data_dir);
-  if (!levy.empty()) {
-    t.rule();
-    for (auto& [name, cells] : levy) {
-      std::vector<std::string> row = {name};
-      for (size_t i = 0; i < hogs.size(); ++i) {
-        // Levy's columns are load averages ~0.1, 5, 10, 20: hogs 0, 5, 10, 20.
-        static const std::vector<int> kLevyLoads = {0, 5, 10, 20};
-        auto it = std::find(kLevyLoads.begin(), kLevyLoads.end(), hogs[i]);
-        size_t col = static_cast<size_t>(it - kLevyLoads.begin());
-        row.push_back(it != kLevyLoads.end() && col < cells.size() ? cells[col] : "");
-      }
-      t.add(row);
+  // The load on the server's CPU, as each column's cells measured it.
+  for (auto [label, pointer, scale] : {std::tuple{"server CPU: runnable tasks", "/load/server_cpu_run_queue", 1.0},
+                                       std::tuple{"server: wait per timeslice, ms", "/load/server_wait_us_per_timeslice", 1e-3},
+                                       std::tuple{"machine: runnable tasks (all CPUs)", "/load/run_queue_mean", 1.0}}) {
+    std::vector<std::string> row = {label};
+    for (int h : hogs) {
+      std::vector<double> v;
+      for (const json* r : g.records)
+        if (r->at("cell").value("hogs", 0) == h)
+          if (auto x = maybe_at(*r, pointer)) v.push_back(*x * scale);
+      row.push_back(v.empty() ? "-" : fixed(mean(v), scale < 1 ? 2 : 1));
     }
+    t.add(row);
   }
-  return "Dependability (Levy's layout): silent errors = silent losses + calls run twice that the client saw succeed;\n"
-         "value [95% Wilson interval]; 0 (<N): none seen, N the upper end of the same two-sided interval.\n\n" +
-         t.render();
+  add_levy_rows(t, hogs, o.data_dir);
+  return section("Dependability (Levy's layout" + g.clients_note() +
+                     "; retry 15 s is libtirpc's default): silent errors (silent losses + calls run twice that the "
+                     "client saw succeed) / duplicate "
+                     "calls (calls run twice or more, whatever the client was told), each per 1,000,000 calls over "
+                     "all the cell's trials. Load = CPU-bound hogs on the server's CPU; below, what that CPU's run "
+                     "queue and the server's own wait to run measured. Over trials, with intervals: next table.",
+                 t, o);
 }
 
-std::string faults_table(const std::vector<json>& records) {
-  std::vector<std::string> columns, variants;
+std::string levy_faults(const std::vector<json>& records, const ReportOptions& o) {
+  Grid g = grid(records, true);
+  if (g.records.empty()) return "";
+  std::vector<std::string> columns, variants, backends;
   std::map<std::pair<std::string, std::string>, const json*> cell;
-  for (const json& r : records) {
-    if (!usable(r) || !has_faults(r) || r.at("cell").value("hogs", 0) != 0) continue;
-    add_unique(columns, fault_column(r));
-    add_unique(variants, row_variant(r));
-    cell[{row_variant(r), fault_column(r)}] = &r;
+  for (const json* r : g.records) {
+    add_unique(columns, fault_column(*r));
+    add_unique(variants, g.row(*r));
+    add_unique(backends, r->at("faults").value("backend", std::string("?")));
+    cell[{g.row(*r), fault_column(*r)}] = r;
   }
-  if (variants.empty()) return "";
-  std::vector<std::string> headers = {"silent errors per 1,000,000 calls"};
+  std::vector<std::string> headers = {"silent / dup calls per 1,000,000"};
   headers.insert(headers.end(), columns.begin(), columns.end());
   TextTable t(headers);
-  std::map<std::string, std::string> measured;
   for (const std::string& v : variants) {
     std::vector<std::string> row = {v};
-    for (const std::string& c : columns) {
-      const json* r = cell.count({v, c}) ? cell[{v, c}] : nullptr;
-      row.push_back(r ? rate_cell(*r) : "-");
-      if (r && !measured.count(c) && !r->at("faults").value("measured_loss_pct", json()).is_null())
-        measured[c] = fmt::format("{:.1f}/{:.1f} {}", r->at("faults").value("measured_loss_pct", 0.0),
-                                  r->at("faults").value("measured_dup_pct", 0.0),
-                                  r->at("faults").value("backend", ""));
-    }
+    for (const std::string& c : columns) row.push_back(cell.count({v, c}) ? silent_and_dup(*cell[{v, c}]) : "-");
     t.add(row);
   }
-  std::vector<std::string> row = {"measured loss%/dup% (backend)"};
-  for (const std::string& c : columns) row.push_back(measured.count(c) ? measured[c] : "-");
-  t.add(row);
-  return "Dependability under network faults (load 0, two-host link):\n\n" + t.render();
+  std::vector<std::string> measured = {"measured loss% / dup%"};
+  for (const std::string& c : columns) {
+    std::vector<double> loss, dup;
+    for (const std::string& v : variants)
+      if (cell.count({v, c}) && maybe_at(*cell[{v, c}], "/faults/measured_loss_pct")) {
+        loss.push_back(at(*cell[{v, c}], "/faults/measured_loss_pct"));
+        dup.push_back(at(*cell[{v, c}], "/faults/measured_dup_pct"));
+      }
+    measured.push_back(loss.empty() ? "-" : range_text(loss) + " / " + range_text(dup));
+  }
+  t.add(measured);
+  std::string by;
+  for (const std::string& b : backends) by += (by.empty() ? "" : ", ") + b;
+  return section("Dependability under network faults (two-host link" + g.clients_note() +
+                     "): silent errors / duplicate calls per 1,000,000 calls over all the cell's trials; measured = "
+                     "what the link's counters saw in every cell of the column (range over the rows), by " + by + ".",
+                 t, o);
 }
 
-std::string classes_table(const std::vector<json>& records) {
-  TextTable t({"cell", "calls", "correct", "silent loss", "dup calls", "extra exec", "silent dup", "indeterm.",
-               "clean fail", "Levy mism.", "silent/M [95%]", "calls/s"});
-  std::string skipped;
+// One line per cell over its trials, grouped by row variant.
+std::string trials_table(const std::vector<json>& records, bool faults, const ReportOptions& o) {
+  Grid g = grid(records, faults);
+  if (g.records.empty()) return "";
+  std::vector<const json*> sorted = g.records;
+  std::stable_sort(sorted.begin(), sorted.end(), [&](const json* a, const json* b) {
+    if (g.row(*a) != g.row(*b)) return g.row(*a) < g.row(*b);
+    return faults ? false : a->at("cell").value("hogs", 0) < b->at("cell").value("hogs", 0);
+  });
+  TextTable t({"cell", faults ? "loss/dup" : "load", "silent/M over trials", "median [bootstrap]", "onsets", "dup/M",
+               "CPU rq"});
+  std::string last;
+  for (const json* r : sorted) {
+    std::string variant = g.row(*r);
+    t.add({variant == last ? "" : variant,
+           faults ? fault_short(*r) : std::to_string(r->at("cell").value("hogs", 0)), headline(*r),
+           median_and_bootstrap(*r), onsets(*r), per_million(at(*r, "/rates_per_million/duplicate_calls/value")),
+           one_decimal(maybe_at(*r, "/load/server_cpu_run_queue"))});
+    t.note(cell_note(*r));
+    last = variant;
+  }
+  return section(std::string(faults ? "Under faults" : "Under load") + ", over trials" + g.clients_note() +
+                     ": silent errors per 1,000,000 calls (silent/M) in how many of a cell's independent trials, "
+                     "and how many; the median of the trials' rates and a 95% bootstrap interval of the pooled rate "
+                     "(trials, then clients, resampled); onsets (a cascade counts once) per trial; dup/M: duplicate "
+                     "calls per 1,000,000; CPU rq: runnable tasks on the server's CPU, as measured" +
+                     (faults ? "; loss/dup: the link's loss and duplication, %." : ".") +
+                     " A note under a cell: spreads far beyond chance, where its errors came from, failed trials.",
+                 t, o);
+}
+
+std::string classes_table(const std::vector<json>& records, const ReportOptions& o) {
+  TextTable t({"cell", "trials", "calls", "correct", "silent loss", "dup calls", "extra exec", "silent dup",
+               "indeterm.", "clean fail", "Levy mism.", "silent/M [95%]", "calls/s"});
   for (const json& r : records) {
-    if (r.value("experiment", "") != "dependability") continue;
-    if (r.value("status", "") != "ok") {
-      skipped += fmt::format("  {} {}: {}\n", r.value("status", ""), r.value("label", ""), r.value("reason", ""));
-      continue;
-    }
+    if (!usable(r)) continue;
     const json& c = r.at("classes");
     auto n = [&](const char* k) { return grouped(c.value(k, uint64_t{0})); };
-    t.add({r.value("label", ""), grouped(r.value("calls", uint64_t{0})), n("correct"), n("silent_loss"),
-           n("duplicate_calls"), n("extra_executions"), n("silent_duplicates"), n("indeterminate"),
-           n("clean_failure"), grouped(r.value("levy_mismatches", uint64_t{0})), rate_cell(r),
-           fixed(r.value("calls_per_s", 0.0), 0)});
+    t.add({r.value("label", ""), fmt::format("{}/{}", r.value("trials_ok", 1), r.value("trials", 1)),
+           grouped(r.value("calls", uint64_t{0})), n("correct"), n("silent_loss"), n("duplicate_calls"),
+           n("extra_executions"), n("silent_duplicates"), n("indeterminate"), n("clean_failure"),
+           grouped(r.value("levy_mismatches", uint64_t{0})), rate_cell(r), fixed(r.value("calls_per_s", 0.0), 0)});
   }
-  std::string out = t.empty() ? "" : "Every call, by class:\n\n" + t.render();
-  if (!skipped.empty()) out += "\nCells not measured:\n" + skipped;
-  return out;
+  if (t.empty()) return "";
+  return section("Every call, by class (all trials of each cell together):", t, o);
 }
 
-// Silent errors that all came from a few of a cell's clients are one event
-// each, not thousands: one late UDP reply makes every later call of that
-// client run twice, so its calls are not independent and the interval,
-// which assumes they are, is too narrow.
-std::string concentration_notes(const std::vector<json>& records) {
+std::string not_measured(const std::vector<json>& records) {
   std::string out;
   for (const json& r : records) {
-    if (!usable(r) || !r.at("classes").contains("clients_with_silent_errors")) continue;
-    const json& c = r.at("classes");
-    uint64_t silent = c.value("silent_loss", uint64_t{0}) + c.value("silent_duplicates", uint64_t{0});
-    uint64_t affected = c.value("clients_with_silent_errors", uint64_t{0});
-    uint64_t clients = r.value("clients", uint64_t{1});
-    if (silent == 0 || clients < 2 || affected * 2 > clients) continue;
-    out += fmt::format("  {}: {} silent errors, all from {} of {} clients\n", r.value("label", ""),
-                       grouped(silent), affected, clients);
+    if (r.value("experiment", "") != "dependability" || r.value("status", "") == "ok") continue;
+    out += fmt::format("  {} {}: {}\n", r.value("status", ""), r.value("label", ""), r.value("reason", ""));
   }
-  if (out.empty()) return "";
-  return "Silent errors from few clients (one client's calls are not independent: after one late UDP reply\n"
-         "every later call can run twice; read these as events, the 95% intervals are too narrow):\n" + out;
+  return out.empty() ? "" : "Cells not measured:\n" + out;
 }
 
 }  // namespace
@@ -194,26 +348,41 @@ bool has_faults(const json& record) {
   }
 }
 
-std::string row_variant(const json& record) {
+std::string row_variant(const json& record, bool with_clients) {
   const json& c = record.at("cell");
   std::string v = c.value("transport", "?");
   if (c.value("transport", "") == "sunrpc-udp") {
     const json& retry = c.at("retry_timeout_ms");
-    v += retry.is_null() ? " retry 15 s (default)" : fmt::format(" retry {} ms", retry.get<int>());
+    v += retry.is_null() ? " retry 15 s" : fmt::format(" retry {} ms", retry.get<int>());
   }
   if (c.value("drc", 0)) v += " +drc";
   if (c.value("drain_stale_replies", false)) v += " +drain";
   if (c.value("grpc_retry", false)) v += " +retry-policy";
   if (c.value("connect", "") == "per-call") v += " per-call";
-  if (c.value("clients", 1) > 1) v += fmt::format(" x{} clients", c.value("clients", 1));
+  if (with_clients && c.value("clients", 1) > 1) v += fmt::format(" x{} clients", c.value("clients", 1));
   return v;
 }
 
-std::string dependability_report(const std::vector<json>& records, const std::string& data_dir) {
+const std::vector<std::string>& dependability_report_tables() {
+  static const std::vector<std::string> ids = {"levy-load",     "levy-faults", "trials-load",
+                                               "trials-faults", "classes",     "not-measured"};
+  return ids;
+}
+
+std::string dependability_report(const std::vector<json>& records, const ReportOptions& o) {
+  auto wanted = [&](const std::string& id) {
+    return o.tables.empty() || std::find(o.tables.begin(), o.tables.end(), id) != o.tables.end();
+  };
+  std::vector<std::pair<std::string, std::string>> parts = {
+      {"levy-load", wanted("levy-load") ? levy_load(records, o) : ""},
+      {"levy-faults", wanted("levy-faults") ? levy_faults(records, o) : ""},
+      {"trials-load", wanted("trials-load") ? trials_table(records, false, o) : ""},
+      {"trials-faults", wanted("trials-faults") ? trials_table(records, true, o) : ""},
+      {"classes", wanted("classes") ? classes_table(records, o) : ""},
+      {"not-measured", wanted("not-measured") ? not_measured(records) : ""}};
   std::string out;
-  for (const std::string& part : {load_table(records, data_dir), faults_table(records), classes_table(records),
-                                  concentration_notes(records)})
-    if (!part.empty()) out += part + "\n";
+  for (const auto& [id, part] : parts)
+    if (!part.empty()) out += (out.empty() ? "" : "\n") + part;
   return out;
 }
 

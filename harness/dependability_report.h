@@ -1,6 +1,9 @@
-// Views of dependability records: Levy's table (rows: transport, columns:
-// server load, cells: silent errors per 1,000,000 calls) beside his 1989
-// numbers, the faults table, and the full table of classes.
+// Views of dependability records (results.jsonl, the latest record of each
+// cell): Levy's layout (rows: transport, columns: server load, each cell
+// silent errors / calls run twice, per 1,000,000) beside his 1989 numbers;
+// the same under network faults; the cells over their trials (in how many
+// trials errors happened, the median and bootstrap interval, the onsets,
+// the load on the server's CPU); and every call by class.
 #pragma once
 
 #include <string>
@@ -8,14 +11,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/experiment.h"
+
 namespace rpclab::harness {
 
-// `data_dir` holds levy1989-dependability.csv (docs/data of the source tree).
-std::string dependability_report(const std::vector<nlohmann::json>& records, const std::string& data_dir);
+// Table ids for ReportOptions::tables, in the order they print.
+const std::vector<std::string>& dependability_report_tables();
+std::string dependability_report(const std::vector<nlohmann::json>& records, const ReportOptions& options);
 
 // "sunrpc-udp retry 20 ms", "grpc": the transport and the settings that make
 // a row, without the load and fault axes that make the columns.
-std::string row_variant(const nlohmann::json& record);
+std::string row_variant(const nlohmann::json& record, bool with_clients = true);
 
 bool has_faults(const nlohmann::json& record);
 

@@ -111,15 +111,31 @@ nlohmann::json Episodes::to_json(size_t listed) const {
           {"episodes_listed", episodes.size()}};
 }
 
+TrialOnsets TrialOnsets::of(const Episodes& e) { return {e.onsets(), e.error_calls(), e.first_onset_s()}; }
+
+TrialOnsets TrialOnsets::from_json(const nlohmann::json& j) {
+  TrialOnsets t;
+  t.onsets = j.at("onsets").get<size_t>();
+  t.error_calls = j.at("error_calls").get<uint64_t>();
+  if (!j.at("first_onset_s").is_null()) t.first_onset_s = j.at("first_onset_s").get<double>();
+  return t;
+}
+
 std::string onsets_note(const std::vector<Episodes>& trials) {
+  std::vector<TrialOnsets> list;
+  for (const Episodes& e : trials) list.push_back(TrialOnsets::of(e));
+  return onsets_note(list);
+}
+
+std::string onsets_note(const std::vector<TrialOnsets>& trials) {
   std::vector<size_t> onsets;
   std::vector<double> firsts;
   uint64_t errors = 0, total_onsets = 0;
-  for (const Episodes& t : trials) {
-    onsets.push_back(t.onsets());
-    total_onsets += t.onsets();
-    errors += t.error_calls();
-    if (auto f = t.first_onset_s()) firsts.push_back(*f);
+  for (const TrialOnsets& t : trials) {
+    onsets.push_back(t.onsets);
+    total_onsets += t.onsets;
+    errors += t.error_calls;
+    if (t.first_onset_s) firsts.push_back(*t.first_onset_s);
   }
   if (total_onsets == 0) return "";
   auto [lo, hi] = std::minmax_element(firsts.begin(), firsts.end());

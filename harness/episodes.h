@@ -61,8 +61,19 @@ struct Episodes {
 
 Episodes find_episodes(std::vector<ErrorCall> errors, const EpisodeRules& rules = {});
 
+// What a cell's line needs of one trial's episodes; also read back from
+// the trial's record (Episodes::to_json), which lists only the first few.
+struct TrialOnsets {
+  size_t onsets = 0;
+  uint64_t error_calls = 0;
+  std::optional<double> first_onset_s;
+  static TrialOnsets of(const Episodes& e);
+  static TrialOnsets from_json(const nlohmann::json& episodes);
+};
+
 // For a cell's line: "onsets per trial 1, 0, 0, 0, 0; 26,691 errors per
 // onset; first onset 41.2 s after the clients started" ("" without errors).
+std::string onsets_note(const std::vector<TrialOnsets>& trials);
 std::string onsets_note(const std::vector<Episodes>& trials);
 
 }  // namespace rpclab::harness

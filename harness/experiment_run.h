@@ -1,17 +1,17 @@
-// What both experiments do around their cells: the run folder, stale
-// namespace cleanup, resume, Ctrl-C, progress, and the exit code.
+// What both experiments do before and after their cells: the run folder
+// (new, --out or --resume), the command line and metadata. The loop over
+// the trials is run_cells.h.
 #pragma once
 
-#include <atomic>
-#include <functional>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "harness/cell_config.h"
-#include "harness/cell_environment.h"
 #include "harness/run_folder.h"
 
 namespace rpclab::harness {
@@ -21,27 +21,9 @@ struct RunOptions {
   std::string out_dir;     // --out
   std::string resume_dir;  // --resume (results go back into it)
   int cell_time_limit_s = 300;
+  uint64_t shuffle_seed = 0;  // the trial order's seed (dependability), recorded in metadata.json
   nlohmann::json invocation;  // preset and flags, for metadata.json
 };
-
-using CellRunner = std::function<nlohmann::json(const CellConfig&, const std::string& cell_dir, CellEnvironment&,
-                                                netem::CommandLog&)>;
-
-struct RunSummary {
-  std::string dir;
-  size_t ok = 0, skipped = 0, failed = 0, resumed = 0;
-  bool interrupted = false;
-  int exit_code() const;
-};
-
-// Runs every cell not already in the resumed folder, appending each record
-// as it ends. `before_cells` / `after_cells` bracket the loop (the speed
-// experiment holds /dev/cpu_dma_latency there).
-RunSummary run_cells(const std::vector<CellConfig>& cells, const RunOptions& options, const CellRunner& runner,
-                     RunFolder& folder, const std::atomic<bool>& stop, CellEnvironment& env);
-
-// The outcome of a finished cell in a few words, for its progress line.
-std::string outcome_words(const nlohmann::json& record);
 
 // The matrix a folder holds, so --resume can refuse a different one.
 std::string matrix_digest(const std::vector<CellConfig>& cells);
@@ -53,6 +35,11 @@ void check_resume(const RunFolder& folder, const std::vector<CellConfig>& cells)
 // Returns null after printing why, with *exit_code set (3 setup, 2 usage).
 std::unique_ptr<RunFolder> open_run_folder(const RunOptions& options, const std::vector<CellConfig>& cells,
                                            const std::string& experiment, int* exit_code);
+
+// The seed of the trials' order: on --resume the one the run recorded
+// (a different --shuffle-seed is refused, std::invalid_argument), else
+// the one given, else a fresh one.
+uint64_t settle_shuffle_seed(const RunFolder& folder, bool resume, std::optional<uint64_t> given);
 
 // The whole command line as typed, for metadata and the resume hint.
 void remember_command_line(int argc, char** argv);

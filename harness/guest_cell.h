@@ -1,25 +1,31 @@
-// The uml-netem backend: a whole cell (namespaces, netem, server, clients)
+// The uml-netem backend: a whole trial (namespaces, netem, server, clients)
 // runs inside a user-mode-linux guest, because this kernel has no sch_netem
-// and the guest's has. The cell travels in as JSON and its record comes back
-// as a file through hostfs.
+// and the guest's has. The cell travels in as JSON and the trial's record
+// comes back as a file through hostfs. Inside, `rpclab cell` runs the
+// trial runner it is given: this file knows no experiment.
 #pragma once
 
 #include <string>
 
 #include <nlohmann/json.hpp>
 
-#include "harness/cell_config.h"
-#include "harness/cell_environment.h"
-#include "netem/command_log.h"
+#include "harness/experiment.h"
 #include "netem/fault_backend.h"
 
 namespace rpclab::harness {
 
-nlohmann::json run_cell_in_guest(const CellConfig& cell, const std::string& cell_dir, const netem::Choice& choice,
-                                 CellEnvironment& env, netem::CommandLog& log);
+// On the host: boots the guest for one trial and puts what it measured
+// into `trial`. Throws CellFailure when the guest gave no record.
+void run_trial_in_guest(const CellConfig& cell, const TrialPlace& place, const netem::Choice& choice,
+                        CellEnvironment& env, netem::CommandLog& log, nlohmann::json& trial);
 
-// Inside the guest: `rpclab cell --spec FILE --result FILE` runs here.
-int run_cell_command(const std::string& spec_path, const std::string& result_path, const std::string& run_id,
-                     const std::string& bin_dir);
+// Inside the guest: `rpclab cell --spec FILE --result FILE --trial K`
+// runs `runner` for that trial, guarded like every trial (trial_run.h).
+struct GuestTrial {
+  std::string spec_path, result_path, run_id, bin_dir;
+  uint32_t trial = 1, trials = 1;
+  size_t cell_index = 1;
+};
+int run_cell_command(const GuestTrial& what, const TrialRunner& runner);
 
 }  // namespace rpclab::harness

@@ -7,8 +7,10 @@
 
 #include "core/cli_support.h"
 #include "harness/dependability_command.h"
+#include "harness/dependability_trial.h"
 #include "harness/experiment_run.h"
 #include "harness/guest_cell.h"
+#include "harness/report_command.h"
 #include "harness/speed_command.h"
 #include "netem/capabilities.h"
 #include "netem/topology.h"
@@ -47,18 +49,22 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   auto dependability = rpclab::harness::add_dependability_command(app);
   auto speed = rpclab::harness::add_speed_command(app);
+  auto report = rpclab::harness::add_report_command(app);
   app.add_subcommand("doctor", "what this machine can do, and what will be skipped and why");
   app.add_subcommand("clean-net", "remove every network namespace rpclab created (make clean-net)");
-  std::string spec, result, run_id;
-  CLI::App* cell = app.add_subcommand("cell", "run one cell from a JSON file (used inside the UML guest)");
-  cell->add_option("--spec", spec)->required();
-  cell->add_option("--result", result)->required();
-  cell->add_option("--run-id", run_id);
+  rpclab::harness::GuestTrial guest;
+  CLI::App* cell = app.add_subcommand("cell", "run one trial of a cell from a JSON file (used inside the UML guest)");
+  cell->add_option("--spec", guest.spec_path)->required();
+  cell->add_option("--result", guest.result_path)->required();
+  cell->add_option("--run-id", guest.run_id);
+  cell->add_option("--trial", guest.trial);
+  cell->add_option("--trials", guest.trials);
+  cell->add_option("--cell-index", guest.cell_index);
   cell->group("");  // internal: not listed in --help
   rpclab::add_version_flags(app);
   // CLI11 would only say "A subcommand is required" of a misspelt one.
   if (argc > 1 && argv[1][0] != '-' && !has_subcommand(app, argv[1])) {
-    std::fprintf(stderr, "rpclab: unknown command '%s' (commands: dependability, speed, doctor, clean-net)\n",
+    std::fprintf(stderr, "rpclab: unknown command '%s' (commands: dependability, speed, report, doctor, clean-net)\n",
                  argv[1]);
     return rpclab::kExitUsage;
   }
@@ -68,10 +74,13 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("dependability")) return dependability();
     if (app.got_subcommand("speed")) return speed();
+    if (app.got_subcommand("report")) return report();
     if (app.got_subcommand("doctor")) return doctor();
     if (app.got_subcommand("clean-net")) return clean_net();
-    if (app.got_subcommand("cell"))
-      return rpclab::harness::run_cell_command(spec, result, run_id, rpclab::harness::program_dir());
+    if (app.got_subcommand("cell")) {  // inside the guest, only dependability trials run
+      guest.bin_dir = rpclab::harness::program_dir();
+      return rpclab::harness::run_cell_command(guest, rpclab::harness::run_dependability_trial);
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rpclab: %s\n", e.what());
     return rpclab::kExitFailed;

@@ -14,6 +14,14 @@ using netem::FaultSpec;
 using netem::TopologyKind;
 
 const std::vector<std::string> kAllRpc = {"sunrpc-udp", "sunrpc-tcp", "grpc"};
+
+// The levy1989 preset's size, in one place to retune: every cell runs as
+// kLevyTrials independent trials, each of this many calls shared by its 8
+// clients. docs/dependability.md ("The presets") says why these numbers;
+// `make run-dependability` must stay within 25 minutes on a 2-core VM.
+constexpr int kLevyTrials = 5;
+constexpr uint64_t kLevyLoadCallsPerTrial = 20000;   // 100,000 a cell
+constexpr uint64_t kLevyFaultCallsPerTrial = 4000;   // 20,000 a cell
 constexpr int kShortRetryMs = 20;   // the "short" retransmit interval of the issue and the notes
 constexpr int kFaultTimeoutMs = 1000;
 
@@ -31,28 +39,30 @@ FaultSpec loss_and_dup(double loss, double dup) {
 }
 
 // Levy's table: load on the server, nothing on the network (loopback, so it
-// runs without root), 100,000 calls per cell; then loss x duplication on the
-// two-host link at load 0. Under loss a 15 s retransmit interval would cost
-// 15 s per lost packet, so the faults table uses the short interval and a 1 s
-// total timeout for every transport (which also shows how timeouts lie).
+// runs without root), 100,000 calls per cell over its trials; then loss x
+// duplication on the two-host link at load 0. Under loss a 15 s retransmit
+// interval would cost 15 s per lost packet, so the faults table uses the
+// short interval and a 1 s total timeout for every transport (which also
+// shows how timeouts lie).
 std::vector<Block> levy1989() {
-  // Eight clients share the 100,000 calls: under 20 hogs the server gets a
-  // twenty-first of its CPU and one client would wait ~6 ms a call (10 min a
-  // cell); eight keep its queue busy, as a real server's would be.
+  // Eight clients share a trial's calls: under 20 hogs the server gets a
+  // twenty-first of its CPU and one client would wait ~6 ms a call; eight
+  // keep its queue busy, as a real server's would be.
   Block load{"load", kAllRpc};
   load.hogs = {0, 5, 10, 20};
   load.retry_timeouts_ms = {std::nullopt, kShortRetryMs};
   load.clients = {8};
-  load.calls = 100000;
+  load.calls = kLevyLoadCallsPerTrial;
+  load.trials = kLevyTrials;
 
   Block faults{"faults", kAllRpc};
   faults.faults = fault_grid({0, 1, 5}, {0, 1, 5}, netem::Direction::kBoth);
   faults.retry_timeouts_ms = {kShortRetryMs};
   faults.clients = {8};
-  // 20,000 calls bound a zero at 150 per million. The cells under 5% loss
-  // cost the most (TCP and gRPC wait out retransmissions: ~300 calls/s),
-  // and at this size the whole preset takes about 15 minutes here.
-  faults.calls = 20000;
+  // The cells under 5% loss cost the most (TCP and gRPC wait out
+  // retransmissions: ~300 calls/s).
+  faults.calls = kLevyFaultCallsPerTrial;
+  faults.trials = kLevyTrials;
   faults.timeout_ms = kFaultTimeoutMs;
   faults.topology = TopologyKind::kTwoHost;
   return {load, faults};
@@ -66,7 +76,8 @@ std::vector<Block> remedies() {
   b.retry_timeouts_ms = {kShortRetryMs};
   b.drc = {0, 1024};
   b.drain = {false, true};
-  b.calls = 10000;
+  b.calls = 3000;
+  b.trials = 3;
   b.timeout_ms = kFaultTimeoutMs;
   b.topology = TopologyKind::kTwoHost;
   return {b};
@@ -75,13 +86,15 @@ std::vector<Block> remedies() {
 // CI: every transport clean on loopback, then 5% duplication on the link.
 std::vector<Block> quick() {
   Block clean{"clean", kAllRpc};
-  clean.calls = 2000;
+  clean.calls = 1000;
+  clean.trials = 3;
 
   Block udp_dup{"udp-dup", {"sunrpc-udp"}};
   udp_dup.faults = {dup_only(5)};
   udp_dup.retry_timeouts_ms = {kShortRetryMs};
   udp_dup.drc = {0, 1024};
-  udp_dup.calls = 3000;
+  udp_dup.calls = 1000;
+  udp_dup.trials = 3;
   udp_dup.timeout_ms = kFaultTimeoutMs;
   udp_dup.topology = TopologyKind::kTwoHost;
 
@@ -90,7 +103,7 @@ std::vector<Block> quick() {
   stream_dup.transports = {"sunrpc-tcp", "grpc"};
   stream_dup.drc = {0};
   stream_dup.retry_timeouts_ms = {std::nullopt};
-  stream_dup.calls = 2000;
+  stream_dup.calls = 1000;
   return {clean, udp_dup, stream_dup};
 }
 
@@ -150,7 +163,7 @@ void check_block(const Block& b, const std::string& calls_flag) {
   int clients = *std::max_element(b.clients.begin(), b.clients.end());
   if (b.calls < static_cast<uint64_t>(clients))
     throw std::invalid_argument(fmt::format(
-        "table {}: {} calls per cell cannot be shared by {} clients (each needs at least one): give {} {} or more, "
+        "table {}: {} calls per trial cannot be shared by {} clients (each needs at least one): give {} {} or more, "
         "or fewer --clients", b.name, b.calls, clients, calls_flag, clients));
   for (const FaultSpec& f : b.faults) netem::check_backend_can_apply(b.faults_backend, f);
   for (const FaultSpec& f : b.faults)
@@ -222,6 +235,7 @@ void apply_overrides(std::vector<Block>& blocks, const AxisOverrides& o) {
     if (o.retries) b.retries = *o.retries;
     if (o.at_most_once) b.at_most_once = *o.at_most_once;
     if (o.duration_ms) b.duration_ms = o.duration_ms;
+    if (o.trials) b.trials = *o.trials;
     bool has_faults = b.faults.size() > 1 || !b.faults.front().empty();
     if (has_faults && b.topology == TopologyKind::kLoopback && !server_events_only(b))
       b.topology = TopologyKind::kTwoHost;  // faults live on the link between two hosts
@@ -281,6 +295,7 @@ std::vector<CellConfig> expand_block(const Block& b) {
   c.timeout_ms = b.timeout_ms;
   c.pin = b.pin;
   c.duration_ms = b.duration_ms;
+  c.trials = b.trials;
   std::vector<CellConfig> cells = {c};
   auto all = [](const auto& axis) { return [&axis](const CellConfig&) { return axis; }; };
   auto udp_only = [](const auto& axis, auto neutral) {

@@ -26,7 +26,8 @@ struct Block {
   std::vector<bool> drain = {false};                                   // sunrpc-udp only
   std::vector<int> clients = {1};
   std::vector<ConnectMode> connects = {ConnectMode::kPersistent};
-  uint64_t calls = 100000;                     // per cell, split over its clients
+  uint64_t calls = 100000;                     // per trial, split over its clients
+  int trials = 1;                              // independent trials of each cell
   std::optional<int> timeout_ms;
   netem::TopologyKind topology = netem::TopologyKind::kLoopback;
   std::string faults_backend = "auto";
@@ -52,8 +53,9 @@ struct AxisOverrides {
   std::optional<std::vector<bool>> drain;
   std::optional<std::vector<int>> clients;
   std::optional<std::vector<ConnectMode>> connects;
-  std::optional<uint64_t> calls;        // blocks without faults
-  std::optional<uint64_t> fault_calls;  // blocks with faults
+  std::optional<uint64_t> calls;        // per trial, blocks without faults
+  std::optional<uint64_t> fault_calls;  // per trial, blocks with faults
+  std::optional<int> trials;
   std::optional<int> timeout_ms;
   std::optional<netem::TopologyKind> topology;
   std::optional<std::string> faults_backend;

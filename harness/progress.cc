@@ -15,30 +15,27 @@ std::string format_duration(double seconds) {
   return fmt::format("{} h {:02} min", s / 3600, (s % 3600) / 60);
 }
 
-Progress::Progress(size_t cells, uint64_t calls) : live_(isatty(STDERR_FILENO)), cells_(cells), calls_total_(calls) {}
+Progress::Progress(size_t trials, uint64_t calls) : live_(isatty(STDERR_FILENO)), trials_(trials), calls_total_(calls) {}
 
-void Progress::begin_cell(size_t index, const std::string& label, uint64_t calls) {
+void Progress::begin_trial(size_t index, const std::string& label, uint64_t calls) {
   index_ = index;
   label_ = label;
-  cell_calls_ = calls;
-  cell_done_ = 0;
-  cell_start_ = Clock::now();
-  update(0);
+  trial_calls_ = calls;
+  trial_start_ = Clock::now();
+  tick();
 }
 
-void Progress::update(uint64_t done) {
-  cell_done_ = done;
+// The ETA assumes the calls still to make go at the pace of those made.
+void Progress::tick() {
   if (!live_) return;
-  double cell_s = std::chrono::duration<double>(Clock::now() - cell_start_).count();
+  double trial_s = std::chrono::duration<double>(Clock::now() - trial_start_).count();
   double run_s = std::chrono::duration<double>(Clock::now() - run_start_).count();
-  uint64_t finished = calls_finished_ + done;
   std::string eta = "?";
-  if (finished > 0 && run_s > 1)
-    eta = format_duration(run_s * static_cast<double>(calls_total_ - std::min(finished, calls_total_)) /
-                          static_cast<double>(finished));
-  std::string line = fmt::format("[cell {}/{}] {}: {}/{} calls, {:.0f} calls/s, elapsed {}, ETA {}", index_, cells_,
-                                 label_, done, cell_calls_, cell_s > 0 ? static_cast<double>(done) / cell_s : 0.0,
-                                 format_duration(run_s), eta);
+  if (calls_finished_ > 0)
+    eta = format_duration(run_s * static_cast<double>(calls_total_ - std::min(calls_finished_, calls_total_)) /
+                          static_cast<double>(calls_finished_));
+  std::string line = fmt::format("[trial {}/{}] {}: {} calls, {}, elapsed {}, ETA {}", index_, trials_, label_,
+                                 trial_calls_, format_duration(trial_s), format_duration(run_s), eta);
   std::fprintf(stderr, "\r\033[K%s", line.c_str());
   live_shown_ = true;
 }
@@ -48,12 +45,17 @@ void Progress::clear_live() {
   live_shown_ = false;
 }
 
-void Progress::end_cell(const std::string& outcome) {
+void Progress::end_trial(const std::string& outcome) {
   clear_live();
-  calls_finished_ += cell_calls_;
-  double cell_s = std::chrono::duration<double>(Clock::now() - cell_start_).count();
-  std::fprintf(stderr, "[%zu/%zu] %s: %s (%s)\n", index_, cells_, label_.c_str(), outcome.c_str(),
-               format_duration(cell_s).c_str());
+  calls_finished_ += trial_calls_;
+  double trial_s = std::chrono::duration<double>(Clock::now() - trial_start_).count();
+  std::fprintf(stderr, "[%zu/%zu] %s: %s (%s)\n", index_, trials_, label_.c_str(), outcome.c_str(),
+               format_duration(trial_s).c_str());
+}
+
+void Progress::skip_trial(uint64_t calls) {
+  trials_ -= trials_ > 0 ? 1 : 0;
+  calls_total_ -= std::min(calls, calls_total_);
 }
 
 void Progress::note(const std::string& line) {

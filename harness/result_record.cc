@@ -3,6 +3,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 
@@ -73,7 +74,7 @@ void add_promised_fields(nlohmann::json& r) {
     default_null(faults, {"measured_loss_pct", "measured_dup_pct"});
     nlohmann::json& load = object_at(r, "load");
     if (!load.contains("hogs")) load["hogs"] = cell.value("hogs", 0);
-    default_null(load, {"loadavg_1m", "run_queue_mean"});
+    default_null(load, {"loadavg_1m", "run_queue_mean", "server_cpu_run_queue", "server_wait_us_per_timeslice"});
     default_null(object_at(r, "classes"), {"correct", "silent_loss", "duplicate_calls", "extra_executions",
                                             "silent_duplicates", "indeterminate", "clean_failure"});
     default_null(object_at(r, "silent_per_million"), {"value", "ci95_low", "ci95_high"});
@@ -105,12 +106,17 @@ std::vector<nlohmann::json> read_records(const std::string& path, std::vector<st
 
 std::vector<nlohmann::json> latest_per_cell(const std::vector<nlohmann::json>& records) {
   std::vector<nlohmann::json> latest;
-  std::map<std::string, size_t> at;  // cell identity -> its place in `latest`
+  std::map<std::string, size_t> at;  // cell id -> index in latest
   for (const nlohmann::json& r : records) {
-    auto [it, first] = at.emplace(r.at("cell").dump(), latest.size());
-    if (first) latest.push_back(r);
-    else latest[it->second] = r;
+    auto [it, fresh] = at.try_emplace(r.at("cell").dump(), latest.size());
+    if (fresh)
+      latest.push_back(r);
+    else
+      latest[it->second] = r;
   }
+  std::stable_sort(latest.begin(), latest.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+    return a.value("cell_index", size_t{0}) < b.value("cell_index", size_t{0});
+  });
   return latest;
 }
 

@@ -28,9 +28,11 @@ void add_promised_fields(nlohmann::json& record);
 // reported through `warnings`, never fatal.
 std::vector<nlohmann::json> read_records(const std::string& path, std::vector<std::string>* warnings);
 
-// Each cell's last record, in the order the cells first appear. A resumed
-// run appends a new record for a cell that was skipped or failed before;
-// results.jsonl keeps both, and the views show the newer one.
+// Each cell's last record. A resumed run appends a new record for a cell
+// that failed before (or had failed trials); results.jsonl keeps both, and
+// the views show the newer one. In matrix order (`cell_index`) where the
+// records say it, since shuffled trials finish their cells in any order;
+// else in the order the cells first appear.
 std::vector<nlohmann::json> latest_per_cell(const std::vector<nlohmann::json>& records);
 
 std::string iso8601_now();

@@ -33,7 +33,7 @@ std::string timestamp() {
 }
 
 // The files every run writes first: a folder holding one of them holds a run.
-const std::vector<std::string> kRunFiles = {"results.jsonl", "metadata.json", "commands.log"};
+const std::vector<std::string> kRunFiles = {"results.jsonl", "trials.jsonl", "metadata.json", "commands.log"};
 
 std::string run_files_in(const std::string& dir) {
   std::string present;
@@ -159,16 +159,16 @@ std::string RunFolder::cell_dir(size_t index, const std::string& label) {
 
 // A run killed mid-write can leave a torn last line without its newline;
 // the next record starts on a line of its own so only the torn one is lost.
-void RunFolder::append(const nlohmann::json& record) {
+void RunFolder::append_line(const std::string& file, const nlohmann::json& record) {
   std::string line = record.dump();
   std::error_code ec;
-  auto size = fs::file_size(results_path(), ec);
+  auto size = fs::file_size(file, ec);
   if (!ec && size > 0) {
-    std::ifstream in(results_path(), std::ios::binary);
+    std::ifstream in(file, std::ios::binary);
     in.seekg(static_cast<std::streamoff>(size) - 1);
     if (in.get() != '\n') line.insert(0, "\n");
   }
-  append_line_durably(results_path(), line);
+  append_line_durably(file, line);
 }
 
 void RunFolder::write_metadata(nlohmann::json metadata) {

@@ -1,7 +1,8 @@
 // A run's folder: results/<timestamp>/ with results.jsonl (appended as each
-// cell ends), commands.log, metadata.json, per-cell folders, and the views;
-// results/latest points at the newest. A run folder holds one run: a new
-// run goes into a new or empty folder, and only --resume reopens one.
+// cell ends), trials.jsonl (as each trial ends), commands.log,
+// metadata.json, per-cell folders, and the views; results/latest points at
+// the newest. A run folder holds one run: a new run goes into a new or
+// empty folder, and only --resume reopens one.
 #pragma once
 
 #include <string>
@@ -30,15 +31,19 @@ class RunFolder {
   const std::string& run_id() const { return run_id_; }
   std::string path(const std::string& name) const { return dir_ + "/" + name; }
   std::string results_path() const { return path("results.jsonl"); }
+  std::string trials_path() const { return path("trials.jsonl"); }
   std::string cell_dir(size_t index, const std::string& label);  // created
   netem::CommandLog& log() { return log_; }
 
-  // One durable line per finished cell: a crash keeps every earlier cell.
-  void append(const nlohmann::json& record);
+  // One durable line per finished cell (results.jsonl) or trial
+  // (trials.jsonl): a crash keeps every earlier one.
+  void append(const nlohmann::json& record) { append_line(results_path(), record); }
+  void append_trial(const nlohmann::json& trial) { append_line(trials_path(), trial); }
   // Writes metadata.json, with the run_id added.
   void write_metadata(nlohmann::json metadata);
 
  private:
+  static void append_line(const std::string& file, const nlohmann::json& record);
   std::string dir_;
   std::string run_id_;
   netem::CommandLog log_;

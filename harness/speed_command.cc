@@ -9,11 +9,11 @@
 #include "core/signal_watcher.h"
 #include "harness/csv_view.h"
 #include "harness/experiment_run.h"
+#include "harness/run_cells.h"
 #include "harness/latency_pin.h"
 #include "harness/result_record.h"
 #include "harness/speed_matrix.h"
 #include "harness/speed_report.h"
-#include "harness/speed_session.h"
 #include "harness/text_table.h"
 #include "netem/capabilities.h"
 
@@ -70,7 +70,7 @@ void print_views(RunFolder& folder) {
   std::printf("\n%s", report.summary.c_str());
   for (const std::string& n : notes) std::printf("%s\n", n.c_str());
   std::printf("\nEvery table (both topologies, both connection modes): %s/report.txt\n", folder.dir().c_str());
-  std::printf("Results: %s/results.jsonl (also results.csv, commands.log", folder.dir().c_str());
+  std::printf("Results: %s/results.jsonl (also trials.jsonl, results.csv, commands.log", folder.dir().c_str());
   for (const std::string& p : pngs) std::printf(", %s", p.substr(folder.dir().size() + 1).c_str());
   std::printf(")\n");
 }
@@ -96,6 +96,7 @@ int run(Flags& f) {
   env.bin_dir = program_dir();
   env.caps = netem::probe_capabilities();
   DmaLatencyHold pin;
+  env.latency_pinned = pin.held();
   nlohmann::json meta = {{"experiment", "speed"},
                          {"preset", f.preset},
                          {"invocation", f.run.invocation},
@@ -113,20 +114,13 @@ int run(Flags& f) {
                pin.held() ? "holding /dev/cpu_dma_latency at 0 for the run"
                           : ("NOT holding /dev/cpu_dma_latency (" + pin.why_not() + "): timings include idle wake-ups")
                                 .c_str());
-  SpeedSession session(folder.dir(), pin.held());
-  CellRunner runner = [&session](const CellConfig& cell, const std::string& dir, CellEnvironment& e,
-                                 netem::CommandLog& log) { return session.run(cell, dir, e, log); };
-  RunSummary summary = run_cells(cells, f.run, runner, folder, signals.stop_requested(), env);
+  RunSummary summary = run_cells(find_experiment("speed"), cells, f.run, folder, signals.stop_requested(), env);
   meta["ended_at"] = iso8601_now();
-  meta["summary"] = {{"ok", summary.ok}, {"skipped", summary.skipped}, {"failed", summary.failed},
-                     {"resumed", summary.resumed}, {"interrupted", summary.interrupted}};
+  meta["summary"] = summary_json(summary);
   folder.write_metadata(meta);
   print_views(folder);
   std::fflush(stdout);  // the tables before the closing words on stderr
-  if (summary.interrupted)
-    std::fprintf(stderr, "rpclab: interrupted; finished cells are kept. Continue with:\n  %s\n",
-                 resume_hint(folder).c_str());
-  if (summary.failed) std::fprintf(stderr, "rpclab: %zu cell(s) failed; see 'Cells not measured' above\n", summary.failed);
+  print_closing_words(summary, folder);
   return summary.exit_code();
 }
 

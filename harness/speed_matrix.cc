@@ -1,5 +1,7 @@
 #include "harness/speed_matrix.h"
 
+#include <fmt/format.h>
+
 #include <stdexcept>
 
 namespace rpclab::harness {
@@ -24,8 +26,8 @@ CellConfig speed_cell(const SpeedAxes& a, const std::string& transport, Topology
   c.connect = connect;
   c.clients = clients;
   c.size = size;
-  c.trials = a.trials;
-  c.calls_per_client = a.calls_per_trial * static_cast<uint64_t>(a.trials);
+  c.trials = is_calibration(transport) ? 1 : a.trials;  // sockperf measures once, for a second
+  c.calls_per_client = a.calls_per_trial;
   c.warmup = a.warmup;
   c.timeout_ms = a.timeout_ms;
   c.udp_bufsize = transport == "sunrpc-udp" ? a.udp_bufsize : 0;
@@ -38,6 +40,12 @@ CellConfig speed_cell(const SpeedAxes& a, const std::string& transport, Topology
 bool is_calibration(const std::string& transport) { return transport == kSockperfUdp || transport == kSockperfTcp; }
 
 std::string floor_for(const std::string& transport) { return transport == "sunrpc-udp" ? "raw-udp" : "raw-tcp"; }
+
+std::string speed_group(const CellConfig& cell) {
+  if (is_calibration(cell.transport)) return cell.transport + "/" + std::to_string(cell.size);  // alone
+  return fmt::format("{}/{}/{}/{}", netem::topology_name(cell.topology), connect_mode_name(cell.connect), cell.clients,
+                     cell.size);
+}
 
 SpeedAxes speed_preset(const std::string& name) {
   SpeedAxes a;
@@ -69,8 +77,9 @@ std::vector<CellConfig> expand_speed(const SpeedAxes& a) {
       for (const char* tool : {kSockperfUdp, kSockperfTcp})
         for (size_t size : a.sizes) cells.push_back(speed_cell(a, tool, topology, ConnectMode::kPersistent, 1, size));
     // Every transport of one (connection, clients, size) in a row, the
-    // floor first: a ratio to the floor compares figures taken seconds
-    // apart, so the VM's slow drifts touch both alike.
+    // floor first: their trials then take turns (speed_group), so a ratio
+    // to the floor compares figures taken in the same rounds, and the VM's
+    // slow drifts touch both alike.
     for (ConnectMode connect : a.connects)
       for (int clients : a.clients)
         for (size_t size : a.sizes)

@@ -34,10 +34,14 @@ bool is_calibration(const std::string& transport);
 // The floor a transport is compared with: raw-udp for sunrpc-udp, raw-tcp else.
 std::string floor_for(const std::string& transport);
 
+// The comparison group a cell's trials take turns in: (topology,
+// connection, clients, size); a calibration cell is a group of its own.
+std::string speed_group(const CellConfig& cell);
+
 SpeedAxes speed_preset(const std::string& name);  // throws std::invalid_argument
-// Cells ordered so each topology's calibration and floors run before the
-// RPC transports (their ratios are known when a record is written), and a
-// server serves all cells of one transport in a row.
+// Cells ordered so each topology's calibration runs first and the cells
+// of one group are adjacent, the floor first (their trials take turns:
+// trial_rounds with speed_group).
 std::vector<CellConfig> expand_speed(const SpeedAxes& axes);
 
 }  // namespace rpclab::harness

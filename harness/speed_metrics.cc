@@ -9,32 +9,46 @@ namespace {
 
 double us(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
 
-}  // namespace
-
-SpeedMetrics speed_metrics(const std::vector<CallRecord>& records, uint64_t calls_per_trial) {
-  SpeedMetrics m;
-  std::vector<double> all;
-  std::vector<double> trial_sum, trial_n, client_trial_time;
+// One trial's clients: their successful latencies, and when they ran.
+struct TrialSpan {
+  double sum_us = 0;
+  size_t ok = 0;
   int64_t first_start = std::numeric_limits<int64_t>::max(), last_start = 0, last_end = 0;
-  double cpu_us = 0;
-  for (const CallRecord& r : records) {
-    for (size_t i = 0; i < r.calls.size(); ++i) {
-      const CallEntry& e = r.calls[i];
+};
+
+TrialSpan add_trial(const std::vector<CallRecord>& clients, SpeedMetrics& m, std::vector<double>& all, double& cpu_us) {
+  TrialSpan t;
+  for (const CallRecord& r : clients) {
+    for (const CallEntry& e : r.calls) {
       if (e.kind != ErrorKind::kOk) {
         ++m.errors;
         continue;
       }
-      size_t trial = calls_per_trial ? i / calls_per_trial : 0;
-      if (trial >= trial_sum.size()) trial_sum.resize(trial + 1), trial_n.resize(trial + 1);
-      trial_sum[trial] += us(e.latency_ns);
-      trial_n[trial] += 1;
+      t.sum_us += us(e.latency_ns);
+      ++t.ok;
       all.push_back(us(e.latency_ns));
     }
     int64_t start = r.header.value("start_realtime_ns", int64_t{0});
-    first_start = std::min(first_start, start);
-    last_start = std::max(last_start, start);
-    last_end = std::max(last_end, r.header.value("end_realtime_ns", int64_t{0}));
+    t.first_start = std::min(t.first_start, start);
+    t.last_start = std::max(t.last_start, start);
+    t.last_end = std::max(t.last_end, r.header.value("end_realtime_ns", int64_t{0}));
     cpu_us += r.header.value("cpu_user_us", 0.0) + r.header.value("cpu_sys_us", 0.0);
+  }
+  return t;
+}
+
+}  // namespace
+
+SpeedMetrics speed_metrics(const std::vector<std::vector<CallRecord>>& trials) {
+  SpeedMetrics m;
+  std::vector<double> all;
+  double cpu_us = 0, span_s = 0;
+  for (const std::vector<CallRecord>& clients : trials) {
+    TrialSpan t = add_trial(clients, m, all, cpu_us);
+    if (clients.empty()) continue;
+    if (t.ok) m.trial_means_us.push_back(t.sum_us / static_cast<double>(t.ok));
+    span_s += static_cast<double>(t.last_end - t.first_start) / 1e9;
+    m.start_skew_ms = std::max(m.start_skew_ms, static_cast<double>(t.last_start - t.first_start) / 1e6);
   }
   m.calls = all.size();
   if (all.empty()) return m;
@@ -45,16 +59,12 @@ SpeedMetrics speed_metrics(const std::vector<CallRecord>& records, uint64_t call
   m.p999_us = percentile_sorted(all, 99.9);
   m.max_us = all.back();
   m.mean_us = std::accumulate(all.begin(), all.end(), 0.0) / static_cast<double>(all.size());
-  for (size_t t = 0; t < trial_sum.size(); ++t)
-    if (trial_n[t] > 0) m.trial_means_us.push_back(trial_sum[t] / trial_n[t]);
   m.trials = summarize(m.trial_means_us);
   // Levy timed a client's 100 calls; with calls back to back that is 100
   // times the mean call.
   m.seconds_per_100_calls = m.mean_us * 100 / 1e6;
-  double span_s = static_cast<double>(last_end - first_start) / 1e9;
   m.calls_per_s = span_s > 0 ? static_cast<double>(m.calls + m.errors) / span_s : 0;
   m.client_cpu_us_per_call = cpu_us / static_cast<double>(m.calls + m.errors);
-  m.start_skew_ms = static_cast<double>(last_start - first_start) / 1e6;
   return m;
 }
 

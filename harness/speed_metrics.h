@@ -17,16 +17,17 @@ struct SpeedMetrics {
   uint64_t calls = 0;             // successful calls measured
   uint64_t errors = 0;            // calls that failed (not in the latency figures)
   double p50_us = 0, p90_us = 0, p99_us = 0, p999_us = 0, max_us = 0, mean_us = 0;
-  std::vector<double> trial_means_us;  // one per trial, over every client's calls in it
+  std::vector<double> trial_means_us;  // one per trial, over every client's calls in it, in trial order
   Summary trials;                      // mean and 95% interval of the trial means
   double seconds_per_100_calls = 0;    // per client, as Levy timed it
-  double calls_per_s = 0;              // all clients together, first start to last end
+  double calls_per_s = 0;              // all clients together: calls / the trials' spans (first start to last end)
   double client_cpu_us_per_call = 0;
-  double start_skew_ms = 0;            // how far apart the clients began
+  double start_skew_ms = 0;            // how far apart the clients began, at most over the trials
   nlohmann::json to_json() const;
 };
 
-// `calls_per_trial` consecutive calls of each client make one trial.
-SpeedMetrics speed_metrics(const std::vector<CallRecord>& records, uint64_t calls_per_trial);
+// Each trial is its own run of the clients: `trials[t]` holds every
+// client's call record of trial t.
+SpeedMetrics speed_metrics(const std::vector<std::vector<CallRecord>>& trials);
 
 }  // namespace rpclab::harness

@@ -4,7 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <thread>
 
@@ -23,8 +25,10 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 
 // Parallel clients start their recorded calls together at this offset from
-// launch: enough for the slowest (gRPC) client to start and warm up.
-constexpr auto kStartBarrier = 300ms;
+// launch, until a one-client trial has shown how long a launch takes:
+// enough for the slowest (gRPC) client to start and warm up.
+constexpr double kFirstBarrierMs = 300;
+constexpr double kLeastBarrierMs = 50;
 constexpr int kSockperfPort = 11111;
 
 int64_t realtime_ns() {
@@ -70,14 +74,11 @@ std::string skip_reason(const CellConfig& cell, const CellEnvironment& env) {
   return "";
 }
 
-std::vector<std::string> echo_args(const CellConfig& cell) {
-  std::vector<std::string> args = {"--op", "echo", "--size", std::to_string(cell.size), "--warmup",
-                                   std::to_string(cell.warmup)};
-  if (cell.clients > 1) {
-    auto at = realtime_ns() + std::chrono::duration_cast<std::chrono::nanoseconds>(kStartBarrier).count();
-    args.insert(args.end(), {"--start-at", std::to_string(at)});
-  }
-  return args;
+// A barrier is learnt per topology, transport, connection mode and size:
+// launching and warming up a client is what it has to cover.
+std::string start_key(const CellConfig& cell) {
+  return fmt::format("{}/{}/{}/{}", netem::topology_name(cell.topology), cell.transport,
+                     connect_mode_name(cell.connect), cell.size);
 }
 
 }  // namespace
@@ -89,11 +90,6 @@ SpeedSession::~SpeedSession() {
 
 std::string SpeedSession::server_key(const CellConfig& cell) {
   return fmt::format("{}-{}-{}", netem::topology_name(cell.topology), cell.transport, cell.udp_bufsize);
-}
-
-std::string SpeedSession::group_key(const CellConfig& cell, const std::string& transport) {
-  return fmt::format("{}/{}/{}/{}/{}", netem::topology_name(cell.topology), transport,
-                     connect_mode_name(cell.connect), cell.clients, cell.size);
 }
 
 netem::Topology& SpeedSession::topology(netem::TopologyKind kind, netem::CommandLog& log) {
@@ -122,64 +118,80 @@ ServerUnderTest& SpeedSession::server(const CellConfig& cell, netem::Topology& t
   return *slot.server;
 }
 
-void SpeedSession::compare(const CellConfig& cell, json& record, const Measured& m) {
-  std::string floor = floor_for(cell.transport);
-  auto it = measured_.find(group_key(cell, floor));
-  if (it == measured_.end() && floor == "raw-udp") it = measured_.find(group_key(cell, floor = "raw-tcp"));
-  record["floor_transport"] = it == measured_.end() ? json(nullptr) : json(floor);
-  record["ratio_to_floor"] = json(nullptr);
-  record["welch_vs_floor"] = json(nullptr);
-  if (it != measured_.end() && it->second.p50_us > 0) {
-    record["ratio_to_floor"] = m.p50_us / it->second.p50_us;
-    WelchResult w = welch_t_test(m.trial_means_us, it->second.trial_means_us);
-    record["welch_vs_floor"] = {{"t", w.t}, {"df", w.df}, {"p", w.p}, {"significant_at_0_01", w.significant(0.01)}};
+// The barrier for parallel clients: three times the longest a single
+// client of the same kind took from launch to its first recorded call,
+// times the clients per CPU (they launch together), at least 50 ms; 300 ms
+// until one has been seen. Each trial whose clients still began more than
+// a millisecond apart doubles it for that many clients (at most 300 ms).
+// The barrier used and the skew are in the trial's record.
+double SpeedSession::barrier_ms(const CellConfig& cell) const {
+  auto launch = launch_ms_.find(start_key(cell));
+  if (launch == launch_ms_.end()) return kFirstBarrierMs;
+  double cpus = std::max(1u, std::thread::hardware_concurrency());
+  auto late = late_.find(start_key(cell) + "/x" + std::to_string(cell.clients));
+  double doubling = late == late_.end() ? 1 : std::pow(2.0, late->second);
+  return std::clamp(3 * launch->second * std::ceil(cell.clients / cpus) * doubling, kLeastBarrierMs, kFirstBarrierMs);
+}
+
+std::vector<std::string> SpeedSession::echo_args(const CellConfig& cell, double* barrier) const {
+  std::vector<std::string> args = {"--op", "echo", "--size", std::to_string(cell.size), "--warmup",
+                                   std::to_string(cell.warmup)};
+  *barrier = cell.clients > 1 ? barrier_ms(cell) : 0;
+  if (cell.clients > 1)
+    args.insert(args.end(), {"--start-at", std::to_string(realtime_ns() + static_cast<int64_t>(*barrier * 1e6))});
+  return args;
+}
+
+void SpeedSession::learn_start(const CellConfig& cell, const std::vector<CallRecord>& records, int64_t launched_ns) {
+  if (records.empty()) return;
+  int64_t first = INT64_MAX, last = 0;
+  for (const CallRecord& r : records) {
+    first = std::min(first, r.header.value("start_realtime_ns", int64_t{0}));
+    last = std::max(last, r.header.value("start_realtime_ns", int64_t{0}));
   }
-  if (cell.transport.rfind("raw-", 0) == 0) {
-    CellConfig probe = cell;
-    probe.connect = ConnectMode::kPersistent;
-    probe.clients = 1;
-    std::string tool = cell.transport == "raw-udp" ? kSockperfUdp : kSockperfTcp;
-    auto s = measured_.find(group_key(probe, tool));
-    record["ratio_to_sockperf"] = s == measured_.end() || s->second.p50_us <= 0 ? json(nullptr)
-                                                                                : json(m.p50_us / s->second.p50_us);
+  if (cell.clients == 1) {
+    double& launch = launch_ms_[start_key(cell)];
+    launch = std::max(launch, static_cast<double>(first - launched_ns) / 1e6);
+  } else if (static_cast<double>(last - first) / 1e6 > 1) {
+    ++late_[start_key(cell) + "/x" + std::to_string(cell.clients)];
   }
 }
 
-void SpeedSession::measure_rpc(const CellConfig& cell, const std::string& cell_dir, CellEnvironment& env,
-                               netem::CommandLog& log, json& record) {
+void SpeedSession::measure_rpc(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env,
+                               netem::CommandLog& log, json& trial) {
   netem::Topology& topo = topology(cell.topology, log);
   ServerUnderTest& srv = server(cell, topo, env, log);
   auto before = srv.stats();
   if (!before) throw CellFailure("the server did not answer a stats request (SIGUSR1)");
   bool two_host = cell.topology == netem::TopologyKind::kTwoHost;
   WireCounters wire_before = two_host ? read_wire(topo.client(), log) : WireCounters{};
-  CellFiles files{cell_dir};
+  CellFiles files{place.dir};
   ProcessPlacement placement = place_processes(cell, env.bin_dir, env.caps.cpus, env.stop);
-  ClientResults clients = run_clients(cell, echo_args(cell), topo.client(), srv.endpoint(), files, placement,
+  double barrier = 0;
+  int64_t launched = realtime_ns();
+  std::vector<std::string> args = echo_args(cell, &barrier);
+  ClientResults clients = run_clients(cell, args, topo.client(), srv.endpoint(), files, placement,
                                       std::chrono::seconds(env.cell_time_limit_s), [&] { srv.check_alive(); }, log);
   auto after = srv.stats();
-  if (!after) throw CellFailure("the server did not answer a stats request after the cell");
-  SpeedMetrics m = speed_metrics(clients.records, cell.calls_per_client / static_cast<uint64_t>(cell.trials));
-  record.update(m.to_json());
-  double served = after->value("echo_calls", 0.0) - before->value("echo_calls", 0.0);
-  record["cpu_us_per_call"] = {{"client", m.client_cpu_us_per_call},
-                               {"server", served > 0 ? (server_cpu_us(*after) - server_cpu_us(*before)) / served : 0.0}};
-  record["wire"] = json(nullptr);
+  if (!after) throw CellFailure("the server did not answer a stats request after the trial");
+  learn_start(cell, clients.records, launched);
+  SpeedMetrics m = speed_metrics({clients.records});
+  trial.update(json{{"calls_measured", m.calls}, {"errors", m.errors}, {"p50_us", m.p50_us}, {"p99_us", m.p99_us},
+                    {"mean_us", m.mean_us}, {"calls_per_s", m.calls_per_s}, {"start_skew_ms", m.start_skew_ms},
+                    {"start_barrier_ms", barrier}, {"client_cpu_us", m.client_cpu_us_per_call * (m.calls + m.errors)}});
+  trial["echo_served"] = after->value("echo_calls", 0.0) - before->value("echo_calls", 0.0);
+  trial["server_cpu_us"] = server_cpu_us(*after) - server_cpu_us(*before);
+  trial["wire"] = json(nullptr);
   if (two_host) {
     WireCounters wire_after = read_wire(topo.client(), log);
-    record["wire"] = {{"bytes_per_call", served > 0 ? (wire_after.bytes - wire_before.bytes) / served : 0.0},
-                      {"packets_per_call", served > 0 ? (wire_after.packets - wire_before.packets) / served : 0.0}};
+    trial["wire"] = {{"bytes", wire_after.bytes - wire_before.bytes}, {"packets", wire_after.packets - wire_before.packets}};
   }
-  record["settings"] = clients.records.front().header.value("settings", json::object());
-  if (m.errors) mark(record, "ok", fmt::format("{} calls failed and are left out of the latency figures", m.errors));
-  if (clients.truncated) mark(record, "ok", "the cell time limit stopped the clients early");
-  Measured mine{m.p50_us, m.trial_means_us};
-  compare(cell, record, mine);
-  measured_[group_key(cell, cell.transport)] = mine;
+  trial["settings"] = clients.records.front().header.value("settings", json::object());
+  if (clients.truncated) mark(trial, "ok", "the cell time limit stopped the clients early");
 }
 
-void SpeedSession::measure_sockperf(const CellConfig& cell, const std::string& cell_dir, CellEnvironment& env,
-                                    netem::CommandLog& log, json& record) {
+void SpeedSession::measure_sockperf(const CellConfig& cell, const TrialPlace& place, netem::CommandLog& log,
+                                    json& trial) {
   netem::Topology& topo = topology(cell.topology, log);
   bool tcp = cell.transport == kSockperfTcp;
   std::string port = std::to_string(kSockperfPort);
@@ -191,53 +203,40 @@ void SpeedSession::measure_sockperf(const CellConfig& cell, const std::string& c
   server_argv[0] = client_argv[0] = netem::tool_path("sockperf");
   netem::SpawnOptions s;
   s.netns = topo.server().netns;
-  s.stdout_path = s.stderr_path = cell_dir + "/sockperf-server.log";
+  s.stdout_path = s.stderr_path = place.dir + "/sockperf-server.log";
   netem::ChildProcess server(server_argv, s, log);
   std::this_thread::sleep_for(300ms);  // sockperf has no readiness signal
   netem::SpawnOptions c;
   c.netns = topo.client().netns;
-  c.stdout_path = c.stderr_path = cell_dir + "/sockperf-client.log";
+  c.stdout_path = c.stderr_path = place.dir + "/sockperf-client.log";
   netem::ChildProcess client(client_argv, c, log);
   auto status = client.wait_for(30s);
   server.stop(2s);
-  std::string output = read_whole_file(cell_dir + "/sockperf-client.log");
+  std::string output = read_whole_file(place.dir + "/sockperf-client.log");
   auto r = parse_sockperf(output);
-  if (!status || !r) throw CellFailure("sockperf ping-pong gave no result: " + log_tail(cell_dir + "/sockperf-client.log"));
-  record.update(json{{"p50_us", r->p50_us}, {"p90_us", r->p90_us}, {"p99_us", r->p99_us}, {"p999_us", r->p999_us},
-                     {"max_us", r->max_us}, {"mean_us", r->avg_us}, {"calls_measured", r->observations},
-                     {"calls_per_s", r->duration_s > 0 ? r->observations / r->duration_s : 0.0},
-                     {"seconds_per_100_calls", r->avg_us * 100 / 1e6}, {"calibration", true},
-                     {"sockperf_message_size", std::max(cell.size, kSockperfMinSize)}});
-  measured_[group_key(cell, cell.transport)] = Measured{r->p50_us, {}};
+  if (!status || !r) throw CellFailure("sockperf ping-pong gave no result: " + log_tail(place.dir + "/sockperf-client.log"));
+  trial.update(json{{"p50_us", r->p50_us}, {"p90_us", r->p90_us}, {"p99_us", r->p99_us}, {"p999_us", r->p999_us},
+                    {"max_us", r->max_us}, {"mean_us", r->avg_us}, {"calls_measured", r->observations},
+                    {"calls_per_s", r->duration_s > 0 ? r->observations / r->duration_s : 0.0},
+                    {"seconds_per_100_calls", r->avg_us * 100 / 1e6}, {"calibration", true},
+                    {"sockperf_message_size", std::max(cell.size, kSockperfMinSize)}});
 }
 
-json SpeedSession::run(const CellConfig& cell, const std::string& cell_dir, CellEnvironment& env, netem::CommandLog& log) {
-  json record = base_record(cell, env.run_id);
-  record["size"] = cell.size;
-  record["trials"] = cell.trials;
-  record["calls_per_trial"] = cell.calls_per_client / static_cast<uint64_t>(std::max(1, cell.trials));
-  record["warmup"] = cell.warmup;
-  record["latency_pinned"] = latency_pinned_;
-  record["started_at"] = iso8601_now();
-  record["cell_dir"] = cell_dir;
-  auto t0 = std::chrono::steady_clock::now();
+void SpeedSession::run_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env,
+                             netem::CommandLog& log, json& trial) {
+  trial["latency_pinned"] = latency_pinned_;
+  if (std::string why = skip_reason(cell, env); !why.empty()) return mark(trial, "skipped", why);
   try {
-    if (std::string why = skip_reason(cell, env); !why.empty())
-      mark(record, "skipped", why);
-    else if (is_calibration(cell.transport))
-      measure_sockperf(cell, cell_dir, env, log, record);
+    if (is_calibration(cell.transport))
+      measure_sockperf(cell, place, log, trial);
     else
-      measure_rpc(cell, cell_dir, env, log, record);
-  } catch (const CellFailure& e) {
-    mark(record, "failed", e.what());
+      measure_rpc(cell, place, env, log, trial);
+  } catch (const Interrupted&) {
+    throw;
+  } catch (...) {
     servers_.erase(server_key(cell));  // a server in doubt is not reused
-  } catch (const netem::CommandError& e) {
-    mark(record, "failed", e.what());
-    servers_.erase(server_key(cell));
+    throw;
   }
-  record["ended_at"] = iso8601_now();
-  record["wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return record;
 }
 
 }  // namespace rpclab::harness

@@ -1,9 +1,9 @@
-// Runs speed cells. Unlike a dependability cell, a speed cell needs no fresh
-// server or ledger, so a session keeps each topology up for the whole run and
-// one server per transport and topology while it lasts (the cells of one
-// size come in a row for every transport, so that a transport and its floor
-// are measured seconds apart, not minutes), and remembers the floor and
-// sockperf figures the later records are compared with.
+// Runs speed trials. Unlike a dependability trial, a speed trial needs no
+// fresh server or ledger, so a session keeps each topology up for the
+// whole run and one server per transport and topology while it lasts. The
+// trials of one (connection, clients, size) group take turns (floor, A, B,
+// floor, A, B, ...: speed_matrix.h), so every server of a topology serves
+// in turn; each trial is one run of the clients.
 #pragma once
 
 #include <map>
@@ -13,9 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/cell_config.h"
-#include "harness/cell_environment.h"
 #include "harness/cell_processes.h"
+#include "harness/experiment.h"
 #include "netem/command_log.h"
 #include "netem/topology.h"
 
@@ -25,21 +24,20 @@ class SpeedSession {
  public:
   SpeedSession(std::string run_dir, bool latency_pinned) : run_dir_(std::move(run_dir)), latency_pinned_(latency_pinned) {}
   ~SpeedSession();
-  nlohmann::json run(const CellConfig& cell, const std::string& cell_dir, CellEnvironment& env, netem::CommandLog& log);
+  // A TrialRunner (experiment.h).
+  void run_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env, netem::CommandLog& log,
+                 nlohmann::json& trial);
 
  private:
-  struct Measured {
-    double p50_us = 0;
-    std::vector<double> trial_means_us;
-  };
   netem::Topology& topology(netem::TopologyKind kind, netem::CommandLog& log);
   ServerUnderTest& server(const CellConfig& cell, netem::Topology& topo, CellEnvironment& env, netem::CommandLog& log);
-  void measure_rpc(const CellConfig& cell, const std::string& cell_dir, CellEnvironment& env, netem::CommandLog& log,
-                   nlohmann::json& record);
-  void measure_sockperf(const CellConfig& cell, const std::string& cell_dir, CellEnvironment& env,
-                        netem::CommandLog& log, nlohmann::json& record);
-  void compare(const CellConfig& cell, nlohmann::json& record, const Measured& m);
-  static std::string group_key(const CellConfig& cell, const std::string& transport);
+  void measure_rpc(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env, netem::CommandLog& log,
+                   nlohmann::json& trial);
+  void measure_sockperf(const CellConfig& cell, const TrialPlace& place, netem::CommandLog& log,
+                        nlohmann::json& trial);
+  double barrier_ms(const CellConfig& cell) const;
+  std::vector<std::string> echo_args(const CellConfig& cell, double* barrier) const;
+  void learn_start(const CellConfig& cell, const std::vector<CallRecord>& records, int64_t launched_ns);
   static std::string server_key(const CellConfig& cell);
   struct RunningServer {
     std::unique_ptr<CellFiles> files;
@@ -50,7 +48,12 @@ class SpeedSession {
   bool latency_pinned_;
   std::map<netem::TopologyKind, std::unique_ptr<netem::Topology>> topologies_;
   std::map<std::string, RunningServer> servers_;  // by server_key
-  std::map<std::string, Measured> measured_;  // by group_key: floors and sockperf
+  // Parallel clients start their recorded calls together at a barrier
+  // (--start-at), learnt from how long one client took to launch and warm
+  // up, by topology, transport, connection and size (see barrier_ms), and
+  // how many trials of each client count began apart all the same.
+  std::map<std::string, double> launch_ms_;
+  std::map<std::string, int> late_;
 };
 
 }  // namespace rpclab::harness

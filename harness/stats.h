@@ -42,6 +42,7 @@ struct RatePerMillion {
   double ci95_high = 0;
   std::string method;
   nlohmann::json to_json() const;  // value, ci95_low, ci95_high, method
+  static RatePerMillion from_json(const nlohmann::json& j);
 };
 // Calls that ... (silent loss, silent duplicates, duplicate calls,
 // indeterminate): at most one per call, so a proportion of n. Wilson.

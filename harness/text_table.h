@@ -1,7 +1,11 @@
-// Aligned plain-text tables for the terminal: a header row, a rule, rows.
-// Columns that hold numbers are right-aligned.
+// Tables for the terminal and for docs: a header row, a rule, rows, and an
+// optional note under a row. Aligned text, with columns that hold numbers
+// right-aligned and a table too wide for a terminal split into several
+// that repeat its first columns; or Markdown, for docs (one table, notes
+// in a last column).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -10,15 +14,28 @@ namespace rpclab::harness {
 class TextTable {
  public:
   explicit TextTable(std::vector<std::string> headers) : headers_(std::move(headers)) {}
-  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  void add(std::vector<std::string> row) { rows_.push_back({std::move(row), ""}); }
+  void note(std::string text);  // a line under the last row added, about it
   void rule() { rows_.push_back({}); }  // a separator line between groups
   bool empty() const { return rows_.empty(); }
-  std::string render() const;
+  // `max_width` > 0: split the columns into several tables no wider than
+  // that (when it can), each repeating the first `keep` columns.
+  std::string render(size_t max_width = 0, size_t keep = 1) const;
+  std::string render_markdown() const;
 
  private:
+  struct Row {
+    std::vector<std::string> cells;  // empty: a rule
+    std::string note;
+  };
+  std::string render_columns(const std::vector<size_t>& columns, size_t max_width, bool notes) const;
+  std::vector<size_t> widths() const;
   std::vector<std::string> headers_;
-  std::vector<std::vector<std::string>> rows_;
+  std::vector<Row> rows_;
 };
+
+// `text` broken into lines of at most `width` characters at spaces.
+std::string wrapped(const std::string& text, size_t width);
 
 // Numbers as a person reads them: "12,345", "0.5", "1.2k".
 std::string grouped(uint64_t n);

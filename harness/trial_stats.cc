@@ -9,6 +9,7 @@
 #include <optional>
 #include <random>
 
+#include "harness/random_index.h"
 #include "harness/text_table.h"
 
 namespace rpclab::harness {
@@ -18,17 +19,6 @@ namespace {
 constexpr double kDispersionAlpha = 0.01;
 // ... and the spread is worth a reader's attention from twice the binomial.
 constexpr double kDispersionIndexFlag = 2;
-
-// An index in [0, n), unbiased: mt19937_64 is the same everywhere, and this
-// keeps the resamples the same everywhere too (std::uniform_int_distribution
-// is not specified bit for bit).
-size_t draw(std::mt19937_64& rng, size_t n) {
-  uint64_t limit = UINT64_MAX - UINT64_MAX % n;
-  uint64_t x;
-  do x = rng();
-  while (x >= limit);
-  return static_cast<size_t>(x % n);
-}
 
 double rate(uint64_t events, uint64_t calls) {
   return calls ? 1e6 * static_cast<double>(events) / static_cast<double>(calls) : 0;
@@ -128,9 +118,9 @@ BootstrapInterval cluster_bootstrap(const std::vector<std::vector<GroupCount>>& 
   for (int r = 0; r < resamples; ++r) {
     uint64_t k = 0, n = 0;
     for (size_t i = 0; i < usable.size(); ++i) {
-      const std::vector<GroupCount>& trial = usable[draw(rng, usable.size())];
+      const std::vector<GroupCount>& trial = usable[random_index(rng, usable.size())];
       for (size_t j = 0; j < trial.size(); ++j) {
-        const GroupCount& client = trial[draw(rng, trial.size())];
+        const GroupCount& client = trial[random_index(rng, trial.size())];
         k += client.events;
         n += client.calls;
       }
@@ -207,6 +197,45 @@ nlohmann::json OverTrials::to_json() const {
           {"bootstrap_per_million", bootstrap.to_json()},
           {"between_trials", between_trials.to_json()},
           {"between_clients", between_clients.to_json()}};
+}
+
+Dispersion Dispersion::from_json(const nlohmann::json& j) {
+  Dispersion d;
+  d.tested = j.at("tested").get<bool>();
+  if (!d.tested) {
+    d.not_tested_because = j.value("not_tested_because", "");
+    return d;
+  }
+  d.chi_square = j.at("chi_square").get<double>();
+  d.df = j.at("df").get<double>();
+  d.index = j.at("index").get<double>();
+  d.p_value = j.at("p_value").get<double>();
+  d.far_beyond_binomial = j.at("far_beyond_binomial").get<bool>();
+  return d;
+}
+
+BootstrapInterval BootstrapInterval::from_json(const nlohmann::json& j) {
+  return {j.at("ci95_low").get<double>(), j.at("ci95_high").get<double>(), j.at("seed").get<uint64_t>(),
+          j.at("resamples").get<int>()};
+}
+
+OverTrials OverTrials::from_json(const nlohmann::json& j) {
+  OverTrials o;
+  o.trials = j.at("trials").get<size_t>();
+  o.trials_with_events = j.at("trials_with_events").get<size_t>();
+  o.trials_with_events_ci95 = {j.at("trials_with_events_ci95").at(0).get<double>(),
+                               j.at("trials_with_events_ci95").at(1).get<double>()};
+  o.events = j.at("events").get<uint64_t>();
+  o.calls = j.at("calls").get<uint64_t>();
+  o.pooled = RatePerMillion::from_json(j.at("pooled_per_million"));
+  o.per_trial_per_million = j.at("per_trial_per_million").get<std::vector<double>>();
+  o.median_per_million = j.at("median_per_million").get<double>();
+  o.min_per_million = j.at("min_per_million").get<double>();
+  o.max_per_million = j.at("max_per_million").get<double>();
+  o.bootstrap = BootstrapInterval::from_json(j.at("bootstrap_per_million"));
+  o.between_trials = Dispersion::from_json(j.at("between_trials"));
+  o.between_clients = Dispersion::from_json(j.at("between_clients"));
+  return o;
 }
 
 std::string trials_headline(const OverTrials& o) {

@@ -31,6 +31,7 @@ struct Dispersion {
   // allows, and chance is not a likely reason.
   bool far_beyond_binomial = false;
   nlohmann::json to_json() const;
+  static Dispersion from_json(const nlohmann::json& j);
 };
 
 // Groups (clients or trials) of counts in strata that each have their own
@@ -53,6 +54,7 @@ struct BootstrapInterval {
   uint64_t seed = kBootstrapSeed;
   int resamples = kBootstrapResamples;
   nlohmann::json to_json() const;
+  static BootstrapInterval from_json(const nlohmann::json& j);
 };
 BootstrapInterval cluster_bootstrap(const std::vector<std::vector<GroupCount>>& trials,
                                     uint64_t seed = kBootstrapSeed, int resamples = kBootstrapResamples);
@@ -72,6 +74,8 @@ struct OverTrials {
   Dispersion between_trials;
   Dispersion between_clients;  // within trials
   nlohmann::json to_json() const;
+  // Back from a cell's record, for the views; throws nlohmann::json::exception.
+  static OverTrials from_json(const nlohmann::json& j);
 };
 OverTrials over_trials(const std::vector<TrialCounts>& trials, ClientCount events, uint64_t seed = kBootstrapSeed,
                        int resamples = kBootstrapResamples);

@@ -1,38 +1,35 @@
 // Levy's load axis: N CPU-bound hog processes (infinite loops, no I/O) on
-// the server's CPUs for the length of a cell, and what the load really was.
+// the server's CPUs for the length of a trial. What the load really was is
+// measured by LoadMeter (load_meter.h).
 #pragma once
 
-#include <atomic>
-#include <memory>
-#include <thread>
+#include <sys/types.h>
+
+#include <chrono>
 #include <vector>
 
-#include "netem/child_process.h"
 #include "netem/command_log.h"
 
 namespace rpclab::netem {
 
-struct MeasuredLoad {
-  int hogs = 0;
-  double loadavg_1m = 0;       // /proc/loadavg at the end of the cell
-  double run_queue_mean = 0;   // mean procs_running (/proc/stat), sampled every 100 ms
-  int samples = 0;
-};
-
 class ServerLoad {
  public:
-  // Starts `hogs` processes pinned to `cpus` (empty = any) and a sampler.
-  ServerLoad(int hogs, const std::vector<int>& cpus, CommandLog& log);
-  ~ServerLoad();  // stops the hogs if finish() was not called
-  MeasuredLoad finish();  // stops hogs and sampler, returns the measurement
+  // Starts `hogs` processes pinned to `cpus` (empty = any) and returns once
+  // the load is real: every hog is on its CPU and has been given it again
+  // after joining its run queue, so the queue has gone round every hog.
+  // Waits at most `settle_limit`; settle_s() says how long it took.
+  ServerLoad(int hogs, const std::vector<int>& cpus, CommandLog& log,
+             std::chrono::milliseconds settle_limit = std::chrono::milliseconds(2000));
+  ~ServerLoad();  // stops the hogs if stop() was not called
+  void stop();
+  double settle_s() const { return settle_s_; }
+  bool settled() const { return settled_; }
 
  private:
-  int hogs_;
+  void wait_until_runnable(int ready_fd, std::chrono::milliseconds limit);
   std::vector<pid_t> pids_;
-  std::atomic<bool> sampling_{true};
-  std::thread sampler_;
-  double run_queue_sum_ = 0;
-  int samples_ = 0;
+  double settle_s_ = 0;
+  bool settled_ = true;
 };
 
 }  // namespace rpclab::netem

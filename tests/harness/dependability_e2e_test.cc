@@ -8,8 +8,10 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "core/atomic_file.h"
+#include "core/journal_reader.h"
 #include "harness_e2e_util.h"
 #include "support/nobody_programs.h"
 #include "netem/command_log.h"
@@ -45,32 +47,37 @@ std::filesystem::path find_file(const std::string& dir, const std::string& name)
   return {};
 }
 
-// NEXT calls a server's stats file says it served; 0 before it is written.
-uint64_t served_next_calls(const std::filesystem::path& stats) {
-  json s = json::parse(std::ifstream(stats), nullptr, false);
-  return s.is_object() ? s.value("next_calls", uint64_t{0}) : 0;
-}
-
 TEST(DependabilityE2E, QuickPresetFindsWhatEachTransportDoes) {
   if (!is_root()) GTEST_SKIP() << "the quick preset's fault cells need root for network namespaces";
   TempDir dir;
-  ProcessResult r = run_program(rpclab(dir, {"--preset", "quick"}), 300s);
+  ProcessResult r = run_program(rpclab(dir, {"--preset", "quick", "--trials", "3"}), 300s);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto records = read_jsonl(dir.file("run/results.jsonl"));
   ASSERT_EQ(records.size(), 7u);
-  for (const json& rec : records) ASSERT_EQ(rec["status"], "ok") << rec["label"] << ": " << rec["reason"];
+  for (const json& rec : records) {
+    ASSERT_EQ(rec["status"], "ok") << rec["label"] << ": " << rec["reason"];
+    EXPECT_EQ(rec["trials"], 3);
+    EXPECT_EQ(rec["trials_ok"], 3);
+    EXPECT_EQ(rec["per_trial"].size(), 3u);
+    EXPECT_EQ(rec["over_trials"]["silent"]["trials"], 3u);
+    EXPECT_TRUE(rec["load"]["server_cpu_run_queue"].is_number()) << "measured on the server's own CPU";
+  }
+  EXPECT_EQ(read_jsonl(dir.file("run/trials.jsonl")).size(), 21u) << "one record per trial, each as it ended";
+  json meta = json::parse(read_whole_file(dir.file("run/metadata.json")));
+  EXPECT_TRUE(meta["shuffle_seed"].is_number()) << "the trial order's seed is recorded";
 
   for (const char* t : {"sunrpc-udp", "sunrpc-tcp", "grpc"}) {  // no faults: every call correct
     const json* clean = find(records, "clean", t);
     ASSERT_NE(clean, nullptr) << t;
-    EXPECT_EQ(cls(*clean, "correct"), 2000u) << t;
-    EXPECT_EQ((*clean)["calls"], 2000u) << t;
+    EXPECT_EQ(cls(*clean, "correct"), 3000u) << t;
+    EXPECT_EQ((*clean)["calls"], 3000u) << "1,000 calls in each of 3 trials: " << t;
     EXPECT_EQ((*clean)["levy_mismatches"], 0u) << t;
   }
   const json* udp = find(records, "udp-dup", "sunrpc-udp", 0);
   const json* udp_drc = find(records, "udp-dup", "sunrpc-udp", 1024);
   ASSERT_TRUE(udp && udp_drc);
   EXPECT_GT(cls(*udp, "duplicate_calls"), 0u) << "5% duplication must make libtirpc's UDP server run calls twice";
+  EXPECT_EQ((*udp)["over_trials"]["duplicate_calls"]["trials_with_events"], 3u) << "in every trial";
   EXPECT_EQ(cls(*udp_drc, "duplicate_calls"), 0u) << "the duplicate request cache must stop every re-execution";
   EXPECT_EQ(cls(*udp_drc, "extra_executions"), 0u);
   for (const char* t : {"sunrpc-tcp", "grpc"}) {
@@ -86,7 +93,8 @@ TEST(DependabilityE2E, QuickPresetFindsWhatEachTransportDoes) {
 
   for (const char* f : {"results.csv", "report.txt", "commands.log", "metadata.json", "silent-vs-faults.png"})
     EXPECT_TRUE(std::filesystem::exists(dir.file(std::string("run/") + f))) << f;
-  EXPECT_NE(r.out.find("silent errors per 1,000,000 calls"), std::string::npos);
+  EXPECT_NE(r.out.find("silent / dup calls per 1,000,000"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0 in all 3 trials"), std::string::npos) << r.out;
   EXPECT_NE(read_whole_file(dir.file("run/commands.log")).find("netns add"), std::string::npos);
   EXPECT_TRUE(namespaces_left_by(dir.file("run")).empty());
 }
@@ -123,6 +131,7 @@ TEST(DependabilityE2E, ResumeRunsOnlyWhatIsMissing) {
   ASSERT_EQ(first.exit_code, 0) << first.err;
   size_t cells = read_jsonl(dir.file("run/results.jsonl")).size();
   ASSERT_GE(cells, 2u);
+  size_t trials = read_jsonl(dir.file("run/trials.jsonl")).size();
   // Drop the last record, as a run killed mid-cell would have left it.
   auto records = read_jsonl(dir.file("run/results.jsonl"));
   std::ofstream out(dir.file("run/results.jsonl"), std::ios::trunc);
@@ -138,6 +147,8 @@ TEST(DependabilityE2E, ResumeRunsOnlyWhatIsMissing) {
   size_t valid = 0;
   for (std::string line; std::getline(in, line);) valid += !line.empty() && json::accept(line);
   EXPECT_EQ(valid, cells);
+  EXPECT_EQ(read_jsonl(dir.file("run/trials.jsonl")).size(), trials)
+      << "the dropped cell's record is made again from its trials on disk, none of which runs again";
 
   // Resuming with other flags would mix two matrices in one file: refused.
   auto other = rpclab(dir, {"--preset", "quick", "--topology", "loopback", "--transports", "sunrpc-tcp,grpc",
@@ -214,7 +225,11 @@ TEST(DependabilityE2E, ResumingAsRootRunsTheCellsSkippedWithoutIt) {
   ASSERT_EQ(first.exit_code, 0) << first.err;
   auto records = read_jsonl(nobody.work("run/results.jsonl"));
   ASSERT_EQ(records.size(), 2u);
+  // Trials run in a shuffled order: the skipped cell's record may come first.
+  if (records[0]["status"] == "skipped") std::swap(records[0], records[1]);
+  ASSERT_EQ(records[0]["status"], "ok") << records[0];
   ASSERT_EQ(records[1]["status"], "skipped") << records[1];
+  json skipped_cell = records[1]["cell"];
 
   std::vector<std::string> as_root = {bin("rpclab")};
   as_root.insert(as_root.end(), args.begin(), args.end());
@@ -223,7 +238,7 @@ TEST(DependabilityE2E, ResumingAsRootRunsTheCellsSkippedWithoutIt) {
   ASSERT_EQ(second.exit_code, 0) << second.err;
   records = read_jsonl(nobody.work("run/results.jsonl"));
   ASSERT_EQ(records.size(), 3u) << "only the skipped cell runs again";
-  EXPECT_EQ(records[2]["cell"], records[1]["cell"]);
+  EXPECT_EQ(records[2]["cell"], skipped_cell);
   EXPECT_EQ(records[2]["status"], "ok") << records[2]["reason"];
   std::string report = read_whole_file(nobody.work("run/report.txt"));
   EXPECT_EQ(report.find("need root"), std::string::npos) << "the skipped record still shows: " << report;
@@ -231,50 +246,94 @@ TEST(DependabilityE2E, ResumingAsRootRunsTheCellsSkippedWithoutIt) {
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << "a header and one row per cell: " << csv;
 }
 
-TEST(DependabilityE2E, CtrlCStopsPromptlyAndKeepsFinishedCells) {
+size_t lines_in(const std::string& path) {
+  std::ifstream in(path);
+  size_t n = 0;
+  for (std::string line; std::getline(in, line);) n += !line.empty();
+  return n;
+}
+
+// Ctrl-C keeps every finished trial; the resume hint repeats every flag;
+// --resume runs only the trials not yet done. The test waits on the trials
+// file's line count.
+TEST(DependabilityE2E, CtrlCKeepsFinishedTrialsAndResumeDoesNotRunThemAgain) {
   TempDir dir;
-  std::vector<std::string> argv = rpclab(dir, {"--preset", "levy1989", "--loads", "0", "--transports",
-                                               "sunrpc-udp,sunrpc-tcp", "--calls", "20000", "--topology", "loopback",
-                                               "--loss", "0", "--dup", "0"});
+  std::vector<std::string> argv = rpclab(dir, {"--preset", "levy1989", "--tables", "load", "--loads", "0",
+                                               "--transports", "sunrpc-udp,sunrpc-tcp", "--calls", "4000", "--trials",
+                                               "4"});
   Child run(argv, dir.file("run.log"));
-  ASSERT_TRUE(wait_until([&dir] { return !read_jsonl(dir.file("run/results.jsonl")).empty(); }, 60s))
-      << "no cell finished within 60 s";
+  ASSERT_TRUE(wait_until([&dir] { return lines_in(dir.file("run/trials.jsonl")) >= 3; }, 60s))
+      << "three trials did not finish within 60 s";
   auto sent = std::chrono::steady_clock::now();
   int code = run.stop(SIGINT, 10s);
   double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
   EXPECT_EQ(code, 130) << describe_exit(code);
   EXPECT_LT(took, 5.0);
-  for (const json& r : read_jsonl(dir.file("run/results.jsonl"))) EXPECT_EQ(r["status"], "ok");
-  // The hint to go on repeats every flag of the run, not only the preset.
   std::string hint = "Continue with:\n  " + netem::shell_line(argv) + " --resume " + netem::shell_line({dir.file("run")});
   EXPECT_NE(read_whole_file(dir.file("run.log")).find(hint), std::string::npos) << read_whole_file(dir.file("run.log"));
   ProcessResult left = run_program({"pgrep", "-f", dir.path()});
   EXPECT_TRUE(left.out.empty()) << "processes of the run outlived it: " << left.out;
+  std::vector<json> before = read_jsonl(dir.file("run/trials.jsonl"));
+  for (const json& t : before) EXPECT_EQ(t["status"], "ok") << t["label"];
+  std::string kept = read_whole_file(dir.file("run/trials.jsonl"));
+
+  auto resume = argv;
+  resume.insert(resume.end(), {"--resume", dir.file("run")});
+  ProcessResult second = run_program(resume, 300s);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  std::string all = read_whole_file(dir.file("run/trials.jsonl"));
+  EXPECT_EQ(all.substr(0, kept.size()), kept) << "the finished trials' records are kept as they were";
+  std::set<std::pair<std::string, int>> seen;
+  for (const json& t : read_jsonl(dir.file("run/trials.jsonl")))
+    EXPECT_TRUE(seen.insert({t["cell"].dump(), t["trial"].get<int>()}).second)
+        << "trial " << t["trial"] << " of " << t["label"] << " ran twice";
+  auto records = read_jsonl(dir.file("run/results.jsonl"));
+  ASSERT_EQ(records.size(), 3u) << "udp at two retry intervals, tcp";
+  EXPECT_EQ(seen.size(), 12u) << "every trial of every cell, once";
+  for (const json& r : records) {
+    EXPECT_EQ(r["status"], "ok");
+    EXPECT_EQ(r["trials_ok"], 4);
+  }
+  EXPECT_NE(second.err.find(std::to_string(before.size()) + " trials already done"), std::string::npos) << second.err;
 }
 
-TEST(DependabilityE2E, AServerThatDiesFailsItsCellAndTheRunGoesOn) {
+// A trial whose server dies fails; its cell names it, and the figures and
+// the run go on with the other trials.
+TEST(DependabilityE2E, AServerThatDiesFailsItsTrialAndTheRunGoesOn) {
   TempDir dir;
-  // Cells: sunrpc-tcp with 200,000 calls (its server is killed), then two of 300.
+  // Cell 1: sunrpc-tcp, 2 trials of 20,000 calls (one's server is killed);
+  // then two cells of 300 calls.
   Child run(rpclab(dir, {"--preset", "quick", "--topology", "loopback", "--transports", "sunrpc-tcp", "--calls",
-                         "200000", "--fault-calls", "300", "--dup", "0"}),
+                         "20000", "--fault-calls", "300", "--dup", "0", "--trials", "2"}),
             dir.file("run.log"));
-  // Kill the first cell's server once it has served calls: the stats the
-  // harness asks of it every second say so.
+  // Kill a server of cell 1 once it has run calls: its journal's header
+  // counts them (the harness itself asks the server nothing mid-trial).
+  // Trials run in a shuffled order: look in cell 1's own folder.
   std::filesystem::path ready;
-  ASSERT_TRUE(wait_until([&dir, &ready] { return !(ready = find_file(dir.file("run/cells"), "server.ready")).empty(); },
-                         30s));
-  ASSERT_TRUE(wait_until([&ready] { return served_next_calls(ready.parent_path() / "server.stats") > 0; }, 30s))
-      << "the first cell's server served no call within 30 s";
+  auto cell_one_ready = [&] {
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir.file("run/cells"), ec))
+      if (e.path().filename().string().rfind("001-", 0) == 0) ready = find_file(e.path(), "server.ready");
+    return !ready.empty();
+  };
+  ASSERT_TRUE(wait_until(cell_one_ready, 60s));
+  ASSERT_TRUE(wait_until([&ready] { return journal_reserved(ready.parent_path() / "journal.bin") > 0; }, 30s))
+      << "the first cell's server ran no call within 30 s";
   pid_t server = json::parse(std::ifstream(ready))["pid"].get<pid_t>();
   ASSERT_EQ(::kill(server, SIGKILL), 0);
   ASSERT_TRUE(wait_until([&run] { return run.exit_code().has_value(); }, 120s, 50ms));
-  std::optional<int> code = run.exit_code();
-  EXPECT_EQ(*code, 1) << "some cells failed: the exit code must say so";
+  EXPECT_EQ(*run.exit_code(), 1) << "a trial failed: the exit code must say so";
   auto records = read_jsonl(dir.file("run/results.jsonl"));
-  ASSERT_GE(records.size(), 2u);
-  EXPECT_EQ(records[0]["status"], "failed");
-  EXPECT_NE(records[0]["reason"].get<std::string>().find("server"), std::string::npos) << records[0]["reason"];
-  EXPECT_EQ(records.back()["status"], "ok");
+  ASSERT_EQ(records.size(), 3u);
+  for (const json& r : records) {
+    EXPECT_EQ(r["status"], "ok") << r["label"] << ": " << r["reason"];
+    if (r["cell_index"] != 1) continue;
+    EXPECT_EQ(r["trials_ok"], 1);
+    ASSERT_EQ(r["trials_failed"].size(), 1u);
+    EXPECT_NE(r["trials_failed"][0]["reason"].get<std::string>().find("server"), std::string::npos) << r;
+    EXPECT_NE(r["reason"].get<std::string>().find("1 of 2 trials failed"), std::string::npos) << r["reason"];
+    EXPECT_EQ(r["calls"], 20000u) << "the figures are the other trial's";
+  }
 }
 
 }  // namespace

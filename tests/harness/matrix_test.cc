@@ -23,18 +23,27 @@ TEST(Matrix, Levy1989IsTheLoadTableThenTheFaultsTable) {
     if (c.block == "load") {
       EXPECT_TRUE(c.faults.empty());
       EXPECT_EQ(c.clients, 8);
-      EXPECT_EQ(c.total_calls(), 100000u);
+      EXPECT_EQ(c.total_calls() * static_cast<uint64_t>(c.trials), 100000u) << "Levy's 100,000 a cell, over its trials";
       EXPECT_EQ(c.topology, netem::TopologyKind::kLoopback);
     } else {
       EXPECT_EQ(c.block, "faults");
-      EXPECT_EQ(c.total_calls(), 20000u);
+      EXPECT_EQ(c.total_calls() * static_cast<uint64_t>(c.trials), 20000u);
       EXPECT_EQ(c.topology, netem::TopologyKind::kTwoHost);
       EXPECT_EQ(c.hogs, 0);
     }
     if (c.transport != "sunrpc-udp") {
       EXPECT_FALSE(c.retry_timeout_ms.has_value());
     }
+    EXPECT_GE(c.trials, 3) << "a cell runs as independent trials";
   }
+}
+
+TEST(Matrix, TrialsOverrideEveryTable) {
+  auto blocks = dependability_preset("levy1989");
+  AxisOverrides o;
+  o.trials = 2;
+  apply_overrides(blocks, o);
+  for (const auto& c : expand_dependability(blocks)) EXPECT_EQ(c.trials, 2);
 }
 
 TEST(Matrix, CellIdsAreUnique) {
@@ -120,7 +129,7 @@ TEST(Matrix, FewerCallsThanClientsAreRefusedNamingTheFlagThatSetsThem) {
     apply_overrides(blocks, o);
     ADD_FAILURE() << "5 calls were shared by 8 clients";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("table clean: 5 calls per cell cannot be shared by 8 clients"),
+    EXPECT_NE(std::string(e.what()).find("table clean: 5 calls per trial cannot be shared by 8 clients"),
               std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("give --calls 8 or more"), std::string::npos) << e.what();
   }

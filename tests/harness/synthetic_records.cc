@@ -3,7 +3,7 @@
 #include <numeric>
 
 #include "harness/classify.h"
-#include "harness/dependability_cell.h"
+#include "harness/dependability_summary.h"
 #include "harness/result_record.h"
 
 namespace rpclab::harness {

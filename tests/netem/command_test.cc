@@ -13,6 +13,8 @@
 #include "netem/capabilities.h"
 #include "netem/child_process.h"
 #include "netem/command_runner.h"
+#include "netem/load_meter.h"
+#include "netem/schedstat.h"
 #include "netem/server_load.h"
 #include "support/wait.h"
 
@@ -166,16 +168,55 @@ TEST(ChildProcess, MissingProgramThrows) {
   EXPECT_THROW(ChildProcess({"/no/such/program"}, {}, log), CommandError);
 }
 
-TEST(ServerLoad, HogsRaiseTheRunQueueAndStop) {
+TEST(ServerLoad, HogsAreRunnableOnTheirCpuWhenTheConstructorReturns) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "pinning the hogs away from the test needs 2 CPUs";
   CommandLog log;
-  ServerLoad load(3, {}, log);
-  std::this_thread::sleep_for(600ms);  // not a wait: the load is sampled every 100 ms over this interval
-  MeasuredLoad m = load.finish();
+  ServerLoad load(3, {0}, log);
+  EXPECT_TRUE(load.settled()) << "every hog on CPU 0 and given it again within 2 s";
+  EXPECT_LT(load.settle_s(), 2.0);
+  // At once, no waiting: the three hogs are in CPU 0's run queue already.
+  LoadMeter meter(::getpid(), {0}, {1});
+  MeasuredLoad m = meter.finish(3);
   EXPECT_EQ(m.hogs, 3);
-  EXPECT_GE(m.samples, 4);
-  EXPECT_GE(m.run_queue_mean, 2.5) << "three busy hogs should be runnable";
-  EXPECT_GE(m.loadavg_1m, 0.0);
+  EXPECT_GE(m.samples, 2);
+  ASSERT_TRUE(m.server_cpu_run_queue.has_value());
+  EXPECT_GE(*m.server_cpu_run_queue, 3.0) << "three busy hogs are runnable on CPU 0 (" << m.server_cpu_method << ")";
+  EXPECT_GE(m.machine_run_queue, 3.0);
   EXPECT_NE(log.lines().front().find("3 hogs"), std::string::npos);
+  load.stop();
+  LoadMeter after(::getpid(), {0}, {1});
+  EXPECT_LT(*after.finish(0).server_cpu_run_queue, 3.0) << "the hogs are gone";
+}
+
+// A "server" that competes with two hogs for CPU 0 waits to run: its
+// threads' run delay per timeslice is what the load costs it.
+TEST(LoadMeter, AServerSharingItsCpuWithHogsWaitsToRun) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "pinning needs 2 CPUs";
+  CommandLog log;
+  ServerLoad hogs(2, {0}, log);
+  SpawnOptions on_cpu0;
+  on_cpu0.cpus = {0};
+  ChildProcess busy({"/bin/sh", "-c", "while :; do :; done"}, on_cpu0, log);
+  LoadMeter meter(busy.pid(), {0}, {1});
+  auto slices = [&] { return read_thread_schedstats(busy.pid())[busy.pid()].timeslices; };
+  uint64_t start = slices();
+  wait_until([&] { return slices() >= start + 5; }, 10s, 1ms);
+  MeasuredLoad m = meter.finish(2);
+  ASSERT_GE(m.server_timeslices, 5u) << "the busy process was given CPU 0 at least five times";
+  ASSERT_TRUE(m.server_wait_us_per_timeslice.has_value());
+  EXPECT_GT(*m.server_wait_us_per_timeslice, 0.0);
+  EXPECT_GT(m.server_wait_s, 0.0);
+  EXPECT_GE(*m.server_cpu_run_queue, 2.5) << "two hogs and the busy process";
+  nlohmann::json j = m.to_json();
+  EXPECT_EQ(j["server_cpu"], 0);
+  EXPECT_TRUE(j["server_wait_us_per_timeslice"].is_number());
+}
+
+TEST(LoadMeter, AnUnpinnedServerHasNoCpuOfItsOwn) {
+  LoadMeter meter(::getpid(), {}, {});
+  MeasuredLoad m = meter.finish(0);
+  EXPECT_FALSE(m.server_cpu_run_queue.has_value());
+  EXPECT_TRUE(m.to_json()["server_cpu_run_queue"].is_null());
 }
 
 TEST(Capabilities, DescribeSaysWhatIsSkippedAndWhy) {

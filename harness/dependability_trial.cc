@@ -1,0 +1,196 @@
+#include "harness/dependability_trial.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "core/atomic_file.h"
+#include "harness/cell_events.h"
+#include "harness/cell_failure.h"
+#include "harness/cell_processes.h"
+#include "harness/classify.h"
+#include "harness/guest_cell.h"
+#include "harness/result_record.h"
+#include "harness/trial_join.h"
+#include "netem/command_runner.h"
+#include "netem/fault_backend.h"
+#include "netem/load_meter.h"
+#include "netem/server_load.h"
+
+namespace rpclab::harness {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Why a cell cannot run on this machine, or "" when it can.
+std::string skip_reason(const CellConfig& cell, const netem::Capabilities& caps) {
+  if (cell.topology == netem::TopologyKind::kTwoHost && !caps.root)
+    return cell.faults.empty()
+               ? "the two-host topology needs root for network namespaces (run as root, or --topology loopback)"
+               : "network faults need root: they live on a link between two network namespaces (run as root)";
+  if (cell.topology == netem::TopologyKind::kTwoHost && !caps.netns)
+    return "this kernel or container cannot create network namespaces (ip netns add failed)";
+  return "";
+}
+
+}  // namespace
+
+std::string missing_backend(const CellConfig& cell, const netem::Capabilities& caps) {
+  if (cell.faults_backend == "auto" || cell.faults.empty() || !skip_reason(cell, caps).empty()) return "";
+  try {
+    netem::choose_backend(cell.faults_backend, cell.faults, caps);
+  } catch (const netem::SpecError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+namespace {
+
+struct Link {
+  netem::Choice choice;
+  std::unique_ptr<netem::FaultBackend> backend;
+  netem::LinkCounters before;
+};
+
+Link impair(const CellConfig& cell, const netem::Choice& choice, const netem::Topology& topology,
+            const CellFiles& files, netem::CommandLog& log) {
+  Link link;
+  link.choice = choice;
+  if (choice.kind == netem::BackendKind::kNone) return link;
+  link.backend = netem::make_backend(choice.kind, topology, log);
+  link.backend->apply(cell.faults);
+  write_file_atomically(files.path("link-before.txt"), link.backend->state());
+  link.before = link.backend->read_counters();
+  return link;
+}
+
+nlohmann::json faults_json(const CellConfig& cell, Link& link, const CellFiles& files) {
+  nlohmann::json f = {{"backend", netem::backend_name(link.choice.kind)},
+                      {"backend_reason", link.choice.reason},
+                      {"spec", cell.faults.to_json()},
+                      {"loss_pct", cell.faults.loss_pct},
+                      {"dup_pct", cell.faults.dup_pct},
+                      {"measured_loss_pct", nullptr},
+                      {"measured_dup_pct", nullptr}};
+  if (!link.backend) return f;
+  netem::LinkCounters after = link.backend->read_counters();
+  write_file_atomically(files.path("link-after.txt"), link.backend->state());
+  netem::MeasuredFaults m = netem::measure(link.before, after, cell.faults.direction);
+  f["measured_loss_pct"] = m.loss_pct;
+  f["measured_dup_pct"] = m.dup_pct;
+  f["packets_offered"] = m.offered;
+  f["counters_before"] = link.before.to_json();
+  f["counters_after"] = after.to_json();
+  f["seed"] = cell.faults.seed ? nlohmann::json(*cell.faults.seed) : nlohmann::json(nullptr);
+  f["seed_applied"] = link.backend->seed_applied();
+  return f;
+}
+
+nlohmann::json load_json(const netem::MeasuredLoad& load, const netem::ServerLoad& hogs,
+                         const ProcessPlacement& placement) {
+  nlohmann::json j = load.to_json();
+  j["settle_s"] = hogs.settle_s();
+  j["settled"] = hogs.settled();
+  j["server_cpus"] = placement.server_cpus;
+  j["client_cpus"] = placement.client_cpus;
+  return j;
+}
+
+// The join: classes as before, and each client's counts and the episodes,
+// which the statistics over the cell's trials read.
+void add_join(nlohmann::json& trial, const CellConfig& cell, const ClientResults& clients, const Ledger& ledger,
+              uint32_t number) {
+  std::vector<ClientCalls> calls;
+  for (int k = 1; k <= cell.clients; ++k) calls.push_back({static_cast<uint32_t>(k), &clients.records[k - 1]});
+  ClassCounts classes = classify(calls, ledger);
+  trial["calls"] = classes.calls;
+  trial["classes"] = classes.to_json();
+  trial["levy_mismatches"] = classes.levy_mismatches;
+  TrialJoin join = join_trial(number, calls, ledger);
+  trial["counts"] = join.counts.to_json();
+  trial["episodes"] = find_episodes(join.errors).to_json();
+}
+
+// The clients, with the spec's timed events applied around them (polled
+// from the clients' wait loop, ended once they are done). What the events
+// did goes into the trial, also when it fails.
+ClientResults run_clients_with_events(const CellConfig& cell, const netem::Topology& topology, ServerUnderTest& server,
+                                      Link& link, const CellFiles& files, const ProcessPlacement& placement,
+                                      CellEnvironment& env, const std::function<void()>& tick, netem::CommandLog& log,
+                                      nlohmann::json& trial) {
+  CellEvents events(cell.faults, link.backend.get(), server, log);
+  try {
+    ClientResults clients = run_clients(cell, {}, topology.client(), server.endpoint(), files, placement,
+                                        std::chrono::seconds(env.cell_time_limit_s), tick, log,
+                                        [&events] { events.poll(); });
+    events.finish();
+    events.add_to(trial);
+    return clients;
+  } catch (...) {
+    events.add_to(trial);
+    throw;
+  }
+}
+
+// Each phase's time goes into the record: the trial's fixed cost (link,
+// server, load settling, teardown) beside the clients' own.
+void run_on_this_kernel(const CellConfig& cell, const netem::Choice& choice, const TrialPlace& place,
+                        CellEnvironment& env, netem::CommandLog& log, nlohmann::json& trial) {
+  auto t0 = Clock::now();
+  CellFiles files{place.dir};
+  auto topology = netem::Topology::create(cell.topology, log);
+  ProcessPlacement placement = place_processes(cell, env.bin_dir, env.caps.cpus, env.stop);
+  ServerUnderTest server(cell, topology->server(), files, placement, log);
+  Link link = impair(cell, choice, *topology, files, log);
+  double setup_s = seconds_since(t0);
+  netem::ServerLoad hogs(cell.hogs, placement.server_cpus, log);
+
+  auto started = Clock::now();
+  netem::LoadMeter meter(server.pid(), placement.server_cpus, placement.client_cpus);
+  auto tick = [&] {
+    server.check_alive();  // waitpid only: nothing is asked of the server while it is measured
+    if (env.progress) env.progress->tick();
+  };
+  ClientResults clients = run_clients_with_events(cell, *topology, server, link, files, placement, env, tick, log,
+                                                  trial);
+  double wall_s = seconds_since(started);
+  netem::MeasuredLoad measured_load = meter.finish(cell.hogs);
+  hogs.stop();
+  auto teardown = Clock::now();
+  trial["faults"] = faults_json(cell, link, files);
+  Ledger ledger = server.stop_and_read_ledger();
+  add_join(trial, cell, clients, ledger, place.trial);
+  trial["load"] = load_json(measured_load, hogs, placement);
+  trial["client_wall_s"] = wall_s;
+  trial["calls_per_s"] = wall_s > 0 ? trial.value("calls", 0.0) / wall_s : 0;
+  trial["settings"] = clients.records.front().header.value("settings", nlohmann::json::object());
+  trial["phases_s"] = {{"link_and_server", setup_s}, {"load_settle", hogs.settle_s()}, {"clients", wall_s},
+                       {"teardown_and_join", seconds_since(teardown)}};
+  if (clients.truncated)
+    mark(trial, "ok", fmt::format("cell time limit ({} s) reached: {} of {} calls made", env.cell_time_limit_s,
+                                  trial.value("calls", 0), cell.total_calls()));
+}
+
+}  // namespace
+
+void run_dependability_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env,
+                             netem::CommandLog& log, nlohmann::json& trial) {
+  trial["calls_planned"] = cell.total_calls();
+  if (std::string why = skip_reason(cell, env.caps); !why.empty()) return mark(trial, "skipped", why);
+  netem::Choice choice;
+  try {
+    choice = netem::choose_backend(env.inside_guest ? "netem" : cell.faults_backend, cell.faults, env.caps);
+  } catch (const netem::SpecError& e) {
+    // Nothing here can make these faults: with "auto" that is a skip, an
+    // explicitly requested backend that is missing is a failure.
+    if (cell.faults_backend == "auto") return mark(trial, "skipped", e.what());
+    throw CellFailure(e.what());
+  }
+  if (choice.kind == netem::BackendKind::kUmlNetem) return run_trial_in_guest(cell, place, choice, env, log, trial);
+  run_on_this_kernel(cell, choice, place, env, log, trial);
+}
+
+}  // namespace rpclab::harness

@@ -1,0 +1,89 @@
+#include "harness/report_command.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include "core/cli_support.h"
+#include "harness/experiment.h"
+#include "harness/experiment_run.h"
+#include "harness/result_record.h"
+
+namespace rpclab::harness {
+namespace {
+
+struct Flags {
+  std::string run_dir;
+  bool markdown = false;
+  std::vector<std::string> tables;
+  std::string if_preset;
+};
+
+// What the tables came from, in words a reader can check: the run's id,
+// when it started, the command, and how many cells and trials.
+std::string markdown_heading(const nlohmann::json& meta, const std::vector<nlohmann::json>& records) {
+  size_t trials = 0;
+  for (const nlohmann::json& r : records) trials += r.value("trials", size_t{1});
+  std::string date = meta.value("started_at", std::string("?")).substr(0, 10);
+  return fmt::format("Run `{}` of {} (`{}`; {} cells, {} trials).\n\n", meta.value("run_id", std::string("?")), date,
+                     meta.value("command_line", std::string("?")), records.size(), trials);
+}
+
+int run(const Flags& f) {
+  std::ifstream in(f.run_dir + "/metadata.json");
+  nlohmann::json meta = nlohmann::json::parse(in, nullptr, false);
+  if (!in || meta.is_discarded() || !std::filesystem::exists(f.run_dir + "/results.jsonl")) {
+    std::fprintf(stderr, "rpclab report: %s is not a run folder (it needs metadata.json and results.jsonl): give "
+                 "the folder a run wrote, e.g. results/latest\n", f.run_dir.c_str());
+    return kExitUsage;
+  }
+  if (!f.if_preset.empty() && meta.value("preset", "") != f.if_preset) {
+    std::fprintf(stderr, "rpclab report: %s is a run of preset %s, not %s: nothing printed\n", f.run_dir.c_str(),
+                 meta.value("preset", std::string("?")).c_str(), f.if_preset.c_str());
+    return kExitOk;
+  }
+  const Experiment* experiment = nullptr;
+  try {
+    experiment = &find_experiment(meta.value("experiment", ""));
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "rpclab report: %s/metadata.json: %s\n", f.run_dir.c_str(), e.what());
+    return kExitUsage;
+  }
+  for (const std::string& t : f.tables)
+    if (std::find(experiment->report_tables.begin(), experiment->report_tables.end(), t) ==
+        experiment->report_tables.end()) {
+      std::string known;
+      for (const std::string& k : experiment->report_tables) known += (known.empty() ? "" : ", ") + k;
+      std::fprintf(stderr, "rpclab report: --table %s: %s reports have %s\n", t.c_str(), experiment->name.c_str(),
+                   known.empty() ? "no tables to choose from" : ("the tables " + known).c_str());
+      return kExitUsage;
+    }
+  std::vector<std::string> warnings;
+  std::vector<nlohmann::json> records = latest_per_cell(read_records(f.run_dir + "/results.jsonl", &warnings));
+  for (const std::string& w : warnings) std::fprintf(stderr, "rpclab report: %s\n", w.c_str());
+  ReportOptions options;
+  options.data_dir = source_dir() + "/docs/data";
+  options.markdown = f.markdown;
+  options.tables = f.tables;
+  std::string text = experiment->report(records, options);
+  std::printf("%s%s", f.markdown ? markdown_heading(meta, records).c_str() : "", text.c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+std::function<int()> add_report_command(CLI::App& app) {
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = app.add_subcommand("report", "print a run folder's tables again (--markdown: for docs/)");
+  cmd->add_option("run", f->run_dir, "the run folder, e.g. results/latest")->required();
+  cmd->add_flag("--markdown", f->markdown, "Markdown tables headed by the run's id, date and command");
+  cmd->add_option("--table", f->tables, "only these tables (dependability: levy-load, levy-faults, trials-load, "
+                  "trials-faults, classes, not-measured)")->delimiter(',');
+  cmd->add_option("--if-preset", f->if_preset, "print nothing (exit 0) unless the run is of this preset: for "
+                  "harness/docs-tables.sh");
+  return [f] { return run(*f); };
+}
+
+}  // namespace rpclab::harness

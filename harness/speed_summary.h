@@ -1,0 +1,19 @@
+// A speed cell's record from its trials: percentiles over every call of
+// every trial (from the trials' call records), one mean per trial, and
+// the comparisons with the floor and with sockperf, whose cells' records
+// the run has already written (their trials ran in the same rounds).
+#pragma once
+
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/cell_config.h"
+
+namespace rpclab::harness {
+
+// A CellSummary (experiment.h).
+void summarize_speed(const CellConfig& cell, const std::vector<nlohmann::json>& trials,
+                     const std::vector<nlohmann::json>& earlier, nlohmann::json& record);
+
+}  // namespace rpclab::harness

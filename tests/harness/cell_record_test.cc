@@ -1,0 +1,129 @@
+// A dependability cell's record made from hand-made trial records (the
+// cascade of issue 10 in one trial of five, failed trials), and the lines
+// the report prints from such records.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "harness/classify.h"
+#include "harness/dependability_report.h"
+#include "harness/experiment.h"
+#include "harness/result_record.h"
+#include "harness/run_cells.h"
+#include "harness/trial_counts.h"
+#include "harness/trial_run.h"
+#include "synthetic_trials.h"
+
+namespace rpclab::harness {
+namespace {
+
+using nlohmann::json;
+
+json failed_trial(const CellConfig& cell, uint32_t number, const std::string& why) {
+  json t = trial_identity(cell, TrialPlace{1, number, 5, "/nowhere"}, "test");
+  mark(t, "failed", why);
+  return t;
+}
+
+json record_of(const CellConfig& cell, const std::vector<json>& trials) {
+  return cell_record(find_experiment("dependability"), cell, 3, "/nowhere", trials, {}, "test");
+}
+
+TEST(CellRecord, HoldsItsTrialsAndTheFiguresOverThem) {
+  CellConfig cell = load_cell(20);
+  json r = record_of(cell, one_cascade_in_five(cell));
+  EXPECT_EQ(r["status"], "ok");
+  EXPECT_EQ(r["trials"], 5);
+  EXPECT_EQ(r["trials_ok"], 5);
+  EXPECT_TRUE(r["trials_failed"].empty());
+  EXPECT_EQ(r["calls"], 500000u);
+  EXPECT_EQ(r["calls_planned"], 500000u);
+  EXPECT_EQ(r["classes"]["silent_duplicates"], 26691u);
+  EXPECT_NEAR(r["silent_per_million"]["value"].get<double>(), 53382, 0.01);  // pooled over the five
+  const json& silent = r["over_trials"]["silent"];
+  EXPECT_EQ(silent["trials_with_events"], 1u);
+  EXPECT_EQ(silent["per_trial_per_million"].size(), 5u);
+  EXPECT_TRUE(silent["between_trials"]["far_beyond_binomial"].get<bool>());
+  EXPECT_TRUE(r["over_trials"].contains("duplicate_calls"));
+  EXPECT_TRUE(r["over_trials"].contains("extra_executions"));
+  EXPECT_EQ(r["episodes"]["onsets_per_trial"], json({1, 0, 0, 0, 0}));
+  EXPECT_EQ(r["episodes"]["first_onset_s_per_trial"][0], 0.66);
+  EXPECT_NE(r["episodes"]["note"].get<std::string>().find("26,691 errors per onset"), std::string::npos);
+  EXPECT_DOUBLE_EQ(r["load"]["server_cpu_run_queue"].get<double>(), (20.5 + 4 * 21.5) / 5);
+  EXPECT_EQ(r["load"]["server_cpu_run_queue_range"], json({20.5, 21.5}));
+  EXPECT_DOUBLE_EQ(r["load"]["server_wait_us_per_timeslice"].get<double>(), 500.0);  // 2.5 s over 5,000 slices
+  EXPECT_EQ(r["cell_index"], 3);
+  EXPECT_EQ(r["per_trial"].size(), 5u);
+  EXPECT_FALSE(r["per_trial"][0].contains("cell")) << "the cell says once what its trials share";
+  EXPECT_EQ(r["per_trial"][0]["trial"], 1);
+}
+
+TEST(CellRecord, FailedTrialsAreNamedAndTheFiguresUseTheRest) {
+  CellConfig cell = load_cell(5);
+  std::vector<json> trials = one_cascade_in_five(cell);
+  trials[1] = failed_trial(cell, 2, "server died mid-run (killed by SIGKILL)");
+  trials[3] = failed_trial(cell, 4, "cannot create namespace");
+  json r = record_of(cell, trials);
+  EXPECT_EQ(r["status"], "ok");
+  EXPECT_EQ(r["trials_ok"], 3);
+  ASSERT_EQ(r["trials_failed"].size(), 2u);
+  EXPECT_EQ(r["trials_failed"][1]["trial"], 4);
+  EXPECT_EQ(r["trials_failed"][1]["reason"], "cannot create namespace");
+  EXPECT_EQ(r["reason"], "2 of 5 trials failed, the figures are over the other 3 (trial 2: server died mid-run "
+                         "(killed by SIGKILL))");
+  EXPECT_EQ(r["over_trials"]["silent"]["trials"], 3u);
+  EXPECT_EQ(r["calls"], 300000u);
+}
+
+TEST(CellRecord, NoTrialOkIsAFailedCellAndASkippedTrialSkipsIt) {
+  CellConfig cell = load_cell(0);
+  cell.trials = 2;
+  json failed = record_of(cell, {failed_trial(cell, 1, "no server"), failed_trial(cell, 2, "no server")});
+  EXPECT_EQ(failed["status"], "failed");
+  EXPECT_EQ(failed["reason"], "all 2 trials failed; trial 1: no server");
+  EXPECT_TRUE(failed["silent_per_million"]["value"].is_null()) << "promised fields are there, as null";
+  json skipped_trial = trial_identity(cell, TrialPlace{1, 1, 2, "/nowhere"}, "test");
+  mark(skipped_trial, "skipped", "the two-host topology needs root");
+  json skipped = record_of(cell, {skipped_trial});
+  EXPECT_EQ(skipped["status"], "skipped");
+  EXPECT_EQ(skipped["reason"], "the two-host topology needs root");
+}
+
+ReportOptions report_options() {
+  ReportOptions o;
+  o.data_dir = RPCLAB_SOURCE_DIR "/docs/data";
+  return o;
+}
+
+TEST(DependabilityReport, ACellsLineSaysInHowManyTrialsAndTheSpread) {
+  CellConfig hit = load_cell(20), clean = load_cell(0);
+  std::vector<json> clean_trials;
+  for (uint32_t i = 1; i <= 5; ++i) clean_trials.push_back(trial(clean, i, std::vector<uint64_t>(8, 0), 0, 1.2));
+  std::vector<json> records = {record_of(clean, clean_trials), record_of(hit, one_cascade_in_five(hit))};
+  std::string text = dependability_report(records, report_options());
+  EXPECT_NE(text.find("266,910 in 1 of 5 trials (0 in 4)"), std::string::npos) << text;
+  EXPECT_NE(text.find("0 in all 5 trials (<7.7)"), std::string::npos) << text;
+  EXPECT_NE(text.find("1,0,0,0,0"), std::string::npos) << "onsets per trial";
+  EXPECT_NE(text.find("53,382 / 53,382"), std::string::npos) << "Levy's layout: silent / duplicate calls";
+  EXPECT_NE(text.find("silent errors: spread between trials"), std::string::npos) << text;
+  EXPECT_NE(text.find("first onset 660.0 ms"), std::string::npos) << text;
+  EXPECT_NE(text.find("server CPU: runnable tasks"), std::string::npos);
+  EXPECT_NE(text.find("21.3"), std::string::npos) << "the hit cell's server CPU run queue, mean over trials";
+  EXPECT_NE(text.find("8 clients a cell"), std::string::npos) << "the client count once, in the title";
+  for (size_t start = 0, end; (end = text.find('\n', start)) != std::string::npos; start = end + 1)
+    EXPECT_LE(end - start, 120u) << text.substr(start, end - start);
+}
+
+TEST(DependabilityReport, MarkdownTablesForDocs) {
+  CellConfig hit = load_cell(20);
+  ReportOptions o = report_options();
+  o.markdown = true;
+  o.tables = {"trials-load"};
+  std::string md = dependability_report({record_of(hit, one_cascade_in_five(hit))}, o);
+  EXPECT_NE(md.find("| sunrpc-udp retry 20 ms | 20 | 266,910 in 1 of 5 trials (0 in 4) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| notes |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("Levy 1989"), std::string::npos) << "only the table asked for";
+}
+
+}  // namespace
+}  // namespace rpclab::harness

@@ -1,0 +1,81 @@
+// `rpclab report` and harness/docs-tables.sh on a run folder made by hand:
+// the tables docs quote come from a named run, with its id and date, and a
+// refresh replaces exactly the blocks of that run's preset.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "core/atomic_file.h"
+#include "harness/experiment.h"
+#include "harness/run_cells.h"
+#include "harness/run_folder.h"
+#include "harness_e2e_util.h"
+#include "support/temp_dir.h"
+#include "synthetic_trials.h"
+
+namespace rpclab::test {
+namespace {
+
+using harness::find_experiment;
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+// A levy1989 run of two load cells, one of them with a cascade in one trial.
+std::string synthetic_run(const TempDir& dir) {
+  harness::RunFolder folder(dir.file("results"), dir.file("run"), harness::FolderUse::kNew);
+  folder.write_metadata({{"experiment", "dependability"},
+                         {"preset", "levy1989"},
+                         {"command_line", "build/rpclab dependability --preset levy1989"},
+                         {"started_at", "2026-11-24T08:00:00.000Z"}});
+  harness::CellConfig hit = harness::load_cell(20), clean = harness::load_cell(0);
+  std::vector<json> clean_trials;
+  for (uint32_t i = 1; i <= 5; ++i) clean_trials.push_back(harness::trial(clean, i, std::vector<uint64_t>(8, 0), 0, 1.1));
+  const harness::Experiment& e = find_experiment("dependability");
+  folder.append(harness::cell_record(e, clean, 1, dir.file("run/cells/001"), clean_trials, {}, folder.run_id()));
+  folder.append(
+      harness::cell_record(e, hit, 2, dir.file("run/cells/002"), harness::one_cascade_in_five(hit), {}, folder.run_id()));
+  return folder.run_id();
+}
+
+TEST(ReportCommand, MarkdownOfARunFolderCarriesItsIdAndDate) {
+  TempDir dir;
+  std::string id = synthetic_run(dir);
+  ProcessResult r = run_program({bin("rpclab"), "report", "--markdown", "--table", "trials-load", dir.file("run")}, 30s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("Run `" + id + "` of 2026-11-24 (`build/rpclab dependability --preset levy1989`; 2 cells, "
+                        "10 trials).", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("| sunrpc-udp retry 20 ms | 0 | 0 in all 5 trials (<7.7) |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("|  | 20 | 266,910 in 1 of 5 trials (0 in 4) |"), std::string::npos) << r.out;
+  // Text, every table: the same figures, aligned.
+  ProcessResult text = run_program({bin("rpclab"), "report", dir.file("run")}, 30s);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("266,910 in 1 of 5 trials (0 in 4)"), std::string::npos);
+  EXPECT_NE(text.out.find("Sun RPC (udp) (Levy 1989)"), std::string::npos);
+}
+
+TEST(ReportCommand, DocsTablesRefreshesOnlyTheBlocksOfTheRunsPreset) {
+  TempDir dir;
+  std::string id = synthetic_run(dir);
+  std::string doc = "# A page\n\nBefore.\n\n<!-- begin rpclab report levy1989 trials-load -->\nstale table\n"
+                    "<!-- end rpclab report -->\n\nBetween.\n\n<!-- begin rpclab report remedies classes -->\n"
+                    "another run's table\n<!-- end rpclab report -->\nAfter.\n";
+  write_file_atomically(dir.file("page.md"), doc);
+  ProcessResult r = run_program(
+      {RPCLAB_SOURCE_DIR "/harness/docs-tables.sh", bin("rpclab"), dir.file("run"), dir.file("page.md")}, 60s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("1 table(s) refreshed"), std::string::npos) << r.out;
+  std::string page = read_whole_file(dir.file("page.md"));
+  EXPECT_EQ(page.find("stale table"), std::string::npos) << page;
+  EXPECT_NE(page.find("Run `" + id + "`"), std::string::npos) << page;
+  EXPECT_NE(page.find("266,910 in 1 of 5 trials (0 in 4)"), std::string::npos) << page;
+  EXPECT_NE(page.find("another run's table"), std::string::npos) << "a remedies block is not this run's to refresh";
+  EXPECT_EQ(page.rfind("# A page\n\nBefore.\n\n<!-- begin rpclab report levy1989 trials-load -->\n", 0), 0u);
+  EXPECT_NE(page.find("<!-- end rpclab report -->\n\nBetween.\n"), std::string::npos) << page;
+  EXPECT_NE(page.find("<!-- end rpclab report -->\nAfter.\n"), std::string::npos) << page;
+  // Refreshing again changes nothing: the block holds the command's output alone.
+  run_program({RPCLAB_SOURCE_DIR "/harness/docs-tables.sh", bin("rpclab"), dir.file("run"), dir.file("page.md")}, 60s);
+  EXPECT_EQ(read_whole_file(dir.file("page.md")), page);
+}
+
+}  // namespace
+}  // namespace rpclab::test
