@@ -197,7 +197,7 @@ TEST(PartitionLink, TimedByTheRunnerLastsItsDuration) {
     sent_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     udp.send(static_cast<uint32_t>(sent_ms.size() - 1));
     udp.receive();
-    std::this_thread::sleep_for(5ms);
+    std::this_thread::sleep_for(5ms);  // not a wait: the sender's pace and the runner's poll, as the harness's
   }
   runner.finish();
   udp.receive(300ms);

@@ -22,6 +22,7 @@
 #include "support/client_process.h"
 #include "support/process.h"
 #include "support/server_process.h"
+#include "support/wait.h"
 
 namespace rpclab::test {
 namespace {
@@ -60,15 +61,16 @@ std::set<std::string> sockets_of(pid_t pid) {
 // sign.)
 bool wait_for_new_handle(pid_t pid, Child& client, std::chrono::seconds limit) {
   std::set<std::string> first;
-  auto deadline = Clock::now() + limit;
-  while (Clock::now() < deadline && !client.exit_code()) {
-    std::set<std::string> now = sockets_of(pid);
-    if (first.empty()) first = now;
-    for (const auto& s : now)
-      if (!first.count(s)) return true;
-    std::this_thread::sleep_for(2ms);
-  }
-  return false;
+  bool made = false;
+  wait_until(
+      [&] {
+        std::set<std::string> now = sockets_of(pid);
+        if (first.empty()) first = now;
+        for (const auto& s : now) made = made || !first.count(s);
+        return made || client.exit_code().has_value();
+      },
+      limit, 2ms);
+  return made;
 }
 
 std::string describe_attempts(const CallRecord& r, size_t call) {
@@ -98,14 +100,8 @@ TEST_P(RetryPolicyE2E, AppRetryAfterATimeoutIsInTheRecord) {
   bool second = wait_for_new_handle(client.pid(), client, 30s);
   ::kill(server.pid(), SIGCONT);
   ASSERT_TRUE(second) << "the client never made a second handle: " << read_whole_file(dir.file("client.log"));
-  int code = -1;
-  for (auto deadline = Clock::now() + 60s; Clock::now() < deadline;) {
-    if (auto c = client.exit_code()) {
-      code = *c;
-      break;
-    }
-    std::this_thread::sleep_for(5ms);
-  }
+  std::optional<int> code;
+  wait_until([&] { return (code = client.exit_code()).has_value(); }, 60s, 5ms);
   ASSERT_EQ(code, 0) << read_whole_file(dir.file("client.log"));
   CallRecord r = CallRecord::read_file(record);
   ASSERT_EQ(r.calls.size(), 5u);
@@ -154,14 +150,19 @@ class RestartableServer : public netem::ServerControl {
   uint64_t next_calls() {
     int want = ++stats_generation_;
     ::kill(child_->pid(), SIGUSR1);
-    for (auto deadline = Clock::now() + 1s; Clock::now() < deadline; std::this_thread::sleep_for(2ms)) {
-      try {
-        auto stats = nlohmann::json::parse(read_whole_file(dir_.file("stats.json")));
-        if (stats.value("generation", 0) >= want) return stats.value("next_calls", uint64_t{0});
-      } catch (const std::exception&) {  // not written yet
-      }
-    }
-    return 0;
+    uint64_t calls = 0;
+    wait_until(
+        [&] {
+          try {
+            auto stats = nlohmann::json::parse(read_whole_file(dir_.file("stats.json")));
+            calls = stats.value("next_calls", uint64_t{0});
+            return stats.value("generation", 0) >= want;
+          } catch (const std::exception&) {  // not written yet
+            return false;
+          }
+        },
+        1s, 2ms);
+    return calls;
   }
   nlohmann::json pause() override { return {{"signal", ::kill(child_->pid(), SIGSTOP) == 0 ? "SIGSTOP" : "failed"}}; }
   nlohmann::json resume() override { return {{"signal", ::kill(child_->pid(), SIGCONT) == 0 ? "SIGCONT" : "failed"}}; }
@@ -179,11 +180,10 @@ class RestartableServer : public netem::ServerControl {
                                  "127.0.0.1:" + std::to_string(port_), "--ready-file", ready, "--ledger",
                                  dir_.file("ledger.bin"), "--stats-file", dir_.file("stats.json")},
         dir_.file("server.log"));
-    for (auto deadline = Clock::now() + 20s; Clock::now() < deadline; std::this_thread::sleep_for(5ms)) {
-      if (::access(ready.c_str(), R_OK) == 0) return true;
-      if (child_->exit_code()) return false;
-    }
-    throw std::runtime_error(transport_ + " server did not report ready in time");
+    bool ready_now = false;
+    if (!wait_until([&] { return (ready_now = ::access(ready.c_str(), R_OK) == 0) || child_->exit_code(); }, 20s, 5ms))
+      throw std::runtime_error(transport_ + " server did not report ready in time");
+    return ready_now;
   }
 
   std::string transport_;
@@ -213,7 +213,7 @@ TEST_P(RetryPolicyE2E, AppRetryAcrossAServerCrashAndRestart) {
   std::optional<int> code;
   bool started = false, stopping = false;
   for (auto deadline = Clock::now() + 120s; Clock::now() < deadline && !(code = client.exit_code());
-       std::this_thread::sleep_for(5ms)) {
+       std::this_thread::sleep_for(5ms)) {  // not a wait: the pace of the event runner's poll, as the harness's
     // The crash's clock starts once calls are flowing: 100 served; the
     // client stops once the restarted server has served 100 more. (Asked
     // only then: a stats request to a dead server would hold this loop up.)
