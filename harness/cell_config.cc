@@ -42,6 +42,12 @@ RetryChoice RetryChoice::parse(const std::string& text) {
   return c;
 }
 
+RetryChoice RetryChoice::of_cell(const nlohmann::json& cell) {
+  if (cell.contains("app_retries")) return {RetryPolicy::kApp, cell.at("app_retries").get<int>()};
+  if (cell.value("grpc_retry", false)) return {RetryPolicy::kLibrary, 0};
+  return {};
+}
+
 nlohmann::json CellConfig::to_json() const {
   nlohmann::json j = {{"experiment", experiment},
                       {"block", block},
@@ -93,8 +99,7 @@ CellConfig CellConfig::from_json(const nlohmann::json& j) {
     c.retry_timeout_ms = optional_from<int>(j, "retry_timeout_ms");
     c.timeout_ms = optional_from<int>(j, "timeout_ms");
     c.drain_stale_replies = j.at("drain_stale_replies").get<bool>();
-    if (j.at("grpc_retry").get<bool>()) c.retry.policy = RetryPolicy::kLibrary;
-    if (j.contains("app_retries")) c.retry = {RetryPolicy::kApp, j.at("app_retries").get<int>()};
+    c.retry = RetryChoice::of_cell(j);
     c.at_most_once = j.value("at_most_once", false);
     c.duration_ms = optional_from<int64_t>(j, "duration_ms");
     c.pin = j.at("pin").get<bool>();

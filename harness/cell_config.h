@@ -25,6 +25,8 @@ struct RetryChoice {
   // Throws std::invalid_argument saying what is accepted.
   static RetryChoice parse(const std::string& text);
   bool operator==(const RetryChoice& o) const { return policy == o.policy && app_retries == o.app_retries; }
+  // From a cell's JSON (CellConfig::to_json), the one place that knows its keys.
+  static RetryChoice of_cell(const nlohmann::json& cell);
 };
 
 struct CellConfig {

@@ -6,14 +6,15 @@
 
 namespace rpclab::harness {
 
-CellEvents::CellEvents(const netem::FaultSpec& spec, netem::FaultBackend* link, netem::ServerControl& server,
-                       netem::CommandLog& log) {
+CellEvents::CellEvents(const netem::FaultSpec& spec, std::optional<int64_t> duration_ms, netem::FaultBackend* link,
+                       netem::ServerControl& server, netem::CommandLog& log) {
   if (spec.events.empty()) return;
   try {
     runner_.emplace(spec, netem::EventTargets{link, &server}, log);
   } catch (const netem::SpecError& e) {
     throw CellFailure(e.what());
   }
+  if (duration_ms) runner_->stop_starting_at(std::chrono::milliseconds(*duration_ms));
 }
 
 void CellEvents::poll() {

@@ -18,8 +18,9 @@ class CellEvents {
  public:
   // Idle when the spec has no events. Throws CellFailure when an event
   // lacks its target (a link event on a trial without a fault backend).
-  CellEvents(const netem::FaultSpec& spec, netem::FaultBackend* link, netem::ServerControl& server,
-             netem::CommandLog& log);
+  // With `duration_ms`, no occurrence starts at or after it.
+  CellEvents(const netem::FaultSpec& spec, std::optional<int64_t> duration_ms, netem::FaultBackend* link,
+             netem::ServerControl& server, netem::CommandLog& log);
 
   // From the clients' wait loop; the first call is the clients' start.
   void poll();

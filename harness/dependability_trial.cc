@@ -121,7 +121,7 @@ ClientResults run_clients_with_events(const CellConfig& cell, const netem::Topol
                                       Link& link, const CellFiles& files, const ProcessPlacement& placement,
                                       CellEnvironment& env, const std::function<void()>& tick, netem::CommandLog& log,
                                       nlohmann::json& trial) {
-  CellEvents events(cell.faults, link.backend.get(), server, log);
+  CellEvents events(cell.faults, cell.duration_ms, link.backend.get(), server, log);
   try {
     ClientResults clients = run_clients(cell, {}, topology.client(), server.endpoint(), files, placement,
                                         std::chrono::seconds(env.cell_time_limit_s), tick, log,

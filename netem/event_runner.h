@@ -51,6 +51,10 @@ class EventRunner {
   EventRunner(const FaultSpec& spec, EventTargets targets, CommandLog& log);
 
   void start(Clock::time_point clients_start);
+  // Starts no occurrence planned at or after `horizon` from the clients'
+  // start: the trial lasts that long, and a client still finishing its
+  // last call is not struck again.
+  void stop_starting_at(std::chrono::milliseconds horizon) { scheduler_.stop_starting_at(horizon); }
   // Applies every action due by `now`, in planned order. Returns when the
   // next one is due (nullopt: none left). An action that fails is recorded
   // with its error and the exception is rethrown: the cell has failed.

@@ -30,6 +30,7 @@ std::optional<EventAction> EventScheduler::pending(size_t i) const {
   const State& s = state_[i];
   if (s.done) return std::nullopt;
   EventAction a{i, s.occurrence, s.started ? EventPhase::kEnd : EventPhase::kStart, planned_start(i, s.occurrence)};
+  if (!s.started && horizon_ && a.planned >= *horizon_) return std::nullopt;  // past the trial's end
   if (s.started) a.planned += std::chrono::milliseconds(events_[i].for_ms);
   return a;
 }

@@ -34,6 +34,10 @@ class EventScheduler {
   // out: what a cell that stops now must undo.
   std::vector<EventAction> finish();
 
+  // No occurrence planned to start at or after `horizon` starts (a trial
+  // that lasts a fixed time); one already started still ends as planned.
+  void stop_starting_at(std::chrono::milliseconds horizon) { horizon_ = horizon; }
+
   // Occurrence k of event i starts here (at + k * every + its jitter draw).
   std::chrono::milliseconds planned_start(size_t i, uint64_t k) const;
 
@@ -49,6 +53,7 @@ class EventScheduler {
   std::vector<FaultEvent> events_;
   uint64_t seed_;
   std::vector<State> state_;
+  std::optional<std::chrono::milliseconds> horizon_;
 };
 
 }  // namespace rpclab::netem

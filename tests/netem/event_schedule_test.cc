@@ -45,6 +45,20 @@ TEST(EventScheduler, RepeatedEveryPeriodAndALateCallerGetsEverythingInOrder) {
   EXPECT_EQ(s.next(), milliseconds(16000));
 }
 
+// A trial that lasts 2 s starts nothing at or after 2 s; an occurrence
+// started before then still ends when planned, after it.
+TEST(EventScheduler, NothingStartsFromTheHorizonOnAndWhatStartedEnds) {
+  EventScheduler s(events_of("event = server-stall at=500ms for=600ms every=700ms\n"), 0);
+  s.stop_starting_at(1900ms);
+  EXPECT_EQ(describe(s.due(10s)), "0#0start@500 0#0end@1100 0#1start@1200 0#1end@1800");
+  EXPECT_FALSE(s.next()) << "the start at 1900 ms is on the horizon: not planned";
+  EventScheduler t(events_of("event = server-stall at=500ms for=600ms every=700ms\n"), 0);
+  t.stop_starting_at(1901ms);
+  EXPECT_EQ(describe(t.due(1901ms)), "0#0start@500 0#0end@1100 0#1start@1200 0#1end@1800 0#2start@1900");
+  EXPECT_EQ(describe(t.due(10s)), "0#2end@2500") << "it started before the horizon and ends after it";
+  EXPECT_FALSE(t.next());
+}
+
 TEST(EventScheduler, JitterIsSeededAndWithinBounds) {
   auto plan = [](uint64_t seed) {
     EventScheduler s(events_of("event = partition at=1s for=100ms every=1s jitter=300ms\n"), seed);
