@@ -160,8 +160,8 @@ int run(Flags& f) {
     std::fprintf(stderr, "rpclab dependability: %s\n", note.c_str());
   if (f.dry_run) {
     for (size_t i = 0; i < cells.size(); ++i)
-      std::printf("%3zu  %-70s %d x %s calls\n", i + 1, cells[i].label().c_str(), cells[i].trials,
-                  grouped(cells[i].total_calls()).c_str());
+      std::printf("%3zu  %-70s %d x %s%s calls\n", i + 1, cells[i].label().c_str(), cells[i].trials,
+                  cells[i].duration_ms ? "at most " : "", grouped(cells[i].total_calls()).c_str());
     return kExitOk;
   }
   CellEnvironment env;
@@ -209,10 +209,10 @@ int run(Flags& f) {
 std::function<int()> add_dependability_command(CLI::App& app) {
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand("dependability", "count calls silently lost or run twice (Levy 1989)");
-  cmd->add_option("--preset", f->preset, "levy1989 | remedies | quick")
-      ->check(CLI::IsMember({"levy1989", "remedies", "quick"}))->capture_default_str();
+  cmd->add_option("--preset", f->preset, "levy1989 | remedies | quick | failures")
+      ->check(CLI::IsMember(dependability_presets()))->capture_default_str();
   cmd->add_option("--tables", f->tables, "only these tables of the preset: load, faults (levy1989), remedies, "
-                  "clean, udp-dup, stream-dup (quick)")->delimiter(',');
+                  "clean, udp-dup, stream-dup (quick), failures")->delimiter(',');
   cmd->add_option("--transports", f->transports, "comma-separated transports")->delimiter(',');
   cmd->add_option("--loads", f->loads, "server load axis: CPU hogs, e.g. 0,5,10,20")->delimiter(',')
       ->check(in_range(0, 256));

@@ -385,7 +385,7 @@ std::string failures_table(const std::vector<json>& records, const ReportOptions
                      "): calls by class, counted over all the cell's trials. silent dup = ran twice or more and the "
                      "client saw success; dup told failure = ran twice or more and the client was told it failed; "
                      "indeterminate = ran once, reported as failed; clean fail = never ran, reported as failed. "
-                     "retry app:K = the client's own loop (a new handle, the same call up to K times more); "
+                     "+app:K = the client's own retry loop (a new handle, the same call up to K times more); "
                      "+at-most-once = the server answers a repeat from its table.",
                  t, o);
 }
@@ -443,7 +443,10 @@ std::string row_variant(const json& record, bool with_clients) {
   if (c.value("drc", 0)) v += " +drc";
   if (c.value("drain_stale_replies", false)) v += " +drain";
   RetryChoice retry = RetryChoice::of_cell(c);
-  if (retry.policy != RetryPolicy::kNone) v += " retry " + retry.name();
+  // "+app:5", "+library retry": the client's retry policy, apart from
+  // sunrpc-udp's retransmit interval ("retry 20 ms") above.
+  if (retry.policy == RetryPolicy::kApp) v += " +" + retry.name();
+  if (retry.policy == RetryPolicy::kLibrary) v += " +library retry";
   if (c.value("at_most_once", false)) v += " +at-most-once";
   if (c.value("connect", "") == "per-call") v += " per-call";
   if (with_clients && c.value("clients", 1) > 1) v += fmt::format(" x{} clients", c.value("clients", 1));

@@ -57,8 +57,8 @@ TEST(Views, FailuresHaveARowPerRetryAndAtMostOnceAndAColumnPerEvent) {
   EXPECT_NE(text.find("Failures TCP cannot hide"), std::string::npos) << text;
   size_t failures = text.find("Failures TCP cannot hide");
   std::string table = text.substr(failures, text.find("\n\n", text.find("-----", failures)) - failures);
-  for (const char* row : {"sunrpc-tcp  ", "sunrpc-tcp +at-most-once", "sunrpc-tcp retry app:5  ",
-                          "sunrpc-tcp retry app:5 +at-most-once", "events per trial"})
+  for (const char* row : {"sunrpc-tcp  ", "sunrpc-tcp +at-most-once", "sunrpc-tcp +app:5  ",
+                          "sunrpc-tcp +app:5 +at-most-once", "events per trial"})
     EXPECT_NE(table.find(row), std::string::npos) << row << "\n" << table;
   EXPECT_NE(table.find("server-crash"), std::string::npos);
   EXPECT_NE(table.find("server-stall"), std::string::npos);
