@@ -76,10 +76,12 @@ class ServerUnderTest : public netem::ServerControl {
   std::string log_path() const;  // this life's log
   Ledger read_ledger() const;
 
-  const CellConfig& cell_;
-  const netem::Host& host_;
+  // Copies: a restart needs them long after the caller's locals are gone
+  // (a speed session keeps its servers for the whole run).
+  const CellConfig cell_;
+  const netem::Host host_;
   const CellFiles& files_;
-  const ProcessPlacement& placement_;
+  const ProcessPlacement placement_;
   netem::CommandLog& log_;
   std::string address_;
   uint16_t port_ = 0;
