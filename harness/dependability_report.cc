@@ -287,7 +287,9 @@ std::string levy_faults(const std::vector<json>& records, const ReportOptions& o
   }
   t.add(measured);
   std::string by;
-  for (const std::string& b : backends) by += (by.empty() ? "" : ", ") + b;
+  for (const std::string& b : backends)  // the 0/0 control cell has no backend: not one that made faults
+    if (b != "none") by += (by.empty() ? "" : ", ") + b;
+  if (by.empty()) by = "no backend";
   return section("Dependability under network faults (two-host link" + g.clients_note() +
                      "): silent errors / duplicate calls per 1,000,000 calls over all the cell's trials; measured = "
                      "what the link's counters saw in every cell of the column (range over the rows), by " + by + ".",

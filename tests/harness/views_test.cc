@@ -69,6 +69,21 @@ TEST(Views, FailuresHaveARowPerRetryAndAtMostOnceAndAColumnPerEvent) {
   EXPECT_EQ(dependability_report(records, only).find("Failures"), 0u);
 }
 
+// The loss 0 / dup 0 control cell has no fault backend; the table names
+// only the backends that made faults.
+TEST(Views, TheFaultsTableNamesOnlyTheBackendsThatMadeFaults) {
+  CellConfig control;
+  control.experiment = "dependability";
+  control.transport = "sunrpc-tcp";
+  control.topology = netem::TopologyKind::kTwoHost;
+  CellConfig dup = control;
+  dup.faults.dup_pct = 1;
+  std::string text = dependability_report({dependability_record(control, 1000, 0), dependability_record(dup, 1000, 0)},
+                                          options());
+  EXPECT_NE(text.find("by nftables."), std::string::npos) << text;
+  EXPECT_EQ(text.find("none"), std::string::npos) << text;
+}
+
 TEST(Views, FailedCellsAreListedWithTheirReason) {
   CellConfig cell;
   cell.experiment = "dependability";
