@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iostream>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "core/atomic_file.h"
@@ -40,15 +41,35 @@ std::vector<std::string> app_client_args(const std::string& transport, const std
           "--app-backoff-max", std::to_string(backoff_max_ms)};
 }
 
-// The socket inodes a process holds now.
-std::set<std::string> sockets_of(pid_t pid) {
+// The inodes of the TCP and UDP sockets in `pid`'s network namespace.
+std::set<std::string> inet_socket_inodes(pid_t pid) {
   std::set<std::string> out;
+  for (const char* table : {"tcp", "tcp6", "udp", "udp6"}) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/net/" + table);
+    std::string line;
+    std::getline(in, line);  // the header
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string f;
+      for (int i = 0; i < 10 && fields >> f; ++i) {
+      }
+      out.insert("socket:[" + f + "]");  // the 10th field: the inode
+    }
+  }
+  return out;
+}
+
+// The TCP and UDP sockets a process holds now, as "socket:[inode]". Not
+// its other sockets: gRPC makes socketpairs of its own (wake-up fds) at
+// times of its choosing, which are no new handle.
+std::set<std::string> sockets_of(pid_t pid) {
+  std::set<std::string> out, inet = inet_socket_inodes(pid);
   std::string dir = "/proc/" + std::to_string(pid) + "/fd";
   if (DIR* d = ::opendir(dir.c_str())) {
     while (dirent* e = ::readdir(d)) {
       char target[256] = {};
       ssize_t n = ::readlink((dir + "/" + e->d_name).c_str(), target, sizeof target - 1);
-      if (n > 0 && std::string(target, n).rfind("socket:", 0) == 0) out.insert(std::string(target, n));
+      if (n > 0 && inet.count(std::string(target, n))) out.insert(std::string(target, n));
     }
     ::closedir(d);
   }
