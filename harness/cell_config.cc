@@ -20,6 +20,34 @@ std::optional<T> optional_from(const nlohmann::json& j, const char* key) {
 
 }  // namespace
 
+std::string RetryChoice::name() const {
+  std::string n(retry_policy_name(policy));
+  return policy == RetryPolicy::kApp ? n + ":" + std::to_string(app_retries) : n;
+}
+
+RetryChoice RetryChoice::parse(const std::string& text) {
+  auto colon = text.find(':');
+  auto policy = parse_retry_policy(text.substr(0, colon));
+  RetryChoice c;
+  if (policy) c.policy = *policy;
+  bool app = policy == RetryPolicy::kApp;
+  if (!policy || (colon != std::string::npos) != app)
+    throw std::invalid_argument("'" + text + "' is not none, library or app:K (K retries, 1..1000)");
+  if (!app) return c;
+  std::string k = text.substr(colon + 1);
+  if (k.empty() || k.size() > 4 || k.find_first_not_of("0123456789") != std::string::npos || std::stoi(k) < 1 ||
+      std::stoi(k) > 1000)
+    throw std::invalid_argument("'" + text + "': K in app:K is the number of retries, 1..1000");
+  c.app_retries = std::stoi(k);
+  return c;
+}
+
+RetryChoice RetryChoice::of_cell(const nlohmann::json& cell) {
+  if (cell.contains("app_retries")) return {RetryPolicy::kApp, cell.at("app_retries").get<int>()};
+  if (cell.value("grpc_retry", false)) return {RetryPolicy::kLibrary, 0};
+  return {};
+}
+
 nlohmann::json CellConfig::to_json() const {
   nlohmann::json j = {{"experiment", experiment},
                       {"block", block},
@@ -35,7 +63,9 @@ nlohmann::json CellConfig::to_json() const {
                       {"retry_timeout_ms", optional_json(retry_timeout_ms)},
                       {"timeout_ms", optional_json(timeout_ms)},
                       {"drain_stale_replies", drain_stale_replies},
-                      {"grpc_retry", grpc_retry},
+                      // The library policy, under the name it had when gRPC's was
+                      // the only one (older cells keep their identity).
+                      {"grpc_retry", retry.policy == RetryPolicy::kLibrary},
                       {"pin", pin},
                       {"udp_bufsize", udp_bufsize},
                       {"size", size},
@@ -45,6 +75,8 @@ nlohmann::json CellConfig::to_json() const {
   // identity (--resume matches on it).
   if (at_most_once) j["at_most_once"] = true;
   if (tcp_nodelay) j["tcp_nodelay"] = true;
+  if (retry.policy == RetryPolicy::kApp) j["app_retries"] = retry.app_retries;
+  if (duration_ms) j["duration_ms"] = *duration_ms;
   return j;
 }
 
@@ -68,8 +100,9 @@ CellConfig CellConfig::from_json(const nlohmann::json& j) {
     c.retry_timeout_ms = optional_from<int>(j, "retry_timeout_ms");
     c.timeout_ms = optional_from<int>(j, "timeout_ms");
     c.drain_stale_replies = j.at("drain_stale_replies").get<bool>();
-    c.grpc_retry = j.at("grpc_retry").get<bool>();
+    c.retry = RetryChoice::of_cell(j);
     c.at_most_once = j.value("at_most_once", false);
+    c.duration_ms = optional_from<int64_t>(j, "duration_ms");
     c.pin = j.at("pin").get<bool>();
     c.udp_bufsize = j.at("udp_bufsize").get<size_t>();
     c.tcp_nodelay = j.value("tcp_nodelay", false);  // records before it had none
@@ -92,8 +125,9 @@ std::string CellConfig::label() const {
   if (retry_timeout_ms) s += fmt::format(" retry {}ms", *retry_timeout_ms);
   if (drc) s += " drc";
   if (drain_stale_replies) s += " drain";
-  if (grpc_retry) s += " retry-policy";
+  if (retry.policy != RetryPolicy::kNone) s += " retry " + retry.name();
   if (at_most_once) s += " at-most-once";
+  if (duration_ms) s += fmt::format(" for {} s", static_cast<double>(*duration_ms) / 1000);
   return s;
 }
 
@@ -105,8 +139,9 @@ ClientOptions CellConfig::client_options() const {
   o.retry_timeout_ms = retry_timeout_ms;
   o.udp_bufsize = udp_bufsize;
   o.drain_stale_replies = drain_stale_replies;
-  o.grpc_retry = grpc_retry;
   o.tcp_nodelay = tcp_nodelay && row && row->accepts(kOptTcpNodelayClient);
+  o.retry_policy = retry.policy;
+  if (retry.policy == RetryPolicy::kApp) o.app_retry.retries = retry.app_retries;
   o.connect = connect;
   return o;
 }

@@ -15,6 +15,20 @@
 
 namespace rpclab::harness {
 
+// A client retry policy as a matrix axis: none, library, or app with its K
+// ("app:3"). Parsed from --retry-policy; its name is the axis value.
+struct RetryChoice {
+  RetryPolicy policy = RetryPolicy::kNone;
+  int app_retries = 0;  // K, with app
+
+  std::string name() const;  // "none" | "library" | "app:3"
+  // Throws std::invalid_argument saying what is accepted.
+  static RetryChoice parse(const std::string& text);
+  bool operator==(const RetryChoice& o) const { return policy == o.policy && app_retries == o.app_retries; }
+  // From a cell's JSON (CellConfig::to_json), the one place that knows its keys.
+  static RetryChoice of_cell(const nlohmann::json& cell);
+};
+
 struct CellConfig {
   std::string experiment;                 // "dependability" | "speed"
   std::string block;                      // the preset's table this cell belongs to ("load", "faults", ...)
@@ -32,8 +46,11 @@ struct CellConfig {
   std::optional<int> retry_timeout_ms;    // sunrpc-udp; unset = libtirpc's 15 s
   std::optional<int> timeout_ms;          // unset = the library default
   bool drain_stale_replies = false;
-  bool grpc_retry = false;
+  RetryChoice retry;                      // what the clients do after a failed call
   bool at_most_once = false;              // the server answers repeats from its table (all transports)
+  // Clients make no new call after this (a cell with timed events runs for
+  // a fixed time; calls_per_client is then a cap). Unset: until the calls.
+  std::optional<int64_t> duration_ms;
   bool pin = true;                        // server+hogs on CPU 0, clients on the rest
   size_t udp_bufsize = 0;
   bool tcp_nodelay = false;               // on each side whose transport row takes it

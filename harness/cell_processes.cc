@@ -5,10 +5,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <thread>
 
 #include "core/atomic_file.h"
+#include "core/cli_support.h"
 #include "core/journal_reader.h"
 #include "harness/cell_failure.h"
 
@@ -34,10 +36,11 @@ void check_interrupt(const ProcessPlacement& placement) {
   if (placement.stop && placement.stop->load()) throw Interrupted();
 }
 
-std::vector<std::string> server_argv(const CellConfig& cell, const std::string& address, const CellFiles& files,
+// `listen`: ADDR:PORT.
+std::vector<std::string> server_argv(const CellConfig& cell, const std::string& listen, const CellFiles& files,
                                      const std::string& bin_dir) {
   std::vector<std::string> argv = {bin_dir + "/rpclab-server", "--transport", cell.transport,
-                                   "--listen", address + ":0", "--ledger", files.path("ledger.bin"),
+                                   "--listen", listen, "--ledger", files.path("ledger.bin"),
                                    "--ready-file", files.path("server.ready"), "--stats-file",
                                    files.path("server.stats")};
   // Dependability cells always journal: it costs a few percent per call
@@ -61,8 +64,11 @@ std::vector<std::string> client_argv(const CellConfig& cell, int k, const std::s
   if (cell.retry_timeout_ms) argv.insert(argv.end(), {"--retry-timeout", std::to_string(*cell.retry_timeout_ms)});
   if (cell.udp_bufsize) argv.insert(argv.end(), {"--udp-bufsize", std::to_string(cell.udp_bufsize)});
   if (cell.drain_stale_replies) argv.push_back("--drain-stale-replies");
-  if (cell.grpc_retry) argv.push_back("--grpc-retry");
   if (cell.client_options().tcp_nodelay) argv.push_back("--tcp-nodelay");
+  if (cell.retry.policy != RetryPolicy::kNone)
+    argv.insert(argv.end(), {"--retry-policy", std::string(retry_policy_name(cell.retry.policy))});
+  if (cell.retry.policy == RetryPolicy::kApp) argv.insert(argv.end(), {"--app-retries", std::to_string(cell.retry.app_retries)});
+  if (cell.duration_ms) argv.insert(argv.end(), {"--duration", std::to_string(*cell.duration_ms)});
   return argv;
 }
 
@@ -92,32 +98,84 @@ ProcessPlacement place_processes(const CellConfig& cell, const std::string& bin_
   return p;
 }
 
+namespace {
+
+// A server event that restarts the server needs its port free while it is
+// down: below the ephemeral range no client socket is given it (a client
+// that retried on a new socket once took a killed raw-udp server's port).
+uint16_t first_port_below_ephemeral() {
+  std::ifstream range("/proc/sys/net/ipv4/ip_local_port_range");
+  int low = 32768;
+  range >> low;
+  // Spread over 2,000 ports by pid, so runs side by side rarely collide.
+  return static_cast<uint16_t>(std::max(1024, low - 1 - static_cast<int>(::getpid() % 2000)));
+}
+
+// Server events may start it again (a crash), so it gets a fixed port.
+bool has_server_events(const CellConfig& cell) {
+  return std::any_of(cell.faults.events.begin(), cell.faults.events.end(),
+                     [](const netem::FaultEvent& e) { return e.kind->target == netem::EventTarget::kServer; });
+}
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
 ServerUnderTest::ServerUnderTest(const CellConfig& cell, const netem::Host& host, const CellFiles& files,
                                  const ProcessPlacement& placement, netem::CommandLog& log)
-    : files_(files), address_(host.address) {
-  netem::SpawnOptions spawn;
-  spawn.netns = host.netns;
-  spawn.cpus = placement.server_cpus;
-  spawn.stderr_path = files.path("server.log");
-  spawn.stdout_path = files.path("server.log");
-  process_ = std::make_unique<netem::ChildProcess>(server_argv(cell, address_, files, placement.bin_dir), spawn, log);
-  auto deadline = std::chrono::steady_clock::now() + kReadyTimeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (auto ready = read_json_file(files.path("server.ready"))) {
-      port_ = ready->at("port").get<uint16_t>();
-      return;
-    }
-    if (auto status = process_->poll())
-      throw CellFailure(fmt::format("server did not start ({}): {}", netem::describe_wait_status(*status),
-                                    log_tail(files.path("server.log"))));
-    check_interrupt(placement);
-    std::this_thread::sleep_for(10ms);
+    : cell_(cell), host_(host), files_(files), placement_(placement), log_(log), address_(host.address) {
+  if (!has_server_events(cell)) {
+    if (!start(0)) throw CellFailure("server did not start: " + log_tail(log_path()));
+    return;
   }
-  throw CellFailure(fmt::format("server did not report ready within {} s: {}", kReadyTimeout.count(),
-                                log_tail(files.path("server.log"))));
+  constexpr int kTries = 50;
+  uint16_t port = first_port_below_ephemeral();
+  for (int i = 0; i < kTries; ++i, --port)
+    if (start(port)) return;
+  throw CellFailure(fmt::format("server did not start on any of {} ports below the ephemeral range (from {} "
+                                "down): {}", kTries, port + kTries, log_tail(log_path())));
 }
 
 ServerUnderTest::~ServerUnderTest() = default;
+
+std::string ServerUnderTest::log_path() const {
+  return lives_ <= 1 ? files_.path("server.log") : files_.path(fmt::format("server-{}.log", lives_));
+}
+
+bool ServerUnderTest::start(uint16_t port) {
+  ::unlink(files_.path("server.ready").c_str());
+  ++lives_;
+  stats_generation_ = 0;
+  netem::SpawnOptions spawn;
+  spawn.netns = host_.netns;
+  spawn.cpus = placement_.server_cpus;
+  spawn.stderr_path = spawn.stdout_path = log_path();
+  std::vector<std::string> argv = server_argv(cell_, address_ + ":" + std::to_string(port), files_, placement_.bin_dir);
+  process_ = std::make_unique<netem::ChildProcess>(argv, spawn, log_);
+  auto deadline = std::chrono::steady_clock::now() + kReadyTimeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (auto ready = read_json_file(files_.path("server.ready"))) {
+      port_ = ready->at("port").get<uint16_t>();
+      killed_ = false;
+      return true;
+    }
+    if (auto status = process_->poll()) {
+      if (port && WIFEXITED(*status) && WEXITSTATUS(*status) == kExitSetup &&
+          log_tail(log_path()).find("in use") != std::string::npos) {
+        --lives_;  // not a life: the next port is tried
+        return false;
+      }
+      throw CellFailure(fmt::format("server did not start ({}): {}", netem::describe_wait_status(*status),
+                                    log_tail(log_path())));
+    }
+    check_interrupt(placement_);
+    std::this_thread::sleep_for(10ms);
+  }
+  throw CellFailure(fmt::format("server did not report ready within {} s: {}", kReadyTimeout.count(),
+                                log_tail(log_path())));
+}
 
 pid_t ServerUnderTest::pid() const { return process_->pid(); }
 
@@ -139,17 +197,49 @@ std::optional<nlohmann::json> ServerUnderTest::stats() {
 }
 
 void ServerUnderTest::check_alive() {
+  if (killed_) return;
   if (auto status = process_->poll())
     throw CellFailure(fmt::format("server died mid-run ({}): {}", netem::describe_wait_status(*status),
-                                  log_tail(files_.path("server.log"))));
+                                  log_tail(log_path())));
+}
+
+nlohmann::json ServerUnderTest::kill() {
+  check_alive();
+  pid_t pid = process_->pid();
+  process_->signal(SIGKILL);
+  int status = process_->wait_for(kStopGrace).value_or(-1);
+  killed_ = true;
+  log_.comment(fmt::format("server {} killed by the event ({})", pid, netem::describe_wait_status(status)));
+  return {{"signal", "SIGKILL"}, {"pid", pid}};
+}
+
+nlohmann::json ServerUnderTest::restart() {
+  auto began = std::chrono::steady_clock::now();
+  uint16_t port = port_;
+  if (!start(port))
+    throw CellFailure(fmt::format("the server did not restart on port {}: it is taken ({})", port,
+                                  log_tail(log_path())));
+  return {{"pid", process_->pid()}, {"port", port_}, {"ready_ms", ms_since(began)}, {"log", log_path().substr(files_.dir.size() + 1)}};
+}
+
+nlohmann::json ServerUnderTest::pause() {
+  check_alive();
+  ::kill(process_->pid(), SIGSTOP);
+  return {{"signal", "SIGSTOP"}, {"pid", process_->pid()}};
+}
+
+nlohmann::json ServerUnderTest::resume() {
+  ::kill(process_->pid(), SIGCONT);
+  return {{"signal", "SIGCONT"}, {"pid", process_->pid()}};
 }
 
 Ledger ServerUnderTest::stop_and_read_ledger() {
+  if (killed_) return read_ledger();  // down at the end: its journal is all there is
   check_alive();
   int status = process_->stop(kStopGrace);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     throw CellFailure(fmt::format("server did not stop cleanly ({}): {}", netem::describe_wait_status(status),
-                                  log_tail(files_.path("server.log"))));
+                                  log_tail(log_path())));
   return read_ledger();
 }
 
@@ -176,7 +266,8 @@ Ledger ServerUnderTest::read_ledger() const {
 ClientResults run_clients(const CellConfig& cell, const std::vector<std::string>& extra_args,
                           const netem::Host& host, const std::string& endpoint, const CellFiles& files,
                           const ProcessPlacement& placement, std::chrono::seconds limit,
-                          const std::function<void()>& tick, netem::CommandLog& log) {
+                          const std::function<void()>& tick, netem::CommandLog& log,
+                          const std::function<void()>& poll) {
   std::vector<std::unique_ptr<netem::ChildProcess>> clients;
   for (int k = 1; k <= cell.clients; ++k) {
     netem::SpawnOptions spawn;
@@ -195,6 +286,7 @@ ClientResults run_clients(const CellConfig& cell, const std::vector<std::string>
     for (auto& c : clients) all_done = all_done && c->poll().has_value();
     if (all_done) break;
     check_interrupt(placement);
+    if (poll) poll();
     auto now = std::chrono::steady_clock::now();
     if (now - started > limit && !results.truncated) {
       results.truncated = true;  // clients write what they have on SIGTERM

@@ -16,6 +16,7 @@
 #include "core/ledger.h"
 #include "harness/cell_config.h"
 #include "netem/child_process.h"
+#include "netem/event_runner.h"
 #include "netem/topology.h"
 
 namespace rpclab::harness {
@@ -40,29 +41,52 @@ struct ProcessPlacement {
 ProcessPlacement place_processes(const CellConfig& cell, const std::string& bin_dir, int cpus,
                                  const std::atomic<bool>* stop);
 
-class ServerUnderTest {
+// The server of a cell, and the ServerControl its server events act on:
+// killed and started again on the same address, stopped and continued.
+class ServerUnderTest : public netem::ServerControl {
  public:
   // Starts the server and waits until it serves; throws CellFailure with the
-  // server's own words when it cannot start (port in use, bad option).
+  // server's own words when it cannot start (port in use, bad option). A
+  // cell whose events restart the server gets a port below the ephemeral
+  // range, so no client socket can take it while the server is down.
   ServerUnderTest(const CellConfig& cell, const netem::Host& host, const CellFiles& files,
                   const ProcessPlacement& placement, netem::CommandLog& log);
-  ~ServerUnderTest();
+  ~ServerUnderTest() override;
 
   std::string endpoint() const;  // "ADDR:PORT" for clients
   pid_t pid() const;
   // Counters and CPU time so far (SIGUSR1 -> stats file); nullopt if no answer.
   std::optional<nlohmann::json> stats();
-  void check_alive();  // throws CellFailure if the server has died
+  // Throws CellFailure if the server has died, unless an event killed it.
+  void check_alive();
   // SIGTERM, then the ledger: from the journal, checked against the
   // ledger.bin the server wrote. Throws CellFailure.
   Ledger stop_and_read_ledger();
 
+  // ServerControl, for server-crash and server-stall events.
+  nlohmann::json kill() override;
+  nlohmann::json restart() override;  // throws CellFailure when it does not serve again
+  nlohmann::json pause() override;
+  nlohmann::json resume() override;
+
  private:
+  // Starts one life of the server on `port` (0: any); false when it exited
+  // because the port is taken. Throws CellFailure for any other failure.
+  bool start(uint16_t port);
+  std::string log_path() const;  // this life's log
   Ledger read_ledger() const;
 
+  // Copies: a restart needs them long after the caller's locals are gone
+  // (a speed session keeps its servers for the whole run).
+  const CellConfig cell_;
+  const netem::Host host_;
   const CellFiles& files_;
+  const ProcessPlacement placement_;
+  netem::CommandLog& log_;
   std::string address_;
   uint16_t port_ = 0;
+  int lives_ = 0;            // starts so far: the first, then one per restart
+  bool killed_ = false;      // down because an event killed it
   int stats_generation_ = 0;
   std::unique_ptr<netem::ChildProcess> process_;
 };
@@ -73,12 +97,15 @@ struct ClientResults {
 };
 
 // Starts `cell.clients` clients against `endpoint`, waits for all of them
-// (calling `tick` about once a second), and reads their call records.
-// Clients still running at `limit` get SIGTERM and write what they have.
+// (calling `tick` about once a second, and `poll`, when given, on every
+// pass of its 5 ms wait loop: the timed events' hook), and reads their
+// call records. Clients still running at `limit` get SIGTERM and write what
+// they have.
 ClientResults run_clients(const CellConfig& cell, const std::vector<std::string>& extra_args,
                           const netem::Host& host, const std::string& endpoint, const CellFiles& files,
                           const ProcessPlacement& placement, std::chrono::seconds limit,
-                          const std::function<void()>& tick, netem::CommandLog& log);
+                          const std::function<void()>& tick, netem::CommandLog& log,
+                          const std::function<void()>& poll = {});
 
 // The last lines of a log file, for failure reasons.
 std::string log_tail(const std::string& path, size_t lines = 5);

@@ -23,12 +23,13 @@ namespace {
 
 struct Flags {
   std::string preset = "levy1989";
-  std::vector<std::string> tables, transports, retry, drain, connect;
+  std::vector<std::string> tables, transports, retry, drain, connect, retry_policies, at_most_once;
   std::vector<int> loads, drc, clients;
   std::vector<double> loss, dup;
   std::string profile, topology, backend, direction;
   uint64_t calls = 0, fault_calls = 0;
   int timeout_ms = 0, trials = 0;
+  double duration_s = 0;
   std::optional<uint64_t> shuffle_seed;
   bool no_pin = false, grpc_retry = false, dry_run = false;
   RunOptions run;
@@ -77,7 +78,22 @@ AxisOverrides overrides(const Flags& f) {
   if (!f.topology.empty()) o.topology = netem::parse_topology(f.topology);
   if (!f.backend.empty()) o.faults_backend = f.backend;
   o.no_pin = f.no_pin;
-  o.grpc_retry = f.grpc_retry;
+  // --grpc-retry is --retry-policy library, kept for older command lines:
+  // the library policy applies where a row has one (grpc), none elsewhere.
+  if (!f.retry_policies.empty() || f.grpc_retry) o.retries.emplace();
+  if (f.grpc_retry) o.retries->push_back({RetryPolicy::kLibrary, 0});
+  for (const std::string& r : f.retry_policies) {
+    try {
+      o.retries->push_back(RetryChoice::parse(r));
+    } catch (const std::invalid_argument& e) {
+      throw CLI::ValidationError("--retry-policy", e.what());
+    }
+  }
+  if (!f.at_most_once.empty()) {
+    o.at_most_once.emplace();
+    for (const std::string& a : f.at_most_once) o.at_most_once->push_back(a == "on");
+  }
+  if (f.duration_s > 0) o.duration_ms = static_cast<int64_t>(f.duration_s * 1000 + 0.5);
   return o;
 }
 
@@ -110,6 +126,20 @@ int check_backends_here(const std::vector<CellConfig>& cells, const netem::Capab
   return kExitOk;
 }
 
+// A cell that lasts a fixed time (timed events) must end before the time
+// limit stops its clients; returns the exit code, or 0 to go on.
+int check_durations(const std::vector<CellConfig>& cells, int cell_time_limit_s) {
+  for (const CellConfig& cell : cells)
+    if (cell.duration_ms && *cell.duration_ms >= int64_t{cell_time_limit_s} * 1000) {
+      std::fprintf(stderr,
+                   "rpclab dependability: %s lasts %.1f s, and --cell-time-limit stops a cell's clients at %d s: "
+                   "give a shorter --duration or a longer --cell-time-limit\n",
+                   cell.label().c_str(), static_cast<double>(*cell.duration_ms) / 1000, cell_time_limit_s);
+      return kExitUsage;
+    }
+  return kExitOk;
+}
+
 int run(Flags& f) {
   std::vector<Block> blocks;
   std::vector<CellConfig> cells;
@@ -124,11 +154,14 @@ int run(Flags& f) {
     std::fprintf(stderr, "rpclab dependability: %s\n", e.what());
     return kExitUsage;
   }
+  if (int code = check_durations(cells, f.run.cell_time_limit_s)) return code;
   for (const std::string& note : uneven_splits(blocks)) std::fprintf(stderr, "rpclab dependability: %s\n", note.c_str());
+  for (const std::string& note : retry_policies_left_out(blocks))
+    std::fprintf(stderr, "rpclab dependability: %s\n", note.c_str());
   if (f.dry_run) {
     for (size_t i = 0; i < cells.size(); ++i)
-      std::printf("%3zu  %-70s %d x %s calls\n", i + 1, cells[i].label().c_str(), cells[i].trials,
-                  grouped(cells[i].total_calls()).c_str());
+      std::printf("%3zu  %-70s %d x %s%s calls\n", i + 1, cells[i].label().c_str(), cells[i].trials,
+                  cells[i].duration_ms ? "at most " : "", grouped(cells[i].total_calls()).c_str());
     return kExitOk;
   }
   CellEnvironment env;
@@ -176,10 +209,10 @@ int run(Flags& f) {
 std::function<int()> add_dependability_command(CLI::App& app) {
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand("dependability", "count calls silently lost or run twice (Levy 1989)");
-  cmd->add_option("--preset", f->preset, "levy1989 | remedies | quick")
-      ->check(CLI::IsMember({"levy1989", "remedies", "quick"}))->capture_default_str();
+  cmd->add_option("--preset", f->preset, "levy1989 | remedies | quick | failures")
+      ->check(CLI::IsMember(dependability_presets()))->capture_default_str();
   cmd->add_option("--tables", f->tables, "only these tables of the preset: load, faults (levy1989), remedies, "
-                  "clean, udp-dup, stream-dup (quick)")->delimiter(',');
+                  "clean, udp-dup, stream-dup (quick), failures")->delimiter(',');
   cmd->add_option("--transports", f->transports, "comma-separated transports")->delimiter(',');
   cmd->add_option("--loads", f->loads, "server load axis: CPU hogs, e.g. 0,5,10,20")->delimiter(',')
       ->check(in_range(0, 256));
@@ -208,7 +241,14 @@ std::function<int()> add_dependability_command(CLI::App& app) {
   cmd->add_option("--faults-backend", f->backend, "auto | netem | uml-netem | nftables")
       ->check(CLI::IsMember({"auto", "netem", "uml-netem", "nftables"}));
   cmd->add_flag("--no-pin", f->no_pin, "do not pin server+hogs to CPU 0 and clients to the others");
-  cmd->add_flag("--grpc-retry", f->grpc_retry, "grpc: turn on the retry policy");
+  cmd->add_option("--retry-policy", f->retry_policies,
+                  "client retry policy axis: none, library (where the library has one: grpc), app:K (a new handle "
+                  "and the same call again, up to K times), e.g. none,app:5")->delimiter(',');
+  cmd->add_flag("--grpc-retry", f->grpc_retry, "the same as --retry-policy library (kept for older command lines)");
+  cmd->add_option("--at-most-once", f->at_most_once, "server at-most-once table axis: off,on")->delimiter(',')
+      ->check(CLI::IsMember({"off", "on"}));
+  cmd->add_option("--duration", f->duration_s, "seconds each cell's clients make calls (cells with timed events: "
+                  "default 10); --calls is then only a cap")->check(in_range(0.1, 3600.0));
   cmd->add_option("--trials", f->trials, "independent trials of every cell, each with a fresh server, clients and "
                   "link (default: the preset's; levy1989 5)")->check(in_range(1, 1000));
   cmd->add_option("--shuffle-seed", f->shuffle_seed, "seed of the trials' shuffled order (default: a random one; "

@@ -115,8 +115,18 @@ std::string fault_column(const json& r) {
   return hogs ? s + fmt::format(" load {}", hogs) : s;
 }
 
-// "1/5": loss 1%, duplication 5%, for the trials table's narrow column.
+// The kinds of a cell's timed events: "server-crash", "partition+reset".
+std::string event_kinds(const json& r) {
+  std::string kinds;
+  for (const json& e : r.at("cell").at("faults").value("events", json::array()))
+    if (kinds.find(e.value("kind", "?")) == std::string::npos) kinds += (kinds.empty() ? "" : "+") + e.value("kind", "?");
+  return kinds;
+}
+
+// "1/5": loss 1%, duplication 5%, for the trials table's narrow column;
+// the events' kinds for a cell with events.
 std::string fault_short(const json& r) {
+  if (has_events(r)) return event_kinds(r);
   const json& spec = r.at("cell").at("faults");
   std::string s = fmt::format("{}/{}", spec.value("loss_pct", 0.0), spec.value("dup_pct", 0.0));
   int hogs = r.at("cell").value("hogs", 0);
@@ -169,10 +179,15 @@ struct Grid {
   }
 };
 
-Grid grid(const std::vector<json>& records, bool faults) {
+// The records of one kind of table: no faults (load), steady faults, or
+// timed events (failures).
+enum class Kind { kLoad, kFaults, kEvents };
+Kind kind_of(const json& r) { return has_events(r) ? Kind::kEvents : has_faults(r) ? Kind::kFaults : Kind::kLoad; }
+
+Grid grid(const std::vector<json>& records, Kind kind) {
   Grid g;
   for (const json& r : records)
-    if (usable(r) && has_faults(r) == faults) g.records.push_back(&r);
+    if (usable(r) && kind_of(r) == kind) g.records.push_back(&r);
   for (const json* r : g.records) g.same_clients &= r->value("clients", 1) == g.records.front()->value("clients", 1);
   return g;
 }
@@ -198,7 +213,7 @@ void add_levy_rows(TextTable& t, const std::vector<int>& hogs, const std::string
 }
 
 std::string levy_load(const std::vector<json>& records, const ReportOptions& o) {
-  Grid g = grid(records, false);
+  Grid g = grid(records, Kind::kLoad);
   if (g.records.empty()) return "";
   std::vector<int> hogs;
   std::vector<std::string> variants;
@@ -243,7 +258,7 @@ std::string levy_load(const std::vector<json>& records, const ReportOptions& o) 
 }
 
 std::string levy_faults(const std::vector<json>& records, const ReportOptions& o) {
-  Grid g = grid(records, true);
+  Grid g = grid(records, Kind::kFaults);
   if (g.records.empty()) return "";
   std::vector<std::string> columns, variants, backends;
   std::map<std::pair<std::string, std::string>, const json*> cell;
@@ -286,7 +301,11 @@ std::string levy_faults(const std::vector<json>& records, const ReportOptions& o
 // in the order of their first cell (the matrix's, which is the transport
 // table's), as in the Levy tables above.
 std::string trials_table(const std::vector<json>& records, bool faults, const ReportOptions& o) {
-  Grid g = grid(records, faults);
+  Grid g = grid(records, faults ? Kind::kFaults : Kind::kLoad);
+  if (faults) {  // the failures' cells too, after the steady faults'
+    Grid events = grid(records, Kind::kEvents);
+    g.records.insert(g.records.end(), events.records.begin(), events.records.end());
+  }
   if (g.records.empty()) return "";
   std::map<std::string, size_t> first;
   for (const json* r : g.records) first.emplace(g.row(*r), first.size());
@@ -317,6 +336,67 @@ std::string trials_table(const std::vector<json>& records, bool faults, const Re
                  t, o);
 }
 
+// Every class of a failures cell, as counts over its trials: silent loss /
+// silent duplicate / duplicate told failure / indeterminate / clean failure.
+std::string five_classes(const json& r) {
+  const json& c = r.at("classes");
+  auto n = [&](const char* k) { return c.value(k, uint64_t{0}); };
+  uint64_t told_failure = n("duplicate_calls") - std::min(n("duplicate_calls"), n("silent_duplicates"));
+  return fmt::format("{} / {} / {} / {} / {}", grouped(n("silent_loss")), grouped(n("silent_duplicates")),
+                     grouped(told_failure), grouped(n("indeterminate")), grouped(n("clean_failure")));
+}
+
+// How many occurrences each trial of the column's cells had, e.g. "3 x 2".
+std::string occurrences(const std::vector<const json*>& cells) {
+  std::vector<size_t> n;
+  for (const json* r : cells)
+    if (r->contains("events"))
+      for (const json& k : r->at("events").at("occurrences_per_trial")) n.push_back(k.get<size_t>());
+  if (n.empty()) return "-";
+  auto [lo, hi] = std::minmax_element(n.begin(), n.end());
+  return *lo == *hi ? std::to_string(*lo) : fmt::format("{}-{}", *lo, *hi);
+}
+
+// Levy's layout for the failures TCP cannot hide: a row per transport,
+// retry policy and at-most-once, a column per kind of event, every class.
+std::string failures_table(const std::vector<json>& records, const ReportOptions& o) {
+  Grid g = grid(records, Kind::kEvents);
+  if (g.records.empty()) return "";
+  std::vector<std::string> columns, variants, schedules;
+  std::map<std::pair<std::string, std::string>, const json*> cell;
+  std::map<std::string, std::vector<const json*>> by_column;
+  for (const json* r : g.records) {
+    std::string col = event_kinds(*r);
+    add_unique(columns, col);
+    add_unique(variants, g.row(*r));
+    add_unique(schedules, netem::FaultSpec::from_json(r->at("cell").at("faults")).summary());
+    cell[{g.row(*r), col}] = r;
+    by_column[col].push_back(r);
+  }
+  TextTable t([&] {
+    std::vector<std::string> h = {"calls: silent loss / silent dup / dup told failure / indeterminate / clean fail"};
+    h.insert(h.end(), columns.begin(), columns.end());
+    return h;
+  }());
+  for (const std::string& v : variants) {
+    std::vector<std::string> row = {v};
+    for (const std::string& c : columns) row.push_back(cell.count({v, c}) ? five_classes(*cell[{v, c}]) : "-");
+    t.add(row);
+  }
+  std::vector<std::string> occurred = {"events per trial (each cell)"};
+  for (const std::string& c : columns) occurred.push_back(occurrences(by_column[c]));
+  t.add(occurred);
+  std::string what;
+  for (const std::string& s : schedules) what += (what.empty() ? "" : "; ") + s;
+  return section("Failures TCP cannot hide (" + what + g.clients_note() +
+                     "): calls by class, counted over all the cell's trials. silent dup = ran twice or more and the "
+                     "client saw success; dup told failure = ran twice or more and the client was told it failed; "
+                     "indeterminate = ran once, reported as failed; clean fail = never ran, reported as failed. "
+                     "+app:K = the client's own retry loop (a new handle, the same call up to K times more); "
+                     "+at-most-once = the server answers a repeat from its table.",
+                 t, o);
+}
+
 std::string classes_table(const std::vector<json>& records, const ReportOptions& o) {
   TextTable t({"cell", "trials", "calls", "correct", "silent loss", "dup calls", "extra exec", "silent dup",
                "indeterm.", "clean fail", "Levy mism.", "silent/M [95%]", "calls/s"});
@@ -343,6 +423,11 @@ std::string not_measured(const std::vector<json>& records) {
 }
 
 }  // namespace
+
+bool has_events(const json& record) {
+  const json& spec = record.at("cell").at("faults");
+  return spec.contains("events") && !spec.at("events").empty();
+}
 
 bool has_faults(const json& record) {
   // The faults table's own control cell (loss 0, dup 0 on the link) belongs
@@ -378,7 +463,12 @@ std::string row_variant(const json& record, bool with_clients) {
   }
   if (c.value("drc", 0)) v += " +drc";
   if (c.value("drain_stale_replies", false)) v += " +drain";
-  if (c.value("grpc_retry", false)) v += " +retry-policy";
+  RetryChoice retry = RetryChoice::of_cell(c);
+  // "+app:5", "+library retry": the client's retry policy, apart from
+  // sunrpc-udp's retransmit interval ("retry 20 ms") above.
+  if (retry.policy == RetryPolicy::kApp) v += " +" + retry.name();
+  if (retry.policy == RetryPolicy::kLibrary) v += " +library retry";
+  if (c.value("at_most_once", false)) v += " +at-most-once";
   if (c.value("tcp_nodelay", false)) v += " nodelay";
   if (c.value("connect", "") == "per-call") v += " per-call";
   if (with_clients && c.value("clients", 1) > 1) v += fmt::format(" x{} clients", c.value("clients", 1));
@@ -386,7 +476,7 @@ std::string row_variant(const json& record, bool with_clients) {
 }
 
 const std::vector<std::string>& dependability_report_tables() {
-  static const std::vector<std::string> ids = {"levy-load",     "levy-faults", "trials-load",
+  static const std::vector<std::string> ids = {"levy-load",     "levy-faults", "failures",    "trials-load",
                                                "trials-faults", "classes",     "not-measured"};
   return ids;
 }
@@ -398,6 +488,7 @@ std::string dependability_report(const std::vector<json>& records, const ReportO
   std::vector<std::pair<std::string, std::string>> parts = {
       {"levy-load", wanted("levy-load") ? levy_load(records, o) : ""},
       {"levy-faults", wanted("levy-faults") ? levy_faults(records, o) : ""},
+      {"failures", wanted("failures") ? failures_table(records, o) : ""},
       {"trials-load", wanted("trials-load") ? trials_table(records, false, o) : ""},
       {"trials-faults", wanted("trials-faults") ? trials_table(records, true, o) : ""},
       {"classes", wanted("classes") ? classes_table(records, o) : ""},

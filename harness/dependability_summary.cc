@@ -113,6 +113,18 @@ std::string truncated_note(const std::vector<json>& trials) {
              : "";
 }
 
+// What the timed events did over the trials: how many occurrences each
+// trial had, and every warning a phase gave (the trials keep the details).
+json events_over(const std::vector<json>& trials) {
+  json per_trial = json::array(), warnings = json::array();
+  for (const json& t : trials) {
+    per_trial.push_back(t.value("events", json::array()).size());
+    for (const json& w : t.value("warnings", json::array()))
+      warnings.push_back(fmt::format("trial {}: {}", t.value("trial", 0), w.get<std::string>()));
+  }
+  return {{"occurrences_per_trial", per_trial}, {"warnings", warnings}};
+}
+
 }  // namespace
 
 void add_classes(json& record, const ClassCounts& c) {
@@ -138,6 +150,8 @@ void summarize_dependability(const CellConfig& cell, const std::vector<json>& tr
   record["drc"] = cell.drc;
   record["retry_timeout_ms"] = cell.retry_timeout_ms ? json(*cell.retry_timeout_ms) : json(nullptr);
   record["drain_stale_replies"] = cell.drain_stale_replies;
+  record["retry_policy"] = cell.retry.name();
+  record["at_most_once"] = cell.at_most_once;
   std::vector<json> ok = ok_trials(trials);
   if (ok.empty()) return;
   ClassCounts classes;
@@ -154,6 +168,7 @@ void summarize_dependability(const CellConfig& cell, const std::vector<json>& tr
   record["client_wall_s"] = client_wall_s;
   record["calls_per_s"] = client_wall_s > 0 ? static_cast<double>(classes.calls) / client_wall_s : 0;
   record["settings"] = ok.front().value("settings", json::object());
+  if (!cell.faults.events.empty()) record["events"] = events_over(ok);
   if (std::string note = truncated_note(ok); !note.empty()) {
     std::string reason = record.value("reason", "");
     mark(record, "ok", reason.empty() ? note : reason + "; " + note);

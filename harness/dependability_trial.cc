@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "core/atomic_file.h"
+#include "harness/cell_events.h"
 #include "harness/cell_failure.h"
 #include "harness/cell_processes.h"
 #include "harness/classify.h"
@@ -113,6 +114,27 @@ void add_join(nlohmann::json& trial, const CellConfig& cell, const ClientResults
   trial["episodes"] = find_episodes(join.errors).to_json();
 }
 
+// The clients, with the spec's timed events applied around them (polled
+// from the clients' wait loop, ended once they are done). What the events
+// did goes into the trial, also when it fails.
+ClientResults run_clients_with_events(const CellConfig& cell, const netem::Topology& topology, ServerUnderTest& server,
+                                      Link& link, const CellFiles& files, const ProcessPlacement& placement,
+                                      CellEnvironment& env, const std::function<void()>& tick, netem::CommandLog& log,
+                                      nlohmann::json& trial) {
+  CellEvents events(cell.faults, cell.duration_ms, link.backend.get(), server, log);
+  try {
+    ClientResults clients = run_clients(cell, {}, topology.client(), server.endpoint(), files, placement,
+                                        std::chrono::seconds(env.cell_time_limit_s), tick, log,
+                                        [&events] { events.poll(); });
+    events.finish();
+    events.add_to(trial);
+    return clients;
+  } catch (...) {
+    events.add_to(trial);
+    throw;
+  }
+}
+
 // Each phase's time goes into the record: the trial's fixed cost (link,
 // server, load settling, teardown) beside the clients' own.
 void run_on_this_kernel(const CellConfig& cell, const netem::Choice& choice, const TrialPlace& place,
@@ -132,8 +154,8 @@ void run_on_this_kernel(const CellConfig& cell, const netem::Choice& choice, con
     server.check_alive();  // waitpid only: nothing is asked of the server while it is measured
     if (env.progress) env.progress->tick();
   };
-  ClientResults clients = run_clients(cell, {}, topology->client(), server.endpoint(), files, placement,
-                                      std::chrono::seconds(env.cell_time_limit_s), tick, log);
+  ClientResults clients = run_clients_with_events(cell, *topology, server, link, files, placement, env, tick, log,
+                                                  trial);
   double wall_s = seconds_since(started);
   netem::MeasuredLoad measured_load = meter.finish(cell.hogs);
   hogs.stop();

@@ -34,8 +34,14 @@ struct Block {
   netem::TopologyKind topology = netem::TopologyKind::kLoopback;
   std::string faults_backend = "auto";
   bool pin = true;
-  bool grpc_retry = false;
+  std::vector<RetryChoice> retries = {RetryChoice{}};  // each transport takes those its row allows
+  std::vector<bool> at_most_once = {false};
+  std::optional<int64_t> duration_ms;  // set for cells with timed events (kEventCellMs unless given)
 };
+
+// How long a cell with timed events runs when nothing says: long enough
+// for a few occurrences of the shipped profiles' events.
+inline constexpr int64_t kEventCellMs = 10000;
 
 // Overrides from the command line; an unset field leaves the preset's axis.
 struct AxisOverrides {
@@ -57,7 +63,9 @@ struct AxisOverrides {
   std::optional<std::string> faults_backend;
   std::optional<std::string> direction;
   bool no_pin = false;
-  bool grpc_retry = false;
+  std::optional<std::vector<RetryChoice>> retries;
+  std::optional<std::vector<bool>> at_most_once;
+  std::optional<int64_t> duration_ms;
 };
 
 std::vector<std::string> dependability_presets();  // names, for --help and errors
@@ -71,6 +79,9 @@ std::vector<CellConfig> expand_dependability(const std::vector<Block>& blocks);
 // One line per table whose calls do not divide by its clients (each client
 // makes calls / clients, rounded down), for the run to say so.
 std::vector<std::string> uneven_splits(const std::vector<Block>& blocks);
+// One line per table and transport that a retry policy of the axis does
+// not apply to (its row says why), whose cells run without it.
+std::vector<std::string> retry_policies_left_out(const std::vector<Block>& blocks);
 
 // The loss x duplication grid as fault specs (direction both unless given).
 std::vector<netem::FaultSpec> fault_grid(const std::vector<double>& loss_pct, const std::vector<double>& dup_pct,

@@ -131,6 +131,7 @@ std::vector<std::string> dependability_plots(const std::vector<json>& records, c
   std::map<std::string, size_t> load_series, fault_series;
   for (const json& r : records) {
     if (r.value("experiment", "") != "dependability" || r.value("status", "") != "ok") continue;
+    if (has_events(r)) continue;  // the failures table shows them; neither axis here is theirs
     std::string variant = row_variant(r);
     if (!has_faults(r)) {
       if (!load_series.count(variant)) {

@@ -14,26 +14,16 @@ int64_t earliest_start_ns(const std::vector<ClientCalls>& clients) {
   return clients.empty() ? 0 : origin;
 }
 
-// The loop's own time per call: what the header's wall time holds beyond
-// the calls' latencies.
-double loop_ns_per_call(const CallRecord& r) {
-  if (r.calls.empty()) return 0;
-  int64_t latencies = 0;
-  for (const CallEntry& e : r.calls) latencies += e.latency_ns;
-  int64_t wall = r.header.value("wall_ns", int64_t{0});
-  return wall > latencies ? static_cast<double>(wall - latencies) / static_cast<double>(r.calls.size()) : 0;
-}
-
 ClientTrialCounts join_client(const ClientCalls& client, const Ledger& ledger, int64_t origin_ns,
                               std::vector<ErrorCall>& errors) {
   const CallRecord& r = *client.record;
   ClientTrialCounts c;
   c.client_id = client.client_id;
-  double loop_ns = loop_ns_per_call(r);
-  double end_ns = static_cast<double>(start_ns(r) - origin_ns);
+  double record_start_ns = static_cast<double>(start_ns(r) - origin_ns);
   for (size_t i = 0; i < r.calls.size(); ++i) {
     const CallEntry& call = r.calls[i];
-    end_ns += static_cast<double>(call.latency_ns);
+    // Each call's own start (version 1 records: estimated when read).
+    double end_ns = record_start_ns + static_cast<double>(call.start_ns) + static_cast<double>(call.latency_ns);
     uint32_t ran = ledger.count(client.client_id, call.seq);
     CallClass cls = class_of(call.kind, ran);
     ++c.calls;
@@ -49,7 +39,6 @@ ClientTrialCounts join_client(const ClientCalls& client, const Ledger& ledger, i
       if (ran >= 2 && !c.first_duplicate_s) c.first_duplicate_s = end_s;
     }
     c.silent += silent ? 1 : 0;
-    end_ns += loop_ns;
   }
   return c;
 }

@@ -2,9 +2,12 @@
 
 #include <sys/utsname.h>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "netem/backends.h"
+#include "netem/fault_fields.h"
 
 namespace rpclab::netem {
 
@@ -18,15 +21,29 @@ std::string kernel_release() {
   return u.release;
 }
 
-std::string nft_limits(const FaultSpec& spec) {
-  std::vector<std::string> extra;
-  if (spec.delay_ms > 0 || spec.jitter_ms > 0) extra.push_back("delay");
-  if (spec.reorder_pct > 0) extra.push_back("reorder");
-  if (spec.corrupt_pct > 0) extra.push_back("corrupt");
-  if (!spec.rate.empty()) extra.push_back("rate");
-  if (spec.loss_corr_pct > 0) extra.push_back("loss correlation");
-  if (spec.ge_p_pct) extra.push_back("Gilbert-Elliott loss");
-  return fmt::format("{}", fmt::join(extra, ", "));
+std::string words(const std::vector<std::string>& list) { return fmt::format("{}", fmt::join(list, ", ")); }
+
+// What `kind` can apply, from the field and event tables: "loss,
+// duplication, partition, reset".
+std::string applies(BackendKind kind) {
+  std::vector<std::string> out;
+  auto add = [&out](const std::string& w) {
+    if (std::find(out.begin(), out.end(), w) == out.end()) out.push_back(w);
+  };
+  for (const FaultField& f : fault_fields())
+    if (f.summary_word && (f.backends & backend_bit(kind))) add(f.what);
+  for (const EventKind& e : event_kinds())
+    if (e.target == EventTarget::kLink && (e.backends & backend_bit(kind))) add(e.name);
+  return words(out);
+}
+
+// Throws unless `kind` can apply all of `spec`: "--faults-backend nftables
+// cannot apply delay (it applies loss, duplication, partition, reset): use ...".
+void require_can_apply(BackendKind kind, const FaultSpec& spec, const std::string& instead) {
+  auto missing = spec.unsupported_by(kind);
+  if (!missing.empty())
+    throw SpecError(fmt::format("--faults-backend {} cannot apply {} (it applies {}): use {}", backend_name(kind),
+                                words(missing), applies(kind), instead));
 }
 
 Choice require(BackendKind kind, bool available, const std::string& missing, const std::string& why) {
@@ -69,10 +86,14 @@ nlohmann::json LinkCounters::to_json() const {
   return {{"to_server", direction_json(to_server)}, {"to_client", direction_json(to_client)}, {"source", source}};
 }
 
+static Choice choose_auto(const FaultSpec& spec, const Capabilities& caps, const std::string& no_netem,
+                          const std::string& no_nft, const std::string& no_uml);
+
 Choice choose_backend(const std::string& requested, const FaultSpec& spec, const Capabilities& caps) {
   if (requested != "auto" && !parse_backend(requested))
     throw SpecError("--faults-backend " + requested + ": must be auto, netem, uml-netem or nftables");
   if (spec.empty()) return {BackendKind::kNone, "no faults requested"};
+  if (!spec.has_link_faults()) return {BackendKind::kNone, "no link faults requested (server events need no backend)"};
   if (!caps.root) throw SpecError("faults (" + spec.summary() + ") need root: network namespaces, tc and nft");
   const std::string no_netem = "this kernel (" + kernel_release() + ") has no sch_netem";
   const std::string no_uml = std::string("user-mode-linux is not installed: ") + kUmlInstall;
@@ -81,30 +102,40 @@ Choice choose_backend(const std::string& requested, const FaultSpec& spec, const
       "package and a kernel of 5.16 or later for the egress hook; otherwise use uml-netem: " + std::string(kUmlInstall) +
       ")";
 
-  if (requested == "netem")
+  if (requested == "netem") {
+    require_can_apply(BackendKind::kNetem, spec, "nftables");
     return require(BackendKind::kNetem, caps.host_netem,
                    "--faults-backend netem: " + no_netem + "; use uml-netem (" + kUmlInstall +
-                       ") or, for loss and duplication only, nftables",
+                       ") or, for " + applies(BackendKind::kNftables) + " only, nftables",
                    "requested; host kernel has sch_netem");
-  if (requested == "uml-netem")
+  }
+  if (requested == "uml-netem") {
+    require_can_apply(BackendKind::kUmlNetem, spec, "nftables");
     return require(BackendKind::kUmlNetem, caps.uml, "--faults-backend uml-netem: " + no_uml,
                    "requested; netem inside a user-mode-linux " + caps.uml_kernel + " guest");
-  if (requested == "nftables") {
-    if (!spec.only_loss_and_dup())
-      throw SpecError("--faults-backend nftables does loss and duplication only; this spec also asks for " +
-                      nft_limits(spec) + ": use netem or uml-netem");
-    return require(BackendKind::kNftables, caps.nftables, "--faults-backend nftables: " + no_nft,
-                   "requested; spec asks only loss/dup");
   }
-  // auto
-  if (caps.host_netem) return {BackendKind::kNetem, "host kernel has sch_netem"};
-  if (spec.only_loss_and_dup() && caps.nftables)
-    return {BackendKind::kNftables, no_netem + "; spec asks only loss/dup"};
-  if (caps.uml)
-    return {BackendKind::kUmlNetem, no_netem + "; spec asks " + (spec.only_loss_and_dup() ? "loss/dup but nftables "
-                                    "is unusable" : "for " + nft_limits(spec) + ", which nftables cannot do")};
-  throw SpecError("no fault backend can apply " + spec.summary() + " here: " + no_netem + "; " +
-                  (spec.only_loss_and_dup() ? no_nft : "nftables cannot do " + nft_limits(spec)) + "; " + no_uml);
+  if (requested == "nftables") {
+    require_can_apply(BackendKind::kNftables, spec, "netem or uml-netem");
+    return require(BackendKind::kNftables, caps.nftables, "--faults-backend nftables: " + no_nft,
+                   "requested; nftables can apply all the spec asks");
+  }
+  return choose_auto(spec, caps, no_netem, no_nft, no_uml);
+}
+
+// The first backend that is here and can apply all of `spec`.
+static Choice choose_auto(const FaultSpec& spec, const Capabilities& caps, const std::string& no_netem,
+                          const std::string& no_nft, const std::string& no_uml) {
+  auto netem_lacks = spec.unsupported_by(BackendKind::kNetem), nft_lacks = spec.unsupported_by(BackendKind::kNftables);
+  if (caps.host_netem && netem_lacks.empty()) return {BackendKind::kNetem, "host kernel has sch_netem"};
+  std::string why_not_netem = caps.host_netem ? "netem cannot apply " + words(netem_lacks) : no_netem;
+  if (nft_lacks.empty() && caps.nftables)
+    return {BackendKind::kNftables, why_not_netem + "; nftables can apply all the spec asks"};
+  if (caps.uml && netem_lacks.empty())
+    return {BackendKind::kUmlNetem, why_not_netem + "; spec asks " + (nft_lacks.empty() ? "what nftables does, but "
+                                    "nftables is unusable" : "for " + words(nft_lacks) + ", which nftables cannot do")};
+  throw SpecError("no fault backend can apply " + spec.summary() + " here: " + why_not_netem + "; " +
+                  (nft_lacks.empty() ? no_nft : "nftables cannot do " + words(nft_lacks)) + "; " +
+                  (netem_lacks.empty() ? no_uml : "netem and uml-netem cannot do " + words(netem_lacks)));
 }
 
 void check_backend_can_apply(const std::string& requested, const FaultSpec& spec) {

@@ -1,7 +1,8 @@
 // Who makes the faults: tc netem on the host kernel, tc netem inside a
 // user-mode-linux guest (for kernels without sch_netem), or nftables
-// (loss and duplication only, on the host kernel). The one that ran is
-// written into every result.
+// (loss and duplication, partitions and resets, on the host kernel).
+// Which can apply what is a column of the field and event tables. The one
+// that ran is written into every result.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "netem/backend_kind.h"
 #include "netem/capabilities.h"
 #include "netem/command_log.h"
 #include "netem/fault_spec.h"
@@ -19,7 +21,6 @@
 
 namespace rpclab::netem {
 
-enum class BackendKind { kNone, kNetem, kUmlNetem, kNftables };
 std::string backend_name(BackendKind kind);  // "none" | "netem" | "uml-netem" | "nftables"
 // The names above; "auto" is not a kind (choose_backend resolves it).
 std::optional<BackendKind> parse_backend(const std::string& name);
@@ -56,14 +57,25 @@ void check_backend_can_apply(const std::string& requested, const FaultSpec& spec
 // Applies faults to a two-host topology on the kernel this process runs on.
 // kUmlNetem is not a FaultBackend: the harness runs the whole cell inside a
 // guest (netem/uml_guest.h) and uses kNetem there.
+// The spec's steady faults are applied once by apply(); its timed events
+// through an EventRunner (event_runner.h), which uses this backend's tool,
+// topology and commands log.
 class FaultBackend {
  public:
+  FaultBackend(const Topology& topology, CommandLog& log) : topology_(topology), log_(log) {}
   virtual ~FaultBackend() = default;
   virtual BackendKind kind() const = 0;
-  virtual void apply(const FaultSpec& spec) = 0;        // throws CommandError
+  virtual void apply(const FaultSpec& spec) = 0;        // steady faults; throws CommandError
   virtual LinkCounters read_counters() = 0;             // throws CommandError
   virtual std::string state() = 0;  // `tc -s qdisc show` / `nft list ruleset` of both namespaces
   virtual bool seed_applied() const = 0;  // Debian 12's tc and nft's numgen take no seed
+
+  const Topology& topology() const { return topology_; }
+  CommandLog& log() const { return log_; }
+
+ protected:
+  const Topology& topology_;
+  CommandLog& log_;
 };
 
 // nullptr for kNone; SpecError for kUmlNetem (see above) and for a loopback

@@ -2,7 +2,6 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
-#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -11,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "netem/fault_fields.h"
 #include "netem/fault_spec.h"
 
 #ifndef RPCLAB_NETEM_PROFILES_DIR
@@ -22,6 +22,7 @@ namespace rpclab::netem {
 namespace {
 
 constexpr const char* kExtension = ".profile";
+constexpr const char* kEventKey = "event";  // the one key that may repeat: one line per event
 
 std::string trim(const std::string& s) {
   size_t b = s.find_first_not_of(" \t\r");
@@ -30,47 +31,15 @@ std::string trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
-double parse_number(const std::string& key, std::string value) {
-  if (!value.empty() && value.back() == '%') value.pop_back();  // "5%" reads as 5
-  char* end = nullptr;
-  errno = 0;
-  double v = std::strtod(value.c_str(), &end);
-  if (value.empty() || *end != '\0' || errno != 0)
-    throw SpecError(fmt::format("{} = \"{}\": not a number", key, value));
-  return v;
-}
-
-uint64_t parse_seed(const std::string& value) {
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long v = std::strtoull(value.c_str(), &end, 10);
-  if (value.empty() || value[0] == '-' || *end != '\0' || errno != 0)
-    throw SpecError(fmt::format("seed = \"{}\": must be a whole number from 0 to 2^64-1", value));
-  return v;
-}
-
+// One profile line's KEY and VALUE: a row of the field table, or an event.
 void set_key(FaultSpec& s, const std::string& key, const std::string& value) {
-  if (key == "loss") s.loss_pct = parse_number(key, value);
-  else if (key == "loss_corr") s.loss_corr_pct = parse_number(key, value);
-  else if (key == "ge_p") s.ge_p_pct = parse_number(key, value);
-  else if (key == "ge_r") s.ge_r_pct = parse_number(key, value);
-  else if (key == "ge_1h") s.ge_1h_pct = parse_number(key, value);
-  else if (key == "ge_1k") s.ge_1k_pct = parse_number(key, value);
-  else if (key == "dup") s.dup_pct = parse_number(key, value);
-  else if (key == "delay_ms") s.delay_ms = parse_number(key, value);
-  else if (key == "jitter_ms") s.jitter_ms = parse_number(key, value);
-  else if (key == "reorder") s.reorder_pct = parse_number(key, value);
-  else if (key == "corrupt") s.corrupt_pct = parse_number(key, value);
-  else if (key == "rate") s.rate = value;
-  else if (key == "seed") s.seed = parse_seed(value);
-  else if (key == "direction") {
-    auto d = parse_direction(value);
-    if (!d) throw SpecError(fmt::format("direction = \"{}\": must be to-server, to-client or both", value));
-    s.direction = *d;
-  } else {
-    throw SpecError(fmt::format("unknown key \"{}\" (known: loss, loss_corr, ge_p, ge_r, ge_1h, ge_1k, dup, "
-                                "delay_ms, jitter_ms, reorder, corrupt, rate, direction, seed)", key));
+  if (key == kEventKey) {
+    s.events.push_back(parse_event(value));
+    return;
   }
+  const FaultField* field = find_field_by_profile_key(key);
+  if (!field) throw SpecError(fmt::format("unknown key \"{}\" (known: {}, {})", key, field_profile_keys(), kEventKey));
+  field->set_from_text(s, value);
 }
 
 std::string available_profiles() {
@@ -103,7 +72,7 @@ FaultSpec parse_profile(const std::string& text, const std::string& name) {
     size_t eq = body.find('=');
     if (eq == std::string::npos) throw SpecError(where() + "expected KEY=VALUE, got \"" + body + "\"");
     std::string key = trim(body.substr(0, eq));
-    if (auto [it, fresh] = seen.emplace(key, number); !fresh)
+    if (auto [it, fresh] = seen.emplace(key, number); !fresh && key != kEventKey)
       throw SpecError(where() + fmt::format("{} is given twice (first on line {}); keep one", key, it->second));
     try {
       set_key(spec, key, trim(body.substr(eq + 1)));

@@ -21,7 +21,7 @@ struct RawDirection {
 
 class NetemBackend : public FaultBackend {
  public:
-  NetemBackend(const Topology& t, CommandLog& log) : topology_(t), log_(log) {}
+  NetemBackend(const Topology& t, CommandLog& log) : FaultBackend(t, log) {}
 
   BackendKind kind() const override { return BackendKind::kNetem; }
   bool seed_applied() const override { return seed_applied_; }
@@ -83,8 +83,6 @@ class NetemBackend : public FaultBackend {
     return d;
   }
 
-  const Topology& topology_;
-  CommandLog& log_;
   bool seed_applied_ = false;
   RawDirection baseline_to_server_, baseline_to_client_;
 };

@@ -12,7 +12,7 @@ namespace {
 
 class NftBackend : public FaultBackend {
  public:
-  NftBackend(const Topology& t, CommandLog& log) : topology_(t), log_(log) {}
+  NftBackend(const Topology& t, CommandLog& log) : FaultBackend(t, log) {}
 
   BackendKind kind() const override { return BackendKind::kNftables; }
   bool seed_applied() const override { return false; }  // numgen random takes no seed
@@ -62,8 +62,6 @@ class NftBackend : public FaultBackend {
     return out;
   }
 
-  const Topology& topology_;
-  CommandLog& log_;
 };
 
 }  // namespace

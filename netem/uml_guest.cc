@@ -62,8 +62,9 @@ GuestFiles files_in(const GuestOptions& o) {
 }
 
 // The guest's pid 1: mounts what the host's / lacks for a kernel of its
-// own, loads netem and veth, runs the command, leaves its exit code in a
-// file (the guest's own exit status carries nothing), syncs hostfs, halts.
+// own, loads netem, veth and what a partition needs, runs the command,
+// leaves its exit code in a file (the guest's own exit status carries
+// nothing), syncs hostfs, halts.
 std::string init_script(const std::vector<std::string>& argv, const GuestFiles& f, const std::string& version,
                         const std::string& cwd) {
   std::string m = std::string(kModulesRoot) + "/" + version + "/kernel";
@@ -71,7 +72,9 @@ std::string init_script(const std::vector<std::string>& argv, const GuestFiles& 
   s += "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root\n";
   s += fmt::format("export GLIBC_TUNABLES={}\n", kGuestTunables);
   s += "mount -t proc proc /proc\nmount -t sysfs sysfs /sys\nmount -t tmpfs tmpfs /run\n";
-  for (const char* mod : {"drivers/net/veth.ko", "net/sched/sch_netem.ko"})
+  // sch_ingress, cls_matchall and act_gact: a partition under netem (link_event_rules.h).
+  for (const char* mod : {"drivers/net/veth.ko", "net/sched/sch_netem.ko", "net/sched/sch_ingress.ko",
+                          "net/sched/cls_matchall.ko", "net/sched/act_gact.ko"})
     s += fmt::format("insmod {0} 2>/dev/null || busybox insmod {0}\n", q(m + "/" + mod));
   s += fmt::format("date +%s.%N > {}\n", q(f.boot_time));
   s += fmt::format("cd {}\n", q(cwd));

@@ -21,6 +21,47 @@ nlohmann::json settings_json(const rpclab::ClientSettings& s) {
           {"library", s.library}};
 }
 
+struct RetryFlags {
+  std::string policy = "none";
+  bool grpc_retry = false;
+};
+
+void add_retry_flags(CLI::App& app, rpclab::AppRetryOptions& o, RetryFlags& f) {
+  app.add_option("--retry-policy", f.policy,
+                 "none | library (the RPC library's own, where it has one to turn on) | app (a new handle and the same "
+                 "call again after a timeout or a broken connection)")
+      ->check(CLI::IsMember({"none", "library", "app"}));
+  app.add_flag("--grpc-retry", f.grpc_retry, "the same as --retry-policy library (kept for older command lines)");
+  app.add_option("--app-retries", o.retries, "app: attempts after the first (default 3)")
+      ->check(rpclab::in_range(1, 1000));
+  app.add_option("--app-backoff", o.backoff_ms, "app: ms before the first retry, doubled each time (default 50)")
+      ->check(rpclab::in_range(0, 3600 * 1000));
+  app.add_option("--app-backoff-max", o.backoff_max_ms, "app: the longest wait in ms (default 1000)")
+      ->check(rpclab::in_range(0, 3600 * 1000));
+}
+
+// One handle for the whole plan, or the application's retry loop, which
+// makes a new one after each failure it retries.
+rpclab::CallRecord make_calls(const rpclab::ClientOptions& options, const rpclab::ClientPlan& plan,
+                              const std::atomic<bool>& stop) {
+  if (options.retry_policy != rpclab::RetryPolicy::kApp) {
+    auto client = rpclab::connect_client(options);
+    return rpclab::run_plan(*client, plan, stop);
+  }
+  rpclab::AppRetry retry([&options] { return rpclab::connect_client(options); }, options.app_retry, stop,
+                         [&stop](std::chrono::milliseconds ms) { rpclab::sleep_unless_stopped(ms, stop); });
+  return rpclab::run_plan(retry, plan, stop);
+}
+
+nlohmann::json retry_json(const rpclab::ClientOptions& o, const rpclab::TransportRow& row) {
+  nlohmann::json j = {{"policy", rpclab::retry_policy_name(o.retry_policy)}, {"library", row.library_retry.what}};
+  if (o.retry_policy == rpclab::RetryPolicy::kApp)
+    j["app"] = {{"retries", o.app_retry.retries},
+                {"backoff_ms", o.app_retry.backoff_ms},
+                {"backoff_max_ms", o.app_retry.backoff_max_ms}};
+  return j;
+}
+
 // A run where nothing got through is still a record (100% loss is a cell
 // like any other), but a person at a terminal should hear why.
 void warn_if_nothing_worked(const rpclab::CallRecord& record, const std::string& server) {
@@ -48,7 +89,7 @@ int main(int argc, char** argv) {
   rpclab::ClientPlan plan;
   std::string server, op_name = "next", connect = "persistent", record_path;
   int timeout_ms = 0, retry_ms = 0;
-  int64_t start_at_ns = 0;
+  int64_t start_at_ns = 0, duration_ms = 0;
   app.add_option("--transport", options.transport, "one of: " + rpclab::transport_names())->required();
   app.add_option("--server", server, "ADDR:PORT of the server (with --rpcbind, the port is ignored)")->required()
       ->check(rpclab::host_port());
@@ -67,12 +108,15 @@ int main(int argc, char** argv) {
       ->check(rpclab::in_range(size_t{1024}, size_t{65536}));
   app.add_flag("--drain-stale-replies", options.drain_stale_replies,
                "sunrpc-udp: empty the socket of late replies before each call");
-  app.add_flag("--grpc-retry", options.grpc_retry, "grpc: retry UNAVAILABLE calls (service config policy)");
+  RetryFlags retry;
+  add_retry_flags(app, options.app_retry, retry);
   app.add_flag("--tcp-nodelay", options.tcp_nodelay,
                rpclab::transports_accepting(rpclab::kOptTcpNodelayClient) +
                    ": disable Nagle's algorithm (gRPC and curl, under xmlrpc and jsonrpc, always do)");
   app.add_flag("--rpcbind", options.use_rpcbind, "sunrpc: find the server through rpcbind");
   app.add_option("--connect", connect, "persistent | per-call")->check(CLI::IsMember({"persistent", "per-call"}));
+  app.add_option("--duration", duration_ms, "make no new call after this many ms; --calls is then only a cap")
+      ->check(rpclab::in_range(int64_t{1}, int64_t{24} * 3600 * 1000));
   app.add_option("--start-at", start_at_ns, "CLOCK_REALTIME ns at which recorded calls begin");
   app.add_option("--record", record_path, "write the call record here, - for standard output "
                  "(format: docs/results-format.md)")->check(rpclab::writable_file());
@@ -89,12 +133,18 @@ int main(int argc, char** argv) {
   if (timeout_ms) options.timeout_ms = timeout_ms;
   if (retry_ms) options.retry_timeout_ms = retry_ms;
   options.connect = *rpclab::parse_connect_mode(connect);
+  options.retry_policy = retry.grpc_retry ? rpclab::RetryPolicy::kLibrary : *rpclab::parse_retry_policy(retry.policy);
+  if (auto refusal = rpclab::retry_policy_refusal(*row, options.retry_policy)) {
+    std::fprintf(stderr, "rpclab-client: %s\n", refusal->c_str());
+    return rpclab::kExitUsage;
+  }
   plan.op = *rpclab::parse_operation(op_name);
   if (start_at_ns) plan.start_at_ns = start_at_ns;
   if (std::string refused = rpclab::option_error(*row, options); !refused.empty()) {
     std::fprintf(stderr, "rpclab-client: %s\n", refused.c_str());
     return rpclab::kExitUsage;
   }
+  if (duration_ms) plan.duration_ms = duration_ms;
   rpclab::ClientSettings settings = row->client_settings(options);
   if (plan.op == rpclab::Operation::kEcho && plan.size > settings.max_payload) {
     std::string note(row->traits.payload_note);
@@ -106,8 +156,7 @@ int main(int argc, char** argv) {
   rpclab::SignalWatcher signals;
   rpclab::CallRecord record;
   try {
-    auto client = rpclab::connect_client(options);
-    record = rpclab::run_plan(*client, plan, signals.stop_requested());
+    record = make_calls(options, plan, signals.stop_requested());
   } catch (const rpclab::SetupError& e) {
     std::fprintf(stderr, "rpclab-client: %s\n", e.what());
     return rpclab::kExitSetup;
@@ -117,6 +166,7 @@ int main(int argc, char** argv) {
   record.header["connect"] = connect;
   record.header["settings"] = settings_json(settings);
   record.header["drain_stale_replies"] = options.drain_stale_replies;
+  record.header["retry"] = retry_json(options, *row);
   record.header["pid"] = getpid();
   print_summary(record);
   warn_if_nothing_worked(record, server);

@@ -5,6 +5,8 @@
 
 #include <array>
 #include <chrono>
+#include <functional>
+#include <vector>
 
 namespace rpclab {
 namespace {
@@ -27,8 +29,10 @@ void sleep_until_realtime(int64_t when_ns) {
 
 class Caller {
  public:
-  Caller(RpcClient& client, const ClientPlan& plan)
-      : client_(client), plan_(plan), payload_(plan.op == Operation::kEcho ? make_payload(plan.size, plan.client_id) : "") {}
+  explicit Caller(const ClientPlan& plan)
+      : plan_(plan), payload_(plan.op == Operation::kEcho ? make_payload(plan.size, plan.client_id) : "") {}
+
+  void use(RpcClient& client) { client_ = &client; }  // the handle the next call goes through
 
   CallStatus call(uint32_t seq, int64_t* latency_ns) {
     auto start = Clock::now();
@@ -51,17 +55,17 @@ class Caller {
   CallStatus dispatch(uint32_t seq) {
     switch (plan_.op) {
       case Operation::kNull:
-        return client_.null_call();
+        return client_->null_call();
       case Operation::kNext:
-        return client_.next(plan_.client_id, seq, &next_reply_);
+        return client_->next(plan_.client_id, seq, &next_reply_);
       case Operation::kEcho:
         reply_.clear();
-        return client_.echo(payload_, &reply_);
+        return client_->echo(payload_, &reply_);
     }
     return CallStatus::failure(ErrorKind::kOther, "unknown operation");
   }
 
-  RpcClient& client_;
+  RpcClient* client_ = nullptr;
   const ClientPlan& plan_;
   std::string payload_;
   std::string reply_;
@@ -92,36 +96,42 @@ std::string make_payload(size_t size, uint32_t client_id) {
   return payload;
 }
 
-CallRecord run_plan(RpcClient& client, const ClientPlan& plan, const std::atomic<bool>& stop) {
-  // Warm-up NEXT calls would land in the server's ledger as executions of
-  // the first seq; NULL exercises the same connection and code paths.
-  ClientPlan warm = plan;
-  if (warm.op == Operation::kNext) warm.op = Operation::kNull;
-  Caller warmer(client, warm);
-  int64_t ignored;
-  for (uint64_t i = 0; i < plan.warmup && !stop.load(); ++i) warmer.call(plan.first_seq, &ignored);
-  Caller caller(client, plan);
-  if (plan.start_at_ns) sleep_until_realtime(*plan.start_at_ns);
+namespace {
 
-  CallRecord record;
-  record.calls.reserve(plan.calls);
+// How one recorded call is made: its attempts, each timed from `t0`.
+using CallFn = std::function<void(Caller&, uint32_t seq, Clock::time_point t0, std::vector<Attempt>*)>;
+
+Attempt timed_attempt(Caller& caller, RpcClient& client, uint32_t seq, Clock::time_point t0) {
+  caller.use(client);
+  Attempt a;
+  a.start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
+  a.status = caller.call(seq, &a.latency_ns);
+  return a;
+}
+
+// The call as the application saw it (the last attempt's outcome, from the
+// first start to the last end), and each attempt when there were several.
+void add_call(CallRecord& record, uint32_t seq, const std::vector<Attempt>& attempts) {
+  const Attempt &first = attempts.front(), &last = attempts.back();
+  CallEntry e;
+  e.seq = seq;
+  e.kind = last.status.kind;
+  e.detail = record.intern(last.status.detail);
+  e.start_ns = first.start_ns;
+  e.latency_ns = last.start_ns + last.latency_ns - first.start_ns;
+  e.attempts = static_cast<uint32_t>(attempts.size());
+  if (attempts.size() > 1)
+    for (size_t n = 0; n < attempts.size(); ++n)
+      record.attempts.push_back({record.calls.size(), static_cast<uint32_t>(n + 1), attempts[n].status.kind,
+                                 record.intern(attempts[n].status.detail), attempts[n].latency_ns,
+                                 attempts[n].start_ns});
+  record.calls.push_back(e);
+}
+
+void fill_header(CallRecord& record, const ClientPlan& plan, bool stopped, int64_t started, int64_t wall_ns,
+                 const rusage& before, const rusage& after) {
   std::array<uint64_t, kErrorKindCount> by_kind{};
-  rusage before{}, after{};
-  getrusage(RUSAGE_SELF, &before);
-  int64_t started = realtime_ns();
-  auto t0 = Clock::now();
-  for (uint64_t i = 0; i < plan.calls && !stop.load(); ++i) {
-    CallEntry e;
-    e.seq = plan.op == Operation::kNext ? plan.first_seq + static_cast<uint32_t>(i) : static_cast<uint32_t>(i);
-    CallStatus status = caller.call(e.seq, &e.latency_ns);
-    e.kind = status.kind;
-    e.detail = record.intern(status.detail);
-    ++by_kind[static_cast<size_t>(e.kind)];
-    record.calls.push_back(e);
-  }
-  int64_t wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
-  getrusage(RUSAGE_SELF, &after);
-
+  for (const CallEntry& e : record.calls) ++by_kind[static_cast<size_t>(e.kind)];
   nlohmann::json& h = record.header;
   h["op"] = operation_name(plan.op);
   h["client_id"] = plan.client_id;
@@ -129,7 +139,8 @@ CallRecord run_plan(RpcClient& client, const ClientPlan& plan, const std::atomic
   h["calls_planned"] = plan.calls;
   h["calls_made"] = record.calls.size();
   h["warmup"] = plan.warmup;
-  h["interrupted"] = record.calls.size() < plan.calls;
+  h["interrupted"] = stopped;
+  if (plan.duration_ms) h["duration_ms"] = *plan.duration_ms;
   h["start_realtime_ns"] = started;
   h["end_realtime_ns"] = started + wall_ns;
   h["wall_ns"] = wall_ns;
@@ -139,7 +150,53 @@ CallRecord run_plan(RpcClient& client, const ClientPlan& plan, const std::atomic
   for (int k = 0; k < kErrorKindCount; ++k)
     if (by_kind[k]) outcomes[std::string(error_kind_name(static_cast<ErrorKind>(k)))] = by_kind[k];
   h["outcomes"] = outcomes;
+}
+
+CallRecord run_calls(RpcClient& warm_client, const ClientPlan& plan, const std::atomic<bool>& stop,
+                     const CallFn& call) {
+  // Warm-up NEXT calls would land in the server's ledger as executions of
+  // the first seq; NULL exercises the same connection and code paths.
+  ClientPlan warm = plan;
+  if (warm.op == Operation::kNext) warm.op = Operation::kNull;
+  Caller warmer(warm);
+  for (uint64_t i = 0; i < plan.warmup && !stop.load(); ++i) timed_attempt(warmer, warm_client, plan.first_seq, Clock::now());
+  Caller caller(plan);
+  if (plan.start_at_ns) sleep_until_realtime(*plan.start_at_ns);
+
+  CallRecord record;
+  if (!plan.duration_ms) record.calls.reserve(plan.calls);  // with a duration, calls is only a cap
+  std::vector<Attempt> attempts;
+  rusage before{}, after{};
+  getrusage(RUSAGE_SELF, &before);
+  int64_t started = realtime_ns();
+  auto t0 = Clock::now();
+  auto time_left = [&] { return !plan.duration_ms || Clock::now() - t0 < std::chrono::milliseconds(*plan.duration_ms); };
+  for (uint64_t i = 0; i < plan.calls && !stop.load() && time_left(); ++i) {
+    uint32_t seq = plan.op == Operation::kNext ? plan.first_seq + static_cast<uint32_t>(i) : static_cast<uint32_t>(i);
+    attempts.clear();
+    call(caller, seq, t0, &attempts);
+    add_call(record, seq, attempts);
+  }
+  int64_t wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
+  getrusage(RUSAGE_SELF, &after);
+  fill_header(record, plan, stop.load() && record.calls.size() < plan.calls, started, wall_ns, before, after);
   return record;
+}
+
+}  // namespace
+
+CallRecord run_plan(RpcClient& client, const ClientPlan& plan, const std::atomic<bool>& stop) {
+  return run_calls(client, plan, stop, [&client](Caller& caller, uint32_t seq, Clock::time_point t0,
+                                                 std::vector<Attempt>* attempts) {
+    attempts->push_back(timed_attempt(caller, client, seq, t0));
+  });
+}
+
+CallRecord run_plan(AppRetry& retry, const ClientPlan& plan, const std::atomic<bool>& stop) {
+  return run_calls(retry.client(), plan, stop, [&retry](Caller& caller, uint32_t seq, Clock::time_point t0,
+                                                        std::vector<Attempt>* attempts) {
+    retry.call([&](RpcClient& client) { return timed_attempt(caller, client, seq, t0); }, attempts);
+  });
 }
 
 }  // namespace rpclab

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "core/app_retry.h"
 #include "core/call_record.h"
 #include "core/transport.h"
 
@@ -24,14 +25,22 @@ struct ClientPlan {
   uint64_t warmup = 0;                   // calls made first and not recorded
   size_t size = 0;                       // ECHO payload bytes
   std::optional<int64_t> start_at_ns;    // CLOCK_REALTIME instant to begin the recorded calls
+  // No new call after this many ms from the first recorded one (the call
+  // under way ends as it would): a cell with timed events lasts a fixed
+  // time, `calls` then being only a cap.
+  std::optional<int64_t> duration_ms;
 };
 
 // The ECHO payload a client sends: the same bytes for the same (size,
 // client), so a reply can be checked byte for byte.
 std::string make_payload(size_t size, uint32_t client_id);
 
-// Runs the plan; returns early, with what it has, once `stop` is set.
-// The header carries timing, CPU time and the outcome counts.
+// Runs the plan, one attempt per call (retry policy none or library);
+// returns early, with what it has, once `stop` is set. The header carries
+// timing, CPU time and the outcome counts; each call its start time.
 CallRecord run_plan(RpcClient& client, const ClientPlan& plan, const std::atomic<bool>& stop);
+// The same with the application's retry loop around every call (retry
+// policy app): a call's attempts are all in the record.
+CallRecord run_plan(AppRetry& retry, const ClientPlan& plan, const std::atomic<bool>& stop);
 
 }  // namespace rpclab

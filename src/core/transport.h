@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/outcome.h"
+#include "core/retry_policy.h"
 #include "core/server_core.h"
 
 namespace rpclab {
@@ -32,7 +33,8 @@ struct ClientOptions {
   std::optional<int> retry_timeout_ms;   // sunrpc-udp retransmit interval; unset = default
   size_t udp_bufsize = 0;                // sunrpc-udp message buffer; 0 = libtirpc's 8800
   bool drain_stale_replies = false;      // sunrpc-udp: empty the socket before each call
-  bool grpc_retry = false;               // grpc: retry policy in the service config
+  RetryPolicy retry_policy = RetryPolicy::kNone;  // library: the transport's own (grpc: service-config retryPolicy)
+  AppRetryOptions app_retry;             // with RetryPolicy::kApp
   bool tcp_nodelay = false;              // stream transports: disable Nagle (off = stock)
   ConnectMode connect = ConnectMode::kPersistent;
 };
@@ -104,7 +106,7 @@ enum TransportOption : uint32_t {
   kOptUdpBufsize = 1u << 1,       // client and server: the UDP message buffer
   kOptDrainStaleReplies = 1u << 2,
   kOptReplyCache = 1u << 3,       // server: a duplicate request cache
-  kOptRetryPolicy = 1u << 4,      // client: the library's own retry policy
+  // 1u << 4 was --grpc-retry; retry policies are the library_retry trait now
   kOptTcpNodelayClient = 1u << 5,
   kOptTcpNodelayServer = 1u << 6,
   kOptRpcbind = 1u << 7,
@@ -135,6 +137,7 @@ struct TransportRow {
   bool accepts(TransportOption option) const { return (traits.options & option) != 0; }
   bool datagram() const { return traits.carrier == Carrier::kDatagram; }
   bool floor() const { return traits.role == Role::kFloor; }
+  LibraryRetryTrait library_retry;  // what its library does about a failed call (retry_policy.h)
 };
 
 // The table's order is the display order of reports and --help.

@@ -29,7 +29,6 @@ const std::vector<OptionRow>& transport_options() {
       {kOptDrainStaleReplies, "--drain-stale-replies", [](const ClientOptions& o) { return o.drain_stale_replies; },
        nullptr},
       {kOptReplyCache, "--drc", nullptr, [](const ServerOptions& o) { return o.drc_entries != 0; }},
-      {kOptRetryPolicy, "--grpc-retry", [](const ClientOptions& o) { return o.grpc_retry; }, nullptr},
       {kOptTcpNodelayClient, "--tcp-nodelay", [](const ClientOptions& o) { return o.tcp_nodelay; }, nullptr},
       {kOptTcpNodelayServer, "--tcp-nodelay", nullptr, [](const ServerOptions& o) { return o.tcp_nodelay; }},
       {kOptRpcbind, "--rpcbind", [](const ClientOptions& o) { return o.use_rpcbind; },

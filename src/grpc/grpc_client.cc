@@ -10,7 +10,9 @@
 namespace rpclab::grpcx {
 namespace {
 
-// Used only with --grpc-retry: gRPC retries UNAVAILABLE up to 5 attempts.
+// Used only with --retry-policy library: gRPC retries UNAVAILABLE up to 5
+// attempts. gRPC C++ has no hedging (gRFC A6's hedgingPolicy is not
+// implemented there), so this is the library's whole retry.
 // UNAVAILABLE does not mean the call did not run, which is the point of
 // measuring it.
 constexpr const char* kRetryServiceConfig = R"({
@@ -55,7 +57,7 @@ class GrpcClient : public RpcClient {
     // Without a local pool, channels to one address share a connection
     // process-wide, and per-call mode would not make a new one.
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-    if (options.grpc_retry) {
+    if (options.retry_policy == RetryPolicy::kLibrary) {
       args.SetServiceConfigJSON(kRetryServiceConfig);
       args.SetInt(GRPC_ARG_ENABLE_RETRIES, 1);
     }

@@ -1,6 +1,7 @@
 // Targets call_record and result_records: the files the harness reads back
-// after a cell. A client's call record (CallRecord::parse) is accepted or
-// refused with RecordError, and an accepted one survives format/parse. A
+// after a cell. A client's call record (CallRecord::parse, versions 1 and
+// 2) is accepted or refused with RecordError, and an accepted one survives
+// format/parse, its calls, start times and attempts unchanged. A
 // results.jsonl (harness::read_records) never fails: lines that are not
 // records are skipped with one warning each.
 #include <sys/mman.h>
@@ -27,9 +28,17 @@ int fuzz_call_record(const uint8_t* data, size_t size) {
   RPCLAB_FUZZ_CHECK(again.calls.size() == record.calls.size(), "call count changed");
   for (size_t i = 0; i < record.calls.size(); ++i) {
     const CallEntry &a = record.calls[i], &b = again.calls[i];
-    RPCLAB_FUZZ_CHECK(a.seq == b.seq && a.kind == b.kind && a.latency_ns == b.latency_ns,
+    RPCLAB_FUZZ_CHECK(a.seq == b.seq && a.kind == b.kind && a.latency_ns == b.latency_ns &&
+                          a.start_ns == b.start_ns && a.attempts == b.attempts,
                       "call " + std::to_string(i) + " changed");
     RPCLAB_FUZZ_CHECK(a.detail == 0 ? b.detail == 0 : b.detail != 0, "a status text appeared or vanished");
+  }
+  RPCLAB_FUZZ_CHECK(again.attempts.size() == record.attempts.size(), "attempt count changed");
+  for (size_t i = 0; i < record.attempts.size(); ++i) {
+    const AttemptEntry &a = record.attempts[i], &b = again.attempts[i];
+    RPCLAB_FUZZ_CHECK(a.call == b.call && a.number == b.number && a.kind == b.kind && a.latency_ns == b.latency_ns &&
+                          a.start_ns == b.start_ns,
+                      "attempt " + std::to_string(i) + " changed");
   }
   return 0;
 }

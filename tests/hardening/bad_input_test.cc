@@ -46,10 +46,13 @@ std::vector<std::string> speed(std::vector<std::string> args) {
   return args;
 }
 
-// A profile file holding `line`, given to a dry run.
-std::vector<std::string> profile(const std::string& line) {
+// A profile file holding `line`, given to a dry run with `flags`.
+std::vector<std::string> profile(const std::string& line, const std::vector<std::string>& flags = {}) {
   std::string name = "p" + std::to_string(std::hash<std::string>{}(line));
-  return {"rpclab", "dependability", "--dry-run", "--profile", "{dir}/" + name, "#profile " + line};
+  std::vector<std::string> argv = {"rpclab", "dependability", "--dry-run", "--profile", "{dir}/" + name};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.push_back("#profile " + line);
+  return argv;
 }
 
 std::vector<std::string> client(std::vector<std::string> args) {
@@ -108,9 +111,9 @@ const std::vector<BadInput>& table() {
       {dependability({"--preset", "quick", "--tables", "udp-dup", "--fault-calls", "2", "--clients", "3",
                       "--dry-run"}), kUsage, "2 calls", "--fault-calls 3 or more"},
       {dependability({"--faults-backend", "nftables", "--profile", "wan", "--dry-run"}), kUsage,
-       "nftables does loss and duplication only", "use netem or uml-netem"},
+       "nftables cannot apply delay", "use netem or uml-netem"},
       {dependability({"--faults-backend", "nftables", "--profile", "wan", "--preset", "quick", "--calls", "10",
-                      "--out", "{dir}/never"}), kUsage, "nftables does loss and duplication only",
+                      "--out", "{dir}/never"}), kUsage, "nftables cannot apply delay",
        "use netem or uml-netem"},
       {dependability({"--fault-calls", "0"}), kUsage, "--fault-calls", "1 to 4294967296"},
       {dependability({"--trials", "0"}), kUsage, "--trials", "1 to 1000"},
@@ -123,6 +126,11 @@ const std::vector<BadInput>& table() {
       {dependability({"--cell-time-limit", "0"}), kUsage, "--cell-time-limit", "10 to 86400"},
       {dependability({"--resume", "{dir}/missing"}), kUsage, "--resume", "{dir}/missing"},
       {dependability({"--frobnicate"}), kUsage, "--frobnicate", "--help"},
+      {dependability({"--retry-policy", "sometimes"}), kUsage, "--retry-policy: 'sometimes'", "none, library or app:K"},
+      {dependability({"--retry-policy", "app"}), kUsage, "--retry-policy: 'app'", "app:K (K retries, 1..1000)"},
+      {dependability({"--retry-policy", "app:0"}), kUsage, "'app:0'", "number of retries, 1..1000"},
+      {dependability({"--at-most-once", "yes"}), kUsage, "--at-most-once", "off,on"},
+      {dependability({"--duration", "0"}), kUsage, "--duration", "0.1 to 3600"},
       {dependability({"--out", "/proc/no/such", "--preset", "quick", "--tables", "clean"}), kSetup,
        "cannot create the results folder /proc/no/such", "choose another with --out"},
       // a run folder holds one run ({dir}/a-run holds one, {dir}/not-empty someone's file)
@@ -179,6 +187,25 @@ const std::vector<BadInput>& table() {
       {profile("colour=red"), kUsage, "unknown key \"colour\"", "known: loss"},
       {profile("loss=1\nloss=2"), kUsage, "loss is given twice", "keep one"},
       {profile("loss=5\nge_p=1"), kUsage, "loss = 5 and ge_p = 1", "not both"},
+      // timed events in a profile
+      {profile("event = meteor at=1s"), kUsage, "event \"meteor\": unknown kind", "known: partition, reset"},
+      {profile("event = partition at=1s"), kUsage, "event partition", "needs for=DURATION"},
+      {profile("event = partition at=2000 for=1s"), kUsage, "at = \"2000\"", "a unit, ms or s"},
+      {profile("event = partition at=-1s for=1s"), kUsage, "at = -1s", "must not be negative"},
+      {profile("event = partition at=1s for=1s colour=red"), kUsage, "\"colour\"", "known: at, for, every, jitter"},
+      {profile("event = partition at=0s for=6s every=5s"), kUsage, "for = 6000ms", "not shorter than every = 5000ms"},
+      {profile("event = partition at=1s for=2s\nevent = partition at=2s for=1s"), kUsage, "can overlap", "move one"},
+      {profile("event = server-crash at=1s for=1s\nevent = server-stall at=1500ms for=1s"), kUsage,
+       "both act on the server", "move one"},
+      // events a cell cannot hold: longer than the cell, a cell longer than
+      // its time limit, an event the named backend cannot apply
+      {profile("event = partition at=1s for=2s", {"--duration", "2"}), kUsage,
+       "'partition at 1000ms for 2000ms' ends 3000 ms after the clients start", "give --duration 3 or more"},
+      {profile("event = server-stall at=9s for=1s jitter=500ms"), kUsage, "ends 10500 ms", "--duration 11 or more"},
+      {profile("event = partition at=1s for=1s", {"--duration", "20", "--cell-time-limit", "10"}), kUsage,
+       "lasts 20.0 s, and --cell-time-limit stops a cell's clients at 10 s", "a longer --cell-time-limit"},
+      {profile("event = reset at=1s for=1s", {"--faults-backend", "netem"}), kUsage, "netem cannot apply reset",
+       "use nftables"},
       // rpclab-server
       {server({"--transport", "carrier-pigeon"}), kUsage, "--transport", "sunrpc-udp"},
       {server({}), kUsage, "--transport", "--help"},
@@ -226,6 +253,12 @@ const std::vector<BadInput>& table() {
       {client({"--udp-bufsize", "100"}), kUsage, "--udp-bufsize", "1024 to 65536"},
       {client({"--record", "{dir}/no/such/record"}), kUsage, "--record", "create it, or choose a writable place"},
       {client({"--frobnicate"}), kUsage, "--frobnicate", "--help"},
+      {client({"--retry-policy", "sometimes"}), kUsage, "--retry-policy", "none,library,app"},
+      {client({"--retry-policy", "library"}), kUsage, "--retry-policy library: raw-udp", "use none or app"},
+      {client({"--transport", "sunrpc-udp", "--retry-policy", "library"}), kUsage, "always on", "use none or app"},
+      {client({"--app-retries", "0"}), kUsage, "--app-retries", "1 to 1000"},
+      {client({"--duration", "0"}), kUsage, "--duration", "1 to 86400000"},
+      {client({"--app-backoff", "-1"}), kUsage, "--app-backoff", "0 to 3600000"},
       // rpclab-linkprobe and rpclab-linktest: the same address parser, ranges and prefix as the others
       {linkprobe({"send", "--to", "127.0.0.1:99999"}), kUsage, "rpclab-linkprobe: --to", "0 to 65535"},
       {linkprobe({"send", "--to", "127.0.0.1:x"}), kUsage, "rpclab-linkprobe: --to", "0 to 65535"},

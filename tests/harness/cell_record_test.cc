@@ -5,6 +5,7 @@
 
 #include <numeric>
 
+#include "harness/cell_events.h"
 #include "harness/classify.h"
 #include "harness/dependability_report.h"
 #include "harness/experiment.h"
@@ -27,6 +28,30 @@ json failed_trial(const CellConfig& cell, uint32_t number, const std::string& wh
 
 json record_of(const CellConfig& cell, const std::vector<json>& trials) {
   return cell_record(find_experiment("dependability"), cell, 3, "/nowhere", trials, {}, "test");
+}
+
+// An event phase that says it did not do all it should (ss -K closing
+// nothing) is a warning of the trial, named by event and phase, and the
+// cell's record gathers every trial's, with the occurrences each had.
+TEST(CellRecord, EventWarningsAndOccurrencesComeUpFromTheTrials) {
+  json events = json::parse(R"([
+    {"kind":"reset","event":0,"occurrence":0,"start":{"tool":"ss","closed_at_server":0,"closed_at_client":0,
+     "warning":"ss -K closed none of the established connections"}},
+    {"kind":"reset","event":0,"occurrence":1,"start":{"tool":"ss","closed_at_server":1,"closed_at_client":1}}])");
+  std::vector<std::string> w = event_warnings(events);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0], "reset #0 start: ss -K closed none of the established connections");
+  CellConfig cell = load_cell(0);
+  cell.faults = netem::load_profile("reset");
+  std::vector<json> trials = {trial(cell, 1, std::vector<uint64_t>(8, 0), 0, 1.0),
+                              trial(cell, 2, std::vector<uint64_t>(8, 0), 0, 1.0)};
+  trials[0]["events"] = events;
+  trials[0]["warnings"] = w;
+  trials[1]["events"] = json::array({events[1]});
+  json r = record_of(cell, trials);
+  EXPECT_EQ(r["events"]["occurrences_per_trial"], json({2, 1}));
+  EXPECT_EQ(r["events"]["warnings"], json({"trial 1: " + w[0]}));
+  EXPECT_EQ(r["per_trial"][0]["warnings"], json(w)) << "each trial keeps its own";
 }
 
 TEST(CellRecord, HoldsItsTrialsAndTheFiguresOverThem) {

@@ -190,7 +190,7 @@ TEST(Matrix, TablesNameEveryWordThePresetLacks) {
 
 TEST(Matrix, FaultsANamedBackendCanNeverApplyAreRefused) {
   AxisOverrides o;
-  o.profile = "wan";  // delay and reorder: nftables does loss and duplication only
+  o.profile = "wan";  // delay and reorder: nftables cannot apply them
   o.faults_backend = "nftables";
   auto blocks = dependability_preset("quick");
   EXPECT_THROW(apply_overrides(blocks, o), netem::SpecError);
@@ -248,6 +248,95 @@ TEST(CellConfig, AtMostOnceIsInTheIdentityOnlyWhenOn) {
   EXPECT_TRUE(back.at_most_once);
   EXPECT_EQ(back.id(), cell.id());
   EXPECT_NE(cell.label().find("at-most-once"), std::string::npos);
+}
+
+// The retry policy axis: each transport takes the values its row allows
+// (library only where the library has a retry to turn on) and says which
+// it left out; at-most-once doubles every cell.
+TEST(Matrix, RetryPoliciesFollowEachTransportsRowAndAtMostOnceDoubles) {
+  auto blocks = dependability_preset("quick");
+  AxisOverrides o;
+  o.blocks = std::vector<std::string>{"clean"};
+  o.retries = std::vector<RetryChoice>{{}, {RetryPolicy::kLibrary, 0}, {RetryPolicy::kApp, 5}};
+  o.at_most_once = std::vector<bool>{false, true};
+  apply_overrides(blocks, o);
+  auto cells = expand_dependability(blocks);
+  EXPECT_EQ(count_if_transport(cells, "grpc"), 3u * 2);
+  EXPECT_EQ(count_if_transport(cells, "sunrpc-udp"), 2u * 2);
+  EXPECT_EQ(count_if_transport(cells, "sunrpc-tcp"), 2u * 2);
+  std::set<std::string> seen;
+  for (const CellConfig& c : cells) {
+    seen.insert(c.transport + " " + c.retry.name() + (c.at_most_once ? " amo" : ""));
+    EXPECT_FALSE(c.retry.policy == RetryPolicy::kLibrary && c.transport != "grpc") << c.label();
+  }
+  EXPECT_TRUE(seen.count("grpc library amo"));
+  EXPECT_TRUE(seen.count("sunrpc-tcp app:5"));
+  auto notes = retry_policies_left_out(blocks);
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_NE(notes[0].find("sunrpc-udp's library retry"), std::string::npos) << notes[0];
+  EXPECT_NE(notes[1].find("sunrpc-tcp has no library retry"), std::string::npos) << notes[1];
+}
+
+TEST(RetryChoice, ParsesNoneLibraryAndAppWithItsK) {
+  EXPECT_EQ(RetryChoice::parse("none"), RetryChoice{});
+  EXPECT_EQ(RetryChoice::parse("library").policy, RetryPolicy::kLibrary);
+  EXPECT_EQ(RetryChoice::parse("app:12"), (RetryChoice{RetryPolicy::kApp, 12}));
+  EXPECT_EQ(RetryChoice::parse("app:12").name(), "app:12");
+  for (const char* bad : {"app", "app:", "app:0", "app:1001", "app:-1", "app:x", "library:2", "none:1", "sometimes"})
+    EXPECT_THROW(RetryChoice::parse(bad), std::invalid_argument) << bad;
+}
+
+// A table with events lasts a fixed time (10 s unless --duration says);
+// an event that cannot end within it is refused before anything runs.
+TEST(Matrix, EventCellsLastAFixedTimeTheirEventsFitIn) {
+  auto blocks = dependability_preset("quick");
+  AxisOverrides o;
+  o.profile = "partition";  // at 1 s for 2 s every 6 s
+  apply_overrides(blocks, o);
+  for (const CellConfig& c : expand_dependability(blocks)) {
+    EXPECT_EQ(c.duration_ms, kEventCellMs) << c.label();
+    EXPECT_EQ(c.topology, netem::TopologyKind::kTwoHost);
+  }
+  o.duration_ms = 2999;
+  blocks = dependability_preset("quick");
+  try {
+    apply_overrides(blocks, o);
+    ADD_FAILURE() << "a partition ending at 3 s fitted a 2.999 s cell";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("ends 3000 ms after the clients start"), std::string::npos) << e.what();
+  }
+  o.duration_ms = 3000;
+  blocks = dependability_preset("quick");
+  EXPECT_NO_THROW(apply_overrides(blocks, o));
+}
+
+// Server events need no link: a table on loopback stays there.
+TEST(Matrix, ServerEventsAloneStayOnLoopback) {
+  auto blocks = dependability_preset("quick");
+  AxisOverrides o;
+  o.blocks = std::vector<std::string>{"clean"};
+  o.profile = "server-crash";
+  apply_overrides(blocks, o);
+  for (const CellConfig& c : expand_dependability(blocks)) EXPECT_EQ(c.topology, netem::TopologyKind::kLoopback);
+}
+
+// The library policy keeps the key older cells had (grpc_retry); app and
+// its K, and a duration, are in the identity only when set.
+TEST(CellConfig, RetryPolicyAndDurationKeepOlderIdentities) {
+  CellConfig cell = expand_dependability(dependability_preset("quick")).front();
+  nlohmann::json j = cell.to_json();
+  EXPECT_EQ(j["grpc_retry"], false);
+  EXPECT_FALSE(j.contains("app_retries"));
+  EXPECT_FALSE(j.contains("duration_ms"));
+  j["grpc_retry"] = true;  // a cell of a run made with --grpc-retry before --retry-policy
+  EXPECT_EQ(CellConfig::from_json(j).retry.policy, RetryPolicy::kLibrary);
+  cell.retry = {RetryPolicy::kApp, 4};
+  cell.duration_ms = 8000;
+  CellConfig back = CellConfig::from_json(cell.to_json());
+  EXPECT_EQ(back.retry, cell.retry);
+  EXPECT_EQ(back.duration_ms, 8000);
+  EXPECT_EQ(back.id(), cell.id());
+  EXPECT_NE(cell.label().find("retry app:4"), std::string::npos) << cell.label();
 }
 
 }  // namespace

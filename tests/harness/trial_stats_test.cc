@@ -214,7 +214,8 @@ TEST(TrialStats, DamagedCountsAreRefusedWithAReason) {
 }
 
 // The join from records: counts by the classify() rules, and call end times
-// rebuilt from the first call's start, the latencies and the loop's share.
+// from the record's start, each call's start offset and its latency (a
+// version 1 record's offsets are estimated when it is read: call_record_test).
 TEST(TrialStatsJoin, CountsAndErrorTimesFromRecordsAndLedger) {
   Ledger ledger;
   for (uint32_t seq = 0; seq < 4; ++seq) ledger.record(1, seq);
@@ -223,10 +224,11 @@ TEST(TrialStatsJoin, CountsAndErrorTimesFromRecordsAndLedger) {
   ledger.record(2, 0);
   ledger.record(2, 0);  // client 2's only call ran three times, reported as a timeout
   CallRecord one, two;
-  for (uint32_t seq = 0; seq < 4; ++seq) one.calls.push_back({seq, ErrorKind::kOk, 0, 1000000});  // 1 ms each
-  one.calls.push_back({4, ErrorKind::kOk, 0, 1000000});  // never ran: silent loss
-  one.header = {{"start_realtime_ns", int64_t{5000000000}}, {"wall_ns", int64_t{5500000}}};  // 0.1 ms loop per call
-  two.calls.push_back({0, ErrorKind::kTimeout, 0, 2000000});
+  // 1 ms each, 0.1 ms of the loop between calls
+  for (uint32_t seq = 0; seq < 4; ++seq) one.calls.push_back({seq, ErrorKind::kOk, 0, 1000000, seq * 1100000});
+  one.calls.push_back({4, ErrorKind::kOk, 0, 1000000, 4400000});  // never ran: silent loss
+  one.header = {{"start_realtime_ns", int64_t{5000000000}}, {"wall_ns", int64_t{5500000}}};
+  two.calls.push_back({0, ErrorKind::kTimeout, 0, 2000000, 0});
   two.header = {{"start_realtime_ns", int64_t{4000000000}}, {"wall_ns", int64_t{2000000}}};
   TrialJoin join = join_trial(2, {{1, &one}, {2, &two}}, ledger);
   ASSERT_EQ(join.counts.clients.size(), 2u);
@@ -240,7 +242,7 @@ TEST(TrialStatsJoin, CountsAndErrorTimesFromRecordsAndLedger) {
   EXPECT_EQ(c2.extra_executions, 2u);
   ASSERT_EQ(join.errors.size(), 3u);
   // Client 2 started first (4 s), so it is the origin; client 1's call 2
-  // ends 1 s + 3 latencies + 2 loop shares later.
+  // starts 2.2 ms into its record and ends 1 ms later.
   EXPECT_NEAR(join.errors[0].end_s, 1.0 + 0.003 + 0.0002, 1e-9);
   EXPECT_TRUE(join.errors[0].silent);
   EXPECT_EQ(join.errors[0].extra_executions, 1u);

@@ -52,6 +52,41 @@ TEST(Views, TheTablesOverTrialsKeepTheTransportTablesOrder) {
   }
 }
 
+// Cells with timed events get their own table: a row per transport, retry
+// policy and at-most-once, a column per kind of event, every class; not a
+// column of the steady faults' table, nor a point of its plot.
+TEST(Views, FailuresHaveARowPerRetryAndAtMostOnceAndAColumnPerEvent) {
+  std::vector<nlohmann::json> records;
+  for (const char* profile : {"server-crash", "server-stall"})
+    for (RetryChoice retry : {RetryChoice{}, RetryChoice{RetryPolicy::kApp, 5}})
+      for (bool amo : {false, true}) {
+        CellConfig cell;
+        cell.experiment = "dependability";
+        cell.transport = "sunrpc-tcp";
+        cell.faults = netem::load_profile(profile);
+        cell.retry = retry;
+        cell.at_most_once = amo;
+        uint64_t dups = retry.policy == RetryPolicy::kApp && !amo && std::string(profile) == "server-stall" ? 3 : 0;
+        nlohmann::json r = dependability_record(cell, 1000, dups);
+        r["events"] = {{"occurrences_per_trial", {2, 2}}, {"warnings", nlohmann::json::array()}};
+        records.push_back(r);
+      }
+  std::string text = dependability_report(records, options());
+  EXPECT_NE(text.find("Failures TCP cannot hide"), std::string::npos) << text;
+  size_t failures = text.find("Failures TCP cannot hide");
+  std::string table = text.substr(failures, text.find("\n\n", text.find("-----", failures)) - failures);
+  for (const char* row : {"sunrpc-tcp  ", "sunrpc-tcp +at-most-once", "sunrpc-tcp +app:5  ",
+                          "sunrpc-tcp +app:5 +at-most-once", "events per trial"})
+    EXPECT_NE(table.find(row), std::string::npos) << row << "\n" << table;
+  EXPECT_NE(table.find("server-crash"), std::string::npos);
+  EXPECT_NE(table.find("server-stall"), std::string::npos);
+  EXPECT_NE(table.find("0 / 3 / 0 / 0 / 0"), std::string::npos) << table;  // the stall's silent duplicates
+  EXPECT_EQ(text.find("loss 0% dup 0%"), std::string::npos) << "an event cell in the steady faults' table:\n" << text;
+  ReportOptions only = options();
+  only.tables = {"failures"};
+  EXPECT_EQ(dependability_report(records, only).find("Failures"), 0u);
+}
+
 // The loss 0 / dup 0 control cell has no fault backend; the table names
 // only the backends that made faults.
 TEST(Views, TheFaultsTableNamesOnlyTheBackendsThatMadeFaults) {

@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "netem/command_runner.h"
+#include "netem/event_runner.h"
 #include "netem/fault_backend.h"
 #include "netem/topology.h"
 #include "netem/uml_guest.h"
@@ -25,6 +26,7 @@ using test::wait_until;
 using namespace std::chrono_literals;
 using testing::uml_processes;
 using testing::why_not_namespaces;
+using testing::why_not_nftables;
 using testing::why_not_uml;
 
 bool has(const std::vector<std::string>& v, const std::string& s) {
@@ -114,6 +116,38 @@ TEST(Topology, SigkilledOwnerLeavesNamespacesThatTheNextRunRemoves) {
     pid_t owner = std::atoi(n.c_str() + std::string(kNamespacePrefix).size());
     EXPECT_EQ(::kill(owner, 0), 0) << n << " is stale and was not removed";
   }
+}
+
+// A partition lives only in the two namespaces (a table of its own in
+// each): a run SIGKILLed with one in place leaves it to the next run's
+// cleanup, which deletes the namespaces, and nothing of it on the host.
+TEST(Topology, APartitionLeftByASigkilledRunGoesWithItsNamespaces) {
+  if (auto why = why_not_nftables(); !why.empty()) GTEST_SKIP() << why;
+  pid_t holder = fork_holder([] {
+    static CommandLog log;
+    static auto t = Topology::create(TopologyKind::kTwoHost, log);
+    static auto backend = make_backend(BackendKind::kNftables, *t, log);
+    backend->apply(FaultSpec{});
+    EventTargets targets{backend.get(), nullptr};
+    FaultEvent partition = parse_event("partition at=0s for=10s");
+    partition.kind->apply(targets, partition, EventPhase::kStart);  // never ended: the owner is killed
+  });
+  ASSERT_GT(holder, 0);
+  CommandLog log;
+  std::vector<std::string> theirs;
+  for (const auto& n : list_our_namespaces())
+    if (owned_by(n, holder)) theirs.push_back(n);
+  ASSERT_EQ(theirs.size(), 2u);
+  for (const auto& ns : theirs)
+    EXPECT_NE(run_checked({"nft", "list", "tables"}, log, ns).out.find("rpclab-partition"), std::string::npos) << ns;
+  ::kill(holder, SIGKILL);
+  ::waitpid(holder, nullptr, 0);
+  remove_stale_namespaces(log);
+  for (const auto& ns : theirs) EXPECT_FALSE(has(list_our_namespaces(), ns)) << ns << " survived the cleanup";
+  EXPECT_EQ(run_checked({"nft", "list", "tables"}, log).out.find("rpclab"), std::string::npos)
+      << "an rpclab table on the host";
+  EXPECT_EQ(run_checked({"ip", "-o", "link", "show"}, log).out.find("veth-srv"), std::string::npos)
+      << "an end of the link on the host";
 }
 
 TEST(UmlGuest, RunsTheCommandAndReturnsItsExitCode) {

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "netem/fault_backend.h"
+#include "netem/link_event_rules.h"
 #include "netem/netem_qdisc.h"
 #include "netem/nft_rules.h"
 
@@ -83,6 +84,14 @@ TEST(Measure, PercentagesOverImpairedDirections) {
   MeasuredFaults both = measure(before, after, Direction::kBoth);
   EXPECT_EQ(both.offered, 6000u);
   EXPECT_EQ(measure(before, before, Direction::kBoth).offered, 0u);
+}
+
+// A partition's counters: nft on this host, tc gact inside the guest.
+TEST(LinkEventCounters, PartitionDropsFromNftAndTc) {
+  EXPECT_EQ(parse_nft_counters(fixture("nft-list-table-partition.json"))["partition"].packets, 7u);
+  EXPECT_EQ(parse_tc_dropped(fixture("tc-s-j-filter-ingress-drop.json")), 1u);
+  EXPECT_EQ(parse_tc_dropped("[]"), 0u);
+  EXPECT_THROW(parse_tc_dropped("filter protocol all"), std::runtime_error);
 }
 
 }  // namespace

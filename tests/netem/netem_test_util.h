@@ -1,5 +1,5 @@
-// What the namespace and guest tests share: one capability probe, the
-// reasons to skip, and the linux.uml processes alive on the host.
+// What the netem tests share: one capability probe, the reasons to skip,
+// the linux.uml processes alive on the host, a profile's error.
 #pragma once
 
 #include <dirent.h>
@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "netem/capabilities.h"
+#include "netem/fault_spec.h"
 
 namespace rpclab::netem::testing {
 
@@ -72,6 +73,16 @@ inline std::set<pid_t> uml_processes(const std::string& work_dir) {
   }
   ::closedir(d);
   return pids;
+}
+
+// What parse_profile says of `profile`; "" when it takes it.
+inline std::string profile_error(const std::string& profile) {
+  try {
+    parse_profile(profile, "t");
+  } catch (const SpecError& e) {
+    return e.what();
+  }
+  return "";
 }
 
 inline std::string temp_dir(const std::string& name) {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "netem/fault_spec.h"
+#include "netem/link_event_rules.h"
 #include "netem/netem_qdisc.h"
 #include "netem/nft_rules.h"
 
@@ -76,6 +77,28 @@ TEST(NftArgs, UnimpairedDirectionOnlyCounts) {
   ASSERT_EQ(cmds.size(), 6u);  // table, egress chain + counter, ingress chain + counter + drop
   for (const auto& c : cmds) EXPECT_EQ(std::find(c.begin(), c.end(), "dup"), c.end());
   EXPECT_EQ(cmds.back().back(), "\"to-server drop\"");
+}
+
+// Link events: a table (nft) or ingress qdisc (tc) of their own per end,
+// at priority 10, after the steady faults' chain.
+TEST(LinkEventArgs, NftTableOfItsOwnInOneCommand) {
+  EXPECT_EQ(nft_event_table_argv(kPartitionTable, "veth-srv", "counter drop", "partition"),
+            (Argv{"nft", "add table netdev rpclab-partition ; add chain netdev rpclab-partition ingress { type "
+                         "filter hook ingress device \"veth-srv\" priority 10 ; } ; add rule netdev "
+                         "rpclab-partition ingress counter drop comment \"partition\""}));
+  EXPECT_EQ(nft_list_table_argv(kResetTable), (Argv{"nft", "-j", "list", "table", "netdev", "rpclab-reset"}));
+  EXPECT_EQ(nft_delete_table_argv(kResetTable), (Argv{"nft", "delete", "table", "netdev", "rpclab-reset"}));
+}
+
+TEST(LinkEventArgs, TcPartitionAndSs) {
+  EXPECT_EQ(tc_partition_argvs("veth-cli"),
+            (std::vector<Argv>{{"tc", "qdisc", "add", "dev", "veth-cli", "ingress"},
+                               {"tc", "filter", "add", "dev", "veth-cli", "ingress", "prio", "1", "matchall", "action",
+                                "drop"}}));
+  EXPECT_EQ(tc_remove_ingress_argv("veth-cli"), (Argv{"tc", "qdisc", "del", "dev", "veth-cli", "ingress"}));
+  EXPECT_EQ(ss_kill_argv("198.18.0.2"), (Argv{"ss", "-K", "-t", "-n", "-H", "dst", "198.18.0.2"}));
+  EXPECT_EQ(count_socket_lines("ESTAB 0 0 198.18.0.1:7000 198.18.0.2:41234\n\n  \nESTAB 0 0 a b\n"), 2u);
+  EXPECT_EQ(count_socket_lines(""), 0u);
 }
 
 }  // namespace

@@ -88,6 +88,28 @@ TEST_P(NextCalls, ClientsAtOnceWithAConnectionPerCallAreAllServed) {
   }
 }
 
+// --duration ends the run by time, --calls being a cap it never reaches:
+// the record is whole (not interrupted), every call made ran once, and
+// none ran that the client did not make.
+TEST(NextCallsForADuration, StopAtTheDurationNotTheCap) {
+  TempDir dir;
+  ServerProcess server("sunrpc-tcp");
+  ClientRun run = run_client({"--transport", "sunrpc-tcp", "--server", server.address(), "--calls", "100000000",
+                              "--duration", "300", "--timeout", "5000"},
+                             dir);
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  EXPECT_FALSE(run.record.header["interrupted"].get<bool>());
+  EXPECT_EQ(run.record.header["duration_ms"], 300);
+  ASSERT_GT(run.record.calls.size(), 0u);
+  EXPECT_LT(run.record.calls.size(), 100000000u);
+  double wall_ms = run.record.header["wall_ns"].get<double>() / 1e6;
+  EXPECT_GE(wall_ms, 300);
+  EXPECT_LT(wall_ms, 300 + 5000) << "the last call may end after 300 ms, within its own timeout";
+  EXPECT_LT(run.record.calls.back().start_ns, 300'000'000) << "no call starts after the duration";
+  Ledger ledger = server.stop();
+  EXPECT_EQ(ledger.total_executions(1), run.record.calls.size());
+}
+
 INSTANTIATE_TEST_SUITE_P(Transports, NextCalls, testing::ValuesIn(all_transports()), param_name);
 
 }  // namespace

@@ -1,0 +1,51 @@
+// The link events' commands, as argument vectors, and the readers of what
+// they count: what link_events.cc runs. Pure functions, tested on captured
+// output.
+//
+// Each link event has a table (nftables) or an ingress qdisc (tc) of its own
+// in each host's namespace, made when it starts and deleted when it ends,
+// so it never touches the steady faults' table and a killed run leaves it
+// only in namespaces the next run deletes. Packets are dropped at the
+// receiver's ingress, for the reason nft_rules.h gives: a drop at egress
+// would reach libtirpc as ENOBUFS, a reported error rather than a silent one.
+// The nft chain has priority 10, after the steady faults' chain (0), so
+// their counters see every packet the sender offered and measured loss
+// stays the steady loss.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rpclab::netem {
+
+inline constexpr const char* kPartitionTable = "rpclab-partition";
+inline constexpr const char* kResetTable = "rpclab-reset";
+
+// One nft argv that makes `table` with an ingress chain on `ifname` holding
+// one rule `body` ... `counter` ... with `comment` (nft takes several
+// commands in one argument, separated by ';').
+std::vector<std::string> nft_event_table_argv(const std::string& table, const std::string& ifname,
+                                              const std::string& rule, const std::string& comment);
+std::vector<std::string> nft_list_table_argv(const std::string& table);    // nft -j list table netdev T
+std::vector<std::string> nft_delete_table_argv(const std::string& table);
+
+// Partition by tc, for the netem backend (the user-mode-linux guest's
+// kernel has nf_tables for bridges only: no netdev, inet or ip family): an
+// ingress qdisc with one matchall filter whose gact action drops, and its
+// removal.
+std::vector<std::vector<std::string>> tc_partition_argvs(const std::string& ifname);
+std::vector<std::string> tc_list_ingress_argv(const std::string& ifname);  // tc -s -j filter show dev IF ingress
+std::vector<std::string> tc_remove_ingress_argv(const std::string& ifname);
+// Packets the gact drop actions counted, from tc_list_ingress_argv's output.
+// Throws std::runtime_error on bad JSON.
+uint64_t parse_tc_dropped(const std::string& json_text);
+
+// `ss -K` closes every TCP socket whose peer is `peer` (the kernel sends the
+// peer a reset; needs CONFIG_INET_DIAG_DESTROY) and prints each one it
+// closed; `ss` without -K lists the established ones.
+std::vector<std::string> ss_kill_argv(const std::string& peer);
+std::vector<std::string> ss_established_argv(const std::string& peer);
+size_t count_socket_lines(const std::string& ss_output);  // one socket per non-empty line (-H: no header)
+
+}  // namespace rpclab::netem
