@@ -101,7 +101,7 @@ void print_views(const RunFolder& folder, netem::CommandLog& log) {
   std::vector<std::string> warnings;
   std::vector<nlohmann::json> records = latest_per_cell(read_records(folder.results_path(), &warnings));
   ReportOptions options;
-  options.data_dir = source_dir() + "/docs/data";
+  options.data_dir = reference_data_dir();
   std::string report = find_experiment("dependability").report(records, options);
   write_file_atomically(folder.path("report.txt"), report);
   write_file_atomically(folder.path("results.csv"), records_to_csv(records));

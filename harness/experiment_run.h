@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/install_paths.h"
 #include "harness/cell_config.h"
 #include "harness/run_folder.h"
 
@@ -46,7 +47,8 @@ void remember_command_line(int argc, char** argv);
 const std::string& command_line();
 std::string resume_hint(const RunFolder& folder);
 
-std::string program_dir();   // the folder holding this executable (and its siblings)
-std::string source_dir();    // the source tree this was built from
+// Levy's and Netwise's 1989 figures (levy1989-*.csv): share/rpclab/data
+// when installed, docs/data of the source tree otherwise.
+std::string reference_data_dir();
 
 }  // namespace rpclab::harness

@@ -64,7 +64,7 @@ int run(const Flags& f) {
   std::vector<nlohmann::json> records = latest_per_cell(read_records(f.run_dir + "/results.jsonl", &warnings));
   for (const std::string& w : warnings) std::fprintf(stderr, "rpclab report: %s\n", w.c_str());
   ReportOptions options;
-  options.data_dir = source_dir() + "/docs/data";
+  options.data_dir = reference_data_dir();
   options.markdown = f.markdown;
   options.tables = f.tables;
   std::string text = experiment->report(records, options);

@@ -62,7 +62,7 @@ SpeedAxes axes(const Flags& f) {
 void print_views(RunFolder& folder) {
   std::vector<std::string> warnings;
   std::vector<nlohmann::json> records = latest_per_cell(read_records(folder.results_path(), &warnings));
-  SpeedReport report = speed_report(records, source_dir() + "/docs/data");
+  SpeedReport report = speed_report(records, reference_data_dir());
   write_file_atomically(folder.path("report.txt"), report.full);
   write_file_atomically(folder.path("results.csv"), records_to_csv(records));
   std::vector<std::string> notes;
