@@ -40,6 +40,7 @@ build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
 test: build
+	@harness/deps.sh test
 	tests/run-tests.sh $(BUILD) $(TEST_FLAGS)
 
 run-dependability: build
