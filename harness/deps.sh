@@ -13,6 +13,7 @@ build_packages=(
   iproute2 nftables util-linux procps               # ip/tc, nft, unshare/taskset, ps
   user-mode-linux busybox-static kmod               # netem where the host kernel has none; modprobe
   gnuplot-nox sockperf                              # plots, speed calibration
+  help2man                                          # man pages from --help
 )
 # make test only: a gRPC client that is not ours (reflection, health).
 # Debian's python3, not pyenv's.
