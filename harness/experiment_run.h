@@ -24,6 +24,8 @@ struct RunOptions {
   int cell_time_limit_s = 300;
   uint64_t shuffle_seed = 0;  // the trial order's seed (dependability), recorded in metadata.json
   nlohmann::json invocation;  // preset and flags, for metadata.json
+  std::string title;          // --title: the run's name (metadata.json, report.txt)
+  bool json_lines = false;    // --format json: each finished cell's record on stdout
 };
 
 // The matrix a folder holds, so --resume can refuse a different one.

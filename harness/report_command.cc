@@ -9,6 +9,7 @@
 #include "core/cli_support.h"
 #include "harness/experiment.h"
 #include "harness/experiment_run.h"
+#include "harness/provenance.h"
 #include "harness/result_record.h"
 
 namespace rpclab::harness {
@@ -68,6 +69,7 @@ int run(const Flags& f) {
   options.markdown = f.markdown;
   options.tables = f.tables;
   std::string text = experiment->report(records, options);
+  if (!f.markdown) text = with_title(meta.value("title", std::string()), text);
   std::printf("%s%s", f.markdown ? markdown_heading(meta, records).c_str() : "", text.c_str());
   return kExitOk;
 }

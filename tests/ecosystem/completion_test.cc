@@ -43,10 +43,10 @@ TEST(BashCompletion, OffersTheSubcommandsOfRpclab) {
 
 TEST(BashCompletion, OffersEachSubcommandsOwnFlags) {
   auto dependability = complete({bin("rpclab"), "dependability", "--"});
-  for (const char* flag : {"--preset", "--transports", "--profile", "--dry-run", "--version"})
+  for (const char* flag : {"--preset", "--transports", "--profile", "--format", "--title", "--dry-run", "--version"})
     EXPECT_TRUE(has(dependability, flag)) << flag << " not in: " << shown(dependability);
   auto speed = complete({bin("rpclab"), "speed", "--"});
-  EXPECT_TRUE(has(speed, "--sizes") && has(speed, "--no-calibrate")) << shown(speed);
+  EXPECT_TRUE(has(speed, "--sizes") && has(speed, "--no-calibrate") && has(speed, "--format")) << shown(speed);
   EXPECT_FALSE(has(speed, "--loads")) << "a dependability flag offered to speed";
   EXPECT_EQ(complete({bin("rpclab"), "dependability", "--dry-run", "--pre"}), std::vector<std::string>{"--preset"});
 }
@@ -54,6 +54,7 @@ TEST(BashCompletion, OffersEachSubcommandsOwnFlags) {
 TEST(BashCompletion, OffersTheValuesAFlagAccepts) {
   EXPECT_EQ(complete({bin("rpclab"), "dependability", "--preset", ""}),
             (std::vector<std::string>{"levy1989", "remedies", "quick"}));
+  EXPECT_EQ(complete({bin("rpclab"), "speed", "--format", ""}), (std::vector<std::string>{"text", "json"}));
   EXPECT_EQ(complete({bin("rpclab"), "speed", "--connect", ""}), (std::vector<std::string>{"persistent", "per-call"}));
   EXPECT_EQ(complete({bin("rpclab"), "speed", "--preset", "=", "q"}), std::vector<std::string>{"quick"});
   auto transports = complete({bin("rpclab-server"), "--transport", ""});
