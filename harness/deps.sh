@@ -15,9 +15,9 @@ build_packages=(
   gnuplot-nox sockperf                              # plots, speed calibration
   help2man                                          # man pages from --help
 )
-# make test only: a gRPC client that is not ours (reflection, health).
-# Debian's python3, not pyenv's.
-test_packages=(python3 python3-grpcio python3-protobuf grpc-proto)
+# make test only: a gRPC client that is not ours (reflection, health), and
+# the pandas recipe of docs/results-format.md. Debian's python3, not pyenv's.
+test_packages=(python3 python3-grpcio python3-protobuf grpc-proto python3-pandas)
 fuzz_packages=(clang libclang-rt-14-dev llvm)
 fresh_machine_packages=(debootstrap util-linux git)  # tests/fresh-machine/run.sh: a new Debian root
 
