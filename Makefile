@@ -11,6 +11,7 @@
 #   make fuzz                short libFuzzer runs of every decoder (FUZZ_SECONDS=60)
 #   make clean-net           remove every network namespace rpclab left behind
 #   make doctor              what this machine can do, and what will be skipped
+#   make install             install under PREFIX (/usr/local); DESTDIR=/tmp/stage stages it
 
 SANITIZE ?=
 BUILD ?= $(if $(SANITIZE),build-sanitize,build)
@@ -21,6 +22,8 @@ RUN ?=
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 TEST_FLAGS ?=
+PREFIX ?= /usr/local
+DESTDIR ?=
 JOBS ?= $(shell nproc)
 
 CMAKE_FLAGS := -G Ninja $(if $(SANITIZE),-DRPCLAB_SANITIZE=$(SANITIZE))
@@ -40,7 +43,11 @@ build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
 test: build
+	@harness/deps.sh test
 	tests/run-tests.sh $(BUILD) $(TEST_FLAGS)
+
+install: build
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
 
 run-dependability: build
 	$(BUILD)/rpclab dependability --preset $(PRESET) $(if $(CALLS),--calls $(CALLS))

@@ -13,7 +13,9 @@
 #include "harness/experiment_run.h"
 #include "harness/run_cells.h"
 #include "harness/matrix.h"
+#include "harness/output_flags.h"
 #include "harness/plots.h"
+#include "harness/provenance.h"
 #include "harness/result_record.h"
 #include "harness/text_table.h"
 #include "netem/capabilities.h"
@@ -97,22 +99,23 @@ AxisOverrides overrides(const Flags& f) {
   return o;
 }
 
-void print_views(const RunFolder& folder, netem::CommandLog& log) {
+void print_views(const RunFolder& folder, netem::CommandLog& log, const RunOptions& run) {
   std::vector<std::string> warnings;
   std::vector<nlohmann::json> records = latest_per_cell(read_records(folder.results_path(), &warnings));
   ReportOptions options;
-  options.data_dir = source_dir() + "/docs/data";
-  std::string report = find_experiment("dependability").report(records, options);
+  options.data_dir = reference_data_dir();
+  std::string report = with_title(run.title, find_experiment("dependability").report(records, options));
   write_file_atomically(folder.path("report.txt"), report);
   write_file_atomically(folder.path("results.csv"), records_to_csv(records));
   std::vector<std::string> notes;
   std::vector<std::string> pngs = dependability_plots(records, folder.dir(), log, &notes);
-  std::printf("\n%s", report.c_str());
-  for (const std::string& n : notes) std::printf("%s\n", n.c_str());
-  std::printf("\nResults: %s/results.jsonl (also trials.jsonl, results.csv, report.txt, commands.log",
-              folder.dir().c_str());
-  for (const std::string& p : pngs) std::printf(", %s", p.substr(folder.dir().size() + 1).c_str());
-  std::printf(")\n");
+  std::FILE* out = human_out(run);
+  std::fprintf(out, "\n%s", report.c_str());
+  for (const std::string& n : notes) std::fprintf(out, "%s\n", n.c_str());
+  std::fprintf(out, "\nResults: %s/results.jsonl (also trials.jsonl, results.csv, report.txt, commands.log",
+               folder.dir().c_str());
+  for (const std::string& p : pngs) std::fprintf(out, ", %s", p.substr(folder.dir().size() + 1).c_str());
+  std::fprintf(out, ")\n");
 }
 
 // Refuses, before the first cell, a run whose named backend this machine
@@ -159,9 +162,7 @@ int run(Flags& f) {
   for (const std::string& note : retry_policies_left_out(blocks))
     std::fprintf(stderr, "rpclab dependability: %s\n", note.c_str());
   if (f.dry_run) {
-    for (size_t i = 0; i < cells.size(); ++i)
-      std::printf("%3zu  %-70s %d x %s%s calls\n", i + 1, cells[i].label().c_str(), cells[i].trials,
-                  cells[i].duration_ms ? "at most " : "", grouped(cells[i].total_calls()).c_str());
+    list_cells(cells, f.run);
     return kExitOk;
   }
   CellEnvironment env;
@@ -174,6 +175,7 @@ int run(Flags& f) {
   RunFolder& folder = *opened;
   try {
     f.run.shuffle_seed = settle_shuffle_seed(folder, !f.run.resume_dir.empty(), f.shuffle_seed);
+    f.run.title = settle_title(folder, !f.run.resume_dir.empty(), f.run.title);
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "rpclab dependability: %s\n", e.what());
     return kExitUsage;
@@ -186,7 +188,8 @@ int run(Flags& f) {
                          {"matrix_digest", matrix_digest(cells)},
                          {"started_at", iso8601_now()},    {"cells", cells.size()},
                          {"trials", trials},               {"shuffle_seed", f.run.shuffle_seed},
-                         {"capabilities", netem::describe(env.caps)}};
+                         {"title", f.run.title}};
+  meta.update(run_provenance(env.caps));
   folder.write_metadata(meta);
   std::fprintf(stderr, "rpclab dependability: preset %s, %zu cells, %zu trials in shuffled order (seed %llu), "
                "results in %s\n", f.preset.c_str(), cells.size(), trials,
@@ -198,7 +201,7 @@ int run(Flags& f) {
   meta["ended_at"] = iso8601_now();
   meta["summary"] = summary_json(summary);
   folder.write_metadata(meta);
-  print_views(folder, folder.log());
+  print_views(folder, folder.log(), f.run);
   std::fflush(stdout);  // the tables before the closing words on stderr
   print_closing_words(summary, folder);
   return summary.exit_code();
@@ -260,6 +263,7 @@ std::function<int()> add_dependability_command(CLI::App& app) {
       ->check(CLI::ExistingDirectory);
   cmd->add_option("--results-root", f->run.results_root, "where run folders and 'latest' go")->capture_default_str();
   cmd->add_flag("--dry-run", f->dry_run, "list the cells and exit");
+  add_output_flags(cmd, f->run);
   return [f, cmd] {
     for (const CLI::Option* o : cmd->get_options())
       if (o->count() && o->get_name() != "--help") f->run.invocation[o->get_name()] = o->results();

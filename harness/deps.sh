@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages rpclab needs, or says exactly how to.
-#   harness/deps.sh [build|fuzz|fresh-machine]
+#   harness/deps.sh [build|test|fuzz|fresh-machine]
 # As root it runs apt-get itself; otherwise it prints the one command to run
 # and exits 1. Packages already present are left alone.
 set -euo pipefail
@@ -14,15 +14,20 @@ build_packages=(
   iproute2 nftables util-linux procps               # ip/tc, nft, unshare/taskset, ps
   user-mode-linux busybox-static kmod               # netem where the host kernel has none; modprobe
   gnuplot-nox sockperf                              # plots, speed calibration
+  help2man                                          # man pages from --help
 )
+# make test only: a gRPC client that is not ours (reflection, health), and
+# the pandas recipe of docs/results-format.md. Debian's python3, not pyenv's.
+test_packages=(python3 python3-grpcio python3-protobuf grpc-proto python3-pandas)
 fuzz_packages=(clang libclang-rt-14-dev llvm)
 fresh_machine_packages=(debootstrap util-linux git)  # tests/fresh-machine/run.sh: a new Debian root
 
 case "${1:-build}" in
   build) wanted=("${build_packages[@]}") ;;
+  test) wanted=("${build_packages[@]}" "${test_packages[@]}") ;;
   fuzz) wanted=("${build_packages[@]}" "${fuzz_packages[@]}") ;;
   fresh-machine) wanted=("${fresh_machine_packages[@]}") ;;
-  *) echo "usage: $0 [build|fuzz|fresh-machine]" >&2; exit 2 ;;
+  *) echo "usage: $0 [build|test|fuzz|fresh-machine]" >&2; exit 2 ;;
 esac
 
 missing=()

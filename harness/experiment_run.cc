@@ -13,6 +13,7 @@
 #include <set>
 
 #include "core/cli_support.h"
+#include "core/install_paths.h"
 #include "harness/cell_failure.h"
 #include "harness/result_record.h"
 #include "harness/trial_schedule.h"
@@ -128,17 +129,6 @@ std::unique_ptr<RunFolder> open_run_folder(const RunOptions& options, const std:
   return nullptr;
 }
 
-// /proc/self/exe read as a link, not resolved: resolving walks every folder
-// on the path, which a user who was let run the program (setpriv, sudo -u)
-// may not be allowed to search.
-std::string program_dir() {
-  std::error_code ec;
-  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) throw std::runtime_error("cannot find this program's folder from /proc/self/exe: " + ec.message() +
-                                   " (is /proc mounted?)");
-  return exe.parent_path().string();
-}
-
-std::string source_dir() { return RPCLAB_SOURCE_DIR; }
+std::string reference_data_dir() { return installed_or("data", RPCLAB_SOURCE_DIR "/docs/data"); }
 
 }  // namespace rpclab::harness

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/install_paths.h"
 #include "harness/cell_config.h"
 #include "harness/run_folder.h"
 
@@ -23,6 +24,8 @@ struct RunOptions {
   int cell_time_limit_s = 300;
   uint64_t shuffle_seed = 0;  // the trial order's seed (dependability), recorded in metadata.json
   nlohmann::json invocation;  // preset and flags, for metadata.json
+  std::string title;          // --title: the run's name (metadata.json, report.txt)
+  bool json_lines = false;    // --format json: each finished cell's record on stdout
 };
 
 // The matrix a folder holds, so --resume can refuse a different one.
@@ -46,7 +49,8 @@ void remember_command_line(int argc, char** argv);
 const std::string& command_line();
 std::string resume_hint(const RunFolder& folder);
 
-std::string program_dir();   // the folder holding this executable (and its siblings)
-std::string source_dir();    // the source tree this was built from
+// Levy's and Netwise's 1989 figures (levy1989-*.csv): share/rpclab/data
+// when installed, docs/data of the source tree otherwise.
+std::string reference_data_dir();
 
 }  // namespace rpclab::harness

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/cli_support.h"
+#include "core/install_paths.h"
 #include "harness/dependability_command.h"
 #include "harness/dependability_trial.h"
 #include "harness/experiment_run.h"
@@ -78,7 +79,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("doctor")) return doctor();
     if (app.got_subcommand("clean-net")) return clean_net();
     if (app.got_subcommand("cell")) {  // inside the guest, only dependability trials run
-      guest.bin_dir = rpclab::harness::program_dir();
+      guest.bin_dir = rpclab::program_dir();
       return rpclab::harness::run_cell_command(guest, rpclab::harness::run_dependability_trial);
     }
   } catch (const std::exception& e) {

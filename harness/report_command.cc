@@ -9,6 +9,7 @@
 #include "core/cli_support.h"
 #include "harness/experiment.h"
 #include "harness/experiment_run.h"
+#include "harness/provenance.h"
 #include "harness/result_record.h"
 
 namespace rpclab::harness {
@@ -64,10 +65,11 @@ int run(const Flags& f) {
   std::vector<nlohmann::json> records = latest_per_cell(read_records(f.run_dir + "/results.jsonl", &warnings));
   for (const std::string& w : warnings) std::fprintf(stderr, "rpclab report: %s\n", w.c_str());
   ReportOptions options;
-  options.data_dir = source_dir() + "/docs/data";
+  options.data_dir = reference_data_dir();
   options.markdown = f.markdown;
   options.tables = f.tables;
   std::string text = experiment->report(records, options);
+  if (!f.markdown) text = with_title(meta.value("title", std::string()), text);
   std::printf("%s%s", f.markdown ? markdown_heading(meta, records).c_str() : "", text.c_str());
   return kExitOk;
 }

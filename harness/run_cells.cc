@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "harness/cell_failure.h"
+#include "harness/output_flags.h"
 #include "harness/result_record.h"
 #include "harness/trial_book.h"
 #include "harness/trial_run.h"
@@ -118,6 +119,7 @@ struct Loop {
   TrialBook book;
   RunSummary summary;
   std::vector<bool> recorded;  // a cell record was written by this run
+  bool json_lines;             // --format json: each record also to stdout
 
   void finish_cell_if_complete(size_t index, Progress* progress) {
     const CellConfig& cell = cells[index];
@@ -126,6 +128,7 @@ struct Loop {
     nlohmann::json record =
         cell_record(experiment, cell, index + 1, dir, book.trials_of(cell.id()), book.cell_records(), env.run_id);
     folder.append(record);
+    if (json_lines) print_json_line(record);
     book.add_cell(record);
     recorded[index] = true;
     std::string status = record.value("status", "");
@@ -152,7 +155,7 @@ RunSummary run_cells(const Experiment& experiment, const std::vector<CellConfig>
                      RunFolder& folder, const std::atomic<bool>& stop, CellEnvironment& env) {
   std::vector<std::string> warnings;
   Loop loop{experiment, cells, folder, env, TrialBook(folder.trials_path(), folder.results_path(), &warnings), {},
-            std::vector<bool>(cells.size(), false)};
+            std::vector<bool>(cells.size(), false), options.json_lines};
   for (const std::string& w : warnings) std::fprintf(stderr, "rpclab: %s\n", w.c_str());
   loop.summary.dir = folder.dir();
   if (env.caps.root)

@@ -11,6 +11,8 @@
 #include "harness/experiment_run.h"
 #include "harness/run_cells.h"
 #include "harness/latency_pin.h"
+#include "harness/output_flags.h"
+#include "harness/provenance.h"
 #include "harness/result_record.h"
 #include "harness/speed_matrix.h"
 #include "harness/speed_report.h"
@@ -64,20 +66,21 @@ SpeedAxes axes(const Flags& f) {
   return a;
 }
 
-void print_views(RunFolder& folder) {
+void print_views(RunFolder& folder, const RunOptions& run) {
   std::vector<std::string> warnings;
   std::vector<nlohmann::json> records = latest_per_cell(read_records(folder.results_path(), &warnings));
-  SpeedReport report = speed_report(records, source_dir() + "/docs/data");
-  write_file_atomically(folder.path("report.txt"), report.full);
+  SpeedReport report = speed_report(records, reference_data_dir());
+  write_file_atomically(folder.path("report.txt"), with_title(run.title, report.full));
   write_file_atomically(folder.path("results.csv"), records_to_csv(records));
   std::vector<std::string> notes;
   std::vector<std::string> pngs = speed_plots(records, folder.dir(), folder.log(), &notes);
-  std::printf("\n%s", report.summary.c_str());
-  for (const std::string& n : notes) std::printf("%s\n", n.c_str());
-  std::printf("\nEvery table (both topologies, both connection modes): %s/report.txt\n", folder.dir().c_str());
-  std::printf("Results: %s/results.jsonl (also trials.jsonl, results.csv, commands.log", folder.dir().c_str());
-  for (const std::string& p : pngs) std::printf(", %s", p.substr(folder.dir().size() + 1).c_str());
-  std::printf(")\n");
+  std::FILE* out = human_out(run);
+  std::fprintf(out, "\n%s", with_title(run.title, report.summary).c_str());
+  for (const std::string& n : notes) std::fprintf(out, "%s\n", n.c_str());
+  std::fprintf(out, "\nEvery table (both topologies, both connection modes): %s/report.txt\n", folder.dir().c_str());
+  std::fprintf(out, "Results: %s/results.jsonl (also trials.jsonl, results.csv, commands.log", folder.dir().c_str());
+  for (const std::string& p : pngs) std::fprintf(out, ", %s", p.substr(folder.dir().size() + 1).c_str());
+  std::fprintf(out, ")\n");
 }
 
 int run(Flags& f) {
@@ -89,7 +92,7 @@ int run(Flags& f) {
     return kExitUsage;
   }
   if (f.dry_run) {
-    for (size_t i = 0; i < cells.size(); ++i) std::printf("%3zu  %s\n", i + 1, cells[i].label().c_str());
+    list_cells(cells, f.run);
     return kExitOk;
   }
   SignalWatcher signals;
@@ -97,6 +100,7 @@ int run(Flags& f) {
   std::unique_ptr<RunFolder> opened = open_run_folder(f.run, cells, "speed", &exit_code);
   if (!opened) return exit_code;
   RunFolder& folder = *opened;
+  f.run.title = settle_title(folder, !f.run.resume_dir.empty(), f.run.title);
   CellEnvironment env;
   env.bin_dir = program_dir();
   env.caps = netem::probe_capabilities();
@@ -111,7 +115,8 @@ int run(Flags& f) {
                          {"cells", cells.size()},
                          {"latency_pinned", pin.held()},
                          {"latency_pin_note", pin.held() ? "/dev/cpu_dma_latency held at 0" : pin.why_not()},
-                         {"capabilities", netem::describe(env.caps)}};
+                         {"title", f.run.title}};
+  meta.update(run_provenance(env.caps));
   folder.write_metadata(meta);
   std::fprintf(stderr, "rpclab speed: preset %s, %zu cells, results in %s\n", f.preset.c_str(), cells.size(),
                folder.dir().c_str());
@@ -123,7 +128,7 @@ int run(Flags& f) {
   meta["ended_at"] = iso8601_now();
   meta["summary"] = summary_json(summary);
   folder.write_metadata(meta);
-  print_views(folder);
+  print_views(folder, f.run);
   std::fflush(stdout);  // the tables before the closing words on stderr
   print_closing_words(summary, folder);
   return summary.exit_code();
@@ -165,6 +170,7 @@ std::function<int()> add_speed_command(CLI::App& app) {
   cmd->add_option("--resume", f->run.resume_dir, "continue the run in this folder")->check(CLI::ExistingDirectory);
   cmd->add_option("--results-root", f->run.results_root, "where run folders and 'latest' go")->capture_default_str();
   cmd->add_flag("--dry-run", f->dry_run, "list the cells and exit");
+  add_output_flags(cmd, f->run);
   return [f, cmd] {
     for (const CLI::Option* o : cmd->get_options())
       if (o->count() && o->get_name() != "--help") f->run.invocation[o->get_name()] = o->results();

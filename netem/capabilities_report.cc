@@ -11,6 +11,7 @@ namespace rpclab::netem {
 namespace {
 
 struct Finding {
+  std::string key;     // its field in metadata.json's capabilities
   std::string what;
   std::string result;  // yes | no | unknown
   std::string how;     // how it was found, or why it was not checked
@@ -22,17 +23,18 @@ const char* yes_no(bool b) { return b ? "yes" : "no"; }
 
 // A kernel feature, tried only as root; all but the namespace itself are
 // tried inside the throwaway namespace, so only once it exists.
-Finding kernel_feature(const Capabilities& c, const std::string& what, bool found, const std::string& trial) {
-  if (!c.root) return {what, "unknown", "needs root to check: " + trial};
+Finding kernel_feature(const Capabilities& c, const std::string& key, const std::string& what, bool found,
+                       const std::string& trial) {
+  if (!c.root) return {key, what, "unknown", "needs root to check: " + trial};
   if (!c.netns && what != kNamespaces)
-    return {what, "unknown", "not checked: it is tried in a throwaway namespace, and `ip netns add` failed"};
-  return {what, yes_no(found), trial + (found ? " worked" : " failed")};
+    return {key, what, "unknown", "not checked: it is tried in a throwaway namespace, and `ip netns add` failed"};
+  return {key, what, yes_no(found), trial + (found ? " worked" : " failed")};
 }
 
 Finding rpcbind_daemon(const Capabilities& c) {
-  std::string what = "rpcbind daemon running";
-  if (!c.rpcbind_running) return {what, "unknown", "not checked: rpcinfo is not installed"};
-  return {what, yes_no(*c.rpcbind_running),
+  std::string key = "rpcbind_running", what = "rpcbind daemon running";
+  if (!c.rpcbind_running) return {key, what, "unknown", "not checked: rpcinfo is not installed"};
+  return {key, what, yes_no(*c.rpcbind_running),
           *c.rpcbind_running ? "`rpcinfo -p` got an answer from the local portmapper"
                              : "`rpcinfo -p` got no answer: no portmapper runs here"};
 }
@@ -43,17 +45,17 @@ std::vector<Finding> findings(const Capabilities& c) {
                                                : "/usr/bin/linux.uml, sch_netem.ko + veth.ko for guest kernel " +
                                                      c.uml_kernel + ", busybox";
   return {
-      {"root", yes_no(c.root), c.root ? "effective uid 0" : "effective uid not 0; capabilities alone are not checked"},
-      kernel_feature(c, kNamespaces, c.netns, "`ip netns add` of a throwaway namespace"),
-      kernel_feature(c, "netem in the host kernel", c.host_netem, "`tc qdisc add dev lo root netem` " + ns),
-      kernel_feature(c, "nftables netdev (loss, dup)", c.nftables,
+      {"root", "root", yes_no(c.root), c.root ? "effective uid 0" : "effective uid not 0; capabilities alone are not checked"},
+      kernel_feature(c, "network_namespaces", kNamespaces, c.netns, "`ip netns add` of a throwaway namespace"),
+      kernel_feature(c, "host_netem", "netem in the host kernel", c.host_netem, "`tc qdisc add dev lo root netem` " + ns),
+      kernel_feature(c, "nftables", "nftables netdev (loss, dup)", c.nftables,
                      "an nft netdev table with numgen, dup and drop rules on a veth pair " + ns),
-      {"user-mode-linux + netem", yes_no(c.uml),
+      {"uml_netem", "user-mode-linux + netem", yes_no(c.uml),
        "looked for " + uml_files + "; the guest is not booted here, the first uml-netem cell boots it"},
-      {"rpcbind + rpcinfo installed", yes_no(c.rpcbind_installed), "looked for both programs in PATH and /usr/sbin"},
+      {"rpcbind_installed", "rpcbind + rpcinfo installed", yes_no(c.rpcbind_installed), "looked for both programs in PATH and /usr/sbin"},
       rpcbind_daemon(c),
-      {"sockperf", yes_no(c.sockperf), "looked for it in PATH; not run"},
-      {"gnuplot", yes_no(c.gnuplot), "looked for it in PATH; not run"},
+      {"sockperf", "sockperf", yes_no(c.sockperf), "looked for it in PATH; not run"},
+      {"gnuplot", "gnuplot", yes_no(c.gnuplot), "looked for it in PATH; not run"},
   };
 }
 
@@ -80,13 +82,19 @@ std::vector<std::string> skip_notes(const Capabilities& c) {
   return notes;
 }
 
+std::vector<std::string> backends(const Capabilities& c) {
+  std::vector<std::string> usable;
+  if (!c.root) return usable;
+  if (c.host_netem) usable.push_back("netem");
+  if (c.uml) usable.push_back("uml-netem");
+  if (c.nftables) usable.push_back("nftables");
+  return usable;
+}
+
 std::string usable_backends(const Capabilities& c) {
   if (!c.root) return "none as this user (every fault backend needs root)";
-  std::vector<std::string> backends;
-  if (c.host_netem) backends.push_back("netem");
-  if (c.uml) backends.push_back("uml-netem");
-  if (c.nftables) backends.push_back("nftables");
-  return backends.empty() ? "none" : fmt::format("{}", fmt::join(backends, ", "));
+  std::vector<std::string> usable = backends(c);
+  return usable.empty() ? "none" : fmt::format("{}", fmt::join(usable, ", "));
 }
 
 }  // namespace
@@ -101,6 +109,17 @@ std::string describe(const Capabilities& c) {
   if (!notes.empty()) out += "skipped, and why:\n";
   for (const auto& n : notes) out += "  - " + n + "\n";
   return out;
+}
+
+nlohmann::json capabilities_json(const Capabilities& c) {
+  nlohmann::json j;
+  for (const Finding& f : findings(c))
+    j[f.key] = f.result == "unknown" ? nlohmann::json() : nlohmann::json(f.result == "yes");
+  j["uml_kernel"] = c.uml_kernel;
+  j["cpus"] = c.cpus;
+  j["fault_backends"] = backends(c);
+  j["skipped"] = skip_notes(c);
+  return j;
 }
 
 }  // namespace rpclab::netem

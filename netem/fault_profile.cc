@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "core/install_paths.h"
 #include "netem/fault_fields.h"
 #include "netem/fault_spec.h"
 
@@ -108,7 +109,7 @@ FaultSpec load_profile(const std::string& name_or_path) {
 
 std::string profiles_dir() {
   if (const char* dir = std::getenv("RPCLAB_PROFILES_DIR"); dir && *dir) return dir;
-  return RPCLAB_NETEM_PROFILES_DIR;
+  return installed_or("profiles", RPCLAB_NETEM_PROFILES_DIR);
 }
 
 }  // namespace rpclab::netem

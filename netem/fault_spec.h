@@ -65,6 +65,8 @@ struct FaultSpec {
 FaultSpec parse_profile(const std::string& text, const std::string& name);
 // A name in netem/profiles/ (e.g. "lossy-lan") or a path to such a file.
 FaultSpec load_profile(const std::string& name_or_path);
-std::string profiles_dir();  // netem/profiles of this source tree
+// $RPCLAB_PROFILES_DIR if set, else share/rpclab/profiles when installed,
+// else netem/profiles of the source tree.
+std::string profiles_dir();
 
 }  // namespace rpclab::netem

@@ -10,9 +10,11 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "core/install_paths.h"
 #include "netem/child_process.h"
 #include "netem/command_runner.h"
 
@@ -123,13 +125,11 @@ std::string find_uml_modules_version() {
 
 std::string find_xstate_shim() {
   if (const char* env = std::getenv("RPCLAB_XSTATE_SHIM"); env && exists(env)) return env;
-  char exe[4096] = {};
-  ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) {
-    std::string dir(exe, n);
-    dir.resize(dir.rfind('/'));
-    if (exists(dir + "/" + kShimName)) return dir + "/" + kShimName;
+  try {
+    if (std::string beside = program_dir() + "/" + kShimName; exists(beside)) return beside;  // the build tree
+  } catch (const std::runtime_error&) {
   }
+  if (std::string installed = installed_helper(kShimName); !installed.empty()) return installed;
   std::string built = std::string(RPCLAB_NETEM_BIN_DIR) + "/" + kShimName;
   return exists(built) ? built : "";
 }

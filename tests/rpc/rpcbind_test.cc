@@ -1,6 +1,10 @@
 // Sun RPC with rpcbind: the server registers, `rpcinfo` lists it and gets
 // an answer from NULL, and a client binds by program number.
 //
+// idl/rpclab.rpc, the /etc/rpc line for the program, names it: in the
+// private namespace /etc/rpc is a copy with that line added, and rpcinfo
+// shows and takes the name.
+//
 // rpcbind is one per machine (/run/rpcbind.sock, port 111), so the test
 // starts a private one: `unshare --mount --net` gives a namespace with its
 // own /run (a tmpfs) and its own loopback, and everything that talks to
@@ -10,8 +14,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <map>
 #include <sstream>
+
+#include "rpclab.h"  // rpcgen's RPCLAB_PROG, from idl/rpclab.x
 
 #include "rpc_test_util.h"
 #include "support/client_process.h"
@@ -144,6 +151,48 @@ TEST(Rpcbind, RpcinfoSeesTheProgramAndClientsBindByNumber) {
   // A server that stops takes its registration with it.
   ProcessResult after = run_program(ns.inside({"rpcinfo", "-p"}));
   EXPECT_TRUE(registered_ports(after.out).empty()) << after.out;
+}
+
+// The name and number of idl/rpclab.rpc's one /etc/rpc line.
+std::pair<std::string, std::string> rpc_file_entry() {
+  std::ifstream in(RPCLAB_SOURCE_DIR "/idl/rpclab.rpc");
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::string name, number;
+    if (line.empty() || line[0] == '#' || !(fields >> name >> number)) continue;
+    return {name, number};
+  }
+  return {};
+}
+
+TEST(RpcNameFile, GivesRpcgensProgramNumberInDecimal) {
+  auto [name, number] = rpc_file_entry();
+  EXPECT_EQ(name, "rpclab");
+  EXPECT_EQ(number, std::to_string(RPCLAB_PROG)) << "idl/rpclab.rpc must carry idl/rpclab.x's program number";
+}
+
+TEST(RpcNameFile, RpcinfoShowsAndTakesTheName) {
+  TempDir dir;
+  PrivateRpcbind ns(dir);
+  if (!ns.skip_reason().empty()) GTEST_SKIP() << ns.skip_reason();
+  std::string etc_rpc = dir.file("etc-rpc");
+  ProcessResult copy = run_program({"sh", "-c", "cat /etc/rpc " RPCLAB_SOURCE_DIR "/idl/rpclab.rpc > " + etc_rpc});
+  ASSERT_EQ(copy.exit_code, 0) << copy.err;
+  ProcessResult mount = run_program(ns.inside({"mount", "--bind", etc_rpc, "/etc/rpc"}));
+  if (mount.exit_code != 0) GTEST_SKIP() << "cannot bind a copy of /etc/rpc in the private namespace: " << mount.err;
+  ServerProcess udp(ServerSpec{"sunrpc-udp", {"--rpcbind"}, ns.enter()});
+
+  ProcessResult listing = run_program(ns.inside({"rpcinfo", "-p"}));
+  ASSERT_EQ(listing.exit_code, 0) << listing.err;
+  bool named = false;
+  std::istringstream lines(listing.out);
+  for (std::string line; std::getline(lines, line);)
+    named |= line.find(kProgramDecimal) != std::string::npos && line.find("rpclab") != std::string::npos;
+  EXPECT_TRUE(named) << "rpcinfo -p does not name program " << kProgramDecimal << " rpclab:\n" << listing.out;
+  ProcessResult ping = run_program(ns.inside({"rpcinfo", "-u", "127.0.0.1", "rpclab", "1"}));
+  EXPECT_EQ(ping.exit_code, 0) << ping.out << ping.err;
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "ready and waiting", ping.out);
+  udp.stop();
 }
 
 }  // namespace
