@@ -35,7 +35,7 @@ void write_stats(const std::string& path, const rpclab::ServerCore& core, int* g
   rpclab::ServerCounters c = core.counters();
   nlohmann::json stats = {{"generation", ++*generation}, {"null_calls", c.null_calls},
                           {"next_calls", c.next_calls},  {"echo_calls", c.echo_calls},
-                          {"allman_calls", c.allman_calls},
+                          {"allman_calls", c.allman_calls}, {"record_calls", c.record_calls},
                           {"mismatches", c.mismatches},  {"cpu_user_us", cpu_us(ru.ru_utime)},
                           {"cpu_sys_us", cpu_us(ru.ru_stime)}, {"answered_from_table", c.answered_from_table},
                           {"refused_stale", c.refused_stale}};
@@ -145,8 +145,9 @@ int main(int argc, char** argv) {
     }
   }
   rpclab::ServerCounters c = core.counters();
-  std::fprintf(stderr, "rpclab-server: stopped; served %llu NEXT, %llu ECHO, %llu NULL, %llu of Allman's; %llu out of "
-               "order\n", (unsigned long long)c.next_calls, (unsigned long long)c.echo_calls,
-               (unsigned long long)c.null_calls, (unsigned long long)c.allman_calls, (unsigned long long)c.mismatches);
+  std::fprintf(stderr, "rpclab-server: stopped; served %llu NEXT, %llu ECHO, %llu NULL, %llu of Allman's, %llu of Kiraly's; %llu "
+               "out of order\n", (unsigned long long)c.next_calls, (unsigned long long)c.echo_calls,
+               (unsigned long long)c.null_calls, (unsigned long long)c.allman_calls,
+               (unsigned long long)c.record_calls, (unsigned long long)c.mismatches);
   return rpclab::kExitOk;
 }

@@ -1,6 +1,7 @@
 #include "core/client_run.h"
 
 #include "core/allman.h"
+#include "core/kiraly.h"
 
 #include <sys/resource.h>
 #include <time.h>
@@ -35,6 +36,7 @@ class Caller {
       : plan_(plan), payload_(plan.op == Operation::kEcho ? make_payload(plan.size, plan.client_id) : "") {
     if (plan.op == Operation::kAverage || plan.op == Operation::kLogTransform)
       values_ = allman_inputs(plan.size, plan.client_id);
+    if (plan.op == Operation::kGetRecord) want_ = kiraly_record(static_cast<int32_t>(plan.client_id), plan.size);
   }
 
   void use(RpcClient& client) { client_ = &client; }  // the handle the next call goes through
@@ -69,6 +71,7 @@ class Caller {
       case Operation::kAverage: return allman_check_average(values_, mean_);
       case Operation::kGetRandNums: return allman_check_rand(plan_.size, reply_values_);
       case Operation::kLogTransform: return allman_check_log(values_, reply_values_);
+      case Operation::kGetRecord: return kiraly_check(want_, record_);
       default: return "";
     }
   }
@@ -94,6 +97,9 @@ class Caller {
       case Operation::kLogTransform:
         reply_values_.clear();
         return client_->log_transform(values_, &reply_values_);
+      case Operation::kGetRecord:
+        record_ = KiralyRecord();
+        return client_->get_record(want_.id, static_cast<uint32_t>(plan_.size), &record_);
     }
     return CallStatus::failure(ErrorKind::kOther, "unknown operation");
   }
@@ -106,6 +112,7 @@ class Caller {
   std::vector<double> values_, reply_values_;  // Allman's
   double mean_ = 0;
   bool prime_ = false;
+  KiralyRecord want_, record_;  // Kiraly's: the record asked for, the one that came
 };
 
 // One row per operation: its name on the command line and in records.
@@ -117,7 +124,7 @@ constexpr OperationName kOperationNames[] = {
     {Operation::kNull, "null"},         {Operation::kNext, "next"},
     {Operation::kEcho, "echo"},         {Operation::kIsPrime, "is-prime"},
     {Operation::kAverage, "average"},   {Operation::kGetRandNums, "get-rand-nums"},
-    {Operation::kLogTransform, "log-transform"},
+    {Operation::kLogTransform, "log-transform"}, {Operation::kGetRecord, "get-record"},
 };
 
 }  // namespace
@@ -146,6 +153,7 @@ size_t payload_bytes(Operation op, size_t size) {
     case Operation::kAverage:
     case Operation::kGetRandNums:
     case Operation::kLogTransform: return size * sizeof(double);
+    case Operation::kGetRecord: return size + kKiralyFieldBytes;
     default: return 0;
   }
 }

@@ -15,13 +15,15 @@ namespace rpclab {
 
 // Allman's four (core/allman.h) take plan.size as their N: the doubles sent
 // or asked for (IsPrime ignores it).
-enum class Operation { kNull, kNext, kEcho, kIsPrime, kAverage, kGetRandNums, kLogTransform };
+// Kiraly's get-record (core/kiraly.h) takes plan.size as the photo's bytes.
+enum class Operation { kNull, kNext, kEcho, kIsPrime, kAverage, kGetRandNums, kLogTransform, kGetRecord };
 std::optional<Operation> parse_operation(std::string_view name);
 std::string_view operation_name(Operation op);
 // "next | echo | null | is-prime | ...", for --help.
 std::string operation_names();
 // The largest payload one call of `op` carries either way: ECHO's bytes,
-// 8 bytes per double for Allman's vector operations, else 0. What must fit
+// 8 bytes per double for Allman's vector operations, the photo and the
+// other fields' bound for get-record, else 0. What must fit
 // a transport's max_payload.
 size_t payload_bytes(Operation op, size_t size);
 

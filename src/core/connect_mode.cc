@@ -42,6 +42,9 @@ class ModalClient : public RpcClient {
   CallStatus log_transform(const std::vector<double>& values, std::vector<double>* logs) override {
     return with_handle([&](RpcClient& c) { return c.log_transform(values, logs); });
   }
+  CallStatus get_record(int32_t id, uint32_t photo_bytes, KiralyRecord* record) override {
+    return with_handle([&](RpcClient& c) { return c.get_record(id, photo_bytes, record); });
+  }
 
  private:
   CallStatus with_handle(const std::function<CallStatus(RpcClient&)>& call) {

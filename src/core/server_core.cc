@@ -152,12 +152,24 @@ std::optional<std::string> ServerCore::log_transform(const double* values, size_
   return std::nullopt;
 }
 
+std::optional<std::string> ServerCore::get_record(int32_t id, int64_t photo_bytes,
+                                              std::shared_ptr<const KiralyRecord>* out) {
+  if (auto why = kiraly_refuse(photo_bytes)) return why;
+  record_calls_.fetch_add(1, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(record_mu_);
+  if (!last_record_ || last_record_->id != id || last_record_->photo.size() != static_cast<size_t>(photo_bytes))
+    last_record_ = std::make_shared<const KiralyRecord>(kiraly_record(id, static_cast<size_t>(photo_bytes)));
+  *out = last_record_;
+  return std::nullopt;
+}
+
 ServerCounters ServerCore::counters() const {
   std::lock_guard<std::mutex> lock(mu_);
   ServerCounters c = counts_;
   c.null_calls = null_calls_.load(std::memory_order_relaxed);
   c.echo_calls = echo_calls_.load(std::memory_order_relaxed);
   c.allman_calls = allman_calls_.load(std::memory_order_relaxed);
+  c.record_calls = record_calls_.load(std::memory_order_relaxed);
   return c;
 }
 

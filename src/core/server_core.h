@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "core/at_most_once.h"
+#include "core/kiraly.h"
 #include "core/journal.h"
 #include "core/ledger.h"
 #include "core/next_reply.h"
@@ -27,6 +28,7 @@ struct ServerCounters {
   uint64_t next_calls = 0;  // NEXT requests this process answered, run or not
   uint64_t echo_calls = 0;
   uint64_t allman_calls = 0;  // Allman's four operations that ran (core/allman.h)
+  uint64_t record_calls = 0;  // Kiraly's GetRecord calls answered (core/kiraly.h)
   uint64_t mismatches = 0;
   uint64_t answered_from_table = 0;  // at-most-once repeats answered without running
   uint64_t refused_stale = 0;        // at-most-once: older seqs refused
@@ -66,6 +68,10 @@ class ServerCore {
   std::optional<std::string> average(const double* values, size_t n, double* mean);
   std::optional<std::string> get_rand_nums(int64_t count, std::vector<double>* out);
   std::optional<std::string> log_transform(const double* values, size_t n, std::vector<double>* out);
+  // Kiraly's GetRecord (core/kiraly.h): the record, or why not. The last
+  // record served stays in memory, as Kiraly's server had its data loaded
+  // before the clock started, so a repeated request only serialises.
+  std::optional<std::string> get_record(int32_t id, int64_t photo_bytes, std::shared_ptr<const KiralyRecord>* out);
 
   ServerCounters counters() const;
   void write_ledger(const std::string& path) const;
@@ -89,6 +95,9 @@ class ServerCore {
   std::atomic<uint64_t> null_calls_{0};
   std::atomic<uint64_t> echo_calls_{0};
   std::atomic<uint64_t> allman_calls_{0};
+  std::atomic<uint64_t> record_calls_{0};
+  std::mutex record_mu_;
+  std::shared_ptr<const KiralyRecord> last_record_;  // guarded by record_mu_
 };
 
 }  // namespace rpclab

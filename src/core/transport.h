@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/kiraly.h"
 #include "core/outcome.h"
 #include "core/retry_policy.h"
 #include "core/server_core.h"
@@ -71,6 +72,9 @@ class RpcClient {
   virtual CallStatus average(const std::vector<double>& values, double* mean) = 0;
   virtual CallStatus get_rand_nums(int32_t count, std::vector<double>* values) = 0;
   virtual CallStatus log_transform(const std::vector<double>& values, std::vector<double>* logs) = 0;
+  // Kiraly's record (core/kiraly.h): record `id`, its photo `photo_bytes`
+  // long (0 = without). A request the server refuses is kCannotCode.
+  virtual CallStatus get_record(int32_t id, uint32_t photo_bytes, KiralyRecord* record) = 0;
 };
 
 class RpcServer {
@@ -131,6 +135,7 @@ struct TransportTraits {
   uint32_t options;                // TransportOption bits it accepts
   std::string_view payload_note;   // how to carry more than max_payload, or ""
   std::string_view allman_name;    // its row in Allman's 2003 tables (seed 000), or ""
+  std::string_view kiraly_name;    // its row in Kiraly's 2018 tables (seed 003), or ""
 };
 
 struct TransportRow {

@@ -14,7 +14,8 @@ namespace rpclab {
 // Traits, field by field: carrier, role, text or binary, retransmits by
 // itself, floor, sockperf calibration, name in Levy's tables, options,
 // payload note, name in Allman's tables (raw-tcp is his hand-rolled java.net
-// protocol's like: binary, no RPC library).
+// protocol's like: binary, no RPC library), name in Kiraly's 2018 tables
+// (his C++ gRPC, XML-RPC and JSON-RPC, each over HTTP).
 const std::vector<TransportRow>& transports() {
   static const std::vector<TransportRow> table = {
       {"sunrpc-udp", "ONC RPC over UDP: rpcgen -M stubs on libtirpc (clnt_dg / svc_dg)",
@@ -29,11 +30,11 @@ const std::vector<TransportRow>& transports() {
        sunrpc::tcp_settings, sunrpc::make_tcp_client, sunrpc::make_tcp_server,
        {LibraryRetry::kNone, "clnt_vc never sends a call again; TCP retransmits segments"}},
       {"grpc", "gRPC C++ sync unary over HTTP/2, insecure channel",
-       {Carrier::kStream, Role::kRpc, false, false, "raw-tcp", "", "", 0, ""},
+       {Carrier::kStream, Role::kRpc, false, false, "raw-tcp", "", "", 0, "", "", "gRPC"},
        grpcx::client_settings, grpcx::make_client, grpcx::make_server,
        {LibraryRetry::kOnRequest, "service-config retryPolicy: up to 5 attempts on UNAVAILABLE, backoff 10-200 ms"}},
       {"xmlrpc", "XML-RPC over HTTP/1.1: xmlrpc-c, C++ client on its curl transport, Abyss server",
-       {Carrier::kStream, Role::kRpc, true, false, "raw-tcp", "", "", kOptTcpNodelayServer, "", "XML-RPC"},
+       {Carrier::kStream, Role::kRpc, true, false, "raw-tcp", "", "", kOptTcpNodelayServer, "", "XML-RPC", "XML-RPC"},
        xmlrpc::http_settings, xmlrpc::make_http_client, xmlrpc::make_http_server,
        {LibraryRetry::kNone, "xmlrpc-c's curl transport never sends a call again; TCP retransmits segments"}},
       {"xmlrpc-pstream", "XML-RPC over xmlrpc-c's packet stream: the same XML, no HTTP",
@@ -41,7 +42,7 @@ const std::vector<TransportRow>& transports() {
        xmlrpc::pstream_settings, xmlrpc::make_pstream_client, xmlrpc::make_pstream_server,
        {LibraryRetry::kNone, "xmlrpc-c's packet stream never sends a call again; TCP retransmits segments"}},
       {"jsonrpc", "JSON-RPC 2.0 over HTTP/1.1: libjson-rpc-cpp, curl client, libmicrohttpd server",
-       {Carrier::kStream, Role::kRpc, true, false, "raw-tcp", "", "", 0, ""},
+       {Carrier::kStream, Role::kRpc, true, false, "raw-tcp", "", "", 0, "", "", "JSON-RPC"},
        jsonrpc::client_settings, jsonrpc::make_client, jsonrpc::make_server,
        {LibraryRetry::kNone, "libjson-rpc-cpp's HTTP client never sends a call again; TCP retransmits segments"}},
       {"raw-udp", "the floor: one frame per UDP datagram, no RPC library, never retransmits",

@@ -140,6 +140,20 @@ class GrpcClient : public RpcClient {
     return from_grpc(status);
   }
 
+  CallStatus get_record(int32_t id, uint32_t photo_bytes, KiralyRecord* record) override {
+    grpc::ClientContext ctx;
+    arm(ctx);
+    wire::RecordRequest req;
+    req.set_id(id);
+    req.set_photo_bytes(photo_bytes);
+    wire::Record rep;
+    grpc::Status status = stub_->GetRecord(&ctx, req, &rep);
+    if (status.ok())
+      *record = {rep.id(),    rep.first_name(), rep.last_name(), rep.age(),       rep.email(),
+                 rep.phone(), rep.newsletter(), rep.latitude(),  rep.longitude(), rep.photo()};
+    return from_grpc(status);
+  }
+
  private:
   static wire::Doubles doubles_of(const std::vector<double>& values) {
     wire::Doubles d;

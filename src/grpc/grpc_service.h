@@ -20,6 +20,7 @@ class Service final : public wire::Rpclab::Service {
   grpc::Status Average(grpc::ServerContext*, const wire::Doubles* req, wire::AverageReply* rep) override;
   grpc::Status GetRandNums(grpc::ServerContext*, const wire::CountRequest* req, wire::Doubles* rep) override;
   grpc::Status LogTransform(grpc::ServerContext*, const wire::Doubles* req, wire::Doubles* rep) override;
+  grpc::Status GetRecord(grpc::ServerContext*, const wire::RecordRequest* req, wire::Record* rep) override;
 
  private:
   ServerCore& core_;

@@ -83,6 +83,17 @@ class JsonrpcClient : public RpcClient {
     return call_doubles(kGetRandNumsMethod, params, values);
   }
 
+  CallStatus get_record(int32_t id, uint32_t photo_bytes, KiralyRecord* record) override {
+    Json::Value params(Json::objectValue), result;
+    params["id"] = id;
+    params["photo_bytes"] = photo_bytes;
+    CallStatus status = call(kGetRecordMethod, params, &result);
+    std::string why;
+    if (status.ok() && !read_record(result, record, &why))
+      return CallStatus::failure(ErrorKind::kCannotCode, "libjson-rpc-cpp: the getRecord reply: " + why);
+    return status;
+  }
+
   CallStatus log_transform(const std::vector<double>& values, std::vector<double>* logs) override {
     Json::Value params(Json::objectValue);
     params["values"] = doubles_value(values);

@@ -54,6 +54,9 @@ Service::Service(ServerCore& core)
   bindAndAddMethod(Procedure(kLogTransformMethod, ::jsonrpc::PARAMS_BY_NAME, ::jsonrpc::JSON_ARRAY, "values",
                              ::jsonrpc::JSON_ARRAY, nullptr),
                    &Service::log_transform);
+  bindAndAddMethod(Procedure(kGetRecordMethod, ::jsonrpc::PARAMS_BY_NAME, ::jsonrpc::JSON_OBJECT, "id",
+                             ::jsonrpc::JSON_INTEGER, "photo_bytes", ::jsonrpc::JSON_INTEGER, nullptr),
+                   &Service::get_record);
 }
 
 std::string Service::handle(const std::string& request, const RequestOrigin& origin) {
@@ -89,6 +92,16 @@ void Service::echo(const Json::Value& params, Json::Value& result) {
   core_.count_echo();
   result = Json::Value(Json::objectValue);
   result["payload"] = base64_encode(*bytes);
+}
+
+void Service::get_record(const Json::Value& params, Json::Value& result) {
+  int32_t id = 0;
+  uint32_t photo_bytes = 0;
+  if (!read_i32(params, "id", &id)) invalid_params("id must be an integer from -2147483648 to 2147483647");
+  if (!read_u32(params, "photo_bytes", &photo_bytes)) invalid_params("photo_bytes must be an integer from 0");
+  std::shared_ptr<const KiralyRecord> record;
+  if (auto why = core_.get_record(id, photo_bytes, &record)) invalid_params(*why);
+  result = record_value(*record);
 }
 
 }  // namespace rpclab::jsonrpc

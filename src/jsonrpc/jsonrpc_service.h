@@ -44,6 +44,7 @@ class Service : private HandlerSlot, public ::jsonrpc::AbstractServer<Service> {
   void average(const Json::Value& params, Json::Value& result);
   void get_rand_nums(const Json::Value& params, Json::Value& result);
   void log_transform(const Json::Value& params, Json::Value& result);
+  void get_record(const Json::Value& params, Json::Value& result);
 
  private:
   ServerCore& core_;

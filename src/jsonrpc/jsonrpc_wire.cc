@@ -1,5 +1,7 @@
 #include "jsonrpc/jsonrpc_wire.h"
 
+#include "jsonrpc/base64.h"
+
 #include <json/version.h>
 #include "jsonrpc/jsonrpccpp.h"
 
@@ -43,6 +45,50 @@ bool read_doubles(const Json::Value& value, std::vector<double>* out) {
   for (const Json::Value& item : value) {
     if (!item.isNumeric()) return false;
     out->push_back(item.asDouble());
+  }
+  return true;
+}
+
+Json::Value record_value(const KiralyRecord& r) {
+  Json::Value v(Json::objectValue);
+  v["id"] = r.id;
+  v["first_name"] = r.first_name;
+  v["last_name"] = r.last_name;
+  v["age"] = r.age;
+  v["email"] = r.email;
+  v["phone"] = r.phone;
+  v["newsletter"] = r.newsletter;
+  v["latitude"] = r.latitude;
+  v["longitude"] = r.longitude;
+  if (!r.photo.empty()) v["photo"] = base64_encode(r.photo);
+  return v;
+}
+
+bool read_record(const Json::Value& v, KiralyRecord* r, std::string* why) {
+  auto wrong = [&](const char* name) {
+    *why = std::string("member '") + name + "' is missing or has the wrong type";
+    return false;
+  };
+  if (!v.isObject()) return wrong("(the record)");
+  for (auto [name, out] : {std::pair<const char*, int32_t*>{"id", &r->id}, {"age", &r->age}})
+    if (!read_i32(v, name, out)) return wrong(name);
+  for (auto [name, out] : {std::pair<const char*, std::string*>{"first_name", &r->first_name},
+                           {"last_name", &r->last_name}, {"email", &r->email}, {"phone", &r->phone}}) {
+    if (!v[name].isString()) return wrong(name);
+    *out = v[name].asString();
+  }
+  for (auto [name, out] : {std::pair<const char*, float*>{"latitude", &r->latitude}, {"longitude", &r->longitude}}) {
+    if (!v[name].isNumeric()) return wrong(name);
+    *out = static_cast<float>(v[name].asDouble());
+  }
+  if (!v["newsletter"].isBool()) return wrong("newsletter");
+  r->newsletter = v["newsletter"].asBool();
+  r->photo.clear();
+  if (v.isMember("photo")) {
+    std::optional<std::string> photo;
+    if (v["photo"].isString()) photo = base64_decode(v["photo"].asString());
+    if (!photo) return wrong("photo");
+    r->photo = std::move(*photo);
   }
   return true;
 }

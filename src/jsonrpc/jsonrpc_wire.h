@@ -7,6 +7,9 @@
 //   average({values})                 -> a number
 //   getRandNums({count})              -> [numbers in [0, 1)]
 //   logTransform({values})            -> [their natural logs]
+//   getRecord({id, photo_bytes})      -> Kiraly's record: {"id", "first_name",
+//       "last_name", "age", "email", "phone", "newsletter", "latitude",
+//       "longitude", "photo" (base64; absent when photo_bytes is 0)}
 // Parameters by name; ids and counts are JSON integers 0..4294967295; the
 // status is NextStatus's number (0 in order, 1 out of order, 2 not
 // recorded, 3 stale); payloads are base64 (RFC 4648, padded, no line breaks).
@@ -18,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "core/kiraly.h"
 #include "core/server_core.h"
 
 namespace rpclab::jsonrpc {
@@ -30,6 +34,7 @@ inline constexpr const char* kIsPrimeMethod = "isPrime";
 inline constexpr const char* kAverageMethod = "average";
 inline constexpr const char* kGetRandNumsMethod = "getRandNums";
 inline constexpr const char* kLogTransformMethod = "logTransform";
+inline constexpr const char* kGetRecordMethod = "getRecord";
 
 // The largest ECHO payload: the bound of idl/rpclab.x, as for every transport.
 inline constexpr size_t kMaxPayload = size_t{16} << 20;
@@ -51,6 +56,11 @@ Json::Value doubles_value(const std::vector<double>& values);
 bool read_doubles(const Json::Value& value, std::vector<double>* out);
 // A member that must be an integer -2^31..2^31-1; false if it is not.
 bool read_i32(const Json::Value& object, const char* name, int32_t* out);
+
+// Kiraly's record as a JSON object, the photo as a base64 string; and back.
+Json::Value record_value(const KiralyRecord& record);
+// False, with what is wrong in `why`, unless `value` is such an object.
+bool read_record(const Json::Value& value, KiralyRecord* record, std::string* why);
 
 // "libjson-rpc-cpp 0.7.0, jsoncpp 1.9.5", for the records.
 std::string library_version();

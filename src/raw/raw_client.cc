@@ -18,6 +18,7 @@ std::string proc_name(uint8_t proc) {
     case Proc::kAverage: return "AVERAGE";
     case Proc::kGetRandNums: return "GETRANDNUMS";
     case Proc::kLogTransform: return "LOGTRANSFORM";
+    case Proc::kGetRecord: return "GETRECORD";
     case Proc::kError: return "ERROR";
   }
   return "procedure " + std::to_string(proc);
@@ -107,6 +108,17 @@ CallStatus RawClient::get_rand_nums(int32_t count, std::vector<double>* values) 
 
 CallStatus RawClient::log_transform(const std::vector<double>& values, std::vector<double>* logs) {
   return call_doubles(Proc::kLogTransform, encode_doubles(values.data(), values.size()), values.size() * 8, logs);
+}
+
+CallStatus RawClient::get_record(int32_t id, uint32_t photo_bytes, KiralyRecord* record) {
+  size_t reply_bytes = size_t{photo_bytes} + kKiralyFieldBytes;
+  if (reply_bytes > max_payload_) return CallStatus::failure(ErrorKind::kCannotCode, too_big(reply_bytes));
+  FrameView frame;
+  CallStatus status = call(Proc::kGetRecord, encode_record_request(id, photo_bytes), &frame);
+  if (status.ok() && !decode_record(frame.body, record))
+    return CallStatus::failure(ErrorKind::kCannotCode, "a GETRECORD reply of " + std::to_string(frame.body.size()) +
+                                                           " bytes is not a record");
+  return status;
 }
 
 }  // namespace rpclab::raw

@@ -25,6 +25,7 @@ class RawClient : public RpcClient {
   CallStatus average(const std::vector<double>& values, double* mean) override;
   CallStatus get_rand_nums(int32_t count, std::vector<double>* values) override;
   CallStatus log_transform(const std::vector<double>& values, std::vector<double>* logs) override;
+  CallStatus get_record(int32_t id, uint32_t photo_bytes, KiralyRecord* record) override;
 
  protected:
   // Sends the request and waits for the reply frame carrying `call_id`,

@@ -150,3 +150,106 @@ bool decode_doubles(std::string_view body, std::vector<double>* out) {
 }
 
 }  // namespace rpclab::raw
+
+namespace rpclab::raw {
+namespace {
+
+// Appends Kiraly's fields in order, big-endian.
+class RecordWriter {
+ public:
+  void u32(uint32_t v) {
+    char b[4];
+    put_u32(b, v);
+    out_.append(b, 4);
+  }
+  void f32(float v) {
+    uint32_t b;
+    std::memcpy(&b, &v, sizeof b);
+    u32(b);
+  }
+  void bytes(std::string_view s) {
+    u32(static_cast<uint32_t>(s.size()));
+    out_.append(s);
+  }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+// Reads them back; every read checks the bytes are there, so a forged
+// length fails the read instead of running past the body.
+class RecordReader {
+ public:
+  explicit RecordReader(std::string_view in) : in_(in) {}
+  bool u32(uint32_t* v) {
+    if (in_.size() < 4) return false;
+    *v = get_u32(in_.data());
+    in_.remove_prefix(4);
+    return true;
+  }
+  bool i32(int32_t* v) {
+    uint32_t u;
+    return u32(&u) && (*v = static_cast<int32_t>(u), true);
+  }
+  bool f32(float* v) {
+    uint32_t b;
+    return u32(&b) && (std::memcpy(v, &b, sizeof b), true);
+  }
+  bool u8(bool* v) {
+    if (in_.empty() || static_cast<uint8_t>(in_[0]) > 1) return false;
+    *v = in_[0] != 0;
+    in_.remove_prefix(1);
+    return true;
+  }
+  bool bytes(std::string* s) {
+    uint32_t n;
+    if (!u32(&n) || n > in_.size()) return false;
+    s->assign(in_.substr(0, n));
+    in_.remove_prefix(n);
+    return true;
+  }
+  bool done() const { return in_.empty(); }
+
+ private:
+  std::string_view in_;
+};
+
+}  // namespace
+
+std::string encode_record_request(int32_t id, uint32_t photo_bytes) {
+  return encode_u32s({static_cast<uint32_t>(id), photo_bytes});
+}
+
+bool decode_record_request(std::string_view body, int32_t* id, uint32_t* photo_bytes) {
+  uint32_t raw_id = 0;
+  if (!decode_next_request(body, &raw_id, photo_bytes)) return false;  // the same two u32s
+  *id = static_cast<int32_t>(raw_id);
+  return true;
+}
+
+std::string encode_record(const KiralyRecord& r) {
+  RecordWriter w;
+  w.u32(static_cast<uint32_t>(r.id));
+  w.bytes(r.first_name);
+  w.bytes(r.last_name);
+  w.u32(static_cast<uint32_t>(r.age));
+  w.bytes(r.email);
+  w.bytes(r.phone);
+  std::string out = w.take();
+  out.push_back(r.newsletter ? 1 : 0);
+  RecordWriter tail;
+  tail.f32(r.latitude);
+  tail.f32(r.longitude);
+  tail.bytes(r.photo);
+  return out + tail.take();
+}
+
+bool decode_record(std::string_view body, KiralyRecord* r) {
+  RecordReader in(body);
+  return in.i32(&r->id) && in.bytes(&r->first_name) && in.bytes(&r->last_name) && in.i32(&r->age) &&
+         in.bytes(&r->email) && in.bytes(&r->phone) && in.u8(&r->newsletter) && in.f32(&r->latitude) &&
+         in.f32(&r->longitude) && in.bytes(&r->photo) && in.done();
+}
+
+}  // namespace rpclab::raw

@@ -23,6 +23,11 @@
 //   AVERAGE      request N doubles          reply one double
 //   GETRANDNUMS  request i32 count          reply count doubles
 //   LOGTRANSFORM request N doubles          reply N doubles
+//   Kiraly's record (core/kiraly.h); a string or the photo is a u32 length
+//   and its bytes, a float IEEE 754 big-endian in 4 bytes:
+//   GETRECORD    request i32 id, u32 photo_bytes
+//                reply   i32 id, first_name, last_name, i32 age, email, phone,
+//                        u8 newsletter, f32 latitude, f32 longitude, photo
 //   ERROR  (replies only) why the server refused the request, as text
 //
 // Decoding never trusts a length: a body longer than kMaxBody is rejected
@@ -36,6 +41,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/kiraly.h"
 #include "core/server_core.h"
 
 namespace rpclab::raw {
@@ -48,10 +54,11 @@ enum class Proc : uint8_t {
   kAverage = 4,
   kGetRandNums = 5,
   kLogTransform = 6,
+  kGetRecord = 7,
   kError = 0xff
 };
 // The first procedure number no request may carry (forged-input tests).
-inline constexpr uint8_t kFirstUnknownProc = 7;
+inline constexpr uint8_t kFirstUnknownProc = 8;
 
 inline constexpr size_t kHeaderBytes = 9;
 // The ECHO bound of idl/rpclab.x, so every transport carries the same sizes.
@@ -114,5 +121,9 @@ std::string encode_i32(int32_t v);
 bool decode_i32(std::string_view body, int32_t* v);  // exactly 4 bytes
 std::string encode_doubles(const double* values, size_t n);
 bool decode_doubles(std::string_view body, std::vector<double>* out);  // a multiple of 8 bytes
+std::string encode_record_request(int32_t id, uint32_t photo_bytes);
+bool decode_record_request(std::string_view body, int32_t* id, uint32_t* photo_bytes);  // exactly 8 bytes
+std::string encode_record(const KiralyRecord& record);
+bool decode_record(std::string_view body, KiralyRecord* record);  // exactly one record, no bytes after
 
 }  // namespace rpclab::raw

@@ -1,5 +1,6 @@
 #include "raw/raw_service.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,7 +21,7 @@ std::string refusal(const FrameView& request) {
   return "unknown procedure " + std::to_string(request.proc);
 }
 
-// Allman's operations: the reply body, or why the request was refused (a
+// Allman's operations and Kiraly's GetRecord: the reply body, or why the request was refused (a
 // body of the wrong size, or values the core refuses).
 std::optional<std::string> allman(ServerCore& core, const FrameView& request, std::string* body) {
   int32_t n = 0;
@@ -47,11 +48,19 @@ std::optional<std::string> allman(ServerCore& core, const FrameView& request, st
       if (auto why = core.log_transform(in.data(), in.size(), &out)) return why;
       *body = encode_doubles(out.data(), out.size());
       return std::nullopt;
+    case Proc::kGetRecord: {
+      uint32_t photo_bytes = 0;
+      std::shared_ptr<const KiralyRecord> record;
+      if (!decode_record_request(request.body, &n, &photo_bytes)) break;
+      if (auto why = core.get_record(n, photo_bytes, &record)) return why;
+      *body = encode_record(*record);
+      return std::nullopt;
+    }
     default:
       return refusal(request);
   }
   return "the body of " + std::to_string(request.body.size()) + " bytes is not procedure " +
-         std::to_string(request.proc) + "'s argument (an i32, or doubles of 8 bytes each)";
+         std::to_string(request.proc) + "'s argument (an i32, doubles of 8 bytes each, or GETRECORD's two u32s)";
 }
 
 }  // namespace
@@ -74,7 +83,8 @@ void serve_frame(ServerCore& core, const FrameView& request, std::string* out, R
     case Proc::kIsPrime:
     case Proc::kAverage:
     case Proc::kGetRandNums:
-    case Proc::kLogTransform: {
+    case Proc::kLogTransform:
+    case Proc::kGetRecord: {
       std::string body;
       if (auto why = allman(core, request, &body)) return append_reply(request.call_id, Proc::kError, *why, out);
       return append_reply(request.call_id, static_cast<Proc>(request.proc), body, out);

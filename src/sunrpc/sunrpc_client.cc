@@ -99,6 +99,17 @@ class SunrpcClient : public RpcClient {
     return status_from_clnt(clnt_, stat);
   }
 
+  CallStatus get_record(int32_t id, uint32_t photo_bytes, KiralyRecord* record) override {
+    if (!fits(size_t{photo_bytes} + kKiralyFieldBytes)) return too_big(size_t{photo_bytes} + kKiralyFieldBytes);
+    before_call();
+    kiraly_request args{id, photo_bytes};
+    ::kiraly_record res{};
+    enum clnt_stat stat = rpclab_getrecord_1(&args, &res, clnt_);
+    if (stat == RPC_SUCCESS) *record = record_of(res);
+    xdr_free(reinterpret_cast<xdrproc_t>(xdr_kiraly_record), reinterpret_cast<char*>(&res));
+    return status_from_clnt(clnt_, stat);
+  }
+
  private:
   static allman_doubles doubles_of(const std::vector<double>& values) {
     return {static_cast<u_int>(values.size()), const_cast<double*>(values.data())};
@@ -107,6 +118,11 @@ class SunrpcClient : public RpcClient {
   static void take(enum clnt_stat stat, allman_doubles* res, std::vector<double>* out) {
     if (stat == RPC_SUCCESS) out->assign(res->allman_doubles_val, res->allman_doubles_val + res->allman_doubles_len);
     xdr_free(reinterpret_cast<xdrproc_t>(xdr_allman_doubles), reinterpret_cast<char*>(res));
+  }
+  static KiralyRecord record_of(const ::kiraly_record& r) {
+    auto text = [](const char* s) { return s ? std::string(s) : std::string(); };
+    return {r.id,           text(r.first_name), text(r.last_name), r.age,        text(r.email),
+            text(r.phone), r.newsletter != 0, r.latitude,         r.longitude, std::string(r.photo.photo_val, r.photo.photo_len)};
   }
   bool fits(size_t bytes) const { return !max_payload_ || bytes <= max_payload_; }
   CallStatus too_big(size_t bytes) const {

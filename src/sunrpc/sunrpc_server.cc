@@ -16,6 +16,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -305,6 +306,23 @@ bool_t rpclab_logtransform_1_svc(allman_doubles* args, allman_doubles* result, s
   return reply_values(
       rpclab::sunrpc::g_core->log_transform(args->allman_doubles_val, args->allman_doubles_len, &g_reply_values),
       result, request);
+}
+
+// Kiraly's record: the reply points into the core's record, kept here
+// until the next call (one thread serves).
+static std::shared_ptr<const rpclab::KiralyRecord> g_record;
+
+bool_t rpclab_getrecord_1_svc(kiraly_request* args, kiraly_record* result, struct svc_req* request) {
+  if (rpclab::sunrpc::g_core->get_record(args->id, args->photo_bytes, &g_record)) {
+    svcerr_decode(request->rq_xprt);
+    return FALSE;
+  }
+  const rpclab::KiralyRecord& r = *g_record;
+  auto text = [](const std::string& s) { return const_cast<char*>(s.c_str()); };  // XDR only reads them
+  *result = {r.id,          text(r.first_name), text(r.last_name), r.age,       text(r.email), text(r.phone),
+             r.newsletter, r.latitude,         r.longitude,       {static_cast<u_int>(r.photo.size()),
+                                                                     const_cast<char*>(r.photo.data())}};
+  return TRUE;
 }
 
 // Every reply points at memory the server keeps (the request's own bytes,

@@ -100,6 +100,18 @@ CallStatus XmlrpcClient::get_rand_nums(int32_t count, std::vector<double>* value
   return call_doubles(kGetRandNumsMethod, params, values);
 }
 
+CallStatus XmlrpcClient::get_record(int32_t id, uint32_t photo_bytes, KiralyRecord* record) {
+  xmlrpc_c::paramList params;
+  params.add(xmlrpc_c::value_int(id));
+  params.add(xmlrpc_c::value_int(to_i4(photo_bytes)));
+  xmlrpc_c::value result;
+  CallStatus status = call(kGetRecordMethod, params, &result);
+  std::string why;
+  if (status.ok() && !read_record(result, record, &why))
+    return CallStatus::failure(ErrorKind::kCannotCode, "xmlrpc-c: the getRecord reply: " + why);
+  return status;
+}
+
 CallStatus XmlrpcClient::log_transform(const std::vector<double>& values, std::vector<double>* logs) {
   xmlrpc_c::paramList params;
   params.add(doubles_value(values));

@@ -20,6 +20,7 @@ class XmlrpcClient : public RpcClient {
   CallStatus average(const std::vector<double>& values, double* mean) override;
   CallStatus get_rand_nums(int32_t count, std::vector<double>* values) override;
   CallStatus log_transform(const std::vector<double>& values, std::vector<double>* logs) override;
+  CallStatus get_record(int32_t id, uint32_t photo_bytes, KiralyRecord* record) override;
 
  protected:
   // Sends `rpc` and waits for its outcome, as rpc::call does: throws

@@ -129,6 +129,20 @@ class LogTransformMethod : public AllmanMethod {
   }
 };
 
+// Kiraly's GetRecord: the photo size travels as an i4 (its 32 bits, as ids do).
+class GetRecordMethod : public AllmanMethod {
+ public:
+  explicit GetRecordMethod(ServerCore& core) : AllmanMethod(core, "S:ii", "Kiraly's GetRecord(id, photo_bytes)") {}
+  void execute(const xmlrpc_c::paramList& params, xmlrpc_c::value* result) override {
+    int id = params.getInt(0);
+    uint32_t photo_bytes = from_i4(params.getInt(1));
+    params.verifyEnd(2);
+    std::shared_ptr<const KiralyRecord> record;
+    if (auto why = core_.get_record(id, photo_bytes, &record)) refuse(*why);
+    *result = record_value(*record);
+  }
+};
+
 }  // namespace
 
 xmlrpc_c::registryPtr make_registry(ServerCore& core, OriginOf origin_of) {
@@ -141,6 +155,7 @@ xmlrpc_c::registryPtr make_registry(ServerCore& core, OriginOf origin_of) {
   registry->addMethod(kAverageMethod, xmlrpc_c::methodPtr(new AverageMethod(core)));
   registry->addMethod(kGetRandNumsMethod, xmlrpc_c::methodPtr(new GetRandNumsMethod(core)));
   registry->addMethod(kLogTransformMethod, xmlrpc_c::methodPtr(new LogTransformMethod(core)));
+  registry->addMethod(kGetRecordMethod, xmlrpc_c::methodPtr(new GetRecordMethod(core)));
   return registry;
 }
 

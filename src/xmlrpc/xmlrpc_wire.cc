@@ -80,6 +80,73 @@ bool read_doubles(const xmlrpc_c::value& value, std::vector<double>* out, std::s
   return true;
 }
 
+xmlrpc_c::value record_value(const KiralyRecord& r) {
+  std::map<std::string, xmlrpc_c::value> f;
+  f["id"] = xmlrpc_c::value_int(r.id);
+  f["first_name"] = xmlrpc_c::value_string(r.first_name);
+  f["last_name"] = xmlrpc_c::value_string(r.last_name);
+  f["age"] = xmlrpc_c::value_int(r.age);
+  f["email"] = xmlrpc_c::value_string(r.email);
+  f["phone"] = xmlrpc_c::value_string(r.phone);
+  f["newsletter"] = xmlrpc_c::value_boolean(r.newsletter);
+  f["latitude"] = xmlrpc_c::value_double(r.latitude);
+  f["longitude"] = xmlrpc_c::value_double(r.longitude);
+  if (!r.photo.empty())
+    f["photo"] = xmlrpc_c::value_bytestring(std::vector<unsigned char>(r.photo.begin(), r.photo.end()));
+  return xmlrpc_c::value_struct(f);
+}
+
+namespace {
+
+// The struct's member `name` if it has XML-RPC type `type`, else null with `why` set.
+const xmlrpc_c::value* member(const std::map<std::string, xmlrpc_c::value>& f, const char* name,
+                              xmlrpc_c::value::type_t type, std::string* why) {
+  auto it = f.find(name);
+  if (it == f.end() || it->second.type() != type) {
+    *why = std::string("member '") + name + (it == f.end() ? "' is missing" : "' has the wrong type");
+    return nullptr;
+  }
+  return &it->second;
+}
+
+}  // namespace
+
+bool read_record(const xmlrpc_c::value& value, KiralyRecord* r, std::string* why) {
+  if (value.type() != xmlrpc_c::value::TYPE_STRUCT) {
+    *why = "not a struct";
+    return false;
+  }
+  std::map<std::string, xmlrpc_c::value> f = xmlrpc_c::value_struct(value).cvalue();
+  using T = xmlrpc_c::value;
+  for (auto [name, out] : {std::pair<const char*, int32_t*>{"id", &r->id}, {"age", &r->age}}) {
+    const T* v = member(f, name, T::TYPE_INT, why);
+    if (!v) return false;
+    *out = xmlrpc_c::value_int(*v);
+  }
+  for (auto [name, out] : {std::pair<const char*, std::string*>{"first_name", &r->first_name},
+                           {"last_name", &r->last_name}, {"email", &r->email}, {"phone", &r->phone}}) {
+    const T* v = member(f, name, T::TYPE_STRING, why);
+    if (!v) return false;
+    *out = static_cast<std::string>(xmlrpc_c::value_string(*v));
+  }
+  for (auto [name, out] : {std::pair<const char*, float*>{"latitude", &r->latitude}, {"longitude", &r->longitude}}) {
+    const T* v = member(f, name, T::TYPE_DOUBLE, why);
+    if (!v) return false;
+    *out = static_cast<float>(xmlrpc_c::value_double(*v));
+  }
+  const T* newsletter = member(f, "newsletter", T::TYPE_BOOLEAN, why);
+  if (!newsletter) return false;
+  r->newsletter = xmlrpc_c::value_boolean(*newsletter);
+  r->photo.clear();
+  if (f.count("photo")) {
+    const T* photo = member(f, "photo", T::TYPE_BYTESTRING, why);
+    if (!photo) return false;
+    std::vector<unsigned char> bytes = xmlrpc_c::value_bytestring(*photo).vectorUcharValue();
+    r->photo.assign(bytes.begin(), bytes.end());
+  }
+  return true;
+}
+
 void allow_largest_echo() {
   static std::once_flag once;
   std::call_once(once, [] { xmlrpc_limit_set(XMLRPC_XML_SIZE_LIMIT_ID, kXmlSizeLimit); });

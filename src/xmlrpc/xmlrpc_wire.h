@@ -8,6 +8,10 @@
 //   rpclab.average(array of double)      -> double
 //   rpclab.getRandNums(i4 count)         -> array of double, in [0, 1)
 //   rpclab.logTransform(array of double) -> array of double, their natural logs
+//   rpclab.getRecord(i4 id, i4 photo_bytes) -> Kiraly's record: struct {id i4,
+//       first_name string, last_name string, age i4, email string, phone
+//       string, newsletter boolean, latitude double, longitude double,
+//       photo base64 (absent when photo_bytes is 0)}
 // XML-RPC has no unsigned integer: a 32-bit id or count above 2^31-1
 // travels as the negative i4 with the same 32 bits.
 #pragma once
@@ -18,6 +22,7 @@
 
 #include <xmlrpc-c/base.hpp>
 
+#include "core/kiraly.h"
 #include "core/server_core.h"
 
 namespace rpclab::xmlrpc {
@@ -30,6 +35,7 @@ inline constexpr const char* kIsPrimeMethod = "rpclab.isPrime";
 inline constexpr const char* kAverageMethod = "rpclab.average";
 inline constexpr const char* kGetRandNumsMethod = "rpclab.getRandNums";
 inline constexpr const char* kLogTransformMethod = "rpclab.logTransform";
+inline constexpr const char* kGetRecordMethod = "rpclab.getRecord";
 
 // The largest ECHO payload: the bound of idl/rpclab.x, as for every transport.
 inline constexpr size_t kMaxPayload = size_t{16} << 20;
@@ -46,6 +52,11 @@ bool read_next_reply(const xmlrpc_c::value& value, NextReply* reply, std::string
 xmlrpc_c::value doubles_value(const std::vector<double>& values);
 // False, with what is wrong in `why`, unless `value` is an array of doubles.
 bool read_doubles(const xmlrpc_c::value& value, std::vector<double>* out, std::string* why);
+
+// Kiraly's record as an XML-RPC struct, the photo as <base64>; and back.
+xmlrpc_c::value record_value(const KiralyRecord& record);
+// False, with what is wrong in `why`, unless `value` is such a struct.
+bool read_record(const xmlrpc_c::value& value, KiralyRecord* record, std::string* why);
 
 // xmlrpc-c refuses XML over 512 KiB by default, in the server and the
 // client alike (one process-wide limit). Raised, once, so that a 16 MiB

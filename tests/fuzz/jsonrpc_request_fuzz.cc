@@ -49,13 +49,18 @@ int fuzz_jsonrpc_request(const uint8_t* data, size_t size) {
                     "the response is not JSON: " + errors);
   if (!reply.isObject()) return 0;  // a batch: one answer per request, checked as whole JSON only
   bool ran = after.next_calls != before.next_calls || after.echo_calls != before.echo_calls ||
-             after.allman_calls != before.allman_calls;
+             after.allman_calls != before.allman_calls || after.record_calls != before.record_calls;
   if (!ran) return 0;
   RPCLAB_FUZZ_CHECK(reply.isMember("result"), "a call the core ran did not answer with a result");
   if (after.next_calls != before.next_calls) {
     NextReply next;
     std::string why;
     RPCLAB_FUZZ_CHECK(jsonrpc::read_next_reply(reply["result"], &next, &why), why);
+  }
+  if (after.record_calls != before.record_calls) {
+    KiralyRecord record;
+    std::string why;
+    RPCLAB_FUZZ_CHECK(jsonrpc::read_record(reply["result"], &record, &why), why);
   }
   return 0;
 }

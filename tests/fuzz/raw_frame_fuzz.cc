@@ -40,7 +40,8 @@ std::string flatten(const FrameView& f) {
 }
 
 // Allman's operations answer with as many values as they were asked for,
-// and only for arguments of the right size (core/allman.h, raw_frame.h).
+// Kiraly's GetRecord with the record asked for, and only for arguments of
+// the right size (core/allman.h, core/kiraly.h, raw_frame.h).
 void check_allman_reply(const FrameView& request, const FrameView& reply) {
   int32_t n = 0;
   switch (static_cast<Proc>(request.proc)) {
@@ -59,6 +60,17 @@ void check_allman_reply(const FrameView& request, const FrameView& reply) {
       RPCLAB_FUZZ_CHECK(request.body.size() % 8 == 0 && reply.body.size() == request.body.size(),
                         "LOGTRANSFORM answered with another count");
       break;
+    case Proc::kGetRecord: {
+      // Kiraly's record, with the photo it asked for (core/kiraly.h).
+      int32_t id = 0;
+      uint32_t photo_bytes = 0;
+      KiralyRecord record;
+      RPCLAB_FUZZ_CHECK(raw::decode_record_request(request.body, &id, &photo_bytes) &&
+                            raw::decode_record(reply.body, &record) &&
+                            kiraly_check(kiraly_record(id, photo_bytes), record).empty(),
+                        "GETRECORD answered a wrong argument, or with another record");
+      break;
+    }
     default:
       break;
   }

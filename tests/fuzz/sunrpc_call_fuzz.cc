@@ -115,7 +115,7 @@ void check_reply(const MemTransport& t, uint32_t xid, uint32_t proc, const Serve
   RPCLAB_FUZZ_CHECK(reply.rm_xid == xid && reply.rm_reply.rp_stat == MSG_ACCEPTED, "reply header");
 
   ServerCounters after = core().counters();
-  bool allman = proc >= RPCLAB_ISPRIME && proc <= RPCLAB_LOGTRANSFORM;
+  bool allman = proc >= RPCLAB_ISPRIME && proc <= RPCLAB_GETRECORD;  // and Kiraly's, refused the same way
   bool known = proc == RPCLAB_NULL || proc == RPCLAB_NEXT || proc == RPCLAB_ECHO || allman;
   if (!known) {
     RPCLAB_FUZZ_CHECK(reply.acpted_rply.ar_stat == PROC_UNAVAIL, "unknown procedure not refused");
@@ -124,17 +124,18 @@ void check_reply(const MemTransport& t, uint32_t xid, uint32_t proc, const Serve
   if (!t.args_decoded && proc != RPCLAB_NULL) {
     RPCLAB_FUZZ_CHECK(reply.acpted_rply.ar_stat == GARBAGE_ARGS, "undecodable arguments not refused");
     RPCLAB_FUZZ_CHECK(after.next_calls == before.next_calls && after.echo_calls == before.echo_calls &&
-                          after.allman_calls == before.allman_calls,
+                          after.allman_calls == before.allman_calls && after.record_calls == before.record_calls,
                       "a call whose arguments did not decode reached the core");
     return;
   }
   // Allman's: run and answered, or refused for its values (core/allman.h)
   // with GARBAGE_ARGS and not counted.
   if (allman) {
-    bool ran = after.allman_calls == before.allman_calls + 1;
+    uint64_t done_before = before.allman_calls + before.record_calls, done = after.allman_calls + after.record_calls;
+    bool ran = done == done_before + 1;
     RPCLAB_FUZZ_CHECK(ran ? reply.acpted_rply.ar_stat == SUCCESS
-                          : reply.acpted_rply.ar_stat == GARBAGE_ARGS && after.allman_calls == before.allman_calls,
-                      "an Allman call neither ran once nor was refused");
+                          : reply.acpted_rply.ar_stat == GARBAGE_ARGS && done == done_before,
+                      "an Allman or Kiraly call neither ran once nor was refused");
     return;
   }
   RPCLAB_FUZZ_CHECK(reply.acpted_rply.ar_stat == SUCCESS, "a decoded call did not succeed");

@@ -32,6 +32,14 @@ void check_reply(const xmlrpc_c::rpcOutcome& outcome, const ServerCounters& befo
   bool ran_allman = after.allman_calls == before.allman_calls + 1;
   RPCLAB_FUZZ_CHECK(after.allman_calls - before.allman_calls <= 1, "one request ran more than one call");
   if (ran_allman) RPCLAB_FUZZ_CHECK(outcome.succeeded(), "an Allman call the core ran came back as a fault");
+  // Kiraly's: a record the core handed out comes back as the record struct.
+  RPCLAB_FUZZ_CHECK(after.record_calls - before.record_calls <= 1, "one request ran more than one call");
+  if (after.record_calls == before.record_calls + 1) {
+    RPCLAB_FUZZ_CHECK(outcome.succeeded(), "a GetRecord the core ran came back as a fault");
+    KiralyRecord record;
+    std::string why;
+    RPCLAB_FUZZ_CHECK(xmlrpc::read_record(outcome.getResult(), &record, &why), why);
+  }
   if (!ran_next && !ran_echo) return;
   RPCLAB_FUZZ_CHECK(outcome.succeeded(), "a call the core ran came back as a fault");
   if (ran_next) {

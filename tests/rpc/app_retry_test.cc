@@ -35,6 +35,7 @@ class ScriptedClient : public RpcClient {
   CallStatus average(const std::vector<double>&, double*) override { return next_outcome(); }
   CallStatus get_rand_nums(int32_t, std::vector<double>*) override { return next_outcome(); }
   CallStatus log_transform(const std::vector<double>&, std::vector<double>*) override { return next_outcome(); }
+  CallStatus get_record(int32_t, uint32_t, KiralyRecord*) override { return next_outcome(); }
 
  private:
   CallStatus next_outcome() {
