@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "core/client_run.h"
+#include "core/kiraly.h"
 #include "core/transport.h"
 #include "harness/plots.h"
 #include "harness/speed_report.h"
@@ -51,7 +52,7 @@ std::string find_field(const Csv& rows, const std::string& op, const std::string
 }
 
 std::string op_of(const json& r) { return r.value("cell", json::object()).value("op", "echo"); }
-bool measured(const json& r) { return r.value("status", "") == "ok" && allman_record(r); }
+using Pick = bool (*)(const json&);
 size_t n_of(const json& r) { return r.value("size", size_t{0}); }
 
 int op_rank(const std::string& op) {
@@ -62,6 +63,11 @@ int op_rank(const std::string& op) {
 std::string allman_name(const std::string& transport) {
   const TransportRow* row = find_transport(transport);
   return row ? std::string(row->traits.allman_name) : "";
+}
+
+std::string kiraly_name(const std::string& transport) {
+  const TransportRow* row = find_transport(transport);
+  return row ? std::string(row->traits.kiraly_name) : "";
 }
 
 std::string floor_name(const std::string& transport) {
@@ -81,11 +87,11 @@ Group group_of(const json& r) {
   return {op_rank(op_of(r)), n_of(r), r.value("topology", ""), r.value("connect", ""), r.value("clients", 1)};
 }
 
-// The records of each group, in the table's transport order.
-std::map<Group, std::vector<const json*>> by_group(const std::vector<json>& records) {
+// The measured records `pick` takes, by group, in the table's transport order.
+std::map<Group, std::vector<const json*>> by_group(const std::vector<json>& records, Pick pick = allman_record) {
   std::map<Group, std::vector<const json*>> groups;
   for (const json& r : records)
-    if (measured(r)) groups[group_of(r)].push_back(&r);
+    if (r.value("status", "") == "ok" && pick(r)) groups[group_of(r)].push_back(&r);
   for (auto& [key, rows] : groups)
     std::stable_sort(rows.begin(), rows.end(), [](const json* a, const json* b) {
       return table_rank(a->value("transport", "")) < table_rank(b->value("transport", ""));
@@ -130,7 +136,11 @@ bool paper_size(const json& r) { return n_of(r) == 50000 || op_of(r) == "is-prim
 }  // namespace
 
 bool allman_record(const json& record) {
-  return record.value("experiment", "") == "speed" && op_of(record) != "echo";
+  return record.value("experiment", "") == "speed" && workload_of(op_of(record)) == "allman";
+}
+
+bool kiraly_run(const json& record) {
+  return record.value("experiment", "") == "speed" && workload_of(op_of(record)) == "kiraly";
 }
 
 std::string allman_bytes_table(const std::vector<json>& records, const std::string& data_dir) {
@@ -188,13 +198,47 @@ std::string allman_speed_table(const std::vector<json>& records, const std::stri
          t.render();
 }
 
-std::string kiraly_table(const std::string& data_dir) {
-  Csv rows = read_csv(data_dir + "/kiraly2018-record.csv");
-  if (rows.empty()) return "";
-  TextTable t({"system", "data", "server", "client", "2018 s/100 calls"});
-  for (const auto& row : rows)
-    t.add({row.at("system"), row.at("data"), row.at("server"), row.at("client"), row.at("seconds_per_100_calls")});
-  return "Kiraly 2018, the record message (not run here yet; docs/data/kiraly2018-record.csv):\n\n" + t.render();
+namespace {
+
+// Kiraly's "small" and "binary" rows: without the photo, and with his 1 MB.
+std::string kiraly_data(size_t photo) { return photo == 0 ? "small" : photo == kKiralyPhotoBytes ? "binary" : ""; }
+
+// The response's bytes over the photo's: base64's 4/3 (plus line breaks and
+// markup) for the text transports, about 1 for the binary ones.
+std::string per_photo_byte(const json& r) {
+  double rep = wire(r, "response_bytes_per_call");
+  return rep < 0 || n_of(r) == 0 ? "-" : fixed(rep / static_cast<double>(n_of(r)), 3);
+}
+
+}  // namespace
+
+std::string kiraly_table(const std::vector<json>& records, const std::string& data_dir) {
+  Csv paper = read_csv(data_dir + "/kiraly2018-record.csv");
+  TextTable t({"photo B", "link", "transport", "request B", "response B", "resp/photo", "x floor B", "p50 us",
+               "p99 us", "calls/s", "cpu us/call cli", "srv", "x floor", "s/100 calls", "2018 s/100 calls"});
+  for (const auto& [g, rows] : by_group(records, kiraly_run)) {
+    if (!t.empty()) t.rule();
+    for (const json* r : rows) {
+      std::string system = kiraly_name(r->value("transport", "")), then;
+      for (const auto& row : paper)
+        if (!system.empty() && row.at("system") == system && row.at("data") == kiraly_data(n_of(*r)))
+          then = row.at("seconds_per_100_calls");
+      const json& cpu = r->value("cpu_us_per_call", json::object());
+      auto num = [](const json& v, int d) { return v.is_number() ? fixed(v.get<double>(), d) : std::string("-"); };
+      t.add({grouped(n_of(*r)), place(*r), variant(*r), bytes_text(wire(*r, "request_bytes_per_call")),
+             bytes_text(wire(*r, "response_bytes_per_call")), per_photo_byte(*r), bytes_ratio(*r, floor_of(*r, rows)),
+             num(r->value("p50_us", json()), 1), num(r->value("p99_us", json()), 1),
+             num(r->value("calls_per_s", json()), 1), num(cpu.value("client", json()), 1),
+             num(cpu.value("server", json()), 1), num(r->value("ratio_to_floor", json()), 2),
+             num(r->value("seconds_per_100_calls", json()), 4), then.empty() ? "" : fixed(std::stod(then), 4)});
+    }
+  }
+  if (t.empty()) return "";
+  return "Kiraly's record: GetRecord per call without (0) and with its photo (bytes from the link, as in Allman's "
+         "table;\nresp/photo = response bytes / photo bytes: base64's 4/3 for XML-RPC and JSON-RPC; x floor B and "
+         "x floor: bytes\nand p50 over the floor's; s/100 calls = mean x 100, Kiraly's measure; 2018: his C++ client "
+         "and server,\ndocs/data/kiraly2018-record.csv):\n\n" +
+         t.render();
 }
 
 std::vector<std::string> allman_plots(const std::vector<json>& records, const std::string& dir,

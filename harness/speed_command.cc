@@ -154,13 +154,13 @@ std::function<int()> add_speed_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--workload", f->workload, "what each call is: " + speed_workload_names() +
                   " (allman: Allman's four operations, --sizes as N doubles, default 50,500,5000,50000; "
-                  "docs/speed.md)")
+                  "kiraly: Kiraly's record, --sizes as its photo's bytes, default 0,1048576; docs/speed.md)")
       ->check([](const std::string& w) {
         return find_speed_workload(w) ? std::string() : "one of: " + speed_workload_names();
       })
       ->capture_default_str();
   cmd->add_option("--transports", f->transports, "comma-separated transports")->delimiter(',');
-  cmd->add_option("--sizes", f->sizes, "payload bytes, e.g. 12,512,8192; with --workload allman, N doubles")->delimiter(',')
+  cmd->add_option("--sizes", f->sizes, "payload bytes, e.g. 12,512,8192; with --workload allman, N doubles; kiraly, photo bytes")->delimiter(',')
       ->check(in_range(size_t{0}, size_t{16} << 20));
   cmd->add_option("--clients", f->clients, "parallel clients, e.g. 1,2,4")->delimiter(',')->check(in_range(1, 64));
   cmd->add_option("--topologies", f->topologies, "loopback,two-host")->delimiter(',')

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/client_run.h"
+#include "core/kiraly.h"
 
 namespace rpclab::harness {
 namespace {
@@ -101,6 +102,15 @@ void apply_allman(SpeedAxes& a) {
   a.calibrate = false;
 }
 
+// Kiraly's setting (seed 003): one record without its photo ("small") and
+// with the 1 MiB photo ("binary"), --sizes as the photo's bytes; otherwise
+// Allman's (one client, kept connection, bytes counted on the two-host link).
+void apply_kiraly(SpeedAxes& a) {
+  apply_allman(a);
+  a.ops = {"get-record"};
+  a.sizes = {0, kKiralyPhotoBytes};
+}
+
 void apply_echo(SpeedAxes& a) { a.ops = {"echo"}; }
 
 }  // namespace
@@ -110,8 +120,19 @@ const std::vector<SpeedWorkload>& speed_workloads() {
       {"echo", "Levy's: ECHO of --sizes opaque bytes", apply_echo},
       {"allman", "Allman's four operations (IsPrime, Average, GetRandNums, LogTransform) of --sizes doubles",
        apply_allman},
+      {"kiraly", "Kiraly's record (GetRecord) without and with its 1 MiB photo; --sizes as the photo's bytes",
+       apply_kiraly},
   };
   return table;
+}
+
+std::string workload_of(const std::string& op) {
+  for (const SpeedWorkload& w : speed_workloads()) {
+    SpeedAxes a;
+    w.apply(a);
+    if (std::find(a.ops.begin(), a.ops.end(), op) != a.ops.end()) return w.name;
+  }
+  return "";
 }
 
 const SpeedWorkload* find_speed_workload(const std::string& name) {

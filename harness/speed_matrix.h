@@ -50,7 +50,8 @@ SpeedAxes speed_preset(const std::string& name);  // throws std::invalid_argumen
 
 // A workload: what each call is, one row each. `echo` is Levy's (opaque
 // bytes of --sizes); `allman` is Allman's four operations (seed 000) with
-// --sizes as N doubles. apply() sets its ops and its own defaults on axes
+// --sizes as N doubles; `kiraly` is Kiraly's record (seed 003) with --sizes
+// as its photo's bytes. apply() sets its ops and its own defaults on axes
 // from a preset; flags given on the command line are applied after it.
 struct SpeedWorkload {
   const char* name;
@@ -59,7 +60,9 @@ struct SpeedWorkload {
 };
 const std::vector<SpeedWorkload>& speed_workloads();
 const SpeedWorkload* find_speed_workload(const std::string& name);
-std::string speed_workload_names();  // "echo, allman"
+std::string speed_workload_names();  // "echo, allman, kiraly"
+// The workload whose row runs `op` ("echo", "allman", "kiraly"), or "".
+std::string workload_of(const std::string& op);
 // An operation that carries no vector (IsPrime) runs at one size only.
 bool sized_op(const std::string& op);
 // Cells ordered so each topology's calibration runs first and the cells

@@ -20,9 +20,9 @@ namespace {
 
 using nlohmann::json;
 
-// Levy's tables are of ECHO; Allman's operations have their own (allman_report.h).
+// Levy's tables are of ECHO; Allman's and Kiraly's operations have their own (allman_report.h).
 bool measured(const json& r) {
-  return r.value("experiment", "") == "speed" && r.value("status", "") == "ok" && !allman_record(r);
+  return r.value("experiment", "") == "speed" && r.value("status", "") == "ok" && !allman_record(r) && !kiraly_run(r);
 }
 bool calibration(const json& r) { return r.value("calibration", false); }
 
@@ -231,7 +231,9 @@ SpeedReport speed_report(const std::vector<json>& records, const std::string& da
               skipped = not_measured(records);
   std::string brief = percentile_table(records, "loopback", "persistent", true);
   std::string allman = allman_bytes_table(records, data_dir);
-  if (!allman.empty()) allman += "\n" + allman_speed_table(records, data_dir) + "\n" + kiraly_table(data_dir) + "\n";
+  if (!allman.empty()) allman += "\n" + allman_speed_table(records, data_dir) + "\n";
+  std::string kiraly = kiraly_table(records, data_dir);
+  if (!kiraly.empty()) allman += kiraly + "\n";
   out.summary = head + levy + "\n" + brief + "\n" + allman + cal + "\n" + skipped;
   out.full = head + levy + "\n" + allman;
   for (const char* topo : {"loopback", "two-host"})

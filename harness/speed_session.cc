@@ -64,7 +64,9 @@ json wire_delta(const WireCounters& before, const WireCounters& after) {
 
 // Calls the server ran in a trial, whatever their kind (warm-up included,
 // as the link's counters include it).
-double served(const json& stats) { return stats.value("echo_calls", 0.0) + stats.value("allman_calls", 0.0); }
+double served(const json& stats) {
+  return stats.value("echo_calls", 0.0) + stats.value("allman_calls", 0.0) + stats.value("record_calls", 0.0);
+}
 
 double server_cpu_us(const json& stats) {
   return stats.value("cpu_user_us", 0.0) + stats.value("cpu_sys_us", 0.0);
@@ -81,10 +83,11 @@ std::string skip_reason(const CellConfig& cell, const CellEnvironment& env) {
   const TransportRow* row = find_transport(cell.transport);
   if (!row) return "";
   ClientSettings s = row->client_settings(cell.client_options());
-  size_t bytes = payload_bytes(*parse_operation(cell.op), cell.size);
+  Operation op = *parse_operation(cell.op);
+  size_t bytes = payload_bytes(op, cell.size);
   if (bytes > s.max_payload) {
     std::string note(row->traits.payload_note);
-    std::string what = cell.op == "echo" ? "" : fmt::format(" ({} doubles)", cell.size);
+    std::string what = size_unit(op).empty() ? "" : fmt::format(" ({} {})", cell.size, size_unit(op));
     return fmt::format("{} bytes{} do not fit one {} call (at most {}{})", bytes, what, cell.transport, s.max_payload,
                        note.empty() ? "" : "; " + note);
   }

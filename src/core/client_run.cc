@@ -115,16 +115,22 @@ class Caller {
   KiralyRecord want_, record_;  // Kiraly's: the record asked for, the one that came
 };
 
-// One row per operation: its name on the command line and in records.
+// One row per operation: its name on the command line and in records, and
+// what its --size counts when that is not the payload's bytes.
 struct OperationName {
   Operation op;
   const char* name;
+  const char* size_unit;
 };
 constexpr OperationName kOperationNames[] = {
-    {Operation::kNull, "null"},         {Operation::kNext, "next"},
-    {Operation::kEcho, "echo"},         {Operation::kIsPrime, "is-prime"},
-    {Operation::kAverage, "average"},   {Operation::kGetRandNums, "get-rand-nums"},
-    {Operation::kLogTransform, "log-transform"}, {Operation::kGetRecord, "get-record"},
+    {Operation::kNull, "null", ""},
+    {Operation::kNext, "next", ""},
+    {Operation::kEcho, "echo", ""},
+    {Operation::kIsPrime, "is-prime", ""},
+    {Operation::kAverage, "average", "doubles"},
+    {Operation::kGetRandNums, "get-rand-nums", "doubles"},
+    {Operation::kLogTransform, "log-transform", "doubles"},
+    {Operation::kGetRecord, "get-record", "photo bytes"},
 };
 
 }  // namespace
@@ -139,6 +145,12 @@ std::string_view operation_name(Operation op) {
   for (const OperationName& o : kOperationNames)
     if (op == o.op) return o.name;
   return "?";
+}
+
+std::string_view size_unit(Operation op) {
+  for (const OperationName& o : kOperationNames)
+    if (op == o.op) return o.size_unit;
+  return "";
 }
 
 std::string operation_names() {

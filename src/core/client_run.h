@@ -19,6 +19,9 @@ namespace rpclab {
 enum class Operation { kNull, kNext, kEcho, kIsPrime, kAverage, kGetRandNums, kLogTransform, kGetRecord };
 std::optional<Operation> parse_operation(std::string_view name);
 std::string_view operation_name(Operation op);
+// What --size counts for `op` ("doubles", "photo bytes"), or "" when it is
+// the payload's bytes or nothing.
+std::string_view size_unit(Operation op);
 // "next | echo | null | is-prime | ...", for --help.
 std::string operation_names();
 // The largest payload one call of `op` carries either way: ECHO's bytes,

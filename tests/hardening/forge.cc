@@ -82,7 +82,7 @@ std::string Forge::sunrpc_call(std::string* kind) {
       break;
     case 4:
       *kind = "wrong procedure";
-      set_word(&call, kProc, raw::kFirstUnknownProc + below(1000));  // 3-6 are Allman's, as on the floor
+      set_word(&call, kProc, raw::kFirstUnknownProc + below(1000));  // 3-6 are Allman's, 7 Kiraly's, as on the floor
       break;
     case 5:
       *kind = "wrong rpc version";

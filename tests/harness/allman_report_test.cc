@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/kiraly.h"
 #include "harness/allman_report.h"
 #include "harness/speed_report.h"
 #include "harness/speed_summary.h"
@@ -100,6 +101,33 @@ TEST(AllmanBytes, NoAllmanRecordsNoAllmanTables) {
   std::vector<json> echo = {speed_record("raw-tcp", 1, 12, {50, 51, 49})};
   EXPECT_EQ(allman_bytes_table(echo, kData), "");
   EXPECT_EQ(speed_report(echo, kData).full.find("Allman"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rpclab::harness
+
+namespace rpclab::harness {
+namespace {
+
+// Kiraly's table: the record rows only, the response per photo byte
+// (base64's 4/3 on the text transports) and his 2018 figure beside the
+// transports he ran.
+TEST(KiralyTable, ShowsBase64sOverheadAndThe2018FiguresBesideTheirTransports) {
+  size_t photo = kKiralyPhotoBytes;
+  std::vector<json> records = {cell_record("raw-tcp", "get-record", photo, 17, photo + 140.0),
+                               cell_record("jsonrpc", "get-record", photo, 200, 4.0 * photo / 3 + 400),
+                               cell_record("xmlrpc-pstream", "get-record", photo, 300, 1.35 * photo),
+                               cell_record("jsonrpc", "get-record", 0, 200, 400),
+                               cell_record("xmlrpc", "log-transform", 5000, 240000, 250000)};
+  std::string table = kiraly_table(records, kData);
+  EXPECT_NE(line_of(table, {"1,048,576", "jsonrpc", "1.334", "23.8575"}), "") << table;
+  EXPECT_NE(line_of(table, {"0", "jsonrpc", "1.7460"}), "") << table;
+  std::string pstream = line_of(table, {"1,048,576", "xmlrpc-pstream", "1.350"});
+  ASSERT_NE(pstream, "") << table;
+  EXPECT_EQ(pstream.find("16.8776"), std::string::npos) << "Kiraly ran XML-RPC over HTTP only: " << pstream;
+  EXPECT_EQ(line_of(table, {"log-transform"}), "") << table;
+  EXPECT_EQ(line_of(allman_bytes_table(records, kData), {"get-record"}), "");
+  EXPECT_EQ(kiraly_table(log_transform_records(), kData), "");
 }
 
 }  // namespace
