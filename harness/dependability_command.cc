@@ -148,6 +148,15 @@ int check_durations(const std::vector<CellConfig>& cells, int cell_time_limit_s)
 int run(Flags& f) {
   std::vector<Block> blocks;
   std::vector<CellConfig> cells;
+  // Across two machines is Levy's "different machine": the labels say two-host.
+  if (!f.remote.server_host.empty()) {
+    if (f.topology == "loopback") {
+      std::fprintf(stderr, "rpclab dependability: with --server-host the server is on another machine: leave out "
+                   "--topology (it is two-host)\n");
+      return kExitUsage;
+    }
+    f.topology = "two-host";
+  }
   try {
     blocks = dependability_preset(f.preset);
     apply_overrides(blocks, overrides(f));
