@@ -20,6 +20,8 @@ void add_remote_flags(CLI::App* cmd, RemoteOptions& o) {
   cmd->add_flag("--deploy", o.deploy, "copy this build's rpclab-server and rpclab-client to --server-host first");
   cmd->add_option("--server-iface", o.server_iface, "the interface on --server-host that faults go on (default: the "
                   "one its route to this machine's data address uses)");
+  cmd->add_option("--max-clock-offset", o.max_clock_offset_ms, "refuse --server-host if its clock is further off "
+                  "this machine's than this (ms, measured over ssh)")->check(CLI::Range(0.0, 3600e3))->capture_default_str();
   cmd->add_flag("--i-know-this-is-the-management-link", o.management_link_ok, "allow faults on the interface that "
                 "carries the ssh session to --server-host");
 }

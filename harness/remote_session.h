@@ -29,6 +29,7 @@ struct RemoteOptions {
   std::string server_iface;    // the data interface there, faults go on it; default: the route to the clients
   bool management_link_ok = false;  // --i-know-this-is-the-management-link
   bool faults = false;         // some cell has faults: find the interface and root there first
+  double max_clock_offset_ms = 1000;  // refuse a host whose clock is further off than this
 };
 
 class RemoteSession {

@@ -194,6 +194,8 @@ TEST_F(RemoteE2E, BadInputIsOneClearMessageBeforeAnythingRuns) {
   expect_refused(run_program(wrong_key, 60s), "refused this key", tmp.file("b"));
   expect_refused(run_program(dependability(tmp.file("c"), 10, {"--remote-bin-dir", "/nonexistent"}), 60s),
                  "has no rpclab-server it can run at /nonexistent", tmp.file("c"));
+  expect_refused(run_program(dependability(tmp.file("h"), 10, {"--max-clock-offset", "0"}), 60s),
+                 "ms off this machine's (more than 0 ms)", tmp.file("h"));
   expect_refused(run_program(dependability(tmp.file("d"), 10, {"--dup", "5"}), 60s),
                  "give --direction to-client for --dup", tmp.file("d"));
   std::vector<std::string> dup = {"--dup", "5", "--direction", "to-client"};
