@@ -88,7 +88,10 @@ std::string script(const PlotSpec& plot) {
   for (size_t i = 0; i < plot.series.size(); ++i)
     gp += fmt::format("{}{} index {} using {} with {} {} title {}", i ? ", \\\n     " : "", gp_quote(plot.name + ".dat"),
                       i, using_columns(plot, i), style, marker(i), gp_quote(plot.series[i].title));
-  return gp + "\n";
+  gp += "\n";
+  if (plot.svg)
+    gp += fmt::format("set terminal svg size 1000,650 noenhanced\nset output {}\nreplot\n", gp_quote(plot.name + ".svg"));
+  return gp;
 }
 
 double rate(const json& r, const char* key) { return r.at("silent_per_million").value(key, 0.0); }
@@ -108,8 +111,9 @@ std::string draw(const PlotSpec& plot, const std::string& dir, netem::CommandLog
     return "";
   }
   std::string stem = dir + "/" + plot.name, png = stem + ".png";
-  if (!absent_or_regular_file(png)) {  // gnuplot would truncate whatever is there
-    *why = png + " exists and is not a regular file, so it was left alone";
+  if (!absent_or_regular_file(png) || (plot.svg && !absent_or_regular_file(stem + ".svg"))) {
+    // gnuplot would truncate whatever is there
+    *why = stem + ".png or .svg exists and is not a regular file, so it was left alone";
     return "";
   }
   write_file_atomically(stem + ".dat", data_file(plot));

@@ -34,6 +34,7 @@ struct PlotSpec {
   bool logx = false, logy = false;  // a linear y axis starts at 0: every y here is a rate, a count or a time
   std::vector<std::string> xtics;   // kCategory: the labels of x = 0, 1, 2...
   std::vector<Series> series;
+  bool svg = false;  // also <dir>/<name>.svg, the same plot as vector graphics
 };
 
 // Draws the plot; returns the PNG path, or "" with `why` set (no gnuplot,

@@ -162,7 +162,7 @@ TEST_F(RemoteE2E, SpeedCellRunsItsServerOnTheSshHost) {
   ASSERT_TRUE(rec.is_object()) << "not one cell in " << tmp.file("run");
   ASSERT_EQ(rec.value("status", ""), "ok") << rec.dump();
   EXPECT_EQ(trial.at("hosts").at("server").value("address", ""), hosts_->server_data());
-  EXPECT_GE(trial.value("echo_served", 0.0), 200.0) << "the remote server's own count, by SIGUSR1 there";
+  EXPECT_GE(trial.value("calls_served", 0.0), 200.0) << "the remote server's own count, by SIGUSR1 there";
 
   std::vector<std::string> local = {bin("rpclab")};
   local.insert(local.end(), cell.begin(), cell.end());
