@@ -68,7 +68,6 @@ SshHosts::SshHosts() {
   };
   write(ssh_config(), client_config("id"));
   write(wrong_key_config(), client_config("id_wrong"));
-  ::mkdir("/run/sshd", 0755);  // sshd's privilege separation directory
   start_sshd(srv_, server_mgmt(), "srv");
   start_sshd(cli_, "198.18.1.1", "cli");
   bool up = wait_until([&] {
@@ -84,8 +83,12 @@ void SshHosts::start_sshd(const std::string& ns, const std::string& listen, cons
              "PidFile " + dir_.file("sshd-" + name + ".pid") + "\nAuthorizedKeysFile " + dir_.file("authorized_keys") +
              "\nStrictModes no\nUsePAM no\nPermitRootLogin prohibit-password\nPasswordAuthentication no\n"
              "KbdInteractiveAuthentication no\nSubsystem sftp /usr/lib/openssh/sftp-server\n");
+  // sshd wants /run/sshd (its privilege separation directory): each gets
+  // a /run of its own in a private mount namespace, so the host's /run is
+  // left as it was.
   sshd_.push_back(std::make_unique<Child>(
-      std::vector<std::string>{"ip", "netns", "exec", ns, "/usr/sbin/sshd", "-D", "-e", "-f", cfg},
+      std::vector<std::string>{"ip", "netns", "exec", ns, "unshare", "-m", "--propagation", "private", "sh", "-c",
+                               "mount -t tmpfs tmpfs /run && mkdir /run/sshd && exec /usr/sbin/sshd -D -e -f " + cfg},
       dir_.file("sshd-" + name + ".log")));
 }
 
