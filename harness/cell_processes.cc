@@ -47,7 +47,10 @@ std::vector<std::string> server_argv(const CellConfig& cell, const std::string& 
                                    files.path("server.stats")};
   // Dependability cells always journal: it costs a few percent per call
   // (docs/architecture.md) and keeps the executions of a server that dies.
-  if (cell.experiment == "dependability") argv.insert(argv.end(), {"--journal", files.path("journal.bin")});
+  // The at-most-once table is durable through the journal, so a speed cell
+  // that measures it pays for both.
+  if (cell.experiment == "dependability" || cell.at_most_once)
+    argv.insert(argv.end(), {"--journal", files.path("journal.bin")});
   if (cell.at_most_once) argv.push_back("--at-most-once");
   if (cell.drc) argv.insert(argv.end(), {"--drc", std::to_string(cell.drc)});
   if (cell.udp_bufsize) argv.insert(argv.end(), {"--udp-bufsize", std::to_string(cell.udp_bufsize)});

@@ -26,6 +26,7 @@ struct SpeedAxes {
   int timeout_ms = 10000;     // a lost datagram on the floor (no retransmit) costs this
   size_t udp_bufsize = 0;
   std::vector<bool> nodelay = {false};  // TCP_NODELAY off/on, for the transports whose row takes it
+  std::vector<bool> at_most_once = {false};  // the server's at-most-once table (with its journal) off/on
   // Text transports (XML, JSON: bytes as base64) make at most this many
   // payload bytes of calls per client per trial, and at least
   // kMinCallsPerTrial; 0 = no cap.

@@ -109,8 +109,8 @@ SpeedSession::~SpeedSession() {
 }
 
 std::string SpeedSession::server_key(const CellConfig& cell) {
-  return fmt::format("{}-{}-{}{}", netem::topology_name(cell.topology), cell.transport, cell.udp_bufsize,
-                     cell.server_options().tcp_nodelay ? "-nodelay" : "");
+  return fmt::format("{}-{}-{}{}{}", netem::topology_name(cell.topology), cell.transport, cell.udp_bufsize,
+                     cell.server_options().tcp_nodelay ? "-nodelay" : "", cell.at_most_once ? "-at-most-once" : "");
 }
 
 netem::Topology& SpeedSession::topology(netem::TopologyKind kind, netem::CommandLog& log) {
