@@ -101,9 +101,13 @@ std::map<Group, std::vector<const json*>> by_group(const std::vector<json>& reco
 
 const json* floor_of(const json& r, const std::vector<const json*>& group) {
   std::string floor = floor_name(r.value("transport", ""));
-  for (const json* other : group)
-    if (other->value("transport", "") == floor && !other->value("cell", json::object()).value("tcp_nodelay", false))
+  bool at_most_once = r.value("cell", json::object()).value("at_most_once", false);
+  for (const json* other : group) {
+    const json& cell = other->value("cell", json::object());
+    if (other->value("transport", "") == floor && !cell.value("tcp_nodelay", false) &&
+        cell.value("at_most_once", false) == at_most_once)
       return other;
+  }
   return nullptr;
 }
 

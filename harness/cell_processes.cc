@@ -36,6 +36,8 @@ void check_interrupt(const ProcessPlacement& placement) {
   if (placement.stop && placement.stop->load()) throw Interrupted();
 }
 
+}  // namespace
+
 // `listen`: ADDR:PORT.
 std::vector<std::string> server_argv(const CellConfig& cell, const std::string& listen, const CellFiles& files,
                                      const std::string& bin_dir) {
@@ -45,13 +47,18 @@ std::vector<std::string> server_argv(const CellConfig& cell, const std::string& 
                                    files.path("server.stats")};
   // Dependability cells always journal: it costs a few percent per call
   // (docs/architecture.md) and keeps the executions of a server that dies.
-  if (cell.experiment == "dependability") argv.insert(argv.end(), {"--journal", files.path("journal.bin")});
+  // The at-most-once table is durable through the journal, so a speed cell
+  // that measures it pays for both.
+  if (cell.experiment == "dependability" || cell.at_most_once)
+    argv.insert(argv.end(), {"--journal", files.path("journal.bin")});
   if (cell.at_most_once) argv.push_back("--at-most-once");
   if (cell.drc) argv.insert(argv.end(), {"--drc", std::to_string(cell.drc)});
   if (cell.udp_bufsize) argv.insert(argv.end(), {"--udp-bufsize", std::to_string(cell.udp_bufsize)});
   if (cell.server_options().tcp_nodelay) argv.push_back("--tcp-nodelay");
   return argv;
 }
+
+namespace {
 
 std::vector<std::string> client_argv(const CellConfig& cell, int k, const std::string& endpoint,
                                      const CellFiles& files, const std::string& bin_dir) {
@@ -247,13 +254,15 @@ Ledger ServerUnderTest::stop_and_read_ledger() {
 // (then it is all there is); after a clean stop the server's own ledger.bin
 // must say the same, or one of the two is wrong and the cell is not to be
 // trusted.
-Ledger ServerUnderTest::read_ledger() const {
-  auto exists = [&](const char* name) { return ::access(files_.path(name).c_str(), F_OK) == 0; };
+Ledger ServerUnderTest::read_ledger() const { return read_server_ledger(files_); }
+
+Ledger read_server_ledger(const CellFiles& files) {
+  auto exists = [&](const char* name) { return ::access(files.path(name).c_str(), F_OK) == 0; };
   try {
-    if (!exists("journal.bin")) return Ledger::read_file(files_.path("ledger.bin"));
-    Ledger journaled = read_journal_ledger(files_.path("journal.bin"));
+    if (!exists("journal.bin")) return Ledger::read_file(files.path("ledger.bin"));
+    Ledger journaled = read_journal_ledger(files.path("journal.bin"));
     if (exists("ledger.bin") &&
-        journaled.serialize() != Ledger::read_file(files_.path("ledger.bin")).serialize())
+        journaled.serialize() != Ledger::read_file(files.path("ledger.bin")).serialize())
       throw CellFailure("the server's ledger.bin and its journal.bin disagree on what ran");
     return journaled;
   } catch (const CellFailure&) {

@@ -43,7 +43,7 @@ uint64_t calls_per_trial(const SpeedAxes& a, const std::string& transport, const
 }
 
 CellConfig speed_cell(const SpeedAxes& a, const std::string& transport, const std::string& op, TopologyKind topology,
-                      ConnectMode connect, int clients, size_t size, bool nodelay) {
+                      ConnectMode connect, int clients, size_t size, bool nodelay, bool at_most_once = false) {
   CellConfig c;
   c.experiment = "speed";
   c.op = op;
@@ -58,6 +58,7 @@ CellConfig speed_cell(const SpeedAxes& a, const std::string& transport, const st
   c.timeout_ms = a.timeout_ms;
   c.udp_bufsize = is_calibration(transport) || !row_of(transport).accepts(kOptUdpBufsize) ? 0 : a.udp_bufsize;
   c.tcp_nodelay = nodelay;
+  c.at_most_once = at_most_once;
   c.pin = false;  // two CPUs, up to four clients and a server: let the scheduler place them
   return c;
 }
@@ -113,6 +114,23 @@ void apply_kiraly(SpeedAxes& a) {
 
 void apply_echo(SpeedAxes& a) { a.ops = {"echo"}; }
 
+// What the at-most-once layer costs a call (issue 11): NEXT, the call it
+// guards, with the server's table and journal off and on, side by side in
+// one group so their trials take turns. One client, a kept connection,
+// loopback: the cost is CPU and a durable write, not the network.
+void apply_at_most_once(SpeedAxes& a) {
+  a.ops = {"next"};
+  a.at_most_once = {false, true};
+  a.clients = {1};
+  a.connects = {ConnectMode::kPersistent};
+  a.topologies = {TopologyKind::kLoopback};
+  a.trials = 10;
+  a.calls_per_trial = 500;
+  a.warmup = 50;
+  a.text_bytes_per_trial = 0;
+  a.calibrate = false;
+}
+
 }  // namespace
 
 const std::vector<SpeedWorkload>& speed_workloads() {
@@ -122,6 +140,7 @@ const std::vector<SpeedWorkload>& speed_workloads() {
        apply_allman},
       {"kiraly", "Kiraly's record (GetRecord) without and with its 1 MiB photo; --sizes as the photo's bytes",
        apply_kiraly},
+      {"at-most-once", "NEXT with the server's at-most-once table and its journal off, then on", apply_at_most_once},
   };
   return table;
 }
@@ -198,7 +217,9 @@ std::vector<CellConfig> expand_speed(const SpeedAxes& a) {
           for (size_t size : sized_op(op) ? a.sizes : std::vector<size_t>{0})
             for (const std::string& transport : order)
               for (bool nodelay : takes_nodelay(transport) ? a.nodelay : std::vector<bool>{false})
-                cells.push_back(speed_cell(a, transport, op, topology, connect, clients, size, nodelay));
+                for (bool at_most_once : a.at_most_once)
+                  cells.push_back(
+                      speed_cell(a, transport, op, topology, connect, clients, size, nodelay, at_most_once));
   }
   return cells;
 }

@@ -26,6 +26,7 @@ struct SpeedAxes {
   int timeout_ms = 10000;     // a lost datagram on the floor (no retransmit) costs this
   size_t udp_bufsize = 0;
   std::vector<bool> nodelay = {false};  // TCP_NODELAY off/on, for the transports whose row takes it
+  std::vector<bool> at_most_once = {false};  // the server's at-most-once table (with its journal) off/on
   // Text transports (XML, JSON: bytes as base64) make at most this many
   // payload bytes of calls per client per trial, and at least
   // kMinCallsPerTrial; 0 = no cap.
@@ -60,7 +61,7 @@ struct SpeedWorkload {
 };
 const std::vector<SpeedWorkload>& speed_workloads();
 const SpeedWorkload* find_speed_workload(const std::string& name);
-std::string speed_workload_names();  // "echo, allman, kiraly"
+std::string speed_workload_names();  // "echo, allman, kiraly, at-most-once"
 // The workload whose row runs `op` ("echo", "allman", "kiraly"), or "".
 std::string workload_of(const std::string& op);
 // An operation that carries no vector (IsPrime) runs at one size only.

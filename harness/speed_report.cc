@@ -10,6 +10,7 @@
 
 #include "core/transport.h"
 #include "harness/allman_report.h"
+#include "harness/at_most_once_report.h"
 #include "harness/latency_order.h"
 #include "harness/plots.h"
 #include "harness/stats.h"
@@ -212,11 +213,13 @@ long table_rank(const std::string& transport) {
   return static_cast<long>(table.size());
 }
 
-// A row of the tables: the transport, and " nodelay" when the cell set
-// TCP_NODELAY (--tcp-nodelay on).
+// A row of the tables: the transport, " nodelay" when the cell set
+// TCP_NODELAY (--tcp-nodelay on), " +at-most-once" when its server kept
+// the at-most-once table (--workload at-most-once).
 std::string variant(const json& r) {
-  bool nodelay = r.value("cell", json::object()).value("tcp_nodelay", false);
-  return r.value("transport", "") + (nodelay ? " nodelay" : "");
+  const json& cell = r.value("cell", json::object());
+  bool nodelay = cell.value("tcp_nodelay", false), at_most_once = cell.value("at_most_once", false);
+  return r.value("transport", "") + (nodelay ? " nodelay" : "") + (at_most_once ? " +at-most-once" : "");
 }
 
 std::string size_label(size_t bytes) {
@@ -234,6 +237,7 @@ SpeedReport speed_report(const std::vector<json>& records, const std::string& da
   if (!allman.empty()) allman += "\n" + allman_speed_table(records, data_dir) + "\n";
   std::string kiraly = kiraly_table(records, data_dir);
   if (!kiraly.empty()) allman += kiraly + "\n";
+  allman += at_most_once_cost_table(records);
   out.summary = head + levy + "\n" + brief + "\n" + allman + cal + "\n" + skipped;
   out.full = head + levy + "\n" + allman;
   for (const char* topo : {"loopback", "two-host"})

@@ -24,7 +24,8 @@ std::vector<CallRecord> client_records(const CellConfig& cell, const json& trial
 }
 
 // The latest ok record of `transport` with the cell's group (topology,
-// connection, clients, size, TCP_NODELAY) among the run's records so far.
+// connection, clients, size, TCP_NODELAY, at-most-once) among the run's
+// records so far.
 const json* latest(const std::vector<json>& earlier, const json& cell, const std::string& transport) {
   for (auto it = earlier.rbegin(); it != earlier.rend(); ++it) {
     const json& c = it->at("cell");
@@ -32,7 +33,8 @@ const json* latest(const std::vector<json>& earlier, const json& cell, const std
         c.value("topology", "") == cell.value("topology", "") && c.value("connect", "") == cell.value("connect", "") &&
         c.value("clients", 0) == cell.value("clients", 0) && c.value("size", 0) == cell.value("size", 0) &&
         c.value("op", "echo") == cell.value("op", "echo") &&
-        c.value("tcp_nodelay", false) == cell.value("tcp_nodelay", false))
+        c.value("tcp_nodelay", false) == cell.value("tcp_nodelay", false) &&
+        c.value("at_most_once", false) == cell.value("at_most_once", false))
       return &*it;
   }
   return nullptr;

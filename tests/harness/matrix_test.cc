@@ -230,6 +230,23 @@ TEST(SpeedMatrix, FloorsFirstAndNodelayOnlyWhereTheRowTakesIt) {
   EXPECT_THROW(expand_speed(a), std::invalid_argument);
 }
 
+// The at-most-once workload: each transport's NEXT with the server's table
+// off and then on, in one group, so their trials take turns.
+TEST(SpeedMatrix, AtMostOnceWorkloadPairsEachTransportOffAndOn) {
+  SpeedAxes a = speed_preset("quick");
+  find_speed_workload("at-most-once")->apply(a);
+  std::vector<CellConfig> cells = expand_speed(a);
+  ASSERT_EQ(cells.size(), 2 * a.transports.size());
+  for (size_t i = 0; i < cells.size(); i += 2) {
+    EXPECT_EQ(cells[i].transport, cells[i + 1].transport);
+    EXPECT_FALSE(cells[i].at_most_once);
+    EXPECT_TRUE(cells[i + 1].at_most_once);
+    EXPECT_EQ(cells[i].op, "next");
+    EXPECT_EQ(speed_group(cells[i]), speed_group(cells[i + 1]));
+    EXPECT_NE(cells[i].id(), cells[i + 1].id());
+  }
+}
+
 TEST(CellConfig, JsonRoundTrip) {
   for (const auto& c : expand_dependability(dependability_preset("levy1989"))) {
     CellConfig back = CellConfig::from_json(c.to_json());

@@ -1,0 +1,17 @@
+// What the at-most-once layer costs a call (rpclab speed --workload
+// at-most-once): each transport's NEXT with the server's table and journal
+// off and on, measured in the same rounds, as a ratio of the two p50s with
+// Welch's test over the trial means.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace rpclab::harness {
+
+// "" when the records hold no pair of cells that differ only in it.
+std::string at_most_once_cost_table(const std::vector<nlohmann::json>& records);
+
+}  // namespace rpclab::harness

@@ -1,0 +1,35 @@
+// The at-most-once cost table pairs each cell with the same cell whose
+// server kept the table, and only those.
+#include "harness/at_most_once_report.h"
+
+#include <gtest/gtest.h>
+
+namespace rpclab::harness {
+namespace {
+
+using nlohmann::json;
+
+json record(const std::string& transport, bool at_most_once, double p50, std::vector<double> means) {
+  json cell = {{"experiment", "speed"}, {"transport", transport}, {"op", "next"}, {"topology", "loopback"}};
+  if (at_most_once) cell["at_most_once"] = true;
+  return {{"experiment", "speed"}, {"status", "ok"},         {"transport", transport},
+          {"topology", "loopback"}, {"connect", "persistent"}, {"cell", cell},
+          {"p50_us", p50},          {"calls_per_s", 1e6 / p50}, {"trial_means_us", means}};
+}
+
+TEST(AtMostOnceCost, PairsOffWithOnAndFlagsWhatWelchFinds) {
+  std::vector<json> records = {record("sunrpc-tcp", false, 16.0, {16, 16.1, 15.9, 16, 16.2}),
+                               record("sunrpc-tcp", true, 20.0, {20, 20.1, 19.9, 20, 20.2}),
+                               record("grpc", false, 50.0, {50, 52, 48, 51, 49}),
+                               record("grpc", true, 50.5, {51, 49, 50, 52, 48}),
+                               record("jsonrpc", false, 30.0, {30, 31, 29})};  // no pair: not shown
+  std::string t = at_most_once_cost_table(records);
+  EXPECT_NE(t.find("sunrpc-tcp"), std::string::npos) << t;
+  EXPECT_NE(t.find("1.250*"), std::string::npos) << t;
+  EXPECT_NE(t.find("1.010 "), std::string::npos) << "grpc's difference is noise: no star\n" << t;
+  EXPECT_EQ(t.find("jsonrpc"), std::string::npos) << t;
+  EXPECT_EQ(at_most_once_cost_table({records.back()}), "");
+}
+
+}  // namespace
+}  // namespace rpclab::harness
