@@ -126,6 +126,33 @@ TEST(Plots, ThroughputHasWholeClientsAndStartsAtZero) {
   }
 }
 
+// The latency distributions: one CDF and one histogram per size, on a log
+// latency axis (no zero or negative latency) and a share from 0; silent
+// errors on a symlog axis whose ticks are 0 and decades.
+TEST(Plots, LatencyDistributionsAndSymlogAxesShowOnlyPossibleValues) {
+  for (const char* preset : {"quick", "levy1989"}) {
+    std::vector<json> records = speed_run(preset);
+    for (json& r : records) r["latency_histogram"] = {{"buckets_per_decade", 10}, {"low_us", {25.1, 31.6, 39.8}},
+                                                      {"counts", {10, 80, 10}}};
+    TempDir dir;
+    std::vector<std::string> scripts = draw_run(records, dir.path());
+    EXPECT_NE(std::find(scripts.begin(), scripts.end(), "latency-cdf-12"), scripts.end()) << preset;
+    EXPECT_NE(std::find(scripts.begin(), scripts.end(), "latency-histogram-12"), scripts.end()) << preset;
+    for (const std::string& name : scripts) {
+      if (name.rfind("latency-cdf", 0) != 0 && name.rfind("latency-histogram", 0) != 0) continue;
+      std::string gp = read_whole_file(dir.file(name + ".gp"));
+      EXPECT_EQ(setting(gp, "logscale"), "x") << name;
+      expect_y_from_zero(gp, name);
+      for (double x : numbers(read_whole_file(dir.file(name + ".dat")))) EXPECT_GE(x, 0) << name;
+    }
+  }
+  TempDir dir;
+  draw_run(dependability_run("levy1989"), dir.path());
+  std::string load = read_whole_file(dir.file("silent-vs-load.gp"));
+  EXPECT_EQ(numbers(setting(load, "ytics")).front(), 0) << "a symlog axis starts at 0: " << load;
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "set output \"silent-vs-load.svg\"", load) << "an SVG for report.html";
+}
+
 // What gnuplot itself drew, in a copy of the run folder: its scripts must
 // name their files relative to the folder they are in.
 TEST(Plots, ACopiedRunFolderRedrawsWithTheSameAxes) {
