@@ -48,7 +48,6 @@ tr:nth-child(even) td{background:#fafafa}
 figure{margin:1em 0}figure svg{max-width:100%;height:auto;border:1px solid #ddd}
 figcaption{font-size:.85em;color:#555}pre{background:#f6f6f6;padding:.6em;overflow-x:auto;font-size:.8em}
 details{margin:.2em 0}summary{cursor:pointer}.note{color:#555;font-size:.9em}
-.differs{background:#fdd}.same{background:#dfd}
 )";
 
 }  // namespace

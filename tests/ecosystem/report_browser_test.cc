@@ -53,6 +53,7 @@ void check_in_browser(const TempDir& dir, const std::string& run, size_t min_tab
   ASSERT_EQ(dom.exit_code, 0) << dom.err;
   EXPECT_EQ(dom.err.find("CONSOLE"), std::string::npos) << "the page logged to the console:\n" << dom.err;
   EXPECT_EQ(dom.err.find("Failed to load"), std::string::npos) << "the page fetched something:\n" << dom.err;
+  EXPECT_EQ(count(dom.out, std::regex("(src|href)=\"(https?|ftp):")), 0u) << "the page must not fetch anything";
   expect_full_tables_and_plots(dom.out, min_tables, min_plots);
   std::string shot = run + "/report-screenshot.png";
   ProcessResult s = run_program(chromium(dir, {"--screenshot=" + shot, "--hide-scrollbars", url}), 120s);
