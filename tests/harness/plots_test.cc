@@ -10,6 +10,7 @@
 #include <regex>
 
 #include "core/atomic_file.h"
+#include "harness/experiment.h"
 #include "harness/matrix.h"
 #include "harness/plots.h"
 #include "harness/result_record.h"
@@ -53,8 +54,7 @@ std::vector<std::string> draw_run(const std::vector<json>& records, const std::s
   std::vector<json> read = read_records(dir + "/results.jsonl", nullptr);
   netem::CommandLog log;
   std::vector<std::string> notes;
-  if (read.front().value("experiment", "") == "speed") speed_plots(read, dir, log, &notes);
-  else dependability_plots(read, dir, log, &notes);
+  find_experiment(read.front().value("experiment", "")).plots(read, dir, log, &notes);
   std::vector<std::string> scripts;
   for (const auto& e : std::filesystem::directory_iterator(dir))
     if (e.path().extension() == ".gp") scripts.push_back(e.path().stem().string());
@@ -89,6 +89,19 @@ void expect_count_axis(const std::string& gp, const std::string& plot) {
 
 void expect_y_from_zero(const std::string& gp, const std::string& plot) {
   EXPECT_EQ(setting(gp, "yrange"), "[0:*]") << plot << ": the y axis must start at 0";
+}
+
+// Every preset's plots, whichever it draws: count axes hold whole counts
+// from 0, every y axis starts at 0.
+TEST(Plots, EveryPresetsAxesShowOnlyPossibleValues) {
+  for (const std::string& preset : dependability_presets()) {
+    TempDir dir;
+    for (const std::string& name : draw_run(dependability_run(preset), dir.path())) {
+      std::string gp = read_whole_file(dir.file(name + ".gp"));
+      if (name == "silent-vs-load") expect_count_axis(gp, preset + " " + name);
+      expect_y_from_zero(gp, preset + " " + name);
+    }
+  }
 }
 
 TEST(Plots, DependabilityAxesShowOnlyPossibleValues) {
