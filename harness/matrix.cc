@@ -27,8 +27,8 @@ const std::vector<std::string> kHttpRpc = {"xmlrpc", "jsonrpc"};
 // presets") says why these numbers; `make run-dependability` must stay
 // within 25 minutes on a 2-core VM.
 constexpr int kLevyTrials = 5;
-constexpr uint64_t kLevyLoadCallsPerTrial = 15000;   // 75,000 a cell
-constexpr uint64_t kLevyFaultCallsPerTrial = 3000;   // 15,000 a cell
+constexpr uint64_t kLevyLoadCallsPerTrial = 16000;   // 80,000 a cell
+constexpr uint64_t kLevyFaultCallsPerTrial = 3200;   // 16,000 a cell
 constexpr int kShortRetryMs = 20;   // the "short" retransmit interval of the issue and the notes
 constexpr int kFaultTimeoutMs = 1000;
 

@@ -110,6 +110,13 @@ nlohmann::json cell_record(const Experiment& experiment, const CellConfig& cell,
 
 namespace {
 
+// A trial with timed events lasts its duration; any other makes its calls.
+TrialWork work_of(const CellConfig& cell) {
+  if (cell.duration_ms) return TrialWork{0, static_cast<double>(*cell.duration_ms) / 1000.0};
+  return TrialWork{cell.total_calls(), 0};
+}
+
+
 // The loop's state: the folder, what is on disk, and the counts so far.
 struct Loop {
   const Experiment& experiment;
@@ -166,7 +173,7 @@ RunSummary run_cells(const Experiment& experiment, const std::vector<CellConfig>
   env.run_id = folder.run_id();
 
   std::vector<TrialSlot> todo;
-  uint64_t calls = 0;
+  TrialWork work;
   for (size_t i = 0; i < cells.size(); ++i) loop.summary.resumed += loop.book.cell_done(cells[i].id()) ? 1 : 0;
   for (const TrialSlot& slot : experiment.schedule(cells, options.shuffle_seed)) {
     const CellConfig& cell = cells[slot.cell];
@@ -175,7 +182,7 @@ RunSummary run_cells(const Experiment& experiment, const std::vector<CellConfig>
       continue;
     }
     todo.push_back(slot);
-    calls += cell.total_calls();
+    work += work_of(cell);
   }
   if (loop.summary.trials_resumed)
     std::fprintf(stderr, "rpclab: resuming: %zu trials already done (%zu cells whole), %zu to run\n",
@@ -183,7 +190,7 @@ RunSummary run_cells(const Experiment& experiment, const std::vector<CellConfig>
   for (size_t i = 0; i < cells.size(); ++i) loop.finish_cell_if_complete(i, nullptr);  // killed between two appends
 
   TrialRunner runner = experiment.trial_runner(folder, env);
-  Progress progress(todo.size(), calls);
+  Progress progress(todo.size(), work);
   env.progress = &progress;
   size_t shown = 0;
   for (const TrialSlot& slot : todo) {
@@ -193,12 +200,12 @@ RunSummary run_cells(const Experiment& experiment, const std::vector<CellConfig>
       break;
     }
     if (loop.book.cell_skipped(cell.id())) {  // an earlier trial found that this cell cannot run here
-      progress.skip_trial(cell.total_calls());
+      progress.skip_trial(work_of(cell));
       continue;
     }
     TrialPlace place = loop.place(slot);
     std::string name = fmt::format("{}, trial {}/{}", cell.label(), place.trial, place.trials);
-    progress.begin_trial(++shown, name, cell.total_calls());
+    progress.begin_trial(++shown, name, work_of(cell));
     folder.log().comment(fmt::format("cell {}/{} trial {}/{}: {}", place.cell_index, cells.size(), place.trial,
                                      place.trials, cell.label()));
     nlohmann::json trial;
