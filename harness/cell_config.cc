@@ -75,6 +75,7 @@ nlohmann::json CellConfig::to_json() const {
   // identity (--resume matches on it).
   if (at_most_once) j["at_most_once"] = true;
   if (tcp_nodelay) j["tcp_nodelay"] = true;
+  if (op != "echo") j["op"] = op;
   if (retry.policy == RetryPolicy::kApp) j["app_retries"] = retry.app_retries;
   if (duration_ms) j["duration_ms"] = *duration_ms;
   return j;
@@ -106,6 +107,7 @@ CellConfig CellConfig::from_json(const nlohmann::json& j) {
     c.pin = j.at("pin").get<bool>();
     c.udp_bufsize = j.at("udp_bufsize").get<size_t>();
     c.tcp_nodelay = j.value("tcp_nodelay", false);  // records before it had none
+    c.op = j.value("op", "echo");  // cells before the Allman workload were all ECHO
     c.size = j.at("size").get<size_t>();
     c.trials = j.at("trials").get<int>();
     c.warmup = j.at("warmup").get<uint64_t>();
@@ -119,6 +121,7 @@ std::string CellConfig::label() const {
   std::string s = fmt::format("{} {} {}", transport, netem::topology_name(topology), connect_mode_name(connect));
   if (clients > 1) s += fmt::format(" x{}", clients);
   if (tcp_nodelay) s += " nodelay";
+  if (experiment == "speed" && op != "echo") return s + fmt::format(" {} N={}", op, size);
   if (experiment == "speed") return s + fmt::format(" {} B", size);
   if (hogs) s += fmt::format(" load {}", hogs);
   if (!faults.empty()) s += " " + faults.summary();

@@ -56,7 +56,8 @@ struct CellConfig {
   bool tcp_nodelay = false;               // on each side whose transport row takes it
 
   // Speed axes.
-  size_t size = 0;
+  std::string op = "echo";                // what each call is (client_run.h's names): echo, or Allman's four
+  size_t size = 0;                        // ECHO bytes, or N doubles for Allman's operations
   int trials = 1;
   uint64_t warmup = 0;
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "harness/allman_report.h"
 #include "harness/speed_report.h"
 
 namespace rpclab::harness {
@@ -16,7 +17,7 @@ bool drawn_cell(const json& r) {
   const json& c = r.value("cell", json::object());
   return r.value("experiment", "") == "speed" && r.value("status", "") == "ok" && !r.value("calibration", false) &&
          c.value("topology", "") == "loopback" && c.value("connect", "") == "persistent" &&
-         c.value("clients", 0) == 1 && r.contains("latency_histogram");
+         c.value("clients", 0) == 1 && r.contains("latency_histogram") && !allman_record(r);  // ECHO only
 }
 
 std::string variant(const json& r) {

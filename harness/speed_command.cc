@@ -1,6 +1,7 @@
 #include "harness/speed_command.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <memory>
 
@@ -25,6 +26,7 @@ namespace {
 
 struct Flags {
   std::string preset = "levy1989";
+  std::string workload = "echo";
   std::vector<std::string> transports, topologies, connects;
   std::vector<size_t> sizes;
   std::vector<int> clients;
@@ -36,8 +38,16 @@ struct Flags {
   RunOptions run;
 };
 
-SpeedAxes axes(const Flags& f) {
+SpeedAxes axes(const Flags& f, bool root) {
   SpeedAxes a = speed_preset(f.preset);
+  find_speed_workload(f.workload)->apply(a);
+  // The two-host link is where the bytes are counted; without root there
+  // are no namespaces, so the workload runs on loopback, without them.
+  if (!root && f.topologies.empty() && a.topologies == std::vector<netem::TopologyKind>{netem::TopologyKind::kTwoHost}) {
+    std::fprintf(stderr, "rpclab speed: not root: the %s workload runs on loopback, and no bytes on the wire are "
+                 "counted (run as root for the two-host link)\n", f.workload.c_str());
+    a.topologies = {netem::TopologyKind::kLoopback};
+  }
   if (!f.transports.empty()) {
     for (const std::string& t : f.transports)
       if (!find_transport(t)) throw std::invalid_argument("--transports: unknown transport '" + t + "' (known: " +
@@ -63,7 +73,7 @@ SpeedAxes axes(const Flags& f) {
     a.nodelay.clear();
     for (const std::string& v : f.nodelay) a.nodelay.push_back(v == "on");
   }
-  a.calibrate = f.calibrate;
+  a.calibrate = a.calibrate && f.calibrate;  // a workload without sockperf (allman) stays without
   return a;
 }
 
@@ -89,7 +99,7 @@ std::string print_views(RunFolder& folder, const RunOptions& run) {
 int run(Flags& f) {
   std::vector<CellConfig> cells;
   try {
-    cells = expand_speed(axes(f));
+    cells = expand_speed(axes(f, ::geteuid() == 0));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rpclab speed: %s\n", e.what());
     return kExitUsage;
@@ -111,6 +121,7 @@ int run(Flags& f) {
   env.latency_pinned = pin.held();
   nlohmann::json meta = {{"experiment", "speed"},
                          {"preset", f.preset},
+                         {"workload", f.workload},
                          {"invocation", f.run.invocation},
                          {"command_line", command_line()},
                          {"matrix_digest", matrix_digest(cells)},
@@ -145,8 +156,15 @@ std::function<int()> add_speed_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("speed", "what a call costs: Levy's timing table and percentiles");
   cmd->add_option("--preset", f->preset, "levy1989 | quick")->check(CLI::IsMember({"levy1989", "quick"}))
       ->capture_default_str();
+  cmd->add_option("--workload", f->workload, "what each call is: " + speed_workload_names() +
+                  " (allman: Allman's four operations, --sizes as N doubles, default 50,500,5000,50000; "
+                  "docs/speed.md)")
+      ->check([](const std::string& w) {
+        return find_speed_workload(w) ? std::string() : "one of: " + speed_workload_names();
+      })
+      ->capture_default_str();
   cmd->add_option("--transports", f->transports, "comma-separated transports")->delimiter(',');
-  cmd->add_option("--sizes", f->sizes, "payload bytes, e.g. 12,512,8192")->delimiter(',')
+  cmd->add_option("--sizes", f->sizes, "payload bytes, e.g. 12,512,8192; with --workload allman, N doubles")->delimiter(',')
       ->check(in_range(size_t{0}, size_t{16} << 20));
   cmd->add_option("--clients", f->clients, "parallel clients, e.g. 1,2,4")->delimiter(',')->check(in_range(1, 64));
   cmd->add_option("--topologies", f->topologies, "loopback,two-host")->delimiter(',')

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "core/client_run.h"
+
 namespace rpclab::harness {
 namespace {
 
@@ -26,23 +28,31 @@ const TransportRow& row_of(const std::string& transport) {
   return *row;
 }
 
-uint64_t calls_per_trial(const SpeedAxes& a, const std::string& transport, size_t size) {
-  if (is_calibration(transport) || !row_of(transport).traits.text || !a.text_bytes_per_trial || !size)
-    return a.calls_per_trial;
-  return std::min(a.calls_per_trial, std::max<uint64_t>(kMinCallsPerTrial, a.text_bytes_per_trial / size));
+Operation op_of(const std::string& name) {
+  auto op = parse_operation(name);
+  if (!op) throw std::invalid_argument("unknown operation '" + name + "' (known: " + operation_names() + ")");
+  return *op;
 }
 
-CellConfig speed_cell(const SpeedAxes& a, const std::string& transport, TopologyKind topology, ConnectMode connect,
-                      int clients, size_t size, bool nodelay) {
+uint64_t calls_per_trial(const SpeedAxes& a, const std::string& transport, const std::string& op, size_t size) {
+  size_t bytes = is_calibration(transport) ? size : payload_bytes(op_of(op), size);
+  if (is_calibration(transport) || !row_of(transport).traits.text || !a.text_bytes_per_trial || !bytes)
+    return a.calls_per_trial;
+  return std::min(a.calls_per_trial, std::max<uint64_t>(kMinCallsPerTrial, a.text_bytes_per_trial / bytes));
+}
+
+CellConfig speed_cell(const SpeedAxes& a, const std::string& transport, const std::string& op, TopologyKind topology,
+                      ConnectMode connect, int clients, size_t size, bool nodelay) {
   CellConfig c;
   c.experiment = "speed";
+  c.op = op;
   c.transport = transport;
   c.topology = topology;
   c.connect = connect;
   c.clients = clients;
   c.size = size;
   c.trials = is_calibration(transport) ? 1 : a.trials;  // sockperf measures once, for a second
-  c.calls_per_client = calls_per_trial(a, transport, size);
+  c.calls_per_client = calls_per_trial(a, transport, op, size);
   c.warmup = a.warmup;
   c.timeout_ms = a.timeout_ms;
   c.udp_bufsize = is_calibration(transport) || !row_of(transport).accepts(kOptUdpBufsize) ? 0 : a.udp_bufsize;
@@ -63,8 +73,57 @@ bool takes_nodelay(const std::string& transport) {
 
 std::string speed_group(const CellConfig& cell) {
   if (is_calibration(cell.transport)) return cell.transport + "/" + std::to_string(cell.size);  // alone
-  return fmt::format("{}/{}/{}/{}", netem::topology_name(cell.topology), connect_mode_name(cell.connect), cell.clients,
-                     cell.size);
+  std::string op = cell.op == "echo" ? "" : "/" + cell.op;  // echo groups keep their names of before
+  return fmt::format("{}/{}/{}/{}{}", netem::topology_name(cell.topology), connect_mode_name(cell.connect),
+                     cell.clients, cell.size, op);
+}
+
+bool sized_op(const std::string& op) { return payload_bytes(op_of(op), 1) > 0; }
+
+namespace {
+
+// Allman's setting: N = 50,000 doubles, and smaller N for the curve; one
+// client, a kept connection. A 50,000-double XML-RPC call costs tens of
+// milliseconds here, so a trial is 10 calls, 3 trials a cell. The bytes
+// on the wire are counted on the two-host link (speed_command picks
+// loopback without root, and says so); sockperf has no part in it.
+void apply_allman(SpeedAxes& a) {
+  a.ops = {"is-prime", "average", "get-rand-nums", "log-transform"};
+  a.sizes = {50, 500, 5000, 50000};
+  a.clients = {1};
+  a.connects = {ConnectMode::kPersistent};
+  a.topologies = {TopologyKind::kTwoHost};
+  a.trials = 3;
+  a.calls_per_trial = 10;
+  a.warmup = 2;
+  a.timeout_ms = 60000;
+  a.text_bytes_per_trial = 0;
+  a.calibrate = false;
+}
+
+void apply_echo(SpeedAxes& a) { a.ops = {"echo"}; }
+
+}  // namespace
+
+const std::vector<SpeedWorkload>& speed_workloads() {
+  static const std::vector<SpeedWorkload> table = {
+      {"echo", "Levy's: ECHO of --sizes opaque bytes", apply_echo},
+      {"allman", "Allman's four operations (IsPrime, Average, GetRandNums, LogTransform) of --sizes doubles",
+       apply_allman},
+  };
+  return table;
+}
+
+const SpeedWorkload* find_speed_workload(const std::string& name) {
+  for (const SpeedWorkload& w : speed_workloads())
+    if (name == w.name) return &w;
+  return nullptr;
+}
+
+std::string speed_workload_names() {
+  std::string names;
+  for (const SpeedWorkload& w : speed_workloads()) names += (names.empty() ? "" : ", ") + std::string(w.name);
+  return names;
 }
 
 SpeedAxes speed_preset(const std::string& name) {
@@ -99,6 +158,7 @@ SpeedAxes speed_preset(const std::string& name) {
 std::vector<CellConfig> expand_speed(const SpeedAxes& a) {
   std::vector<std::string> order = a.transports;
   for (const std::string& t : order) row_of(t);  // every name known before any cell
+  for (const std::string& op : a.ops) op_of(op);
   std::stable_sort(order.begin(), order.end(),
                    [](const std::string& x, const std::string& y) { return rank(x) < rank(y); });
   std::vector<CellConfig> cells;
@@ -106,17 +166,18 @@ std::vector<CellConfig> expand_speed(const SpeedAxes& a) {
     if (a.calibrate)
       for (const char* tool : {kSockperfUdp, kSockperfTcp})
         for (size_t size : a.sizes)
-          cells.push_back(speed_cell(a, tool, topology, ConnectMode::kPersistent, 1, size, false));
+          cells.push_back(speed_cell(a, tool, "echo", topology, ConnectMode::kPersistent, 1, size, false));
     // Every transport of one (connection, clients, size) in a row, the
     // floor first: their trials then take turns (speed_group), so a ratio
     // to the floor compares figures taken in the same rounds, and the VM's
     // slow drifts touch both alike.
     for (ConnectMode connect : a.connects)
       for (int clients : a.clients)
-        for (size_t size : a.sizes)
-          for (const std::string& transport : order)
-            for (bool nodelay : takes_nodelay(transport) ? a.nodelay : std::vector<bool>{false})
-              cells.push_back(speed_cell(a, transport, topology, connect, clients, size, nodelay));
+        for (const std::string& op : a.ops)
+          for (size_t size : sized_op(op) ? a.sizes : std::vector<size_t>{0})
+            for (const std::string& transport : order)
+              for (bool nodelay : takes_nodelay(transport) ? a.nodelay : std::vector<bool>{false})
+                cells.push_back(speed_cell(a, transport, op, topology, connect, clients, size, nodelay));
   }
   return cells;
 }

@@ -14,6 +14,7 @@
 namespace rpclab::harness {
 
 struct SpeedAxes {
+  std::vector<std::string> ops = {"echo"};  // the workload's operations (client_run.h names)
   std::vector<std::string> transports;
   std::vector<size_t> sizes;
   std::vector<int> clients;
@@ -41,10 +42,26 @@ inline constexpr uint64_t kMinCallsPerTrial = 10;
 bool takes_nodelay(const std::string& transport);
 
 // The comparison group a cell's trials take turns in: (topology,
-// connection, clients, size); a calibration cell is a group of its own.
+// connection, clients, operation, size); a calibration cell is a group of
+// its own.
 std::string speed_group(const CellConfig& cell);
 
 SpeedAxes speed_preset(const std::string& name);  // throws std::invalid_argument
+
+// A workload: what each call is, one row each. `echo` is Levy's (opaque
+// bytes of --sizes); `allman` is Allman's four operations (seed 000) with
+// --sizes as N doubles. apply() sets its ops and its own defaults on axes
+// from a preset; flags given on the command line are applied after it.
+struct SpeedWorkload {
+  const char* name;
+  const char* summary;
+  void (*apply)(SpeedAxes& axes);
+};
+const std::vector<SpeedWorkload>& speed_workloads();
+const SpeedWorkload* find_speed_workload(const std::string& name);
+std::string speed_workload_names();  // "echo, allman"
+// An operation that carries no vector (IsPrime) runs at one size only.
+bool sized_op(const std::string& op);
 // Cells ordered so each topology's calibration runs first and the cells
 // of one group are adjacent, the floor first (their trials take turns:
 // trial_rounds with speed_group).

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/transport.h"
+#include "harness/allman_report.h"
 #include "harness/latency_order.h"
 #include "harness/latency_plots.h"
 #include "harness/plots.h"
@@ -20,7 +21,10 @@ namespace {
 
 using nlohmann::json;
 
-bool measured(const json& r) { return r.value("experiment", "") == "speed" && r.value("status", "") == "ok"; }
+// Levy's tables are of ECHO; Allman's operations have their own (allman_report.h).
+bool measured(const json& r) {
+  return r.value("experiment", "") == "speed" && r.value("status", "") == "ok" && !allman_record(r);
+}
 bool calibration(const json& r) { return r.value("calibration", false); }
 
 std::string topology(const json& r) { return r.value("topology", ""); }
@@ -31,22 +35,6 @@ size_t size(const json& r) { return r.value("size", size_t{0}); }
 std::string levy_name(const std::string& transport) {
   const TransportRow* row = find_transport(transport);
   return row ? std::string(row->traits.levy_name) : "";
-}
-
-// The table's order; a transport this build does not know (an older
-// record) goes last.
-long table_rank(const std::string& transport) {
-  const auto& table = transports();
-  for (size_t i = 0; i < table.size(); ++i)
-    if (table[i].name == transport) return static_cast<long>(i);
-  return static_cast<long>(table.size());
-}
-
-// A row of the tables: the transport, and " nodelay" when the cell set
-// TCP_NODELAY (--tcp-nodelay on).
-std::string variant(const json& r) {
-  bool nodelay = r.value("cell", json::object()).value("tcp_nodelay", false);
-  return r.value("transport", "") + (nodelay ? " nodelay" : "");
 }
 
 bool is_floor(const std::string& transport) {
@@ -216,6 +204,22 @@ std::string not_measured(const std::vector<json>& records) {
 
 }  // namespace
 
+// The table's order; a transport this build does not know (an older
+// record) goes last.
+long table_rank(const std::string& transport) {
+  const auto& table = transports();
+  for (size_t i = 0; i < table.size(); ++i)
+    if (table[i].name == transport) return static_cast<long>(i);
+  return static_cast<long>(table.size());
+}
+
+// A row of the tables: the transport, and " nodelay" when the cell set
+// TCP_NODELAY (--tcp-nodelay on).
+std::string variant(const json& r) {
+  bool nodelay = r.value("cell", json::object()).value("tcp_nodelay", false);
+  return r.value("transport", "") + (nodelay ? " nodelay" : "");
+}
+
 std::string size_label(size_t bytes) {
   if (bytes >= (1 << 20) && bytes % (1 << 20) == 0) return std::to_string(bytes >> 20) + "M";
   if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes >> 10) + "K";
@@ -227,8 +231,10 @@ SpeedReport speed_report(const std::vector<json>& records, const std::string& da
   std::string head = header(records), levy = levy_table(records, data_dir), cal = calibration_table(records),
               skipped = not_measured(records);
   std::string brief = percentile_table(records, "loopback", "persistent", true);
-  out.summary = head + levy + "\n" + brief + "\n" + cal + "\n" + skipped;
-  out.full = head + levy + "\n";
+  std::string allman = allman_bytes_table(records, data_dir);
+  if (!allman.empty()) allman += "\n" + allman_speed_table(records, data_dir) + "\n" + kiraly_table(data_dir) + "\n";
+  out.summary = head + levy + "\n" + brief + "\n" + allman + cal + "\n" + skipped;
+  out.full = head + levy + "\n" + allman;
   for (const char* topo : {"loopback", "two-host"})
     for (const char* mode : {"persistent", "per-call"}) {
       std::string t = percentile_table(records, topo, mode, false);
@@ -266,7 +272,7 @@ std::vector<std::string> speed_plots(const std::vector<json>& records, const std
       s.high.push_back(v);
     }
   }
-  std::vector<std::string> pngs;
+  std::vector<std::string> pngs = allman_plots(records, dir, log, notes);
   std::vector<PlotSpec> plots = {by_size, by_clients};
   for (PlotSpec& d : latency_distribution_specs(records)) plots.push_back(std::move(d));
   for (const PlotSpec& p : plots) {

@@ -24,5 +24,9 @@ std::vector<std::string> speed_plots(const std::vector<nlohmann::json>& records,
                                      netem::CommandLog& log, std::vector<std::string>* notes);
 
 std::string size_label(size_t bytes);  // 12, 512, 8K, 16K, 64K, 1M
+// A transport's place in the table's order (an unknown one last), and a
+// record's row name: the transport, and " nodelay" when the cell set it.
+long table_rank(const std::string& transport);
+std::string variant(const nlohmann::json& record);
 
 }  // namespace rpclab::harness

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/atomic_file.h"
+#include "core/client_run.h"
 #include "harness/cell_failure.h"
 #include "harness/result_record.h"
 #include "harness/sockperf.h"
@@ -37,18 +38,33 @@ int64_t realtime_ns() {
   return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
 }
 
+// The client's end of the two-host link, each way: what it sends (tx) is
+// the requests, with the ACKs of the replies; what it receives (rx), the
+// replies with the ACKs of the requests. Packets as the kernel counts them
+// (`ip -s link`; an offloaded run of segments is one), headers included;
+// speed_summary takes the headers off.
 struct WireCounters {
-  uint64_t bytes = 0, packets = 0;
+  uint64_t tx_bytes = 0, tx_packets = 0, rx_bytes = 0, rx_packets = 0;
 };
 
-// Both directions through the client's end of the two-host link.
 WireCounters read_wire(const netem::Host& client, netem::CommandLog& log) {
   netem::CommandResult r = netem::run_checked({"ip", "-s", "-j", "link", "show", "dev", client.ifname}, log, client.netns);
   json j = json::parse(r.out);
   const json& s = j.at(0).at("stats64");
-  return {s.at("rx").at("bytes").get<uint64_t>() + s.at("tx").at("bytes").get<uint64_t>(),
-          s.at("rx").at("packets").get<uint64_t>() + s.at("tx").at("packets").get<uint64_t>()};
+  return {s.at("tx").at("bytes").get<uint64_t>(), s.at("tx").at("packets").get<uint64_t>(),
+          s.at("rx").at("bytes").get<uint64_t>(), s.at("rx").at("packets").get<uint64_t>()};
 }
+
+json wire_delta(const WireCounters& before, const WireCounters& after) {
+  uint64_t tx = after.tx_bytes - before.tx_bytes, rx = after.rx_bytes - before.rx_bytes;
+  uint64_t tx_p = after.tx_packets - before.tx_packets, rx_p = after.rx_packets - before.rx_packets;
+  return {{"bytes", tx + rx}, {"packets", tx_p + rx_p}, {"tx_bytes", tx}, {"tx_packets", tx_p},
+          {"rx_bytes", rx}, {"rx_packets", rx_p}};
+}
+
+// Calls the server ran in a trial, whatever their kind (warm-up included,
+// as the link's counters include it).
+double served(const json& stats) { return stats.value("echo_calls", 0.0) + stats.value("allman_calls", 0.0); }
 
 double server_cpu_us(const json& stats) {
   return stats.value("cpu_user_us", 0.0) + stats.value("cpu_sys_us", 0.0);
@@ -65,9 +81,11 @@ std::string skip_reason(const CellConfig& cell, const CellEnvironment& env) {
   const TransportRow* row = find_transport(cell.transport);
   if (!row) return "";
   ClientSettings s = row->client_settings(cell.client_options());
-  if (cell.size > s.max_payload) {
+  size_t bytes = payload_bytes(*parse_operation(cell.op), cell.size);
+  if (bytes > s.max_payload) {
     std::string note(row->traits.payload_note);
-    return fmt::format("{} bytes do not fit one {} call (at most {}{})", cell.size, cell.transport, s.max_payload,
+    std::string what = cell.op == "echo" ? "" : fmt::format(" ({} doubles)", cell.size);
+    return fmt::format("{} bytes{} do not fit one {} call (at most {}{})", bytes, what, cell.transport, s.max_payload,
                        note.empty() ? "" : "; " + note);
   }
   return "";
@@ -76,8 +94,8 @@ std::string skip_reason(const CellConfig& cell, const CellEnvironment& env) {
 // A barrier is learnt per topology, transport, connection mode and size:
 // launching and warming up a client is what it has to cover.
 std::string start_key(const CellConfig& cell) {
-  return fmt::format("{}/{}/{}/{}", netem::topology_name(cell.topology), cell.transport,
-                     connect_mode_name(cell.connect), cell.size);
+  return fmt::format("{}/{}/{}/{}/{}", netem::topology_name(cell.topology), cell.transport,
+                     connect_mode_name(cell.connect), cell.op, cell.size);
 }
 
 }  // namespace
@@ -133,8 +151,8 @@ double SpeedSession::barrier_ms(const CellConfig& cell) const {
   return std::clamp(3 * launch->second * std::ceil(cell.clients / cpus) * doubling, kLeastBarrierMs, kFirstBarrierMs);
 }
 
-std::vector<std::string> SpeedSession::echo_args(const CellConfig& cell, double* barrier) const {
-  std::vector<std::string> args = {"--op", "echo", "--size", std::to_string(cell.size), "--warmup",
+std::vector<std::string> SpeedSession::call_args(const CellConfig& cell, double* barrier) const {
+  std::vector<std::string> args = {"--op", cell.op, "--size", std::to_string(cell.size), "--warmup",
                                    std::to_string(cell.warmup)};
   *barrier = cell.clients > 1 ? barrier_ms(cell) : 0;
   if (cell.clients > 1)
@@ -169,7 +187,7 @@ void SpeedSession::measure_rpc(const CellConfig& cell, const TrialPlace& place, 
   ProcessPlacement placement = place_processes(cell, env.bin_dir, env.caps.cpus, env.stop);
   double barrier = 0;
   int64_t launched = realtime_ns();
-  std::vector<std::string> args = echo_args(cell, &barrier);
+  std::vector<std::string> args = call_args(cell, &barrier);
   ClientResults clients = run_clients(cell, args, topo.client(), srv.endpoint(), files, placement,
                                       std::chrono::seconds(env.cell_time_limit_s), [&] { srv.check_alive(); }, log);
   auto after = srv.stats();
@@ -179,12 +197,11 @@ void SpeedSession::measure_rpc(const CellConfig& cell, const TrialPlace& place, 
   trial.update(json{{"calls_measured", m.calls}, {"errors", m.errors}, {"p50_us", m.p50_us}, {"p99_us", m.p99_us},
                     {"mean_us", m.mean_us}, {"calls_per_s", m.calls_per_s}, {"start_skew_ms", m.start_skew_ms},
                     {"start_barrier_ms", barrier}, {"client_cpu_us", m.client_cpu_us_per_call * (m.calls + m.errors)}});
-  trial["echo_served"] = after->value("echo_calls", 0.0) - before->value("echo_calls", 0.0);
+  trial["calls_served"] = served(*after) - served(*before);
   trial["server_cpu_us"] = server_cpu_us(*after) - server_cpu_us(*before);
   trial["wire"] = json(nullptr);
   if (two_host) {
-    WireCounters wire_after = read_wire(topo.client(), log);
-    trial["wire"] = {{"bytes", wire_after.bytes - wire_before.bytes}, {"packets", wire_after.packets - wire_before.packets}};
+    trial["wire"] = wire_delta(wire_before, read_wire(topo.client(), log));
   }
   trial["settings"] = clients.records.front().header.value("settings", json::object());
   if (clients.truncated) mark(trial, "ok", "the cell time limit stopped the clients early");

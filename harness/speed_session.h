@@ -36,7 +36,7 @@ class SpeedSession {
   void measure_sockperf(const CellConfig& cell, const TrialPlace& place, netem::CommandLog& log,
                         nlohmann::json& trial);
   double barrier_ms(const CellConfig& cell) const;
-  std::vector<std::string> echo_args(const CellConfig& cell, double* barrier) const;
+  std::vector<std::string> call_args(const CellConfig& cell, double* barrier) const;
   void learn_start(const CellConfig& cell, const std::vector<CallRecord>& records, int64_t launched_ns);
   static std::string server_key(const CellConfig& cell);
   struct RunningServer {

@@ -31,6 +31,7 @@ const json* latest(const std::vector<json>& earlier, const json& cell, const std
     if (it->value("experiment", "") == "speed" && it->value("status", "") == "ok" && c.value("transport", "") == transport &&
         c.value("topology", "") == cell.value("topology", "") && c.value("connect", "") == cell.value("connect", "") &&
         c.value("clients", 0) == cell.value("clients", 0) && c.value("size", 0) == cell.value("size", 0) &&
+        c.value("op", "echo") == cell.value("op", "echo") &&
         c.value("tcp_nodelay", false) == cell.value("tcp_nodelay", false))
       return &*it;
   }
@@ -79,23 +80,16 @@ void compare(const CellConfig& cell, json& record, const std::vector<json>& earl
 
 void summarize_rpc(const CellConfig& cell, const std::vector<json>& ok, const std::vector<json>& earlier, json& record) {
   std::vector<std::vector<CallRecord>> trials;
-  double served = 0, server_cpu = 0, bytes = 0, packets = 0;
-  bool wire = false;
+  double served = 0, server_cpu = 0;
   for (const json& t : ok) {
     trials.push_back(client_records(cell, t));
-    served += t.value("echo_served", 0.0);
+    served += t.value("calls_served", t.value("echo_served", 0.0));  // echo_served: trials before Allman's ops
     server_cpu += t.value("server_cpu_us", 0.0);
-    if (t.value("wire", json()).is_object()) {
-      wire = true;
-      bytes += t["wire"].value("bytes", 0.0);
-      packets += t["wire"].value("packets", 0.0);
-    }
   }
   SpeedMetrics m = speed_metrics(trials);
   record.update(m.to_json());
   record["cpu_us_per_call"] = {{"client", m.client_cpu_us_per_call}, {"server", served > 0 ? server_cpu / served : 0.0}};
-  record["wire"] = wire && served > 0 ? json{{"bytes_per_call", bytes / served}, {"packets_per_call", packets / served}}
-                                      : json(nullptr);
+  record["wire"] = wire_summary(*find_transport(cell.transport), ok, served);
   record["settings"] = ok.front().value("settings", json::object());
   std::string reason = record.value("reason", "");
   auto note = [&](const std::string& more) { reason += (reason.empty() ? "" : "; ") + more; };
@@ -108,9 +102,40 @@ void summarize_rpc(const CellConfig& cell, const std::vector<json>& ok, const st
 
 }  // namespace
 
+// Link-layer bytes of one counted packet that are not the call's own:
+// Ethernet 14, IPv4 20, and TCP 20 + 12 of timestamps (Linux's default)
+// or UDP 8. The veth counts a segmentation-offload packet once, with one
+// set of headers, and a pure ACK is exactly this much, so taking it off
+// every counted packet leaves the TCP payload: the RPC's bytes, as Allman
+// counted them from tcpdump (his Table 5). A SYN carries 8 bytes more of
+// options, and a UDP datagram over the MTU goes as IP fragments with 8
+// bytes less: both small beside a call, and in docs/results-format.md.
+static double frame_overhead(const TransportRow& row) { return row.datagram() ? 14 + 20 + 8 : 14 + 20 + 32; }
+
+json wire_summary(const TransportRow& row, const std::vector<json>& ok, double served) {
+  double sums[6] = {0, 0, 0, 0, 0, 0};
+  const char* keys[6] = {"bytes", "packets", "tx_bytes", "tx_packets", "rx_bytes", "rx_packets"};
+  for (const json& t : ok) {
+    if (!t.value("wire", json()).is_object()) return nullptr;
+    for (int k = 0; k < 6; ++k) sums[k] += t["wire"].value(keys[k], 0.0);
+  }
+  if (ok.empty() || served <= 0) return nullptr;
+  double head = frame_overhead(row);
+  json w = {{"bytes_per_call", sums[0] / served}, {"packets_per_call", sums[1] / served}};
+  if (sums[3] + sums[5] > 0) {  // trials before the split counted both ways together
+    w["request_frame_bytes_per_call"] = sums[2] / served;
+    w["response_frame_bytes_per_call"] = sums[4] / served;
+    w["request_bytes_per_call"] = (sums[2] - head * sums[3]) / served;
+    w["response_bytes_per_call"] = (sums[4] - head * sums[5]) / served;
+    w["frame_overhead_bytes"] = head;
+  }
+  return w;
+}
+
 void summarize_speed(const CellConfig& cell, const std::vector<json>& trials, const std::vector<json>& earlier,
                      json& record) {
   record["size"] = cell.size;
+  record["op"] = cell.op;
   record["calls_per_trial"] = cell.calls_per_client;
   record["warmup"] = cell.warmup;
   if (!trials.empty()) record["latency_pinned"] = trials.front().value("latency_pinned", false);

@@ -93,11 +93,14 @@ int main(int argc, char** argv) {
   app.add_option("--transport", options.transport, "one of: " + rpclab::transport_names())->required();
   app.add_option("--server", server, "ADDR:PORT of the server (with --rpcbind, the port is ignored)")->required()
       ->check(rpclab::host_port());
-  app.add_option("--op", op_name, "next | echo | null")->check(CLI::IsMember({"next", "echo", "null"}));
+  app.add_option("--op", op_name, rpclab::operation_names())
+      ->check([](const std::string& name) {
+        return rpclab::parse_operation(name) ? std::string() : "one of: " + rpclab::operation_names();
+      });
   app.add_option("--calls", plan.calls, "calls to record")->check(rpclab::in_range(uint64_t{1}, uint64_t{1} << 32));
   app.add_option("--warmup", plan.warmup, "calls made first and not recorded")
       ->check(rpclab::in_range(uint64_t{0}, uint64_t{1} << 32));
-  app.add_option("--size", plan.size, "ECHO payload bytes")->check(rpclab::in_range(size_t{0}, size_t{16} << 20));
+  app.add_option("--size", plan.size, "ECHO payload bytes; N doubles for average, get-rand-nums, log-transform")->check(rpclab::in_range(size_t{0}, size_t{16} << 20));
   app.add_option("--client-id", plan.client_id, "this client's id in the server's ledger");
   app.add_option("--first-seq", plan.first_seq, "first sequence number NEXT sends");
   app.add_option("--timeout", timeout_ms, "total time per call in ms (default: the library's)")
@@ -146,10 +149,10 @@ int main(int argc, char** argv) {
   }
   if (duration_ms) plan.duration_ms = duration_ms;
   rpclab::ClientSettings settings = row->client_settings(options);
-  if (plan.op == rpclab::Operation::kEcho && plan.size > settings.max_payload) {
+  if (size_t bytes = rpclab::payload_bytes(plan.op, plan.size); bytes > settings.max_payload) {
     std::string note(row->traits.payload_note);
     std::fprintf(stderr, "rpclab-client: --size: %zu bytes does not fit in one %s call (at most %zu bytes%s)\n",
-                 plan.size, options.transport.c_str(), settings.max_payload, note.empty() ? "" : ("; " + note).c_str());
+                 bytes, options.transport.c_str(), settings.max_payload, note.empty() ? "" : ("; " + note).c_str());
     return rpclab::kExitUsage;
   }
 

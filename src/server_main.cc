@@ -35,6 +35,7 @@ void write_stats(const std::string& path, const rpclab::ServerCore& core, int* g
   rpclab::ServerCounters c = core.counters();
   nlohmann::json stats = {{"generation", ++*generation}, {"null_calls", c.null_calls},
                           {"next_calls", c.next_calls},  {"echo_calls", c.echo_calls},
+                          {"allman_calls", c.allman_calls},
                           {"mismatches", c.mismatches},  {"cpu_user_us", cpu_us(ru.ru_utime)},
                           {"cpu_sys_us", cpu_us(ru.ru_stime)}, {"answered_from_table", c.answered_from_table},
                           {"refused_stale", c.refused_stale}};
@@ -54,7 +55,7 @@ void raise_fd_limit() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"rpclab-server: serve NULL, NEXT and ECHO over one transport", "rpclab-server"};
+  CLI::App app{"rpclab-server: serve NULL, NEXT, ECHO and Allman's four operations over one transport", "rpclab-server"};
   rpclab::ServerOptions options;
   std::string listen = "127.0.0.1:0", ledger_path, ready_path, stats_path;
   size_t ledger_mb = rpclab::Ledger::kDefaultMaxBytes >> 20;
@@ -144,8 +145,8 @@ int main(int argc, char** argv) {
     }
   }
   rpclab::ServerCounters c = core.counters();
-  std::fprintf(stderr, "rpclab-server: stopped; served %llu NEXT, %llu ECHO, %llu NULL; %llu out of order\n",
-               (unsigned long long)c.next_calls, (unsigned long long)c.echo_calls,
-               (unsigned long long)c.null_calls, (unsigned long long)c.mismatches);
+  std::fprintf(stderr, "rpclab-server: stopped; served %llu NEXT, %llu ECHO, %llu NULL, %llu of Allman's; %llu out of "
+               "order\n", (unsigned long long)c.next_calls, (unsigned long long)c.echo_calls,
+               (unsigned long long)c.null_calls, (unsigned long long)c.allman_calls, (unsigned long long)c.mismatches);
   return rpclab::kExitOk;
 }

@@ -11,14 +11,16 @@ constexpr auto kRest = std::chrono::milliseconds(100);
 
 }  // namespace
 
-void AcceptRest::rest(int err) {
+void AcceptRest::rest(int err) { rest_because(std::strerror(err)); }
+
+void AcceptRest::rest_because(const std::string& why) {
   until_ = std::chrono::steady_clock::now() + kRest;
   if (episode_) return;
   episode_ = true;
   std::fprintf(stderr,
                "rpclab-server: %s: cannot accept a connection: %s; new connections wait in the backlog until some "
                "close (raise the limit with ulimit -n)\n",
-               transport_.c_str(), std::strerror(err));
+               transport_.c_str(), why.c_str());
 }
 
 void AcceptRest::end() {

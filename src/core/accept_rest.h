@@ -19,6 +19,8 @@ class AcceptRest {
   bool resting() const { return std::chrono::steady_clock::now() < until_; }
   // accept() (or a spare descriptor) failed with `err`: rest for a moment.
   void rest(int err);
+  // The same, for a cause that is not an errno (a library that does not say).
+  void rest_because(const std::string& why);
   // Descriptors were freed: try accept() again now, still in the episode.
   void retry_now() { until_ = {}; }
   // A connection was accepted: the episode is over.

@@ -1,5 +1,7 @@
 #include "core/client_run.h"
 
+#include "core/allman.h"
+
 #include <sys/resource.h>
 #include <time.h>
 
@@ -30,7 +32,10 @@ void sleep_until_realtime(int64_t when_ns) {
 class Caller {
  public:
   explicit Caller(const ClientPlan& plan)
-      : plan_(plan), payload_(plan.op == Operation::kEcho ? make_payload(plan.size, plan.client_id) : "") {}
+      : plan_(plan), payload_(plan.op == Operation::kEcho ? make_payload(plan.size, plan.client_id) : "") {
+    if (plan.op == Operation::kAverage || plan.op == Operation::kLogTransform)
+      values_ = allman_inputs(plan.size, plan.client_id);
+  }
 
   void use(RpcClient& client) { client_ = &client; }  // the handle the next call goes through
 
@@ -48,10 +53,26 @@ class Caller {
     if (status.ok() && plan_.op == Operation::kNext && next_reply_.status == NextStatus::kStale)
       status = CallStatus::failure(ErrorKind::kOther,
                                    "server refused a seq older than its last completed one (at-most-once); not run");
+    if (status.ok()) {
+      std::string wrong = check_allman();
+      if (!wrong.empty()) status = CallStatus::failure(ErrorKind::kOther, wrong);
+    }
     return status;
   }
 
  private:
+  // A wrong result is an error, not a speed.
+  std::string check_allman() const {
+    switch (plan_.op) {
+      case Operation::kIsPrime:
+        return prime_ == allman_is_prime(kAllmanPrime) ? "" : "IsPrime answered wrong";
+      case Operation::kAverage: return allman_check_average(values_, mean_);
+      case Operation::kGetRandNums: return allman_check_rand(plan_.size, reply_values_);
+      case Operation::kLogTransform: return allman_check_log(values_, reply_values_);
+      default: return "";
+    }
+  }
+
   CallStatus dispatch(uint32_t seq) {
     switch (plan_.op) {
       case Operation::kNull:
@@ -61,6 +82,18 @@ class Caller {
       case Operation::kEcho:
         reply_.clear();
         return client_->echo(payload_, &reply_);
+      case Operation::kIsPrime:
+        prime_ = false;
+        return client_->is_prime(kAllmanPrime, &prime_);
+      case Operation::kAverage:
+        mean_ = 0;
+        return client_->average(values_, &mean_);
+      case Operation::kGetRandNums:
+        reply_values_.clear();
+        return client_->get_rand_nums(static_cast<int32_t>(plan_.size), &reply_values_);
+      case Operation::kLogTransform:
+        reply_values_.clear();
+        return client_->log_transform(values_, &reply_values_);
     }
     return CallStatus::failure(ErrorKind::kOther, "unknown operation");
   }
@@ -70,24 +103,51 @@ class Caller {
   std::string payload_;
   std::string reply_;
   NextReply next_reply_;
+  std::vector<double> values_, reply_values_;  // Allman's
+  double mean_ = 0;
+  bool prime_ = false;
+};
+
+// One row per operation: its name on the command line and in records.
+struct OperationName {
+  Operation op;
+  const char* name;
+};
+constexpr OperationName kOperationNames[] = {
+    {Operation::kNull, "null"},         {Operation::kNext, "next"},
+    {Operation::kEcho, "echo"},         {Operation::kIsPrime, "is-prime"},
+    {Operation::kAverage, "average"},   {Operation::kGetRandNums, "get-rand-nums"},
+    {Operation::kLogTransform, "log-transform"},
 };
 
 }  // namespace
 
 std::optional<Operation> parse_operation(std::string_view name) {
-  if (name == "null") return Operation::kNull;
-  if (name == "next") return Operation::kNext;
-  if (name == "echo") return Operation::kEcho;
+  for (const OperationName& o : kOperationNames)
+    if (name == o.name) return o.op;
   return std::nullopt;
 }
 
 std::string_view operation_name(Operation op) {
-  switch (op) {
-    case Operation::kNull: return "null";
-    case Operation::kNext: return "next";
-    case Operation::kEcho: return "echo";
-  }
+  for (const OperationName& o : kOperationNames)
+    if (op == o.op) return o.name;
   return "?";
+}
+
+std::string operation_names() {
+  std::string names;
+  for (const OperationName& o : kOperationNames) names += (names.empty() ? "" : " | ") + std::string(o.name);
+  return names;
+}
+
+size_t payload_bytes(Operation op, size_t size) {
+  switch (op) {
+    case Operation::kEcho: return size;
+    case Operation::kAverage:
+    case Operation::kGetRandNums:
+    case Operation::kLogTransform: return size * sizeof(double);
+    default: return 0;
+  }
 }
 
 std::string make_payload(size_t size, uint32_t client_id) {

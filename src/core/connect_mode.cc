@@ -30,6 +30,18 @@ class ModalClient : public RpcClient {
   CallStatus echo(std::string_view payload, std::string* reply) override {
     return with_handle([&](RpcClient& c) { return c.echo(payload, reply); });
   }
+  CallStatus is_prime(int32_t n, bool* prime) override {
+    return with_handle([&](RpcClient& c) { return c.is_prime(n, prime); });
+  }
+  CallStatus average(const std::vector<double>& values, double* mean) override {
+    return with_handle([&](RpcClient& c) { return c.average(values, mean); });
+  }
+  CallStatus get_rand_nums(int32_t count, std::vector<double>* values) override {
+    return with_handle([&](RpcClient& c) { return c.get_rand_nums(count, values); });
+  }
+  CallStatus log_transform(const std::vector<double>& values, std::vector<double>* logs) override {
+    return with_handle([&](RpcClient& c) { return c.log_transform(values, logs); });
+  }
 
  private:
   CallStatus with_handle(const std::function<CallStatus(RpcClient&)>& call) {

@@ -1,5 +1,7 @@
 #include "core/server_core.h"
 
+#include "core/allman.h"
+
 #include <time.h>
 
 #include <algorithm>
@@ -122,11 +124,40 @@ NextReply ServerCore::execute(uint32_t client_id, uint32_t seq, const RequestOri
   return reply;
 }
 
+bool ServerCore::is_prime(int32_t n) {
+  allman_calls_.fetch_add(1, std::memory_order_relaxed);
+  return allman_is_prime(n);
+}
+
+std::optional<std::string> ServerCore::average(const double* values, size_t n, double* mean) {
+  if (auto why = allman_refuse_average(values, n)) return why;
+  allman_calls_.fetch_add(1, std::memory_order_relaxed);
+  *mean = allman_average(values, n);
+  return std::nullopt;
+}
+
+std::optional<std::string> ServerCore::get_rand_nums(int64_t count, std::vector<double>* out) {
+  if (auto why = allman_refuse_count(count)) return why;
+  allman_calls_.fetch_add(1, std::memory_order_relaxed);
+  out->resize(static_cast<size_t>(count));
+  allman_rand_nums(out->size(), out->data());
+  return std::nullopt;
+}
+
+std::optional<std::string> ServerCore::log_transform(const double* values, size_t n, std::vector<double>* out) {
+  if (auto why = allman_refuse_log(values, n)) return why;
+  allman_calls_.fetch_add(1, std::memory_order_relaxed);
+  out->resize(n);
+  allman_log_transform(values, n, out->data());
+  return std::nullopt;
+}
+
 ServerCounters ServerCore::counters() const {
   std::lock_guard<std::mutex> lock(mu_);
   ServerCounters c = counts_;
   c.null_calls = null_calls_.load(std::memory_order_relaxed);
   c.echo_calls = echo_calls_.load(std::memory_order_relaxed);
+  c.allman_calls = allman_calls_.load(std::memory_order_relaxed);
   return c;
 }
 

@@ -9,7 +9,9 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <vector>
 #include <unordered_map>
 
 #include "core/at_most_once.h"
@@ -24,6 +26,7 @@ struct ServerCounters {
   uint64_t null_calls = 0;
   uint64_t next_calls = 0;  // NEXT requests this process answered, run or not
   uint64_t echo_calls = 0;
+  uint64_t allman_calls = 0;  // Allman's four operations that ran (core/allman.h)
   uint64_t mismatches = 0;
   uint64_t answered_from_table = 0;  // at-most-once repeats answered without running
   uint64_t refused_stale = 0;        // at-most-once: older seqs refused
@@ -56,6 +59,14 @@ class ServerCore {
   void count_null() { null_calls_.fetch_add(1, std::memory_order_relaxed); }
   void count_echo() { echo_calls_.fetch_add(1, std::memory_order_relaxed); }
 
+  // Allman's operations (core/allman.h): each returns why it refused the
+  // call, or nothing once the result is written. A refused call is not
+  // counted and runs nothing.
+  bool is_prime(int32_t n);
+  std::optional<std::string> average(const double* values, size_t n, double* mean);
+  std::optional<std::string> get_rand_nums(int64_t count, std::vector<double>* out);
+  std::optional<std::string> log_transform(const double* values, size_t n, std::vector<double>* out);
+
   ServerCounters counters() const;
   void write_ledger(const std::string& path) const;
 
@@ -77,6 +88,7 @@ class ServerCore {
   ServerCounters counts_;                  // null and echo are the atomics below
   std::atomic<uint64_t> null_calls_{0};
   std::atomic<uint64_t> echo_calls_{0};
+  std::atomic<uint64_t> allman_calls_{0};
 };
 
 }  // namespace rpclab

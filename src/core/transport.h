@@ -65,6 +65,12 @@ class RpcClient {
   virtual CallStatus null_call() = 0;
   virtual CallStatus next(uint32_t client_id, uint32_t seq, NextReply* reply) = 0;
   virtual CallStatus echo(std::string_view payload, std::string* reply) = 0;
+  // Allman's four operations (core/allman.h), doubles typed as doubles in
+  // each IDL. A call the server refuses (bad input) is kCannotCode.
+  virtual CallStatus is_prime(int32_t n, bool* prime) = 0;
+  virtual CallStatus average(const std::vector<double>& values, double* mean) = 0;
+  virtual CallStatus get_rand_nums(int32_t count, std::vector<double>* values) = 0;
+  virtual CallStatus log_transform(const std::vector<double>& values, std::vector<double>* logs) = 0;
 };
 
 class RpcServer {
@@ -124,6 +130,7 @@ struct TransportTraits {
   std::string_view levy_name;      // its row in Levy's 1989 tables, or ""
   uint32_t options;                // TransportOption bits it accepts
   std::string_view payload_note;   // how to carry more than max_payload, or ""
+  std::string_view allman_name;    // its row in Allman's 2003 tables (seed 000), or ""
 };
 
 struct TransportRow {

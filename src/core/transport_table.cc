@@ -13,7 +13,8 @@ namespace rpclab {
 
 // Traits, field by field: carrier, role, text or binary, retransmits by
 // itself, floor, sockperf calibration, name in Levy's tables, options,
-// payload note.
+// payload note, name in Allman's tables (raw-tcp is his hand-rolled java.net
+// protocol's like: binary, no RPC library).
 const std::vector<TransportRow>& transports() {
   static const std::vector<TransportRow> table = {
       {"sunrpc-udp", "ONC RPC over UDP: rpcgen -M stubs on libtirpc (clnt_dg / svc_dg)",
@@ -32,7 +33,7 @@ const std::vector<TransportRow>& transports() {
        grpcx::client_settings, grpcx::make_client, grpcx::make_server,
        {LibraryRetry::kOnRequest, "service-config retryPolicy: up to 5 attempts on UNAVAILABLE, backoff 10-200 ms"}},
       {"xmlrpc", "XML-RPC over HTTP/1.1: xmlrpc-c, C++ client on its curl transport, Abyss server",
-       {Carrier::kStream, Role::kRpc, true, false, "raw-tcp", "", "", kOptTcpNodelayServer, ""},
+       {Carrier::kStream, Role::kRpc, true, false, "raw-tcp", "", "", kOptTcpNodelayServer, "", "XML-RPC"},
        xmlrpc::http_settings, xmlrpc::make_http_client, xmlrpc::make_http_server,
        {LibraryRetry::kNone, "xmlrpc-c's curl transport never sends a call again; TCP retransmits segments"}},
       {"xmlrpc-pstream", "XML-RPC over xmlrpc-c's packet stream: the same XML, no HTTP",
@@ -49,7 +50,7 @@ const std::vector<TransportRow>& transports() {
        {LibraryRetry::kNone, "no library; a lost datagram is a timeout"}},
       {"raw-tcp", "the floor: length-prefixed frames over a plain TCP socket, no RPC library",
        {Carrier::kStream, Role::kFloor, false, false, "raw-tcp", "sockperf-tcp", "",
-        kOptTcpNodelayClient | kOptTcpNodelayServer, ""},
+        kOptTcpNodelayClient | kOptTcpNodelayServer, "", "java.net"},
        raw::tcp_settings, raw::make_tcp_client, raw::make_tcp_server,
        {LibraryRetry::kNone, "no library; TCP retransmits segments"}},
   };

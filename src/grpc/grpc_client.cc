@@ -99,7 +99,53 @@ class GrpcClient : public RpcClient {
     return from_grpc(status);
   }
 
+  CallStatus is_prime(int32_t n, bool* prime) override {
+    grpc::ClientContext ctx;
+    arm(ctx);
+    wire::IsPrimeRequest req;
+    req.set_n(n);
+    wire::IsPrimeReply rep;
+    grpc::Status status = stub_->IsPrime(&ctx, req, &rep);
+    if (status.ok()) *prime = rep.prime();
+    return from_grpc(status);
+  }
+
+  CallStatus average(const std::vector<double>& values, double* mean) override {
+    grpc::ClientContext ctx;
+    arm(ctx);
+    wire::Doubles req = doubles_of(values);
+    wire::AverageReply rep;
+    grpc::Status status = stub_->Average(&ctx, req, &rep);
+    if (status.ok()) *mean = rep.mean();
+    return from_grpc(status);
+  }
+
+  CallStatus get_rand_nums(int32_t count, std::vector<double>* values) override {
+    grpc::ClientContext ctx;
+    arm(ctx);
+    wire::CountRequest req;
+    req.set_count(count);
+    wire::Doubles rep;
+    grpc::Status status = stub_->GetRandNums(&ctx, req, &rep);
+    if (status.ok()) values->assign(rep.values().begin(), rep.values().end());
+    return from_grpc(status);
+  }
+
+  CallStatus log_transform(const std::vector<double>& values, std::vector<double>* logs) override {
+    grpc::ClientContext ctx;
+    arm(ctx);
+    wire::Doubles req = doubles_of(values), rep;
+    grpc::Status status = stub_->LogTransform(&ctx, req, &rep);
+    if (status.ok()) logs->assign(rep.values().begin(), rep.values().end());
+    return from_grpc(status);
+  }
+
  private:
+  static wire::Doubles doubles_of(const std::vector<double>& values) {
+    wire::Doubles d;
+    d.mutable_values()->Add(values.begin(), values.end());
+    return d;
+  }
   void arm(grpc::ClientContext& ctx) const { ctx.set_deadline(std::chrono::system_clock::now() + deadline_); }
 
   std::chrono::milliseconds deadline_;

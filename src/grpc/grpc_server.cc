@@ -9,7 +9,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <optional>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "core/inet.h"
 #include "grpc/grpc_limits.h"
@@ -59,6 +62,43 @@ grpc::Status Service::Echo(grpc::ServerContext*, const wire::EchoMessage* req, w
   core_.count_echo();
   rep->set_payload(req->payload());
   return grpc::Status::OK;
+}
+
+grpc::Status Service::IsPrime(grpc::ServerContext*, const wire::IsPrimeRequest* req, wire::IsPrimeReply* rep) {
+  rep->set_prime(core_.is_prime(req->n()));
+  return grpc::Status::OK;
+}
+
+namespace {
+
+// What the core refused, as gRPC says it; or OK.
+grpc::Status refused(const std::optional<std::string>& why) {
+  return why ? grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, *why) : grpc::Status::OK;
+}
+
+grpc::Status values_reply(const std::optional<std::string>& why, const std::vector<double>& values,
+                          wire::Doubles* rep) {
+  if (!why) rep->mutable_values()->Add(values.begin(), values.end());
+  return refused(why);
+}
+
+}  // namespace
+
+grpc::Status Service::Average(grpc::ServerContext*, const wire::Doubles* req, wire::AverageReply* rep) {
+  double mean = 0;
+  std::optional<std::string> why = core_.average(req->values().data(), req->values_size(), &mean);
+  rep->set_mean(mean);
+  return refused(why);
+}
+
+grpc::Status Service::GetRandNums(grpc::ServerContext*, const wire::CountRequest* req, wire::Doubles* rep) {
+  std::vector<double> values;
+  return values_reply(core_.get_rand_nums(req->count(), &values), values, rep);
+}
+
+grpc::Status Service::LogTransform(grpc::ServerContext*, const wire::Doubles* req, wire::Doubles* rep) {
+  std::vector<double> values;
+  return values_reply(core_.log_transform(req->values().data(), req->values_size(), &values), values, rep);
 }
 
 namespace {

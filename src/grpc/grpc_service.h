@@ -16,6 +16,10 @@ class Service final : public wire::Rpclab::Service {
   grpc::Status Null(grpc::ServerContext*, const wire::Empty*, wire::Empty*) override;
   grpc::Status Next(grpc::ServerContext*, const wire::NextRequest* req, wire::NextReply* rep) override;
   grpc::Status Echo(grpc::ServerContext*, const wire::EchoMessage* req, wire::EchoMessage* rep) override;
+  grpc::Status IsPrime(grpc::ServerContext*, const wire::IsPrimeRequest* req, wire::IsPrimeReply* rep) override;
+  grpc::Status Average(grpc::ServerContext*, const wire::Doubles* req, wire::AverageReply* rep) override;
+  grpc::Status GetRandNums(grpc::ServerContext*, const wire::CountRequest* req, wire::Doubles* rep) override;
+  grpc::Status LogTransform(grpc::ServerContext*, const wire::Doubles* req, wire::Doubles* rep) override;
 
  private:
   ServerCore& core_;

@@ -57,6 +57,38 @@ class JsonrpcClient : public RpcClient {
     return status;
   }
 
+  CallStatus is_prime(int32_t n, bool* prime) override {
+    Json::Value params(Json::objectValue), result;
+    params["n"] = n;
+    CallStatus status = call(kIsPrimeMethod, params, &result);
+    if (status.ok() && !result.isBool())
+      return CallStatus::failure(ErrorKind::kCannotCode, "libjson-rpc-cpp: the isPrime reply is not true or false");
+    if (status.ok()) *prime = result.asBool();
+    return status;
+  }
+
+  CallStatus average(const std::vector<double>& values, double* mean) override {
+    Json::Value params(Json::objectValue), result;
+    params["values"] = doubles_value(values);
+    CallStatus status = call(kAverageMethod, params, &result);
+    if (status.ok() && !result.isNumeric())
+      return CallStatus::failure(ErrorKind::kCannotCode, "libjson-rpc-cpp: the average reply is not a number");
+    if (status.ok()) *mean = result.asDouble();
+    return status;
+  }
+
+  CallStatus get_rand_nums(int32_t count, std::vector<double>* values) override {
+    Json::Value params(Json::objectValue);
+    params["count"] = count;
+    return call_doubles(kGetRandNumsMethod, params, values);
+  }
+
+  CallStatus log_transform(const std::vector<double>& values, std::vector<double>* logs) override {
+    Json::Value params(Json::objectValue);
+    params["values"] = doubles_value(values);
+    return call_doubles(kLogTransformMethod, params, logs);
+  }
+
  private:
   CallStatus call(const char* method, const Json::Value& params, Json::Value* result) {
     try {
@@ -67,6 +99,15 @@ class JsonrpcClient : public RpcClient {
       return CallStatus::failure(ErrorKind::kCannotCode, std::string("libjson-rpc-cpp: ") + e.what());
     }
     return CallStatus::success();
+  }
+
+  CallStatus call_doubles(const char* method, const Json::Value& params, std::vector<double>* out) {
+    Json::Value result;
+    CallStatus status = call(method, params, &result);
+    if (status.ok() && !read_doubles(result, out))
+      return CallStatus::failure(ErrorKind::kCannotCode,
+                                 std::string("libjson-rpc-cpp: the ") + method + " reply is not an array of numbers");
+    return status;
   }
 
   ::jsonrpc::HttpClient http_;

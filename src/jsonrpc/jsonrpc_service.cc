@@ -42,6 +42,18 @@ Service::Service(ServerCore& core)
   bindAndAddMethod(Procedure(kEchoMethod, ::jsonrpc::PARAMS_BY_NAME, ::jsonrpc::JSON_OBJECT, "payload",
                              ::jsonrpc::JSON_STRING, nullptr),
                    &Service::echo);
+  bindAndAddMethod(Procedure(kIsPrimeMethod, ::jsonrpc::PARAMS_BY_NAME, ::jsonrpc::JSON_BOOLEAN, "n",
+                             ::jsonrpc::JSON_INTEGER, nullptr),
+                   &Service::is_prime);
+  bindAndAddMethod(Procedure(kAverageMethod, ::jsonrpc::PARAMS_BY_NAME, ::jsonrpc::JSON_REAL, "values",
+                             ::jsonrpc::JSON_ARRAY, nullptr),
+                   &Service::average);
+  bindAndAddMethod(Procedure(kGetRandNumsMethod, ::jsonrpc::PARAMS_BY_NAME, ::jsonrpc::JSON_ARRAY, "count",
+                             ::jsonrpc::JSON_INTEGER, nullptr),
+                   &Service::get_rand_nums);
+  bindAndAddMethod(Procedure(kLogTransformMethod, ::jsonrpc::PARAMS_BY_NAME, ::jsonrpc::JSON_ARRAY, "values",
+                             ::jsonrpc::JSON_ARRAY, nullptr),
+                   &Service::log_transform);
 }
 
 std::string Service::handle(const std::string& request, const RequestOrigin& origin) {
@@ -77,6 +89,48 @@ void Service::echo(const Json::Value& params, Json::Value& result) {
   core_.count_echo();
   result = Json::Value(Json::objectValue);
   result["payload"] = base64_encode(*bytes);
+}
+
+}  // namespace rpclab::jsonrpc
+
+namespace rpclab::jsonrpc {
+namespace {
+
+std::vector<double> values_param(const Json::Value& params) {
+  std::vector<double> values;
+  if (!read_doubles(params["values"], &values)) invalid_params("values must be an array of numbers");
+  return values;
+}
+
+}  // namespace
+
+void Service::is_prime(const Json::Value& params, Json::Value& result) {
+  int32_t n = 0;
+  if (!read_i32(params, "n", &n)) invalid_params("n must be an integer from -2147483648 to 2147483647");
+  result = core_.is_prime(n);
+}
+
+// What the core refuses (core/allman.h) is "invalid params", as a value of
+// the wrong JSON type is.
+void Service::average(const Json::Value& params, Json::Value& result) {
+  std::vector<double> values = values_param(params);
+  double mean = 0;
+  if (auto why = core_.average(values.data(), values.size(), &mean)) invalid_params(*why);
+  result = mean;
+}
+
+void Service::get_rand_nums(const Json::Value& params, Json::Value& result) {
+  int32_t count = 0;
+  if (!read_i32(params, "count", &count)) invalid_params("count must be an integer");
+  std::vector<double> values;
+  if (auto why = core_.get_rand_nums(count, &values)) invalid_params(*why);
+  result = doubles_value(values);
+}
+
+void Service::log_transform(const Json::Value& params, Json::Value& result) {
+  std::vector<double> values = values_param(params), logs;
+  if (auto why = core_.log_transform(values.data(), values.size(), &logs)) invalid_params(*why);
+  result = doubles_value(logs);
 }
 
 }  // namespace rpclab::jsonrpc

@@ -40,6 +40,10 @@ class Service : private HandlerSlot, public ::jsonrpc::AbstractServer<Service> {
   void null_call(const Json::Value& params, Json::Value& result);
   void next(const Json::Value& params, Json::Value& result);
   void echo(const Json::Value& params, Json::Value& result);
+  void is_prime(const Json::Value& params, Json::Value& result);
+  void average(const Json::Value& params, Json::Value& result);
+  void get_rand_nums(const Json::Value& params, Json::Value& result);
+  void log_transform(const Json::Value& params, Json::Value& result);
 
  private:
   ServerCore& core_;

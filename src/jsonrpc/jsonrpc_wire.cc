@@ -21,6 +21,32 @@ bool read_u32(const Json::Value& object, const char* name, uint32_t* out) {
   return true;
 }
 
+bool read_i32(const Json::Value& object, const char* name, int32_t* out) {
+  if (!object.isObject() || !object.isMember(name)) return false;
+  const Json::Value& v = object[name];
+  if (!v.isInt()) return false;
+  *out = v.asInt();
+  return true;
+}
+
+Json::Value doubles_value(const std::vector<double>& values) {
+  Json::Value array(Json::arrayValue);
+  array.resize(static_cast<Json::ArrayIndex>(values.size()));
+  for (Json::ArrayIndex i = 0; i < values.size(); ++i) array[i] = values[i];
+  return array;
+}
+
+bool read_doubles(const Json::Value& value, std::vector<double>* out) {
+  if (!value.isArray()) return false;
+  out->clear();
+  out->reserve(value.size());
+  for (const Json::Value& item : value) {
+    if (!item.isNumeric()) return false;
+    out->push_back(item.asDouble());
+  }
+  return true;
+}
+
 bool read_next_reply(const Json::Value& value, NextReply* reply, std::string* why) {
   uint32_t status = 0;
   for (auto [name, out] : {std::pair<const char*, uint32_t*>{"status", &status},

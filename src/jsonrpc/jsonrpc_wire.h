@@ -3,6 +3,10 @@
 //   null()                            -> null
 //   next({client_id, seq})            -> {"status", "expected_seq", "times_executed"}
 //   echo({payload})                   -> {"payload"}, the same base64 text
+//   isPrime({n})                      -> true | false
+//   average({values})                 -> a number
+//   getRandNums({count})              -> [numbers in [0, 1)]
+//   logTransform({values})            -> [their natural logs]
 // Parameters by name; ids and counts are JSON integers 0..4294967295; the
 // status is NextStatus's number (0 in order, 1 out of order, 2 not
 // recorded, 3 stale); payloads are base64 (RFC 4648, padded, no line breaks).
@@ -12,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/server_core.h"
 
@@ -21,6 +26,10 @@ inline constexpr const char* kPath = "/";
 inline constexpr const char* kNullMethod = "null";
 inline constexpr const char* kNextMethod = "next";
 inline constexpr const char* kEchoMethod = "echo";
+inline constexpr const char* kIsPrimeMethod = "isPrime";
+inline constexpr const char* kAverageMethod = "average";
+inline constexpr const char* kGetRandNumsMethod = "getRandNums";
+inline constexpr const char* kLogTransformMethod = "logTransform";
 
 // The largest ECHO payload: the bound of idl/rpclab.x, as for every transport.
 inline constexpr size_t kMaxPayload = size_t{16} << 20;
@@ -34,6 +43,14 @@ bool read_next_reply(const Json::Value& value, NextReply* reply, std::string* wh
 
 // A member that must be an integer 0..2^32-1; false if it is not.
 bool read_u32(const Json::Value& object, const char* name, uint32_t* out);
+
+// Allman's vectors as JSON arrays of numbers, which jsoncpp prints (17
+// significant digits) and parses itself.
+Json::Value doubles_value(const std::vector<double>& values);
+// False unless `value` is an array of numbers.
+bool read_doubles(const Json::Value& value, std::vector<double>* out);
+// A member that must be an integer -2^31..2^31-1; false if it is not.
+bool read_i32(const Json::Value& object, const char* name, int32_t* out);
 
 // "libjson-rpc-cpp 0.7.0, jsoncpp 1.9.5", for the records.
 std::string library_version();

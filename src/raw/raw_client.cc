@@ -1,5 +1,7 @@
 #include "raw/raw_client.h"
 
+#include <algorithm>
+
 #include <unistd.h>
 
 #include "raw/raw_transport.h"
@@ -12,6 +14,10 @@ std::string proc_name(uint8_t proc) {
     case Proc::kNull: return "NULL";
     case Proc::kNext: return "NEXT";
     case Proc::kEcho: return "ECHO";
+    case Proc::kIsPrime: return "ISPRIME";
+    case Proc::kAverage: return "AVERAGE";
+    case Proc::kGetRandNums: return "GETRANDNUMS";
+    case Proc::kLogTransform: return "LOGTRANSFORM";
     case Proc::kError: return "ERROR";
   }
   return "procedure " + std::to_string(proc);
@@ -63,6 +69,44 @@ CallStatus RawClient::echo(std::string_view payload, std::string* reply) {
   CallStatus status = call(Proc::kEcho, payload, &frame);
   if (status.ok()) reply->assign(frame.body);
   return status;
+}
+
+CallStatus RawClient::call_doubles(Proc proc, std::string_view body, size_t reply_bytes, std::vector<double>* out) {
+  size_t larger = std::max(body.size(), reply_bytes);
+  if (larger > max_payload_) return CallStatus::failure(ErrorKind::kCannotCode, too_big(larger));
+  FrameView frame;
+  CallStatus status = call(proc, body, &frame);
+  if (status.ok() && !decode_doubles(frame.body, out))
+    return CallStatus::failure(ErrorKind::kCannotCode, "a " + proc_name(static_cast<uint8_t>(proc)) + " reply of " +
+                                                           std::to_string(frame.body.size()) + " bytes is not doubles");
+  return status;
+}
+
+CallStatus RawClient::is_prime(int32_t n, bool* prime) {
+  FrameView frame;
+  CallStatus status = call(Proc::kIsPrime, encode_i32(n), &frame);
+  if (status.ok() && frame.body.size() != 1)
+    return CallStatus::failure(ErrorKind::kCannotCode, "ISPRIME reply of " + std::to_string(frame.body.size()) +
+                                                           " bytes, not 1");
+  if (status.ok()) *prime = frame.body[0] != 0;
+  return status;
+}
+
+CallStatus RawClient::average(const std::vector<double>& values, double* mean) {
+  std::vector<double> reply;
+  CallStatus status = call_doubles(Proc::kAverage, encode_doubles(values.data(), values.size()), 8, &reply);
+  if (status.ok() && reply.size() != 1)
+    return CallStatus::failure(ErrorKind::kCannotCode, "AVERAGE reply of " + std::to_string(reply.size()) + " doubles");
+  if (status.ok()) *mean = reply[0];
+  return status;
+}
+
+CallStatus RawClient::get_rand_nums(int32_t count, std::vector<double>* values) {
+  return call_doubles(Proc::kGetRandNums, encode_i32(count), count > 0 ? size_t(count) * 8 : 0, values);
+}
+
+CallStatus RawClient::log_transform(const std::vector<double>& values, std::vector<double>* logs) {
+  return call_doubles(Proc::kLogTransform, encode_doubles(values.data(), values.size()), values.size() * 8, logs);
 }
 
 }  // namespace rpclab::raw

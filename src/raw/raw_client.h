@@ -21,6 +21,10 @@ class RawClient : public RpcClient {
   CallStatus null_call() override;
   CallStatus next(uint32_t client_id, uint32_t seq, NextReply* reply) override;
   CallStatus echo(std::string_view payload, std::string* reply) override;
+  CallStatus is_prime(int32_t n, bool* prime) override;
+  CallStatus average(const std::vector<double>& values, double* mean) override;
+  CallStatus get_rand_nums(int32_t count, std::vector<double>* values) override;
+  CallStatus log_transform(const std::vector<double>& values, std::vector<double>* logs) override;
 
  protected:
   // Sends the request and waits for the reply frame carrying `call_id`,
@@ -37,6 +41,8 @@ class RawClient : public RpcClient {
 
  private:
   CallStatus call(Proc proc, std::string_view body, FrameView* reply);
+  // A call whose reply body is doubles; `reply_bytes` is what it will be.
+  CallStatus call_doubles(Proc proc, std::string_view body, size_t reply_bytes, std::vector<double>* out);
 
   int timeout_ms_;
   size_t max_payload_;

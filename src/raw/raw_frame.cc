@@ -1,5 +1,7 @@
 #include "raw/raw_frame.h"
 
+#include <cstring>
+
 #include <initializer_list>
 
 namespace rpclab::raw {
@@ -103,6 +105,47 @@ bool decode_next_reply(std::string_view body, NextReply* reply) {
   reply->status = static_cast<NextStatus>(status);
   reply->expected_seq = get_u32(body.data() + 4);
   reply->times_executed = get_u32(body.data() + 8);
+  return true;
+}
+
+}  // namespace rpclab::raw
+
+namespace rpclab::raw {
+namespace {
+
+uint64_t bits_of(double v) {
+  uint64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+}  // namespace
+
+std::string encode_i32(int32_t v) { return encode_u32s({static_cast<uint32_t>(v)}); }
+
+bool decode_i32(std::string_view body, int32_t* v) {
+  if (body.size() != 4) return false;
+  *v = static_cast<int32_t>(get_u32(body.data()));
+  return true;
+}
+
+std::string encode_doubles(const double* values, size_t n) {
+  std::string out(n * 8, '\0');
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t b = bits_of(values[i]);
+    put_u32(&out[8 * i], static_cast<uint32_t>(b >> 32));
+    put_u32(&out[8 * i + 4], static_cast<uint32_t>(b));
+  }
+  return out;
+}
+
+bool decode_doubles(std::string_view body, std::vector<double>* out) {
+  if (body.size() % 8) return false;
+  out->resize(body.size() / 8);
+  for (size_t i = 0; i < out->size(); ++i) {
+    uint64_t b = uint64_t{get_u32(body.data() + 8 * i)} << 32 | get_u32(body.data() + 8 * i + 4);
+    std::memcpy(&(*out)[i], &b, sizeof b);
+  }
   return true;
 }
 

@@ -17,6 +17,12 @@
 //   NEXT   request u32 client_id, u32 seq   reply u32 status, u32 expected_seq,
 //                                                 u32 times_executed
 //   ECHO   request the payload              reply the same bytes
+//   Allman's operations (core/allman.h), doubles as IEEE 754 big-endian,
+//   8 bytes each, as java.io's writeDouble sends them in Allman's baseline:
+//   ISPRIME      request i32 n              reply u8 1 or 0
+//   AVERAGE      request N doubles          reply one double
+//   GETRANDNUMS  request i32 count          reply count doubles
+//   LOGTRANSFORM request N doubles          reply N doubles
 //   ERROR  (replies only) why the server refused the request, as text
 //
 // Decoding never trusts a length: a body longer than kMaxBody is rejected
@@ -28,12 +34,24 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/server_core.h"
 
 namespace rpclab::raw {
 
-enum class Proc : uint8_t { kNull = 0, kNext = 1, kEcho = 2, kError = 0xff };
+enum class Proc : uint8_t {
+  kNull = 0,
+  kNext = 1,
+  kEcho = 2,
+  kIsPrime = 3,
+  kAverage = 4,
+  kGetRandNums = 5,
+  kLogTransform = 6,
+  kError = 0xff
+};
+// The first procedure number no request may carry (forged-input tests).
+inline constexpr uint8_t kFirstUnknownProc = 7;
 
 inline constexpr size_t kHeaderBytes = 9;
 // The ECHO bound of idl/rpclab.x, so every transport carries the same sizes.
@@ -92,5 +110,9 @@ std::string encode_next_request(uint32_t client_id, uint32_t seq);
 bool decode_next_request(std::string_view body, uint32_t* client_id, uint32_t* seq);
 std::string encode_next_reply(const NextReply& reply);
 bool decode_next_reply(std::string_view body, NextReply* reply);
+std::string encode_i32(int32_t v);
+bool decode_i32(std::string_view body, int32_t* v);  // exactly 4 bytes
+std::string encode_doubles(const double* values, size_t n);
+bool decode_doubles(std::string_view body, std::vector<double>* out);  // a multiple of 8 bytes
 
 }  // namespace rpclab::raw

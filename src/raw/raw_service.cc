@@ -1,5 +1,9 @@
 #include "raw/raw_service.h"
 
+#include <optional>
+#include <string>
+#include <vector>
+
 namespace rpclab::raw {
 namespace {
 
@@ -14,6 +18,40 @@ std::string refusal(const FrameView& request) {
     return "NEXT body must be " + std::to_string(kNextRequestBytes) + " bytes, got " +
            std::to_string(request.body.size());
   return "unknown procedure " + std::to_string(request.proc);
+}
+
+// Allman's operations: the reply body, or why the request was refused (a
+// body of the wrong size, or values the core refuses).
+std::optional<std::string> allman(ServerCore& core, const FrameView& request, std::string* body) {
+  int32_t n = 0;
+  std::vector<double> in, out;
+  switch (static_cast<Proc>(request.proc)) {
+    case Proc::kIsPrime:
+      if (!decode_i32(request.body, &n)) break;
+      *body = std::string(1, core.is_prime(n) ? 1 : 0);
+      return std::nullopt;
+    case Proc::kAverage: {
+      if (!decode_doubles(request.body, &in)) break;
+      double mean = 0;
+      if (auto why = core.average(in.data(), in.size(), &mean)) return why;
+      *body = encode_doubles(&mean, 1);
+      return std::nullopt;
+    }
+    case Proc::kGetRandNums:
+      if (!decode_i32(request.body, &n)) break;
+      if (auto why = core.get_rand_nums(n, &out)) return why;
+      *body = encode_doubles(out.data(), out.size());
+      return std::nullopt;
+    case Proc::kLogTransform:
+      if (!decode_doubles(request.body, &in)) break;
+      if (auto why = core.log_transform(in.data(), in.size(), &out)) return why;
+      *body = encode_doubles(out.data(), out.size());
+      return std::nullopt;
+    default:
+      return refusal(request);
+  }
+  return "the body of " + std::to_string(request.body.size()) + " bytes is not procedure " +
+         std::to_string(request.proc) + "'s argument (an i32, or doubles of 8 bytes each)";
 }
 
 }  // namespace
@@ -33,6 +71,14 @@ void serve_frame(ServerCore& core, const FrameView& request, std::string* out, R
     case Proc::kEcho:
       core.count_echo();
       return append_reply(request.call_id, Proc::kEcho, request.body, out);
+    case Proc::kIsPrime:
+    case Proc::kAverage:
+    case Proc::kGetRandNums:
+    case Proc::kLogTransform: {
+      std::string body;
+      if (auto why = allman(core, request, &body)) return append_reply(request.call_id, Proc::kError, *why, out);
+      return append_reply(request.call_id, static_cast<Proc>(request.proc), body, out);
+    }
     case Proc::kError:
       break;
   }

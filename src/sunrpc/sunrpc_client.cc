@@ -54,12 +54,7 @@ class SunrpcClient : public RpcClient {
   }
 
   CallStatus echo(std::string_view payload, std::string* reply) override {
-    if (max_payload_ && payload.size() > max_payload_)
-      return CallStatus::failure(
-          ErrorKind::kCannotCode,
-          "payload of " + std::to_string(payload.size()) + " bytes does not fit in a UDP message of " +
-              std::to_string(udp_buffer(bufsize_)) + " bytes (at most " + std::to_string(max_payload_) +
-              "; raise --udp-bufsize on client and server, up to 65536)");
+    if (!fits(payload.size())) return too_big(payload.size());
     before_call();
     echo_bytes args{static_cast<u_int>(payload.size()), const_cast<char*>(payload.data())};
     echo_bytes res{};
@@ -69,7 +64,59 @@ class SunrpcClient : public RpcClient {
     return status_from_clnt(clnt_, stat);
   }
 
+  CallStatus is_prime(int32_t n, bool* prime) override {
+    before_call();
+    int arg = n;
+    bool_t res = FALSE;
+    enum clnt_stat stat = rpclab_isprime_1(&arg, &res, clnt_);
+    if (stat == RPC_SUCCESS) *prime = res;
+    return status_from_clnt(clnt_, stat);
+  }
+
+  CallStatus average(const std::vector<double>& values, double* mean) override {
+    if (!fits(values.size() * sizeof(double))) return too_big(values.size() * sizeof(double));
+    before_call();
+    allman_doubles args = doubles_of(values);
+    return status_from_clnt(clnt_, rpclab_average_1(&args, mean, clnt_));
+  }
+
+  CallStatus get_rand_nums(int32_t count, std::vector<double>* values) override {
+    if (count > 0 && !fits(size_t(count) * sizeof(double))) return too_big(size_t(count) * sizeof(double));
+    before_call();
+    int arg = count;
+    allman_doubles res{};
+    enum clnt_stat stat = rpclab_getrandnums_1(&arg, &res, clnt_);
+    take(stat, &res, values);
+    return status_from_clnt(clnt_, stat);
+  }
+
+  CallStatus log_transform(const std::vector<double>& values, std::vector<double>* logs) override {
+    if (!fits(values.size() * sizeof(double))) return too_big(values.size() * sizeof(double));
+    before_call();
+    allman_doubles args = doubles_of(values), res{};
+    enum clnt_stat stat = rpclab_logtransform_1(&args, &res, clnt_);
+    take(stat, &res, logs);
+    return status_from_clnt(clnt_, stat);
+  }
+
  private:
+  static allman_doubles doubles_of(const std::vector<double>& values) {
+    return {static_cast<u_int>(values.size()), const_cast<double*>(values.data())};
+  }
+  // Copies a reply's doubles out and frees what XDR allocated for them.
+  static void take(enum clnt_stat stat, allman_doubles* res, std::vector<double>* out) {
+    if (stat == RPC_SUCCESS) out->assign(res->allman_doubles_val, res->allman_doubles_val + res->allman_doubles_len);
+    xdr_free(reinterpret_cast<xdrproc_t>(xdr_allman_doubles), reinterpret_cast<char*>(res));
+  }
+  bool fits(size_t bytes) const { return !max_payload_ || bytes <= max_payload_; }
+  CallStatus too_big(size_t bytes) const {
+    return CallStatus::failure(
+        ErrorKind::kCannotCode,
+        "payload of " + std::to_string(bytes) + " bytes does not fit in a UDP message of " +
+            std::to_string(udp_buffer(bufsize_)) + " bytes (at most " + std::to_string(max_payload_) +
+            "; raise --udp-bufsize on client and server, up to 65536)");
+  }
+
   // Replies that arrived after their call gave up are still queued on the
   // socket; clnt_dg answers each such mismatched reply by resending at once.
   // Draining is the remedy under test, so it is off unless asked for.

@@ -16,6 +16,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "core/accept_rest.h"
@@ -269,6 +271,44 @@ bool_t rpclab_echo_1_svc(echo_bytes* args, echo_bytes* result, struct svc_req*) 
   return TRUE;
 }
 
+bool_t rpclab_isprime_1_svc(int* n, bool_t* result, struct svc_req*) {
+  *result = rpclab::sunrpc::g_core->is_prime(*n);
+  return TRUE;
+}
+
+// A call the core refuses (core/allman.h) is answered GARBAGE_ARGS, the one
+// "your arguments are wrong" reply ONC RPC has; returning FALSE alone
+// would send no reply at all.
+bool_t rpclab_average_1_svc(allman_doubles* args, double* result, struct svc_req* request) {
+  if (!rpclab::sunrpc::g_core->average(args->allman_doubles_val, args->allman_doubles_len, result)) return TRUE;
+  svcerr_decode(request->rq_xprt);
+  return FALSE;
+}
+
+// The replies' doubles live here until the next call: one thread serves.
+static std::vector<double> g_reply_values;
+
+static bool_t reply_values(std::optional<std::string> refused, allman_doubles* result, struct svc_req* request) {
+  if (refused) {
+    svcerr_decode(request->rq_xprt);
+    return FALSE;
+  }
+  *result = {static_cast<u_int>(g_reply_values.size()), g_reply_values.data()};
+  return TRUE;
+}
+
+bool_t rpclab_getrandnums_1_svc(int* count, allman_doubles* result, struct svc_req* request) {
+  return reply_values(rpclab::sunrpc::g_core->get_rand_nums(*count, &g_reply_values), result, request);
+}
+
+bool_t rpclab_logtransform_1_svc(allman_doubles* args, allman_doubles* result, struct svc_req* request) {
+  return reply_values(
+      rpclab::sunrpc::g_core->log_transform(args->allman_doubles_val, args->allman_doubles_len, &g_reply_values),
+      result, request);
+}
+
+// Every reply points at memory the server keeps (the request's own bytes,
+// g_reply_values): nothing to free.
 int rpclab_prog_1_freeresult(SVCXPRT*, xdrproc_t, caddr_t) { return TRUE; }
 
 }  // extern "C"

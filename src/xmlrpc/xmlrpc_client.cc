@@ -57,3 +57,53 @@ CallStatus XmlrpcClient::echo(std::string_view payload, std::string* reply) {
 }
 
 }  // namespace rpclab::xmlrpc
+
+namespace rpclab::xmlrpc {
+
+CallStatus XmlrpcClient::call_doubles(const char* method, const xmlrpc_c::paramList& params,
+                                      std::vector<double>* out) {
+  xmlrpc_c::value result;
+  CallStatus status = call(method, params, &result);
+  std::string why;
+  if (status.ok() && !read_doubles(result, out, &why))
+    return CallStatus::failure(ErrorKind::kCannotCode, std::string("xmlrpc-c: the ") + method + " reply is " + why);
+  return status;
+}
+
+CallStatus XmlrpcClient::is_prime(int32_t n, bool* prime) {
+  xmlrpc_c::paramList params;
+  params.add(xmlrpc_c::value_int(n));
+  xmlrpc_c::value result;
+  CallStatus status = call(kIsPrimeMethod, params, &result);
+  if (!status.ok()) return status;
+  if (result.type() != xmlrpc_c::value::TYPE_BOOLEAN)
+    return CallStatus::failure(ErrorKind::kCannotCode, "xmlrpc-c: the isPrime reply is not a boolean");
+  *prime = xmlrpc_c::value_boolean(result);
+  return status;
+}
+
+CallStatus XmlrpcClient::average(const std::vector<double>& values, double* mean) {
+  xmlrpc_c::paramList params;
+  params.add(doubles_value(values));
+  xmlrpc_c::value result;
+  CallStatus status = call(kAverageMethod, params, &result);
+  if (!status.ok()) return status;
+  if (result.type() != xmlrpc_c::value::TYPE_DOUBLE)
+    return CallStatus::failure(ErrorKind::kCannotCode, "xmlrpc-c: the average reply is not a double");
+  *mean = xmlrpc_c::value_double(result);
+  return status;
+}
+
+CallStatus XmlrpcClient::get_rand_nums(int32_t count, std::vector<double>* values) {
+  xmlrpc_c::paramList params;
+  params.add(xmlrpc_c::value_int(count));
+  return call_doubles(kGetRandNumsMethod, params, values);
+}
+
+CallStatus XmlrpcClient::log_transform(const std::vector<double>& values, std::vector<double>* logs) {
+  xmlrpc_c::paramList params;
+  params.add(doubles_value(values));
+  return call_doubles(kLogTransformMethod, params, logs);
+}
+
+}  // namespace rpclab::xmlrpc

@@ -16,6 +16,10 @@ class XmlrpcClient : public RpcClient {
   CallStatus null_call() override;
   CallStatus next(uint32_t client_id, uint32_t seq, NextReply* reply) override;
   CallStatus echo(std::string_view payload, std::string* reply) override;
+  CallStatus is_prime(int32_t n, bool* prime) override;
+  CallStatus average(const std::vector<double>& values, double* mean) override;
+  CallStatus get_rand_nums(int32_t count, std::vector<double>* values) override;
+  CallStatus log_transform(const std::vector<double>& values, std::vector<double>* logs) override;
 
  protected:
   // Sends `rpc` and waits for its outcome, as rpc::call does: throws
@@ -26,6 +30,8 @@ class XmlrpcClient : public RpcClient {
 
  private:
   CallStatus call(const char* method, const xmlrpc_c::paramList& params, xmlrpc_c::value* result);
+  // A call whose reply is an array of doubles.
+  CallStatus call_doubles(const char* method, const xmlrpc_c::paramList& params, std::vector<double>* out);
 };
 
 // xmlrpc-c has no timeout of its own by default; rpclab gives every

@@ -61,6 +61,74 @@ class EchoMethod : public xmlrpc_c::method {
   ServerCore& core_;
 };
 
+// Allman's four operations: xmlrpc-c checks each parameter's XML-RPC type
+// by the signature; the core refuses values it cannot take, as a fault.
+[[noreturn]] void refuse(const std::string& why) { throw xmlrpc_c::fault(why, xmlrpc_c::fault::CODE_TYPE); }
+
+std::vector<double> doubles_param(const xmlrpc_c::paramList& params) {
+  std::vector<double> values;
+  std::string why;
+  if (!read_doubles(params[0], &values, &why)) refuse("parameter 0: " + why);
+  return values;
+}
+
+class AllmanMethod : public xmlrpc_c::method {
+ public:
+  AllmanMethod(ServerCore& core, const char* signature, const char* help) : core_(core) {
+    _signature = signature;
+    _help = help;
+  }
+
+ protected:
+  ServerCore& core_;
+};
+
+class IsPrimeMethod : public AllmanMethod {
+ public:
+  explicit IsPrimeMethod(ServerCore& core) : AllmanMethod(core, "b:i", "Allman's IsPrime(n)") {}
+  void execute(const xmlrpc_c::paramList& params, xmlrpc_c::value* result) override {
+    int n = params.getInt(0);
+    params.verifyEnd(1);
+    *result = xmlrpc_c::value_boolean(core_.is_prime(n));
+  }
+};
+
+class AverageMethod : public AllmanMethod {
+ public:
+  explicit AverageMethod(ServerCore& core) : AllmanMethod(core, "d:A", "Allman's Average(array of double)") {}
+  void execute(const xmlrpc_c::paramList& params, xmlrpc_c::value* result) override {
+    params.verifyEnd(1);
+    std::vector<double> values = doubles_param(params);
+    double mean = 0;
+    if (auto why = core_.average(values.data(), values.size(), &mean)) refuse(*why);
+    *result = xmlrpc_c::value_double(mean);
+  }
+};
+
+class GetRandNumsMethod : public AllmanMethod {
+ public:
+  explicit GetRandNumsMethod(ServerCore& core) : AllmanMethod(core, "A:i", "Allman's GetRandNums(count)") {}
+  void execute(const xmlrpc_c::paramList& params, xmlrpc_c::value* result) override {
+    int count = params.getInt(0);
+    params.verifyEnd(1);
+    std::vector<double> values;
+    if (auto why = core_.get_rand_nums(count, &values)) refuse(*why);
+    *result = doubles_value(values);
+  }
+};
+
+class LogTransformMethod : public AllmanMethod {
+ public:
+  explicit LogTransformMethod(ServerCore& core)
+      : AllmanMethod(core, "A:A", "Allman's LogTransform(array of double)") {}
+  void execute(const xmlrpc_c::paramList& params, xmlrpc_c::value* result) override {
+    params.verifyEnd(1);
+    std::vector<double> values = doubles_param(params), logs;
+    if (auto why = core_.log_transform(values.data(), values.size(), &logs)) refuse(*why);
+    *result = doubles_value(logs);
+  }
+};
+
 }  // namespace
 
 xmlrpc_c::registryPtr make_registry(ServerCore& core, OriginOf origin_of) {
@@ -69,6 +137,10 @@ xmlrpc_c::registryPtr make_registry(ServerCore& core, OriginOf origin_of) {
   registry->addMethod(kNullMethod, xmlrpc_c::methodPtr(new NullMethod(core)));
   registry->addMethod(kNextMethod, xmlrpc_c::methodPtr(new NextMethod(core, origin_of)));
   registry->addMethod(kEchoMethod, xmlrpc_c::methodPtr(new EchoMethod(core)));
+  registry->addMethod(kIsPrimeMethod, xmlrpc_c::methodPtr(new IsPrimeMethod(core)));
+  registry->addMethod(kAverageMethod, xmlrpc_c::methodPtr(new AverageMethod(core)));
+  registry->addMethod(kGetRandNumsMethod, xmlrpc_c::methodPtr(new GetRandNumsMethod(core)));
+  registry->addMethod(kLogTransformMethod, xmlrpc_c::methodPtr(new LogTransformMethod(core)));
   return registry;
 }
 

@@ -55,6 +55,31 @@ bool read_next_reply(const xmlrpc_c::value& value, NextReply* reply, std::string
   return true;
 }
 
+xmlrpc_c::value doubles_value(const std::vector<double>& values) {
+  std::vector<xmlrpc_c::value> items;
+  items.reserve(values.size());
+  for (double v : values) items.push_back(xmlrpc_c::value_double(v));
+  return xmlrpc_c::value_array(items);
+}
+
+bool read_doubles(const xmlrpc_c::value& value, std::vector<double>* out, std::string* why) {
+  if (value.type() != xmlrpc_c::value::TYPE_ARRAY) {
+    *why = "not an array";
+    return false;
+  }
+  std::vector<xmlrpc_c::value> items = xmlrpc_c::value_array(value).vectorValueValue();
+  out->clear();
+  out->reserve(items.size());
+  for (const xmlrpc_c::value& item : items) {
+    if (item.type() != xmlrpc_c::value::TYPE_DOUBLE) {
+      *why = "item " + std::to_string(out->size()) + " is not a double";
+      return false;
+    }
+    out->push_back(xmlrpc_c::value_double(item));
+  }
+  return true;
+}
+
 void allow_largest_echo() {
   static std::once_flag once;
   std::call_once(once, [] { xmlrpc_limit_set(XMLRPC_XML_SIZE_LIMIT_ID, kXmlSizeLimit); });

@@ -48,7 +48,8 @@ int fuzz_jsonrpc_request(const uint8_t* data, size_t size) {
   RPCLAB_FUZZ_CHECK(reader->parse(response.data(), response.data() + response.size(), &reply, &errors),
                     "the response is not JSON: " + errors);
   if (!reply.isObject()) return 0;  // a batch: one answer per request, checked as whole JSON only
-  bool ran = after.next_calls != before.next_calls || after.echo_calls != before.echo_calls;
+  bool ran = after.next_calls != before.next_calls || after.echo_calls != before.echo_calls ||
+             after.allman_calls != before.allman_calls;
   if (!ran) return 0;
   RPCLAB_FUZZ_CHECK(reply.isMember("result"), "a call the core ran did not answer with a result");
   if (after.next_calls != before.next_calls) {

@@ -39,6 +39,31 @@ std::string flatten(const FrameView& f) {
   return raw::encode_frame(f.call_id, static_cast<Proc>(f.proc), f.body);
 }
 
+// Allman's operations answer with as many values as they were asked for,
+// and only for arguments of the right size (core/allman.h, raw_frame.h).
+void check_allman_reply(const FrameView& request, const FrameView& reply) {
+  int32_t n = 0;
+  switch (static_cast<Proc>(request.proc)) {
+    case Proc::kIsPrime:
+      RPCLAB_FUZZ_CHECK(request.body.size() == 4 && reply.body.size() == 1, "ISPRIME answered a wrong argument");
+      break;
+    case Proc::kAverage:
+      RPCLAB_FUZZ_CHECK(!request.body.empty() && request.body.size() % 8 == 0 && reply.body.size() == 8,
+                        "AVERAGE answered a wrong argument, or not with one double");
+      break;
+    case Proc::kGetRandNums:
+      RPCLAB_FUZZ_CHECK(raw::decode_i32(request.body, &n) && n >= 0 && reply.body.size() == size_t(n) * 8,
+                        "GETRANDNUMS answered with another count");
+      break;
+    case Proc::kLogTransform:
+      RPCLAB_FUZZ_CHECK(request.body.size() % 8 == 0 && reply.body.size() == request.body.size(),
+                        "LOGTRANSFORM answered with another count");
+      break;
+    default:
+      break;
+  }
+}
+
 void check_reply(const FrameView& request, const std::string& reply_bytes) {
   raw::FrameDecoder replies;
   replies.feed(reply_bytes);
@@ -57,6 +82,7 @@ void check_reply(const FrameView& request, const std::string& reply_bytes) {
     NextReply next;
     RPCLAB_FUZZ_CHECK(raw::decode_next_reply(reply.body, &next), "NEXT reply does not decode");
   }
+  check_allman_reply(request, reply);
 }
 
 // Drains every whole frame the decoder holds, serving each.

@@ -115,15 +115,26 @@ void check_reply(const MemTransport& t, uint32_t xid, uint32_t proc, const Serve
   RPCLAB_FUZZ_CHECK(reply.rm_xid == xid && reply.rm_reply.rp_stat == MSG_ACCEPTED, "reply header");
 
   ServerCounters after = core().counters();
-  bool known = proc == RPCLAB_NULL || proc == RPCLAB_NEXT || proc == RPCLAB_ECHO;
+  bool allman = proc >= RPCLAB_ISPRIME && proc <= RPCLAB_LOGTRANSFORM;
+  bool known = proc == RPCLAB_NULL || proc == RPCLAB_NEXT || proc == RPCLAB_ECHO || allman;
   if (!known) {
     RPCLAB_FUZZ_CHECK(reply.acpted_rply.ar_stat == PROC_UNAVAIL, "unknown procedure not refused");
     return;
   }
   if (!t.args_decoded && proc != RPCLAB_NULL) {
     RPCLAB_FUZZ_CHECK(reply.acpted_rply.ar_stat == GARBAGE_ARGS, "undecodable arguments not refused");
-    RPCLAB_FUZZ_CHECK(after.next_calls == before.next_calls && after.echo_calls == before.echo_calls,
+    RPCLAB_FUZZ_CHECK(after.next_calls == before.next_calls && after.echo_calls == before.echo_calls &&
+                          after.allman_calls == before.allman_calls,
                       "a call whose arguments did not decode reached the core");
+    return;
+  }
+  // Allman's: run and answered, or refused for its values (core/allman.h)
+  // with GARBAGE_ARGS and not counted.
+  if (allman) {
+    bool ran = after.allman_calls == before.allman_calls + 1;
+    RPCLAB_FUZZ_CHECK(ran ? reply.acpted_rply.ar_stat == SUCCESS
+                          : reply.acpted_rply.ar_stat == GARBAGE_ARGS && after.allman_calls == before.allman_calls,
+                      "an Allman call neither ran once nor was refused");
     return;
   }
   RPCLAB_FUZZ_CHECK(reply.acpted_rply.ar_stat == SUCCESS, "a decoded call did not succeed");

@@ -27,6 +27,11 @@ void check_reply(const xmlrpc_c::rpcOutcome& outcome, const ServerCounters& befo
   bool ran_next = after.next_calls == before.next_calls + 1, ran_echo = after.echo_calls == before.echo_calls + 1;
   RPCLAB_FUZZ_CHECK(after.next_calls - before.next_calls <= 1 && after.echo_calls - before.echo_calls <= 1,
                     "one request ran more than one call");
+  // Allman's methods: the core counts a call only once it accepted the
+  // values, and then the method must answer it.
+  bool ran_allman = after.allman_calls == before.allman_calls + 1;
+  RPCLAB_FUZZ_CHECK(after.allman_calls - before.allman_calls <= 1, "one request ran more than one call");
+  if (ran_allman) RPCLAB_FUZZ_CHECK(outcome.succeeded(), "an Allman call the core ran came back as a fault");
   if (!ran_next && !ran_echo) return;
   RPCLAB_FUZZ_CHECK(outcome.succeeded(), "a call the core ran came back as a fault");
   if (ran_next) {

@@ -243,7 +243,7 @@ const std::vector<BadInput>& table() {
       {client({"--server", "no.such.host.invalid:9"}), kSetup, "no.such.host.invalid", "give an IPv4 address"},
       {client({"--calls", "0"}), kUsage, "--calls", "1 to 4294967296"},
       {client({"--calls", "-5"}), kUsage, "--calls", "1 to 4294967296"},
-      {client({"--op", "dance"}), kUsage, "--op", "next,echo,null"},
+      {client({"--op", "dance"}), kUsage, "--op", "null | next | echo | is-prime"},
       {client({"--connect", "sometimes"}), kUsage, "--connect", "persistent,per-call"},
       {client({"--op", "echo", "--size", "65499"}), kUsage, "--size", "65498"},
       {client({"--transport", "sunrpc-udp", "--op", "echo", "--size", "8757"}), kUsage, "--size", "--udp-bufsize"},

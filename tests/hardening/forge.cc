@@ -82,7 +82,7 @@ std::string Forge::sunrpc_call(std::string* kind) {
       break;
     case 4:
       *kind = "wrong procedure";
-      set_word(&call, kProc, 3 + below(1000));
+      set_word(&call, kProc, raw::kFirstUnknownProc + below(1000));  // 3-6 are Allman's, as on the floor
       break;
     case 5:
       *kind = "wrong rpc version";
@@ -173,7 +173,7 @@ std::string Forge::raw_frame(std::string* kind) {
       break;
     case 4:
       *kind = "wrong procedure";
-      frame[8] = static_cast<char>(3 + below(253));
+      frame[8] = static_cast<char>(raw::kFirstUnknownProc + below(0xff - raw::kFirstUnknownProc));
       break;
     case 5: {
       *kind = "NEXT body of another size";

@@ -14,8 +14,11 @@ const std::vector<Protocol>& protocols() {
       // (grpc/grpc#20418). Pinned so that a fixed gRPC is noticed.
       {"grpc", 7540, &Forge::grpc_connection, &Forge::grpc_next, &Forge::grpc_partial, true, false, false,
        "gRPC no longer accepts connections", false},
+      // Abyss ends its accept loop without saying why, at times only once
+      // its connections are done, when descriptors are free again: the
+      // server says "cannot accept" with the cause when it can tell it.
       {"xmlrpc", 1998, &Forge::xmlrpc_http, &Forge::xmlrpc_http_next, &Forge::xmlrpc_http_partial, false, false,
-       false, kAcceptRest, true},
+       false, "xmlrpc: cannot accept a connection: ", true},
       {"xmlrpc-pstream", 2007, &Forge::xmlrpc_packet, &Forge::xmlrpc_packet_next, &Forge::xmlrpc_packet_partial,
        false, false, false, kAcceptRest, true},
       {"jsonrpc", 2010, &Forge::jsonrpc_http, &Forge::jsonrpc_http_next, &Forge::jsonrpc_http_partial, false, false,

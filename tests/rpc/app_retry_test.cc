@@ -31,6 +31,10 @@ class ScriptedClient : public RpcClient {
     return next_outcome();
   }
   CallStatus echo(std::string_view, std::string*) override { return next_outcome(); }
+  CallStatus is_prime(int32_t, bool*) override { return next_outcome(); }
+  CallStatus average(const std::vector<double>&, double*) override { return next_outcome(); }
+  CallStatus get_rand_nums(int32_t, std::vector<double>*) override { return next_outcome(); }
+  CallStatus log_transform(const std::vector<double>&, std::vector<double>*) override { return next_outcome(); }
 
  private:
   CallStatus next_outcome() {

@@ -32,9 +32,9 @@ constexpr IdentityRow kIdentityRows[] = {
     {"sunrpc-udp", kKnowsRequestId | kKnowsPeer},
     {"sunrpc-tcp", kKnowsRequestId | kKnowsPeer | kKnowsConnection},
     {"grpc", kKnowsAttempt | kKnowsPeer},
-    // rpclab accepts each HTTP connection itself, numbers it, and hands
-    // Abyss the number with the channel.
-    {"xmlrpc", kKnowsPeer | kKnowsConnection},
+    // Abyss hands a method its HTTP session, which tells the peer but not
+    // which of Abyss's connections carried the call.
+    {"xmlrpc", kKnowsPeer},
     // rpclab accepts each packet-stream connection itself, and numbers it.
     {"xmlrpc-pstream", kKnowsPeer | kKnowsConnection},
     // libmicrohttpd numbers nothing, but says when a connection starts.

@@ -1,0 +1,32 @@
+// Views of the Allman workload's speed records (rpclab speed --workload
+// allman): the bytes on the wire per operation and transport, as Allman's
+// Table 5, and a speed table per operation, each with his 2003 figures
+// beside today's where he has one (docs/data/allman2003-*.csv), and a plot
+// of time per call against N for each operation.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "netem/command_log.h"
+
+namespace rpclab::harness {
+
+// A speed record of one of Allman's operations (not ECHO).
+bool allman_record(const nlohmann::json& record);
+
+// Allman's Table 5 today: request and response bytes per call (the RPC's
+// bytes, link headers off) at each operation's largest N, x the floor's.
+std::string allman_bytes_table(const std::vector<nlohmann::json>& records, const std::string& data_dir);
+// Per operation and N: p50, p99, calls/s, CPU per call, bytes, x the floor.
+std::string allman_speed_table(const std::vector<nlohmann::json>& records, const std::string& data_dir);
+// Kiraly's 2018 record-message figures, for reference.
+std::string kiraly_table(const std::string& data_dir);
+
+// allman-<op>-vs-n.png and .svg per operation with a vector; PNG paths.
+std::vector<std::string> allman_plots(const std::vector<nlohmann::json>& records, const std::string& dir,
+                                      netem::CommandLog& log, std::vector<std::string>* notes);
+
+}  // namespace rpclab::harness

@@ -1,0 +1,106 @@
+// The Allman workload's bytes and tables: the link's frame counters turned
+// into the RPC's own bytes each way, and Allman's Table 5 and the speed
+// table built from records, with his 2003 figures beside the rows he has.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <sstream>
+
+#include "harness/allman_report.h"
+#include "harness/speed_report.h"
+#include "harness/speed_summary.h"
+#include "synthetic_records.h"
+
+namespace rpclab::harness {
+namespace {
+
+using nlohmann::json;
+
+const std::string kData = RPCLAB_SOURCE_DIR "/docs/data";
+
+json cell_record(const std::string& transport, const std::string& op, size_t n, double request, double response) {
+  CellConfig cell;
+  cell.experiment = "speed";
+  cell.transport = transport;
+  cell.topology = netem::TopologyKind::kTwoHost;
+  cell.op = op;
+  cell.size = n;
+  json r = speed_record(cell, {100, 101, 99});
+  r["wire"] = {{"request_bytes_per_call", request}, {"response_bytes_per_call", response}};
+  r["cpu_us_per_call"] = {{"client", 10.0}, {"server", 20.0}};
+  return r;
+}
+
+std::vector<json> log_transform_records() {
+  return {cell_record("raw-tcp", "log-transform", 50000, 400014, 400009),
+          cell_record("xmlrpc", "log-transform", 50000, 2400000, 2500000),
+          cell_record("xmlrpc", "log-transform", 5000, 240000, 250000),
+          speed_record("raw-tcp", 1, 12, {50, 51, 49})};  // ECHO: not Allman's
+}
+
+// The first line of `table` holding every one of `words` as a whole word, or "".
+std::string line_of(const std::string& table, const std::vector<std::string>& words) {
+  std::istringstream lines(table);
+  for (std::string line; std::getline(lines, line);) {
+    std::set<std::string> have;
+    std::istringstream in(line);
+    for (std::string w; in >> w;) have.insert(w);
+    bool all = true;
+    for (const std::string& w : words) all = all && have.count(w);
+    if (all) return line;
+  }
+  return "";
+}
+
+TEST(AllmanBytes, FrameHeadersComeOffEveryFrameEachWay) {
+  // Two trials, 12 calls served: requests of 1000 B in one frame each plus
+  // 4 pure ACKs; replies of 8 B, one frame each.
+  json trial = {{"wire", {{"bytes", 0}, {"packets", 0}, {"tx_bytes", 6 * (1000 + 66) + 2 * 66}, {"tx_packets", 8},
+                          {"rx_bytes", 6 * (8 + 66)}, {"rx_packets", 6}}}};
+  json w = wire_summary(*find_transport("raw-tcp"), {trial, trial}, 12);
+  ASSERT_TRUE(w.is_object());
+  EXPECT_DOUBLE_EQ(w["request_bytes_per_call"].get<double>(), 1000);
+  EXPECT_DOUBLE_EQ(w["response_bytes_per_call"].get<double>(), 8);
+  EXPECT_DOUBLE_EQ(w["request_frame_bytes_per_call"].get<double>(), (6 * 1066 + 132) / 6.0);
+  // UDP frames carry 8 B of UDP header, not 32 of TCP.
+  json udp = {{"wire", {{"tx_bytes", 1000 + 42}, {"tx_packets", 1}, {"rx_bytes", 8 + 42}, {"rx_packets", 1}}}};
+  EXPECT_DOUBLE_EQ(wire_summary(*find_transport("raw-udp"), {udp}, 1)["request_bytes_per_call"].get<double>(), 1000);
+  // A trial without counters (loopback): nothing to say.
+  EXPECT_TRUE(wire_summary(*find_transport("raw-tcp"), {trial, json{{"wire", nullptr}}}, 12).is_null());
+}
+
+TEST(AllmanBytes, Table5ShowsTheLargestNBesideAllmansFigures) {
+  std::string table = allman_bytes_table(log_transform_records(), kData);
+  std::string xml = line_of(table, {"log-transform", "50000", "xmlrpc"});
+  ASSERT_FALSE(xml.empty()) << table;
+  // (2,400,000 + 2,500,000) / (400,014 + 400,009) = 6.12; Allman's 6.16.
+  EXPECT_NE(xml.find("2,400,000"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("6.12"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("2459521"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("6.16"), std::string::npos) << xml;
+  std::string raw = line_of(table, {"log-transform", "50000", "raw-tcp"});
+  EXPECT_NE(raw.find("400006"), std::string::npos) << raw;  // java.net's
+  EXPECT_EQ(line_of(table, {"5000"}), "") << "only the largest N:\n" << table;
+}
+
+TEST(AllmanBytes, TheSpeedTableHasEveryNAndTheReportKeepsLevysTablesToEcho) {
+  std::vector<json> records = log_transform_records();
+  std::string speed = allman_speed_table(records, kData);
+  EXPECT_NE(line_of(speed, {"log-transform", "5000", "xmlrpc"}), "") << speed;
+  EXPECT_NE(line_of(speed, {"log-transform", "50000", "xmlrpc", "95.303"}), "") << speed;
+  EXPECT_EQ(line_of(speed, {"log-transform", "5000", "95.303"}), "") << "2003's figure is for N = 50,000 only";
+  std::string report = speed_report(records, kData).full;
+  EXPECT_NE(report.find("as Allman's Table 5"), std::string::npos) << report;
+  // Levy's percentile tables list ECHO cells by size: the 12 B one only.
+  EXPECT_NE(line_of(report, {"raw-tcp", "12"}), "") << report;
+  EXPECT_EQ(line_of(report, {"xmlrpc", "1", "50000"}), "") << "an Allman cell in Levy's tables:\n" << report;
+}
+
+TEST(AllmanBytes, NoAllmanRecordsNoAllmanTables) {
+  std::vector<json> echo = {speed_record("raw-tcp", 1, 12, {50, 51, 49})};
+  EXPECT_EQ(allman_bytes_table(echo, kData), "");
+  EXPECT_EQ(speed_report(echo, kData).full.find("Allman"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rpclab::harness
