@@ -20,10 +20,6 @@ bool drawn_cell(const json& r) {
          c.value("clients", 0) == 1 && r.contains("latency_histogram") && !allman_record(r);  // ECHO only
 }
 
-std::string variant(const json& r) {
-  return r.value("transport", "") + (r.at("cell").value("tcp_nodelay", false) ? " nodelay" : "");
-}
-
 // A bucket's points: the CDF at its upper edge, the histogram's share at
 // its geometric middle (the x axis is logarithmic).
 void add_distribution(const json& h, const std::string& title, PlotSpec& cdf, PlotSpec& hist) {
