@@ -10,6 +10,8 @@
 
 namespace rpclab::harness {
 
+class RemoteSession;
+
 struct CellEnvironment {
   std::string run_id;
   std::string bin_dir;                    // rpclab-server, rpclab-client, rpclab (this program)
@@ -19,6 +21,7 @@ struct CellEnvironment {
   bool inside_guest = false;              // running a cell handed in by the host
   int cell_time_limit_s = 300;
   bool latency_pinned = false;            // speed: /dev/cpu_dma_latency held at 0 for the run
+  RemoteSession* remote = nullptr;        // --server-host: the server runs there, the clients here
 };
 
 }  // namespace rpclab::harness

@@ -36,6 +36,8 @@ void check_interrupt(const ProcessPlacement& placement) {
   if (placement.stop && placement.stop->load()) throw Interrupted();
 }
 
+}  // namespace
+
 // `listen`: ADDR:PORT.
 std::vector<std::string> server_argv(const CellConfig& cell, const std::string& listen, const CellFiles& files,
                                      const std::string& bin_dir) {
@@ -52,6 +54,8 @@ std::vector<std::string> server_argv(const CellConfig& cell, const std::string& 
   if (cell.server_options().tcp_nodelay) argv.push_back("--tcp-nodelay");
   return argv;
 }
+
+namespace {
 
 std::vector<std::string> client_argv(const CellConfig& cell, int k, const std::string& endpoint,
                                      const CellFiles& files, const std::string& bin_dir) {
@@ -247,13 +251,15 @@ Ledger ServerUnderTest::stop_and_read_ledger() {
 // (then it is all there is); after a clean stop the server's own ledger.bin
 // must say the same, or one of the two is wrong and the cell is not to be
 // trusted.
-Ledger ServerUnderTest::read_ledger() const {
-  auto exists = [&](const char* name) { return ::access(files_.path(name).c_str(), F_OK) == 0; };
+Ledger ServerUnderTest::read_ledger() const { return read_server_ledger(files_); }
+
+Ledger read_server_ledger(const CellFiles& files) {
+  auto exists = [&](const char* name) { return ::access(files.path(name).c_str(), F_OK) == 0; };
   try {
-    if (!exists("journal.bin")) return Ledger::read_file(files_.path("ledger.bin"));
-    Ledger journaled = read_journal_ledger(files_.path("journal.bin"));
+    if (!exists("journal.bin")) return Ledger::read_file(files.path("ledger.bin"));
+    Ledger journaled = read_journal_ledger(files.path("journal.bin"));
     if (exists("ledger.bin") &&
-        journaled.serialize() != Ledger::read_file(files_.path("ledger.bin")).serialize())
+        journaled.serialize() != Ledger::read_file(files.path("ledger.bin")).serialize())
       throw CellFailure("the server's ledger.bin and its journal.bin disagree on what ran");
     return journaled;
   } catch (const CellFailure&) {

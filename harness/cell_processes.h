@@ -41,9 +41,30 @@ struct ProcessPlacement {
 ProcessPlacement place_processes(const CellConfig& cell, const std::string& bin_dir, int cpus,
                                  const std::atomic<bool>* stop);
 
+// rpclab-server's command line for `cell`, listening on ADDR:PORT, its
+// files in `files` (on whichever host runs it).
+std::vector<std::string> server_argv(const CellConfig& cell, const std::string& listen, const CellFiles& files,
+                                     const std::string& bin_dir);
+
+// What the server ran: its journal, checked against its ledger.bin when it
+// stopped cleanly (both in `files`). Throws CellFailure.
+Ledger read_server_ledger(const CellFiles& files);
+
+// What a speed trial asks of its server, wherever it runs: on this host
+// (ServerUnderTest) or on --server-host (RemoteServer).
+class ServingServer {
+ public:
+  virtual ~ServingServer() = default;
+  virtual std::string endpoint() const = 0;  // "ADDR:PORT" for clients
+  // Counters and CPU time so far (SIGUSR1 -> stats file); nullopt if no answer.
+  virtual std::optional<nlohmann::json> stats() = 0;
+  // Throws CellFailure if the server has died, unless an event killed it.
+  virtual void check_alive() = 0;
+};
+
 // The server of a cell, and the ServerControl its server events act on:
 // killed and started again on the same address, stopped and continued.
-class ServerUnderTest : public netem::ServerControl {
+class ServerUnderTest : public netem::ServerControl, public ServingServer {
  public:
   // Starts the server and waits until it serves; throws CellFailure with the
   // server's own words when it cannot start (port in use, bad option). A
@@ -53,12 +74,10 @@ class ServerUnderTest : public netem::ServerControl {
                   const ProcessPlacement& placement, netem::CommandLog& log);
   ~ServerUnderTest() override;
 
-  std::string endpoint() const;  // "ADDR:PORT" for clients
+  std::string endpoint() const override;
   pid_t pid() const;
-  // Counters and CPU time so far (SIGUSR1 -> stats file); nullopt if no answer.
-  std::optional<nlohmann::json> stats();
-  // Throws CellFailure if the server has died, unless an event killed it.
-  void check_alive();
+  std::optional<nlohmann::json> stats() override;
+  void check_alive() override;
   // SIGTERM, then the ledger: from the journal, checked against the
   // ledger.bin the server wrote. Throws CellFailure.
   Ledger stop_and_read_ledger();

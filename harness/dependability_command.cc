@@ -16,6 +16,7 @@
 #include "harness/output_flags.h"
 #include "harness/html_report.h"
 #include "harness/provenance.h"
+#include "harness/remote_flags.h"
 #include "harness/result_record.h"
 #include "harness/text_table.h"
 #include "netem/capabilities.h"
@@ -35,6 +36,7 @@ struct Flags {
   std::optional<uint64_t> shuffle_seed;
   bool no_pin = false, grpc_retry = false, dry_run = false;
   RunOptions run;
+  RemoteOptions remote;
 };
 
 std::optional<int> parse_retry(const std::string& text) {
@@ -148,6 +150,15 @@ int check_durations(const std::vector<CellConfig>& cells, int cell_time_limit_s)
 int run(Flags& f) {
   std::vector<Block> blocks;
   std::vector<CellConfig> cells;
+  // Across two machines is Levy's "different machine": the labels say two-host.
+  if (!f.remote.server_host.empty()) {
+    if (f.topology == "loopback") {
+      std::fprintf(stderr, "rpclab dependability: with --server-host the server is on another machine: leave out "
+                   "--topology (it is two-host)\n");
+      return kExitUsage;
+    }
+    f.topology = "two-host";
+  }
   try {
     blocks = dependability_preset(f.preset);
     apply_overrides(blocks, overrides(f));
@@ -160,6 +171,10 @@ int run(Flags& f) {
     return kExitUsage;
   }
   if (int code = check_durations(cells, f.run.cell_time_limit_s)) return code;
+  if (std::string why = remote_refusal(f.remote, cells); !why.empty()) {
+    std::fprintf(stderr, "rpclab dependability: %s\n", why.c_str());
+    return kExitUsage;
+  }
   for (const std::string& note : uneven_splits(blocks)) std::fprintf(stderr, "rpclab dependability: %s\n", note.c_str());
   for (const std::string& note : retry_policies_left_out(blocks))
     std::fprintf(stderr, "rpclab dependability: %s\n", note.c_str());
@@ -183,6 +198,10 @@ int run(Flags& f) {
     return kExitUsage;
   }
   env.bin_dir = program_dir();
+  std::unique_ptr<RemoteSession> remote =
+      open_remote(f.remote, cells, "rpclab dependability", env.bin_dir, folder.run_id(), folder.log(), &exit_code);
+  if (!f.remote.server_host.empty() && !remote) return exit_code;
+  env.remote = remote.get();
   size_t trials = 0;
   for (const CellConfig& c : cells) trials += static_cast<size_t>(c.trials);
   nlohmann::json meta = {{"experiment", "dependability"}, {"preset", f.preset}, {"invocation", f.run.invocation},
@@ -192,6 +211,7 @@ int run(Flags& f) {
                          {"trials", trials},               {"shuffle_seed", f.run.shuffle_seed},
                          {"title", f.run.title}};
   meta.update(run_provenance(env.caps));
+  if (remote) meta["server_host"] = remote->facts();
   folder.write_metadata(meta);
   std::fprintf(stderr, "rpclab dependability: preset %s, %zu cells, %zu trials in shuffled order (seed %llu), "
                "results in %s\n", f.preset.c_str(), cells.size(), trials,
@@ -267,6 +287,7 @@ std::function<int()> add_dependability_command(CLI::App& app) {
   cmd->add_option("--results-root", f->run.results_root, "where run folders and 'latest' go")->capture_default_str();
   cmd->add_flag("--dry-run", f->dry_run, "list the cells and exit");
   add_output_flags(cmd, f->run);
+  add_remote_flags(cmd, f->remote);
   return [f, cmd] {
     for (const CLI::Option* o : cmd->get_options())
       if (o->count() && o->get_name() != "--help") f->run.invocation[o->get_name()] = o->results();

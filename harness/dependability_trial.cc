@@ -10,11 +10,13 @@
 #include "harness/cell_processes.h"
 #include "harness/classify.h"
 #include "harness/guest_cell.h"
+#include "harness/remote_server.h"
 #include "harness/result_record.h"
 #include "harness/trial_join.h"
 #include "netem/command_runner.h"
 #include "netem/fault_backend.h"
 #include "netem/load_meter.h"
+#include "netem/remote_faults.h"
 #include "netem/server_load.h"
 
 namespace rpclab::harness {
@@ -51,9 +53,16 @@ namespace {
 
 struct Link {
   netem::Choice choice;
-  std::unique_ptr<netem::FaultBackend> backend;
+  std::unique_ptr<netem::LinkFaults> backend;
   netem::LinkCounters before;
 };
+
+// The faults on, their state and counters kept as the trial's baseline.
+void apply(Link& link, const CellConfig& cell, const CellFiles& files) {
+  link.backend->apply(cell.faults);
+  write_file_atomically(files.path("link-before.txt"), link.backend->state());
+  link.before = link.backend->read_counters();
+}
 
 Link impair(const CellConfig& cell, const netem::Choice& choice, const netem::Topology& topology,
             const CellFiles& files, netem::CommandLog& log) {
@@ -61,9 +70,7 @@ Link impair(const CellConfig& cell, const netem::Choice& choice, const netem::To
   link.choice = choice;
   if (choice.kind == netem::BackendKind::kNone) return link;
   link.backend = netem::make_backend(choice.kind, topology, log);
-  link.backend->apply(cell.faults);
-  write_file_atomically(files.path("link-before.txt"), link.backend->state());
-  link.before = link.backend->read_counters();
+  apply(link, cell, files);
   return link;
 }
 
@@ -121,7 +128,7 @@ ClientResults run_clients_with_events(const CellConfig& cell, const netem::Topol
                                       Link& link, const CellFiles& files, const ProcessPlacement& placement,
                                       CellEnvironment& env, const std::function<void()>& tick, netem::CommandLog& log,
                                       nlohmann::json& trial) {
-  CellEvents events(cell.faults, cell.duration_ms, link.backend.get(), server, log);
+  CellEvents events(cell.faults, cell.duration_ms, dynamic_cast<netem::FaultBackend*>(link.backend.get()), server, log);
   try {
     ClientResults clients = run_clients(cell, {}, topology.client(), server.endpoint(), files, placement,
                                         std::chrono::seconds(env.cell_time_limit_s), tick, log,
@@ -174,11 +181,65 @@ void run_on_this_kernel(const CellConfig& cell, const netem::Choice& choice, con
                                   trial.value("calls", 0), cell.total_calls()));
 }
 
+// The watchdog fires this long after the clients' time limit: time for a
+// trial at its limit to stop the server and fetch its files first.
+constexpr int kWatchdogGrace_s = 5;
+
+// --server-host: the server there, the dead-man switch armed before it and
+// before the faults on its data interface; the clients here, straight to
+// its data address. The same record, plus which host ran what. What the
+// server's end cannot apply, and hogs, are refused before the run
+// (remote_refusal).
+void run_with_remote_server(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env,
+                            netem::CommandLog& log, nlohmann::json& trial) {
+  auto t0 = Clock::now();
+  CellFiles files{place.dir};
+  RemoteSession& remote = *env.remote;
+  trial["hosts"] = remote.facts();
+  ProcessPlacement placement = place_processes(cell, env.bin_dir, 1, env.stop);  // nothing to share CPUs with here
+  bool faults = !cell.faults.empty();
+  RemoteServer server(cell, remote, fmt::format("cell-{}-trial-{}", place.cell_index, place.trial),
+                      env.cell_time_limit_s + kWatchdogGrace_s, env.stop,
+                      faults ? netem::RemoteNftFaults::removal(remote.sudo()) : "");
+  trial["remote_server"] = server.to_json();
+  Link link{{netem::BackendKind::kNone, "no faults"}, nullptr, {}};
+  if (faults) {
+    link.choice = {netem::BackendKind::kNftables, "nftables on " + remote.host().target().text() + "'s " +
+                                                      remote.data_iface() + ": the server's end of the data link"};
+    link.backend = std::make_unique<netem::RemoteNftFaults>(remote.host(), remote.data_iface(), remote.sudo());
+    apply(link, cell, files);
+  }
+  double setup_s = seconds_since(t0);
+  auto started = Clock::now();
+  auto tick = [&] {
+    server.check_alive();
+    if (env.progress) env.progress->tick();
+  };
+  ClientResults clients = run_clients(cell, {}, netem::Host{}, server.endpoint(), files, placement,
+                                      std::chrono::seconds(env.cell_time_limit_s), tick, log);
+  double wall_s = seconds_since(started);
+  auto teardown = Clock::now();
+  trial["faults"] = faults_json(cell, link, files);
+  if (faults) remote.host().run_checked(netem::RemoteNftFaults::removal(remote.sudo()) + "; true");
+  Ledger ledger = server.stop_and_read_ledger(files);
+  add_join(trial, cell, clients, ledger, place.trial);
+  trial["load"] = {{"hogs", 0}, {"measured", "no: the server runs on another host (see hosts.server.loadavg)"}};
+  trial["client_wall_s"] = wall_s;
+  trial["calls_per_s"] = wall_s > 0 ? trial.value("calls", 0.0) / wall_s : 0;
+  trial["settings"] = clients.records.front().header.value("settings", nlohmann::json::object());
+  trial["phases_s"] = {{"link_and_server", setup_s}, {"load_settle", 0}, {"clients", wall_s},
+                       {"teardown_and_join", seconds_since(teardown)}};
+  if (clients.truncated)
+    mark(trial, "ok", fmt::format("cell time limit ({} s) reached: {} of {} calls made", env.cell_time_limit_s,
+                                  trial.value("calls", 0), cell.total_calls()));
+}
+
 }  // namespace
 
 void run_dependability_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env,
                              netem::CommandLog& log, nlohmann::json& trial) {
   trial["calls_planned"] = cell.total_calls();
+  if (env.remote) return run_with_remote_server(cell, place, env, log, trial);
   if (std::string why = skip_reason(cell, env.caps); !why.empty()) return mark(trial, "skipped", why);
   netem::Choice choice;
   try {

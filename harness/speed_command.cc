@@ -14,6 +14,7 @@
 #include "harness/latency_pin.h"
 #include "harness/output_flags.h"
 #include "harness/provenance.h"
+#include "harness/remote_flags.h"
 #include "harness/result_record.h"
 #include "harness/speed_matrix.h"
 #include "harness/html_report.h"
@@ -36,6 +37,7 @@ struct Flags {
   std::vector<std::string> nodelay;
   bool calibrate = true, dry_run = false;
   RunOptions run;
+  RemoteOptions remote;
 };
 
 SpeedAxes axes(const Flags& f, bool root) {
@@ -98,10 +100,23 @@ std::string print_views(RunFolder& folder, const RunOptions& run) {
 
 int run(Flags& f) {
   std::vector<CellConfig> cells;
+  // Across two machines is Levy's "different machine": one topology.
+  if (!f.remote.server_host.empty()) {
+    if (f.topologies.empty()) f.topologies = {"two-host"};
+    if (f.topologies != std::vector<std::string>{"two-host"}) {
+      std::fprintf(stderr, "rpclab speed: with --server-host the server is on another machine: leave out "
+                   "--topologies (it is two-host)\n");
+      return kExitUsage;
+    }
+  }
   try {
     cells = expand_speed(axes(f, ::geteuid() == 0));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rpclab speed: %s\n", e.what());
+    return kExitUsage;
+  }
+  if (std::string why = remote_refusal(f.remote, cells); !why.empty()) {
+    std::fprintf(stderr, "rpclab speed: %s\n", why.c_str());
     return kExitUsage;
   }
   if (f.dry_run) {
@@ -117,6 +132,10 @@ int run(Flags& f) {
   CellEnvironment env;
   env.bin_dir = program_dir();
   env.caps = netem::probe_capabilities();
+  std::unique_ptr<RemoteSession> remote =
+      open_remote(f.remote, cells, "rpclab speed", env.bin_dir, folder.run_id(), folder.log(), &exit_code);
+  if (!f.remote.server_host.empty() && !remote) return exit_code;
+  env.remote = remote.get();
   DmaLatencyHold pin;
   env.latency_pinned = pin.held();
   nlohmann::json meta = {{"experiment", "speed"},
@@ -131,6 +150,7 @@ int run(Flags& f) {
                          {"latency_pin_note", pin.held() ? "/dev/cpu_dma_latency held at 0" : pin.why_not()},
                          {"title", f.run.title}};
   meta.update(run_provenance(env.caps));
+  if (remote) meta["server_host"] = remote->facts();
   folder.write_metadata(meta);
   std::fprintf(stderr, "rpclab speed: preset %s, %zu cells, results in %s\n", f.preset.c_str(), cells.size(),
                folder.dir().c_str());
@@ -193,6 +213,7 @@ std::function<int()> add_speed_command(CLI::App& app) {
   cmd->add_option("--results-root", f->run.results_root, "where run folders and 'latest' go")->capture_default_str();
   cmd->add_flag("--dry-run", f->dry_run, "list the cells and exit");
   add_output_flags(cmd, f->run);
+  add_remote_flags(cmd, f->remote);
   return [f, cmd] {
     for (const CLI::Option* o : cmd->get_options())
       if (o->count() && o->get_name() != "--help") f->run.invocation[o->get_name()] = o->results();

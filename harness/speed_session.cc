@@ -71,6 +71,9 @@ double server_cpu_us(const json& stats) {
 }
 
 std::string skip_reason(const CellConfig& cell, const CellEnvironment& env) {
+  if (env.remote && is_calibration(cell.transport))
+    return "sockperf calibration runs between this host's own namespaces, not with --server-host";
+  if (env.remote) return "";
   if (cell.topology == netem::TopologyKind::kTwoHost && !env.caps.root)
     return "the two-host topology needs root for network namespaces";
   if (is_calibration(cell.transport)) {
@@ -136,6 +139,21 @@ ServerUnderTest& SpeedSession::server(const CellConfig& cell, netem::Topology& t
   return *slot.server;
 }
 
+// The watchdog fires this long after a trial's time limit.
+constexpr int kWatchdogGrace_s = 5;
+
+ServingServer& SpeedSession::remote_server(const CellConfig& cell, CellEnvironment& env) {
+  int deadline_s = env.cell_time_limit_s + kWatchdogGrace_s;
+  RunningServer& slot = servers_["remote-" + server_key(cell)];
+  if (slot.remote) {
+    slot.remote->check_alive();
+    slot.remote->rearm(deadline_s);
+    return *slot.remote;
+  }
+  slot.remote = std::make_unique<RemoteServer>(cell, *env.remote, "speed-" + server_key(cell), deadline_s, env.stop);
+  return *slot.remote;
+}
+
 // The barrier for parallel clients: three times the longest a single
 // client of the same kind took from launch to its first recorded call,
 // times the clients per CPU (they launch together), at least 50 ms; 300 ms
@@ -177,18 +195,21 @@ void SpeedSession::learn_start(const CellConfig& cell, const std::vector<CallRec
 
 void SpeedSession::measure_rpc(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env,
                                netem::CommandLog& log, json& trial) {
-  netem::Topology& topo = topology(cell.topology, log);
-  ServerUnderTest& srv = server(cell, topo, env, log);
+  // With --server-host the clients run in this process's own namespace, and
+  // the wire counters of its interface are not ours to read.
+  netem::Topology* topo = env.remote ? nullptr : &topology(cell.topology, log);
+  ServingServer& srv = env.remote ? remote_server(cell, env) : server(cell, *topo, env, log);
+  if (env.remote) trial["hosts"] = env.remote->facts();
   auto before = srv.stats();
   if (!before) throw CellFailure("the server did not answer a stats request (SIGUSR1)");
-  bool two_host = cell.topology == netem::TopologyKind::kTwoHost;
-  WireCounters wire_before = two_host ? read_wire(topo.client(), log) : WireCounters{};
+  bool two_host = topo && cell.topology == netem::TopologyKind::kTwoHost;
+  WireCounters wire_before = two_host ? read_wire(topo->client(), log) : WireCounters{};
   CellFiles files{place.dir};
-  ProcessPlacement placement = place_processes(cell, env.bin_dir, env.caps.cpus, env.stop);
+  ProcessPlacement placement = place_processes(cell, env.bin_dir, env.remote ? 1 : env.caps.cpus, env.stop);
   double barrier = 0;
   int64_t launched = realtime_ns();
   std::vector<std::string> args = call_args(cell, &barrier);
-  ClientResults clients = run_clients(cell, args, topo.client(), srv.endpoint(), files, placement,
+  ClientResults clients = run_clients(cell, args, topo ? topo->client() : netem::Host{}, srv.endpoint(), files, placement,
                                       std::chrono::seconds(env.cell_time_limit_s), [&] { srv.check_alive(); }, log);
   auto after = srv.stats();
   if (!after) throw CellFailure("the server did not answer a stats request after the trial");
@@ -201,7 +222,7 @@ void SpeedSession::measure_rpc(const CellConfig& cell, const TrialPlace& place, 
   trial["server_cpu_us"] = server_cpu_us(*after) - server_cpu_us(*before);
   trial["wire"] = json(nullptr);
   if (two_host) {
-    trial["wire"] = wire_delta(wire_before, read_wire(topo.client(), log));
+    trial["wire"] = wire_delta(wire_before, read_wire(topo->client(), log));
   }
   trial["settings"] = clients.records.front().header.value("settings", json::object());
   if (clients.truncated) mark(trial, "ok", "the cell time limit stopped the clients early");
@@ -252,6 +273,7 @@ void SpeedSession::run_trial(const CellConfig& cell, const TrialPlace& place, Ce
     throw;
   } catch (...) {
     servers_.erase(server_key(cell));  // a server in doubt is not reused
+    servers_.erase("remote-" + server_key(cell));
     throw;
   }
 }

@@ -15,6 +15,7 @@
 
 #include "harness/cell_processes.h"
 #include "harness/experiment.h"
+#include "harness/remote_server.h"
 #include "netem/command_log.h"
 #include "netem/topology.h"
 
@@ -31,6 +32,8 @@ class SpeedSession {
  private:
   netem::Topology& topology(netem::TopologyKind kind, netem::CommandLog& log);
   ServerUnderTest& server(const CellConfig& cell, netem::Topology& topo, CellEnvironment& env, netem::CommandLog& log);
+  // --server-host: the server there, its dead-man switch armed for this trial.
+  ServingServer& remote_server(const CellConfig& cell, CellEnvironment& env);
   void measure_rpc(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env, netem::CommandLog& log,
                    nlohmann::json& trial);
   void measure_sockperf(const CellConfig& cell, const TrialPlace& place, netem::CommandLog& log,
@@ -42,6 +45,7 @@ class SpeedSession {
   struct RunningServer {
     std::unique_ptr<CellFiles> files;
     std::unique_ptr<ServerUnderTest> server;
+    std::unique_ptr<RemoteServer> remote;
   };
 
   std::string run_dir_;

@@ -60,15 +60,21 @@ void check_backend_can_apply(const std::string& requested, const FaultSpec& spec
 // The spec's steady faults are applied once by apply(); its timed events
 // through an EventRunner (event_runner.h), which uses this backend's tool,
 // topology and commands log.
-class FaultBackend {
+// Steady faults on a link, wherever it is: between this kernel's
+// namespaces (FaultBackend) or on a remote host's interface (remote_faults.h).
+class LinkFaults {
  public:
-  FaultBackend(const Topology& topology, CommandLog& log) : topology_(topology), log_(log) {}
-  virtual ~FaultBackend() = default;
+  virtual ~LinkFaults() = default;
   virtual BackendKind kind() const = 0;
   virtual void apply(const FaultSpec& spec) = 0;        // steady faults; throws CommandError
   virtual LinkCounters read_counters() = 0;             // throws CommandError
-  virtual std::string state() = 0;  // `tc -s qdisc show` / `nft list ruleset` of both namespaces
+  virtual std::string state() = 0;  // `tc -s qdisc show` / `nft list ruleset` of both ends
   virtual bool seed_applied() const = 0;  // Debian 12's tc and nft's numgen take no seed
+};
+
+class FaultBackend : public LinkFaults {
+ public:
+  FaultBackend(const Topology& topology, CommandLog& log) : topology_(topology), log_(log) {}
 
   const Topology& topology() const { return topology_; }
   CommandLog& log() const { return log_; }

@@ -1,0 +1,62 @@
+#include "harness/remote_flags.h"
+
+#include <fmt/format.h>
+
+#include "core/cli_support.h"
+#include "harness/cell_config.h"
+#include "netem/remote_faults.h"
+
+namespace rpclab::harness {
+
+void add_remote_flags(CLI::App* cmd, RemoteOptions& o) {
+  cmd->add_option("--server-host", o.server_host, "run the server on this host over ssh: [user@]host[:port] "
+                  "(docs/multi-host.md); the clients run here");
+  cmd->add_option("--server-addr", o.server_addr, "the server's address on the data link, where the clients "
+                  "reach it (default: the --server-host name)");
+  cmd->add_option("--ssh-config", o.ssh_config, "ssh client configuration for --server-host (ssh -F)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--remote-bin-dir", o.remote_bin_dir, "where rpclab-server is on --server-host (default: the "
+                  "directory of this build)");
+  cmd->add_flag("--deploy", o.deploy, "copy this build's rpclab-server and rpclab-client to --server-host first");
+  cmd->add_option("--server-iface", o.server_iface, "the interface on --server-host that faults go on (default: the "
+                  "one its route to this machine's data address uses)");
+  cmd->add_option("--max-clock-offset", o.max_clock_offset_ms, "refuse --server-host if its clock is further off "
+                  "this machine's than this (ms, measured over ssh)")->check(CLI::Range(0.0, 3600e3))->capture_default_str();
+  cmd->add_flag("--i-know-this-is-the-management-link", o.management_link_ok, "allow faults on the interface that "
+                "carries the ssh session to --server-host");
+}
+
+std::string remote_refusal(const RemoteOptions& o, const std::vector<CellConfig>& cells) {
+  if (o.server_host.empty()) {
+    if (!o.server_addr.empty() || !o.ssh_config.empty() || !o.remote_bin_dir.empty() || o.deploy ||
+        !o.server_iface.empty() || o.management_link_ok)
+      return "--server-addr, --ssh-config, --remote-bin-dir, --deploy, --server-iface and "
+             "--i-know-this-is-the-management-link go with --server-host";
+    return "";
+  }
+  for (const CellConfig& c : cells) {
+    if (std::string why = netem::remote_fault_refusal(c.faults); !why.empty())
+      return fmt::format("cell {}: {}", c.label(), why);
+    if (c.hogs)
+      return fmt::format("cell {} loads the server with {} CPU hogs, which run beside the server only on this host "
+                         "yet: give --loads 0", c.label(), c.hogs);
+  }
+  return "";
+}
+
+std::unique_ptr<RemoteSession> open_remote(RemoteOptions options, const std::vector<CellConfig>& cells,
+                                           const std::string& program,
+                                           const std::string& local_bin_dir, const std::string& run_id,
+                                           netem::CommandLog& log, int* exit_code) {
+  if (options.server_host.empty()) return nullptr;
+  for (const CellConfig& c : cells) options.faults = options.faults || !c.faults.empty();
+  try {
+    return std::make_unique<RemoteSession>(options, local_bin_dir, run_id, log);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: --server-host: %s\n", program.c_str(), e.what());
+    *exit_code = kExitSetup;
+    return nullptr;
+  }
+}
+
+}  // namespace rpclab::harness
