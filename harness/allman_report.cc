@@ -257,7 +257,6 @@ std::vector<std::string> allman_plots(const std::vector<json>& records, const st
       if (p.name.empty())
         p = {"allman-" + op + "-vs-n", "Allman's " + op + ": time per call vs N (p50, bars p50..p99)",
              "N doubles", "microseconds per call", XAxis::kMeasure, true, true};
-      p.svg = true;
       std::string title = variant(*r) + " " + r->value("topology", "") + " " + r->value("connect", "");
       auto key = std::make_pair(op, title);
       if (!series.count(key)) series[key] = p.series.size(), p.series.push_back({title});

@@ -14,7 +14,7 @@
 #include "harness/run_cells.h"
 #include "harness/matrix.h"
 #include "harness/output_flags.h"
-#include "harness/plots.h"
+#include "harness/html_report.h"
 #include "harness/provenance.h"
 #include "harness/remote_flags.h"
 #include "harness/result_record.h"
@@ -101,7 +101,8 @@ AxisOverrides overrides(const Flags& f) {
   return o;
 }
 
-void print_views(const RunFolder& folder, netem::CommandLog& log, const RunOptions& run) {
+// Returns report.html's path ("" when it could not be written: the notes say why).
+std::string print_views(const RunFolder& folder, netem::CommandLog& log, const RunOptions& run) {
   std::vector<std::string> warnings;
   std::vector<nlohmann::json> records = latest_per_cell(read_records(folder.results_path(), &warnings));
   ReportOptions options;
@@ -110,14 +111,15 @@ void print_views(const RunFolder& folder, netem::CommandLog& log, const RunOptio
   write_file_atomically(folder.path("report.txt"), report);
   write_file_atomically(folder.path("results.csv"), records_to_csv(records));
   std::vector<std::string> notes;
-  std::vector<std::string> pngs = dependability_plots(records, folder.dir(), log, &notes);
+  HtmlReportFiles views = html_report_at_end(folder.dir(), log, &notes);
   std::FILE* out = human_out(run);
   std::fprintf(out, "\n%s", report.c_str());
   for (const std::string& n : notes) std::fprintf(out, "%s\n", n.c_str());
   std::fprintf(out, "\nResults: %s/results.jsonl (also trials.jsonl, results.csv, report.txt, commands.log",
                folder.dir().c_str());
-  for (const std::string& p : pngs) std::fprintf(out, ", %s", p.substr(folder.dir().size() + 1).c_str());
+  for (const std::string& p : views.pngs) std::fprintf(out, ", %s", p.substr(folder.dir().size() + 1).c_str());
   std::fprintf(out, ")\n");
+  return views.html;
 }
 
 // Refuses, before the first cell, a run whose named backend this machine
@@ -221,9 +223,10 @@ int run(Flags& f) {
   meta["ended_at"] = iso8601_now();
   meta["summary"] = summary_json(summary);
   folder.write_metadata(meta);
-  print_views(folder, folder.log(), f.run);
+  std::string html = print_views(folder, folder.log(), f.run);
   std::fflush(stdout);  // the tables before the closing words on stderr
   print_closing_words(summary, folder);
+  if (!html.empty()) std::fprintf(stderr, "Report: %s\n", html.c_str());  // last, where a person looks
   return summary.exit_code();
 }
 

@@ -17,9 +17,10 @@ build_packages=(
   help2man                                          # man pages from --help
 )
 # make test only: a gRPC client that is not ours (reflection, health), and
-# the pandas recipe of docs/results-format.md. Debian's python3, not pyenv's.
+# the pandas recipe of docs/results-format.md (Debian's python3, not pyenv's),
+# and a browser that opens report.html as a person would.
 # openssh-server: the --server-host tests run a real sshd in each of two namespaces.
-test_packages=(python3 python3-grpcio python3-protobuf grpc-proto python3-pandas openssh-server)
+test_packages=(python3 python3-grpcio python3-protobuf grpc-proto python3-pandas chromium openssh-server)
 fuzz_packages=(clang libclang-rt-14-dev llvm)
 fresh_machine_packages=(debootstrap util-linux git)  # tests/fresh-machine/run.sh: a new Debian root
 

@@ -61,6 +61,10 @@ struct Experiment {
   CellSummary summarize;
   std::function<std::string(const std::vector<nlohmann::json>& records, const ReportOptions&)> report;
   std::vector<std::string> report_tables;  // the ids `--table` takes
+  // Draws the plots (PNG and SVG) into the run folder; returns the PNGs.
+  std::function<std::vector<std::string>(const std::vector<nlohmann::json>& records, const std::string& dir,
+                                         netem::CommandLog& log, std::vector<std::string>* notes)>
+      plots;
   // A finished trial or cell in a few words, for its progress line.
   std::function<std::string(const nlohmann::json& record)> outcome_words;
 };

@@ -8,6 +8,7 @@
 #include "harness/dependability_report.h"
 #include "harness/dependability_summary.h"
 #include "harness/dependability_trial.h"
+#include "harness/plots.h"
 #include "harness/run_folder.h"
 #include "harness/speed_matrix.h"
 #include "harness/speed_report.h"
@@ -58,6 +59,7 @@ Experiment dependability() {
   e.summarize = summarize_dependability;
   e.report = dependability_report;
   e.report_tables = dependability_report_tables();
+  e.plots = dependability_plots;
   e.outcome_words = dependability_words;
   return e;
 }
@@ -79,6 +81,7 @@ Experiment speed() {
     std::string text = o.brief ? r.summary : r.full;
     return o.markdown ? "```\n" + text + "```\n" : text;
   };
+  e.plots = speed_plots;
   e.outcome_words = speed_words;
   return e;
 }

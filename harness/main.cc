@@ -7,6 +7,7 @@
 
 #include "core/cli_support.h"
 #include "core/install_paths.h"
+#include "harness/compare_command.h"
 #include "harness/dependability_command.h"
 #include "harness/dependability_trial.h"
 #include "harness/experiment_run.h"
@@ -51,6 +52,7 @@ int main(int argc, char** argv) {
   auto dependability = rpclab::harness::add_dependability_command(app);
   auto speed = rpclab::harness::add_speed_command(app);
   auto report = rpclab::harness::add_report_command(app);
+  auto compare = rpclab::harness::add_compare_command(app);
   app.add_subcommand("doctor", "what this machine can do, and what will be skipped and why");
   app.add_subcommand("clean-net", "remove every network namespace rpclab created (make clean-net)");
   rpclab::harness::GuestTrial guest;
@@ -65,7 +67,7 @@ int main(int argc, char** argv) {
   rpclab::add_version_flags(app);
   // CLI11 would only say "A subcommand is required" of a misspelt one.
   if (argc > 1 && argv[1][0] != '-' && !has_subcommand(app, argv[1])) {
-    std::fprintf(stderr, "rpclab: unknown command '%s' (commands: dependability, speed, report, doctor, clean-net)\n",
+    std::fprintf(stderr, "rpclab: unknown command '%s' (commands: dependability, speed, report, compare, doctor, clean-net)\n",
                  argv[1]);
     return rpclab::kExitUsage;
   }
@@ -76,6 +78,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("dependability")) return dependability();
     if (app.got_subcommand("speed")) return speed();
     if (app.got_subcommand("report")) return report();
+    if (app.got_subcommand("compare")) return compare();
     if (app.got_subcommand("doctor")) return doctor();
     if (app.got_subcommand("clean-net")) return clean_net();
     if (app.got_subcommand("cell")) {  // inside the guest, only dependability trials run

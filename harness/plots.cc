@@ -65,11 +65,29 @@ std::string category_axis(const PlotSpec& plot) {
   return gp + fmt::format(") rotate by -30\nset xrange [-0.5:{}]\n", double(plot.xtics.size()) - 0.5);
 }
 
-// Series i of n, set beside the others inside its category.
+// Ticks of a symlog axis: 0, 1, 10, ... up to the decade above the data.
+std::string symlog_axis(const PlotSpec& plot) {
+  double top = 1;
+  for (const Series& s : plot.series)
+    for (double h : s.high) top = std::max(top, h);
+  std::string tics = "\"0\" 0";
+  for (double v = 1; v < top * 10; v *= 10) tics += fmt::format(", \"{:g}\" {:.6f}", v, std::log10(1 + v));
+  return "sl(y) = log10(1 + y)\nset yrange [0:*]\nset ytics (" + tics + ")\n";
+}
+
+// Series i of n, set beside the others inside its category; y through
+// sl() on a symlog axis.
 std::string using_columns(const PlotSpec& plot, size_t i) {
-  if (plot.x != XAxis::kCategory) return "1:2:3:4";
+  std::string y = plot.symlogy ? "(sl($2)):(sl($3)):(sl($4))" : "2:3:4";
+  if (!plot.style.empty()) y = plot.symlogy ? "(sl($2))" : "2";  // a line or steps: no interval
+  if (plot.x != XAxis::kCategory) return "1:" + y;
   double width = std::min(0.15, 0.6 / double(plot.series.size()));
-  return fmt::format("($1{:+.3f}):2:3:4", (double(i) - double(plot.series.size() - 1) / 2) * width);
+  return fmt::format("($1{:+.3f}):{}", (double(i) - double(plot.series.size() - 1) / 2) * width, y);
+}
+
+std::string plot_style(const PlotSpec& plot) {
+  if (!plot.style.empty()) return plot.style;
+  return plot.x == XAxis::kCategory ? "yerrorbars" : "yerrorlines";
 }
 
 std::string script(const PlotSpec& plot) {
@@ -80,18 +98,18 @@ std::string script(const PlotSpec& plot) {
       plot.name, gp_quote(plot.name + ".png"), gp_quote(plot.title), gp_quote(plot.xlabel), gp_quote(plot.ylabel));
   // A log axis would otherwise run on to the next decade: 1e7 for a 1 MiB point.
   if (plot.logx) gp += "set logscale x\nset autoscale xfix\nset offsets graph 0.04, graph 0.04, 0, 0\n";
-  gp += plot.logy ? "set logscale y\n" : "set yrange [0:*]\n";
+  if (plot.symlogy) gp += symlog_axis(plot);
+  else gp += plot.logy ? "set logscale y\n" : "set yrange [0:*]\n";
   if (plot.x == XAxis::kCount) gp += count_axis(plot);
   if (plot.x == XAxis::kCategory) gp += category_axis(plot);
-  const char* style = plot.x == XAxis::kCategory ? "yerrorbars" : "yerrorlines";
+  std::string style = plot_style(plot);
   gp += "plot ";
   for (size_t i = 0; i < plot.series.size(); ++i)
     gp += fmt::format("{}{} index {} using {} with {} {} title {}", i ? ", \\\n     " : "", gp_quote(plot.name + ".dat"),
-                      i, using_columns(plot, i), style, marker(i), gp_quote(plot.series[i].title));
-  gp += "\n";
-  if (plot.svg)
-    gp += fmt::format("set terminal svg size 1000,650 noenhanced\nset output {}\nreplot\n", gp_quote(plot.name + ".svg"));
-  return gp;
+                      i, using_columns(plot, i), style, plot.style.empty() ? marker(i) : "lw 2", gp_quote(plot.series[i].title));
+  // The same plot again as SVG, for report.html to inline.
+  return gp + fmt::format("\nset terminal svg size 1000,650 noenhanced background rgb 'white'\nset output {}\nreplot\n"
+                          "unset output\n", gp_quote(plot.name + ".svg"));
 }
 
 double rate(const json& r, const char* key) { return r.at("silent_per_million").value(key, 0.0); }
@@ -111,11 +129,11 @@ std::string draw(const PlotSpec& plot, const std::string& dir, netem::CommandLog
     return "";
   }
   std::string stem = dir + "/" + plot.name, png = stem + ".png";
-  if (!absent_or_regular_file(png) || (plot.svg && !absent_or_regular_file(stem + ".svg"))) {
-    // gnuplot would truncate whatever is there
-    *why = stem + ".png or .svg exists and is not a regular file, so it was left alone";
-    return "";
-  }
+  for (const std::string& out : {png, stem + ".svg"})
+    if (!absent_or_regular_file(out)) {  // gnuplot would truncate whatever is there
+      *why = out + " exists and is not a regular file, so it was left alone";
+      return "";
+    }
   write_file_atomically(stem + ".dat", data_file(plot));
   write_file_atomically(stem + ".gp", script(plot));
   netem::CommandResult r = netem::run({"gnuplot", "-e", "cd " + gp_single_quote(dir), plot.name + ".gp"}, log);
@@ -126,12 +144,15 @@ std::string draw(const PlotSpec& plot, const std::string& dir, netem::CommandLog
   return png;
 }
 
+std::string svg_beside(const std::string& png) { return png.substr(0, png.size() - 4) + ".svg"; }
+
 std::vector<std::string> dependability_plots(const std::vector<json>& records, const std::string& dir,
                                              netem::CommandLog& log, std::vector<std::string>* notes) {
   PlotSpec by_load{"silent-vs-load", "Silent errors vs server load (no network faults)", "CPU hogs on the server's CPU",
-                   "silent errors per 1,000,000 calls", XAxis::kCount};
+                   "silent errors per 1,000,000 calls (symlog; bars: 95% interval)", XAxis::kCount};
   PlotSpec by_faults{"silent-vs-faults", "Silent errors vs loss and duplication (load 0, two-host link)", "",
-                     "silent errors per 1,000,000 calls", XAxis::kCategory};
+                     "silent errors per 1,000,000 calls (symlog; bars: 95% interval)", XAxis::kCategory};
+  by_load.symlogy = by_faults.symlogy = true;
   std::map<std::string, size_t> load_series, fault_series;
   for (const json& r : records) {
     if (r.value("experiment", "") != "dependability" || r.value("status", "") != "ok") continue;

@@ -1,5 +1,5 @@
-// Plots as PNG under the run folder, drawn by gnuplot from data files the
-// harness writes beside them. The scripts name their files relative to the
+// Plots as PNG and SVG under the run folder (the SVG for report.html to
+// inline), drawn by gnuplot from data files the harness writes beside them. The scripts name their files relative to the
 // run folder, so a copied folder redraws with `gnuplot NAME.gp` inside it.
 #pragma once
 
@@ -32,18 +32,24 @@ struct PlotSpec {
   std::string title, xlabel, ylabel;
   XAxis x = XAxis::kMeasure;
   bool logx = false, logy = false;  // a linear y axis starts at 0: every y here is a rate, a count or a time
+  // y drawn as log10(1 + y), ticks labelled 0, 1, 10, 100...: a log axis
+  // that still shows zeros and the interval bounds that reach them.
+  bool symlogy = false;
+  std::string style;                // gnuplot "with" for every series; "" = error bars (lines on a measure axis)
   std::vector<std::string> xtics;   // kCategory: the labels of x = 0, 1, 2...
   std::vector<Series> series;
-  bool svg = false;  // also <dir>/<name>.svg, the same plot as vector graphics
 };
 
-// Draws the plot; returns the PNG path, or "" with `why` set (no gnuplot,
-// nothing to draw, gnuplot failed).
+// Draws the plot as <name>.png and <name>.svg; returns the PNG path, or ""
+// with `why` set (no gnuplot, nothing to draw, gnuplot failed).
 std::string draw(const PlotSpec& plot, const std::string& dir, netem::CommandLog& log, std::string* why);
 
 // The dependability plots: silent errors per million vs load, and vs loss
 // and duplication; one line per transport variant. Returns PNG paths.
 std::vector<std::string> dependability_plots(const std::vector<nlohmann::json>& records, const std::string& dir,
                                              netem::CommandLog& log, std::vector<std::string>* notes);
+
+// The SVG beside a PNG that draw() returned: <stem>.svg.
+std::string svg_beside(const std::string& png);
 
 }  // namespace rpclab::harness

@@ -9,6 +9,7 @@
 #include "core/cli_support.h"
 #include "harness/experiment.h"
 #include "harness/experiment_run.h"
+#include "harness/html_report.h"
 #include "harness/provenance.h"
 #include "harness/result_record.h"
 
@@ -30,6 +31,22 @@ std::string markdown_heading(const nlohmann::json& meta, const std::vector<nlohm
   std::string date = meta.value("started_at", std::string("?")).substr(0, 10);
   return fmt::format("Run `{}` of {} (`{}`; {} cells, {} trials).\n\n", meta.value("run_id", std::string("?")), date,
                      meta.value("command_line", std::string("?")), records.size(), trials);
+}
+
+// report.html and its plots again; the gnuplot lines are not added to the
+// run's commands.log, which records the run.
+int rerender_html(const std::string& run_dir) {
+  netem::CommandLog log;
+  std::vector<std::string> notes;
+  try {
+    HtmlReportFiles files = write_html_report(run_dir, log, &notes);
+    for (const std::string& n : notes) std::fprintf(stderr, "rpclab report: %s\n", n.c_str());
+    std::fprintf(stderr, "Report: %s\n", files.html.c_str());
+    return kExitOk;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rpclab report: %s\n", e.what());
+    return kExitSetup;
+  }
 }
 
 int run(const Flags& f) {
@@ -71,14 +88,16 @@ int run(const Flags& f) {
   std::string text = experiment->report(records, options);
   if (!f.markdown) text = with_title(meta.value("title", std::string()), text);
   std::printf("%s%s", f.markdown ? markdown_heading(meta, records).c_str() : "", text.c_str());
-  return kExitOk;
+  if (f.markdown || !f.tables.empty()) return kExitOk;  // for docs: the tables alone
+  return rerender_html(f.run_dir);
 }
 
 }  // namespace
 
 std::function<int()> add_report_command(CLI::App& app) {
   auto f = std::make_shared<Flags>();
-  CLI::App* cmd = app.add_subcommand("report", "print a run folder's tables again (--markdown: for docs/)");
+  CLI::App* cmd = app.add_subcommand("report", "print a run folder's tables again and re-render its report.html and plots from results.jsonl (--markdown: "
+                                    "the tables alone, for docs/)");
   cmd->add_option("run", f->run_dir, "the run folder, e.g. results/latest")->required();
   cmd->add_flag("--markdown", f->markdown, "Markdown tables headed by the run's id, date and command");
   cmd->add_option("--table", f->tables, "only these tables (dependability: levy-load, levy-faults, failures, "

@@ -1,5 +1,5 @@
-// `rpclab report RUN`: a run folder's tables again, from its results.jsonl
-// alone; with --markdown, as Markdown headed by the run's id and date, for
+// `rpclab report RUN`: a run folder's tables again, and its report.html and
+// plots made again, from its results.jsonl alone; with --markdown (tables only), as Markdown headed by the run's id and date, for
 // docs/ (harness/docs-tables.sh puts them between the markers there).
 #pragma once
 

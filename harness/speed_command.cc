@@ -17,6 +17,7 @@
 #include "harness/remote_flags.h"
 #include "harness/result_record.h"
 #include "harness/speed_matrix.h"
+#include "harness/html_report.h"
 #include "harness/speed_report.h"
 #include "harness/text_table.h"
 #include "netem/capabilities.h"
@@ -78,21 +79,23 @@ SpeedAxes axes(const Flags& f, bool root) {
   return a;
 }
 
-void print_views(RunFolder& folder, const RunOptions& run) {
+// Returns report.html's path ("" when it could not be written: the notes say why).
+std::string print_views(RunFolder& folder, const RunOptions& run) {
   std::vector<std::string> warnings;
   std::vector<nlohmann::json> records = latest_per_cell(read_records(folder.results_path(), &warnings));
   SpeedReport report = speed_report(records, reference_data_dir());
   write_file_atomically(folder.path("report.txt"), with_title(run.title, report.full));
   write_file_atomically(folder.path("results.csv"), records_to_csv(records));
   std::vector<std::string> notes;
-  std::vector<std::string> pngs = speed_plots(records, folder.dir(), folder.log(), &notes);
+  HtmlReportFiles views = html_report_at_end(folder.dir(), folder.log(), &notes);
   std::FILE* out = human_out(run);
   std::fprintf(out, "\n%s", with_title(run.title, report.summary).c_str());
   for (const std::string& n : notes) std::fprintf(out, "%s\n", n.c_str());
   std::fprintf(out, "\nEvery table (both topologies, both connection modes): %s/report.txt\n", folder.dir().c_str());
   std::fprintf(out, "Results: %s/results.jsonl (also trials.jsonl, results.csv, commands.log", folder.dir().c_str());
-  for (const std::string& p : pngs) std::fprintf(out, ", %s", p.substr(folder.dir().size() + 1).c_str());
+  for (const std::string& p : views.pngs) std::fprintf(out, ", %s", p.substr(folder.dir().size() + 1).c_str());
   std::fprintf(out, ")\n");
+  return views.html;
 }
 
 int run(Flags& f) {
@@ -159,9 +162,10 @@ int run(Flags& f) {
   meta["ended_at"] = iso8601_now();
   meta["summary"] = summary_json(summary);
   folder.write_metadata(meta);
-  print_views(folder, f.run);
+  std::string html = print_views(folder, f.run);
   std::fflush(stdout);  // the tables before the closing words on stderr
   print_closing_words(summary, folder);
+  if (!html.empty()) std::fprintf(stderr, "Report: %s\n", html.c_str());  // last, where a person looks
   return summary.exit_code();
 }
 

@@ -1,6 +1,7 @@
 #include "harness/speed_metrics.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 
@@ -37,7 +38,23 @@ TrialSpan add_trial(const std::vector<CallRecord>& clients, SpeedMetrics& m, std
   return t;
 }
 
+void fill_histogram(const std::vector<double>& sorted, SpeedMetrics& m) {
+  for (double us : sorted) {
+    double low = histogram_bucket_low(us);
+    if (m.histogram_low_us.empty() || m.histogram_low_us.back() != low) {
+      m.histogram_low_us.push_back(low);
+      m.histogram_counts.push_back(0);
+    }
+    ++m.histogram_counts.back();
+  }
+}
+
 }  // namespace
+
+double histogram_bucket_low(double us) {
+  double i = std::floor(std::log10(std::max(us, 0.1)) * kHistogramBucketsPerDecade + 1e-9);
+  return std::pow(10.0, i / kHistogramBucketsPerDecade);
+}
 
 SpeedMetrics speed_metrics(const std::vector<std::vector<CallRecord>>& trials) {
   SpeedMetrics m;
@@ -58,6 +75,7 @@ SpeedMetrics speed_metrics(const std::vector<std::vector<CallRecord>>& trials) {
   m.p99_us = percentile_sorted(all, 99);
   m.p999_us = percentile_sorted(all, 99.9);
   m.max_us = all.back();
+  fill_histogram(all, m);
   m.mean_us = std::accumulate(all.begin(), all.end(), 0.0) / static_cast<double>(all.size());
   m.trials = summarize(m.trial_means_us);
   // Levy timed a client's 100 calls; with calls back to back that is 100
@@ -81,7 +99,9 @@ nlohmann::json SpeedMetrics::to_json() const {
           {"mean_ci95_us", {trials.ci95_low, trials.ci95_high}},
           {"seconds_per_100_calls", seconds_per_100_calls},
           {"calls_per_s", calls_per_s},
-          {"start_skew_ms", start_skew_ms}};
+          {"start_skew_ms", start_skew_ms},
+          {"latency_histogram",
+           {{"buckets_per_decade", kHistogramBucketsPerDecade}, {"low_us", histogram_low_us}, {"counts", histogram_counts}}}};
 }
 
 }  // namespace rpclab::harness

@@ -23,11 +23,20 @@ struct SpeedMetrics {
   double calls_per_s = 0;              // all clients together: calls / the trials' spans (first start to last end)
   double client_cpu_us_per_call = 0;
   double start_skew_ms = 0;            // how far apart the clients began, at most over the trials
+  // Every successful call of every trial in logarithmic buckets (10 per
+  // decade): the latency distribution report.html draws, kept in the record
+  // so the views need nothing else. Only buckets with calls, ascending.
+  std::vector<double> histogram_low_us;
+  std::vector<uint64_t> histogram_counts;
   nlohmann::json to_json() const;
 };
 
 // Each trial is its own run of the clients: `trials[t]` holds every
 // client's call record of trial t.
 SpeedMetrics speed_metrics(const std::vector<std::vector<CallRecord>>& trials);
+
+inline constexpr int kHistogramBucketsPerDecade = 10;
+// The lower edge of the bucket that holds `us` (at least 0.1 us).
+double histogram_bucket_low(double us);
 
 }  // namespace rpclab::harness

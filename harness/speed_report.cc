@@ -12,6 +12,7 @@
 #include "harness/allman_report.h"
 #include "harness/at_most_once_report.h"
 #include "harness/latency_order.h"
+#include "harness/latency_plots.h"
 #include "harness/plots.h"
 #include "harness/stats.h"
 #include "harness/text_table.h"
@@ -278,9 +279,11 @@ std::vector<std::string> speed_plots(const std::vector<json>& records, const std
     }
   }
   std::vector<std::string> pngs = allman_plots(records, dir, log, notes);
-  for (const PlotSpec* p : {&by_size, &by_clients}) {
-    if (p->series.empty()) continue;
-    std::string why, png = draw(*p, dir, log, &why);
+  std::vector<PlotSpec> plots = {by_size, by_clients};
+  for (PlotSpec& d : latency_distribution_specs(records)) plots.push_back(std::move(d));
+  for (const PlotSpec& p : plots) {
+    if (p.series.empty()) continue;
+    std::string why, png = draw(p, dir, log, &why);
     if (!png.empty()) pngs.push_back(png);
     else notes->push_back("plot skipped: " + why);
   }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <random>
 
 namespace rpclab::harness {
 namespace {
@@ -124,6 +125,71 @@ WelchResult welch_t_test(const std::vector<double>& a, const std::vector<double>
   boost::math::students_t dist(w.df);
   w.p = 2 * boost::math::cdf(boost::math::complement(dist, std::fabs(w.t)));
   return w;
+}
+
+namespace {
+
+double log_choose(uint64_t n, uint64_t k) {
+  return std::lgamma(double(n) + 1) - std::lgamma(double(k) + 1) - std::lgamma(double(n - k) + 1);
+}
+
+double mean_of(const std::vector<double>& v, const std::vector<size_t>& idx) {
+  double sum = 0;
+  for (size_t i : idx) sum += v[i];
+  return sum / double(idx.size());
+}
+
+// |mean(pool[chosen]) - mean(pool[rest])|.
+double split_gap(const std::vector<double>& pool, const std::vector<bool>& chosen) {
+  double sa = 0, sb = 0;
+  size_t na = 0;
+  for (size_t i = 0; i < pool.size(); ++i) {
+    if (chosen[i]) {
+      sa += pool[i];
+      ++na;
+    } else {
+      sb += pool[i];
+    }
+  }
+  return std::fabs(sa / double(na) - sb / double(pool.size() - na));
+}
+
+}  // namespace
+
+double fisher_exact_two_sided(uint64_t k1, uint64_t n1, uint64_t k2, uint64_t n2) {
+  uint64_t n = n1 + n2, k = k1 + k2;
+  auto log_p = [&](uint64_t x) { return log_choose(k, x) + log_choose(n - k, n1 - x) - log_choose(n, n1); };
+  uint64_t lo = n1 > n - k ? n1 - (n - k) : 0, hi = std::min(k, n1);
+  double seen = log_p(k1), p = 0;
+  for (uint64_t x = lo; x <= hi; ++x)
+    if (double lp = log_p(x); lp <= seen + 1e-7) p += std::exp(lp);
+  return std::min(1.0, p);
+}
+
+double permutation_test_means(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.empty() || b.empty()) return 1;
+  std::vector<double> pool(a);
+  pool.insert(pool.end(), b.begin(), b.end());
+  std::vector<size_t> ia(a.size()), ib(b.size());
+  std::iota(ia.begin(), ia.end(), 0);
+  std::iota(ib.begin(), ib.end(), a.size());
+  double seen = std::fabs(mean_of(pool, ia) - mean_of(pool, ib)) - 1e-12 * (1 + std::fabs(mean_of(pool, ia)));
+  std::vector<bool> chosen(pool.size(), false);
+  std::fill(chosen.begin(), chosen.begin() + long(a.size()), true);
+  uint64_t at_least = 0, total = 0;
+  if (std::exp(log_choose(pool.size(), a.size())) <= 100000.5) {
+    do {  // every split: prev_permutation walks each arrangement of the flags once
+      ++total;
+      at_least += split_gap(pool, chosen) >= seen;
+    } while (std::prev_permutation(chosen.begin(), chosen.end()));
+  } else {
+    std::mt19937_64 rng(1989);
+    for (total = 0; total < 100000; ++total) {
+      std::shuffle(chosen.begin(), chosen.end(), rng);
+      at_least += split_gap(pool, chosen) >= seen;
+    }
+  }
+  return double(at_least) / double(total);
 }
 
 }  // namespace rpclab::harness

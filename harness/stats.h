@@ -77,4 +77,15 @@ struct WelchResult {
 };
 WelchResult welch_t_test(const std::vector<double>& a, const std::vector<double>& b);
 
+// Fisher's exact test (two-sided, R's fisher.test) of k1 of n1 against k2
+// of n2: the probability, with the margins fixed, of a table no more
+// likely than the one seen.
+double fisher_exact_two_sided(uint64_t k1, uint64_t n1, uint64_t k2, uint64_t n2);
+
+// A two-sided permutation test of the difference of means of a and b:
+// the share of the splits of a + b into groups of their sizes whose means
+// differ at least as much. Every split while there are at most 100,000,
+// else 100,000 random ones (a fixed seed, so the same data give the same p).
+double permutation_test_means(const std::vector<double>& a, const std::vector<double>& b);
+
 }  // namespace rpclab::harness

@@ -35,7 +35,7 @@ std::string shown(const std::vector<std::string>& words) {
 
 TEST(BashCompletion, OffersTheSubcommandsOfRpclab) {
   auto words = complete({bin("rpclab"), ""});
-  for (const char* sub : {"dependability", "speed", "report", "doctor", "clean-net"})
+  for (const char* sub : {"dependability", "speed", "report", "compare", "doctor", "clean-net"})
     EXPECT_TRUE(has(words, sub)) << sub << " not in: " << shown(words);
   EXPECT_FALSE(has(words, "cell")) << "the hidden guest subcommand is not for people";
   EXPECT_EQ(complete({bin("rpclab"), "spe"}), std::vector<std::string>{"speed"});

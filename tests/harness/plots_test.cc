@@ -10,6 +10,7 @@
 #include <regex>
 
 #include "core/atomic_file.h"
+#include "harness/experiment.h"
 #include "harness/matrix.h"
 #include "harness/plots.h"
 #include "harness/result_record.h"
@@ -53,8 +54,7 @@ std::vector<std::string> draw_run(const std::vector<json>& records, const std::s
   std::vector<json> read = read_records(dir + "/results.jsonl", nullptr);
   netem::CommandLog log;
   std::vector<std::string> notes;
-  if (read.front().value("experiment", "") == "speed") speed_plots(read, dir, log, &notes);
-  else dependability_plots(read, dir, log, &notes);
+  find_experiment(read.front().value("experiment", "")).plots(read, dir, log, &notes);
   std::vector<std::string> scripts;
   for (const auto& e : std::filesystem::directory_iterator(dir))
     if (e.path().extension() == ".gp") scripts.push_back(e.path().stem().string());
@@ -91,6 +91,19 @@ void expect_y_from_zero(const std::string& gp, const std::string& plot) {
   EXPECT_EQ(setting(gp, "yrange"), "[0:*]") << plot << ": the y axis must start at 0";
 }
 
+// Every preset's plots, whichever it draws: count axes hold whole counts
+// from 0, every y axis starts at 0.
+TEST(Plots, EveryPresetsAxesShowOnlyPossibleValues) {
+  for (const std::string& preset : dependability_presets()) {
+    TempDir dir;
+    for (const std::string& name : draw_run(dependability_run(preset), dir.path())) {
+      std::string gp = read_whole_file(dir.file(name + ".gp"));
+      if (name == "silent-vs-load") expect_count_axis(gp, preset + " " + name);
+      expect_y_from_zero(gp, preset + " " + name);
+    }
+  }
+}
+
 TEST(Plots, DependabilityAxesShowOnlyPossibleValues) {
   for (const char* preset : {"quick", "levy1989"}) {
     TempDir dir;
@@ -124,6 +137,33 @@ TEST(Plots, ThroughputHasWholeClientsAndStartsAtZero) {
     expect_count_axis(gp, std::string(preset) + " throughput-vs-clients");
     expect_y_from_zero(gp, std::string(preset) + " throughput-vs-clients");
   }
+}
+
+// The latency distributions: one CDF and one histogram per size, on a log
+// latency axis (no zero or negative latency) and a share from 0; silent
+// errors on a symlog axis whose ticks are 0 and decades.
+TEST(Plots, LatencyDistributionsAndSymlogAxesShowOnlyPossibleValues) {
+  for (const char* preset : {"quick", "levy1989"}) {
+    std::vector<json> records = speed_run(preset);
+    for (json& r : records) r["latency_histogram"] = {{"buckets_per_decade", 10}, {"low_us", {25.1, 31.6, 39.8}},
+                                                      {"counts", {10, 80, 10}}};
+    TempDir dir;
+    std::vector<std::string> scripts = draw_run(records, dir.path());
+    EXPECT_NE(std::find(scripts.begin(), scripts.end(), "latency-cdf-12"), scripts.end()) << preset;
+    EXPECT_NE(std::find(scripts.begin(), scripts.end(), "latency-histogram-12"), scripts.end()) << preset;
+    for (const std::string& name : scripts) {
+      if (name.rfind("latency-cdf", 0) != 0 && name.rfind("latency-histogram", 0) != 0) continue;
+      std::string gp = read_whole_file(dir.file(name + ".gp"));
+      EXPECT_EQ(setting(gp, "logscale"), "x") << name;
+      expect_y_from_zero(gp, name);
+      for (double x : numbers(read_whole_file(dir.file(name + ".dat")))) EXPECT_GE(x, 0) << name;
+    }
+  }
+  TempDir dir;
+  draw_run(dependability_run("levy1989"), dir.path());
+  std::string load = read_whole_file(dir.file("silent-vs-load.gp"));
+  EXPECT_EQ(numbers(setting(load, "ytics")).front(), 0) << "a symlog axis starts at 0: " << load;
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "set output \"silent-vs-load.svg\"", load) << "an SVG for report.html";
 }
 
 // What gnuplot itself drew, in a copy of the run folder: its scripts must

@@ -167,3 +167,30 @@ TEST(Stats, WelchWithoutVarianceOrSamples) {
 
 }  // namespace
 }  // namespace rpclab::harness
+
+namespace rpclab::harness {
+namespace {
+
+// R: fisher.test(matrix(c(1, 9, 11, 3), nrow = 2))$p.value = 0.002759456;
+// fisher.test(matrix(c(3, 1, 1, 3), nrow = 2))$p.value = 0.4857143.
+TEST(Stats, FisherExactMatchesR) {
+  EXPECT_NEAR(fisher_exact_two_sided(1, 10, 11, 14), 0.002759456, 1e-8);
+  EXPECT_NEAR(fisher_exact_two_sided(3, 4, 1, 4), 0.4857143, 1e-7);
+  EXPECT_NEAR(fisher_exact_two_sided(0, 20000, 0, 20000), 1.0, 1e-12);
+  EXPECT_LT(fisher_exact_two_sided(0, 20000, 300, 20000), 1e-50);
+}
+
+// {1,2,3} vs {4,5,6}: of the 20 splits, only itself and its mirror are as
+// far apart.
+TEST(Stats, PermutationTestCountsEverySplit) {
+  EXPECT_NEAR(permutation_test_means({1, 2, 3}, {4, 5, 6}), 0.1, 1e-12);
+  EXPECT_NEAR(permutation_test_means({1, 2, 3}, {1, 2, 3}), 1.0, 1e-12);
+  EXPECT_NEAR(permutation_test_means({0, 0}, {0, 0}), 1.0, 1e-12);
+  std::vector<double> a(12, 0.0), b(12, 1.0);  // C(24, 12) splits: sampled, seeded
+  double p = permutation_test_means(a, b);
+  EXPECT_LT(p, 1e-4);
+  EXPECT_EQ(p, permutation_test_means(a, b)) << "the same data give the same p";
+}
+
+}  // namespace
+}  // namespace rpclab::harness

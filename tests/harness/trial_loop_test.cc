@@ -159,9 +159,11 @@ TEST(RunCells, KilledRunResumesWithoutRerunningFinishedTrials) {
   EXPECT_EQ(second.trials_resumed, 5u - (std::count(first_five.begin(), first_five.end(), std::pair<size_t, uint32_t>{1, 2})));
   std::set<std::pair<size_t, uint32_t>> all(fake.ran.begin(), fake.ran.end());
   EXPECT_EQ(all.size(), 12u) << "every trial ran";
-  for (size_t i = 5; i < fake.ran.size(); ++i)
-    if (fake.ran[i] != std::pair<size_t, uint32_t>{1, 2})  // the failed trial, and only it, may run twice
+  for (size_t i = 5; i < fake.ran.size(); ++i) {
+    if (fake.ran[i] != std::pair<size_t, uint32_t>{1, 2}) {  // the failed trial, and only it, may run twice
       EXPECT_EQ(std::count(first_five.begin(), first_five.end(), fake.ran[i]), 0) << "trial ran again";
+    }
+  }
   auto records = read_records(dir.file("run/results.jsonl"), nullptr);
   ASSERT_EQ(records.size(), 3u);
   for (const json& r : records) {

@@ -1,0 +1,15 @@
+// `rpclab compare RUN_A RUN_B`: two run folders cell by cell (run_compare.h),
+// as aligned text, JSON (--format json) or an HTML page (--html FILE).
+// Exit 0 when no matched cell differs at --alpha, 1 when one does, 2 on
+// bad input: so CI can use it as a regression gate.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace rpclab::harness {
+
+std::function<int()> add_compare_command(CLI::App& app);
+
+}  // namespace rpclab::harness

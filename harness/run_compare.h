@@ -1,0 +1,46 @@
+// Two runs cell by cell (`rpclab compare`): cells matched on their
+// settings, each pair's headline figure side by side with a test of
+// whether they differ, and the cells only one run has.
+//
+// The tests (docs/running.md, "Comparing two runs"):
+// - dependability, silent errors: with at least 2 ok trials on each side, a
+//   permutation test of the per-trial rates (silent errors / calls), which
+//   treats a trial, not a call, as the unit, since one late reply can make
+//   many calls of a client fail together; with fewer, Fisher's exact test
+//   on the pooled counts;
+// - speed, mean latency: Welch's t-test of the trial means (2+ trials a side).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace rpclab::harness {
+
+struct CellComparison {
+  std::string label;
+  std::string figure;   // what is compared, e.g. "silent errors per 1M calls"
+  std::string a, b;     // the two figures as text
+  std::string test;     // the test used, or why none could be
+  double p = 1;
+  bool tested = false;
+  bool differs = false;  // tested and p < alpha
+  nlohmann::json to_json() const;
+};
+
+struct RunComparison {
+  double alpha = 0.01;
+  std::vector<CellComparison> matched;
+  std::vector<std::string> only_a, only_b;  // labels of cells the other run lacks
+  bool any_differs() const;
+  nlohmann::json to_json() const;
+};
+
+// The settings a cell is matched on: its cell object without what sets
+// only how much it measures (calls, trials, warm-up) or its block name.
+nlohmann::json cell_identity(const nlohmann::json& record);
+
+RunComparison compare_runs(const std::vector<nlohmann::json>& a, const std::vector<nlohmann::json>& b, double alpha);
+
+}  // namespace rpclab::harness

@@ -1,0 +1,155 @@
+// `rpclab compare` on run folders made by hand: identical runs differ
+// nowhere (exit 0), one cell that differs is flagged (exit 1), cells only
+// one run has are listed, what sets only how much a cell measures does not
+// stop a match, trials are compared as trials, and bad input exits 2.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "core/atomic_file.h"
+#include "harness/run_compare.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
+#include "synthetic_records.h"
+
+namespace rpclab::harness {
+namespace {
+
+using nlohmann::json;
+using test::TempDir;
+
+void write_run(const std::string& dir, const std::vector<json>& records) {
+  std::filesystem::create_directories(dir);
+  std::string lines;
+  for (const json& r : records) lines += r.dump() + "\n";
+  write_file_atomically(dir + "/results.jsonl", lines);
+  write_file_atomically(dir + "/metadata.json",
+                        json{{"experiment", records.front().value("experiment", "")}, {"run_id", dir}}.dump());
+}
+
+std::vector<json> two_cells(uint64_t udp_silent) {
+  return {dependability_record("sunrpc-udp", 0, 20000, udp_silent), dependability_record("grpc", 0, 20000, 0)};
+}
+
+test::ProcessResult compare(const std::string& a, const std::string& b, std::vector<std::string> more = {}) {
+  std::vector<std::string> argv = {test::bin("rpclab"), "compare", a, b};
+  argv.insert(argv.end(), more.begin(), more.end());
+  return test::run_program(argv);
+}
+
+// A cell with `trials` ok trials of 1,000 calls, `silent` silent duplicates in each.
+json with_trials(json r, const std::vector<uint64_t>& silent) {
+  r["per_trial"] = json::array();
+  for (size_t i = 0; i < silent.size(); ++i)
+    r["per_trial"].push_back({{"trial", i + 1}, {"status", "ok"}, {"calls", 1000},
+                              {"classes", {{"silent_loss", 0}, {"silent_duplicates", silent[i]}}}});
+  return r;
+}
+
+TEST(Compare, IdenticalRunsDifferNowhere) {
+  TempDir dir;
+  write_run(dir.file("a"), two_cells(30));
+  write_run(dir.file("b"), two_cells(30));
+  RunComparison c = compare_runs(two_cells(30), two_cells(30), 0.01);
+  ASSERT_EQ(c.matched.size(), 2u);
+  EXPECT_FALSE(c.any_differs());
+  EXPECT_EQ(c.matched[0].test, "Fisher exact, pooled calls") << "one trial a side: the pooled counts";
+  EXPECT_NEAR(c.matched[0].p, 1.0, 1e-9);
+  test::ProcessResult r = compare(dir.file("a"), dir.file("b"));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "2 cells matched, 0 differ", r.out);
+}
+
+TEST(Compare, OneCellThatDiffersIsFlaggedAndExitsOne) {
+  TempDir dir;
+  write_run(dir.file("a"), two_cells(0));
+  write_run(dir.file("b"), two_cells(300));
+  RunComparison c = compare_runs(two_cells(0), two_cells(300), 0.01);
+  ASSERT_EQ(c.matched.size(), 2u);
+  EXPECT_TRUE(c.matched[0].differs) << c.matched[0].p;
+  EXPECT_FALSE(c.matched[1].differs);
+  test::ProcessResult r = compare(dir.file("a"), dir.file("b"), {"--html", dir.file("compare.html")});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "DIFFERS", r.out);
+  std::string page = read_whole_file(dir.file("compare.html"));
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "DIFFERS", page);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "<table>", page);
+  test::ProcessResult j = compare(dir.file("a"), dir.file("b"), {"--format", "json"});
+  EXPECT_EQ(j.exit_code, 1);
+  json out = json::parse(j.out);
+  EXPECT_TRUE(out["differs"].get<bool>());
+  EXPECT_TRUE(out["matched"][0]["differs"].get<bool>());
+  EXPECT_FALSE(out["matched"][1]["differs"].get<bool>());
+}
+
+TEST(Compare, CellsOnlyOneRunHasAreListed) {
+  std::vector<json> a = two_cells(0), b = two_cells(0);
+  a.push_back(dependability_record("raw-tcp", 0, 20000, 0));
+  b.push_back(dependability_record("grpc", 5, 20000, 0));
+  RunComparison c = compare_runs(a, b, 0.01);
+  EXPECT_EQ(c.matched.size(), 2u);
+  EXPECT_EQ(c.only_a, std::vector<std::string>{a[2].value("label", "")});
+  EXPECT_EQ(c.only_b, std::vector<std::string>{b[2].value("label", "")});
+  EXPECT_FALSE(c.any_differs()) << "a cell only one run has is listed, not a difference";
+  TempDir dir;
+  write_run(dir.file("a"), a);
+  write_run(dir.file("b"), b);
+  test::ProcessResult r = compare(dir.file("a"), dir.file("b"));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "only in A: " + a[2].value("label", ""), r.out);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "only in B: " + b[2].value("label", ""), r.out);
+}
+
+TEST(Compare, HowMuchACellMeasuresDoesNotStopTheMatch) {
+  std::vector<json> a = two_cells(0), b = two_cells(0);
+  b[0]["cell"]["calls_per_client"] = 5;
+  b[0]["cell"]["trials"] = 7;
+  b[1]["cell"]["hogs"] = 3;  // a setting: no longer the same cell
+  RunComparison c = compare_runs(a, b, 0.01);
+  EXPECT_EQ(c.matched.size(), 1u);
+  EXPECT_EQ(c.only_a.size(), 1u);
+}
+
+TEST(Compare, TrialsAreComparedAsTrials) {
+  json base = dependability_record("sunrpc-udp", 0, 5000, 0);
+  json quiet = with_trials(base, {0, 0, 0, 0, 0}), loud = with_trials(base, {9, 11, 10, 12, 8});
+  RunComparison c = compare_runs({quiet}, {loud}, 0.01);
+  ASSERT_EQ(c.matched.size(), 1u);
+  EXPECT_EQ(c.matched[0].test, "permutation over trials (5 vs 5)");
+  EXPECT_NEAR(c.matched[0].p, 2.0 / 252, 1e-12) << "the two extreme splits of 252";
+  EXPECT_TRUE(c.matched[0].differs);
+  // Three trials a side can never reach 0.01 (the smallest p is 2/20): said, not flagged.
+  c = compare_runs({with_trials(base, {0, 0, 0})}, {with_trials(base, {9, 9, 9})}, 0.01);
+  EXPECT_NEAR(c.matched[0].p, 0.1, 1e-12);
+  EXPECT_FALSE(c.matched[0].differs);
+}
+
+TEST(Compare, SpeedCellsByWelchOverTrialMeans) {
+  json a = speed_record("raw-tcp", 1, 12, {40, 41, 39}), same = speed_record("raw-tcp", 1, 12, {40.5, 40, 39.5});
+  json slow = speed_record("raw-tcp", 1, 12, {80, 81, 79});
+  EXPECT_FALSE(compare_runs({a}, {same}, 0.01).any_differs());
+  RunComparison c = compare_runs({a}, {slow}, 0.01);
+  EXPECT_TRUE(c.any_differs());
+  EXPECT_EQ(c.matched[0].test, "Welch over trials (3 vs 3)");
+  RunComparison one = compare_runs({speed_record("raw-tcp", 1, 12, {40})}, {slow}, 0.01);
+  EXPECT_FALSE(one.matched[0].tested) << "one trial: no Welch test";
+}
+
+TEST(Compare, BadInputExitsTwoWithAClearMessage) {
+  TempDir dir;
+  write_run(dir.file("a"), two_cells(0));
+  std::filesystem::create_directories(dir.file("empty"));
+  test::ProcessResult missing = compare(dir.file("a"), dir.file("nowhere"));
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "no such folder", missing.err);
+  test::ProcessResult empty = compare(dir.file("empty"), dir.file("a"));
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "is not a run folder", empty.err);
+  write_run(dir.file("s"), {speed_record("raw-tcp", 1, 12, {40, 41})});
+  test::ProcessResult mixed = compare(dir.file("a"), dir.file("s"));
+  EXPECT_EQ(mixed.exit_code, 2);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "compare runs of one experiment", mixed.err);
+}
+
+}  // namespace
+}  // namespace rpclab::harness

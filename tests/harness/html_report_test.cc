@@ -1,0 +1,64 @@
+// report.html from records made by hand: text is escaped wherever it comes
+// from, the Markdown tables become HTML tables, every cell gets its row and
+// its collapsed details, and the title and metadata are on the page.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "harness/html_report.h"
+#include "harness/html_writer.h"
+#include "synthetic_records.h"
+
+namespace rpclab::harness {
+namespace {
+
+using nlohmann::json;
+
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(HtmlWriter, EscapesEveryText) {
+  EXPECT_EQ(html::escape("<b>&\"'"), "&lt;b&gt;&amp;&quot;&#39;");
+  std::string t = html::table({"a<"}, {{"<script>x</script>"}}, "c&");
+  EXPECT_EQ(t.find("<script>"), std::string::npos) << t;
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "&lt;script&gt;", t);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "<caption>c&amp;</caption>", t);
+}
+
+TEST(HtmlWriter, MarkdownTablesBecomeTables) {
+  std::string h = html::from_markdown("Title line\n\n| row | 1989 |\n|---|---:|\n| a \\| b | 12.5 |\n\nafter\n");
+  EXPECT_EQ(occurrences(h, "<table>"), 1u) << h;
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "<td>a | b</td>", h);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "<td class=\"num\">12.5</td>", h);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "<p>Title line</p>", h);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "<p>after</p>", h);
+}
+
+TEST(HtmlReport, EveryCellHasItsRowAndItsDetails) {
+  HtmlReportInput in;
+  in.metadata = {{"experiment", "dependability"}, {"run_id", "r1"}, {"title", "A <title>"},
+                 {"rpclab", {{"version", "9.9"}, {"git_commit", "abc"}}}, {"host", {{"hostname", "h1"}}}};
+  in.records = {dependability_record("sunrpc-udp", 0, 20000, 30), dependability_record("grpc", 0, 20000, 0)};
+  in.records[0]["cell_index"] = 1;
+  in.records[1]["cell_index"] = 2;
+  in.records[1]["label"] = "grpc <&>";
+  in.tables_markdown = "| transport | 1989 |\n|---|---:|\n| sunrpc-udp | 0 |\n";
+  in.commands_log = "# cell 1/2 trial 1/1: sunrpc-udp\nip netns add x\n# cell 2/2 trial 1/1: grpc\nrpclab-server y\n";
+  std::string page = html_report(in);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "A &lt;title&gt; (rpclab dependability run r1)", page);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "grpc &lt;&amp;&gt;", page);
+  EXPECT_EQ(page.find("grpc <&>"), std::string::npos);
+  EXPECT_EQ(occurrences(page, "<details>"), 3u) << "the capabilities and one per cell";
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "ip netns add x", page);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "rpclab-server y", page);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "9.9 (commit abc)", page);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "silent per 1M [95%]", page);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "1500.0 [", page) << "30 of 20,000 is 1,500 per million";
+  EXPECT_EQ(page.find("<script"), std::string::npos) << "no JavaScript";
+}
+
+}  // namespace
+}  // namespace rpclab::harness
