@@ -143,6 +143,10 @@ bool allman_record(const json& record) {
   return record.value("experiment", "") == "speed" && workload_of(op_of(record)) == "allman";
 }
 
+bool echo_run(const json& record) {
+  return record.value("experiment", "") == "speed" && workload_of(op_of(record)) == "echo";
+}
+
 bool kiraly_run(const json& record) {
   return record.value("experiment", "") == "speed" && workload_of(op_of(record)) == "kiraly";
 }

@@ -18,6 +18,9 @@ namespace rpclab::harness {
 bool allman_record(const nlohmann::json& record);
 // A speed record of Kiraly's GetRecord (the kiraly workload).
 bool kiraly_run(const nlohmann::json& record);
+// A speed record of ECHO, Levy's workload (what Levy's tables and the
+// latency plots show; NEXT of the at-most-once workload has its own).
+bool echo_run(const nlohmann::json& record);
 
 // Allman's Table 5 today: request and response bytes per call (the RPC's
 // bytes, link headers off) at each operation's largest N, x the floor's.

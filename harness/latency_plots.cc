@@ -17,7 +17,7 @@ bool drawn_cell(const json& r) {
   const json& c = r.value("cell", json::object());
   return r.value("experiment", "") == "speed" && r.value("status", "") == "ok" && !r.value("calibration", false) &&
          c.value("topology", "") == "loopback" && c.value("connect", "") == "persistent" &&
-         c.value("clients", 0) == 1 && r.contains("latency_histogram") && !allman_record(r);  // ECHO only
+         c.value("clients", 0) == 1 && r.contains("latency_histogram") && echo_run(r);  // ECHO only
 }
 
 // A bucket's points: the CDF at its upper edge, the histogram's share at

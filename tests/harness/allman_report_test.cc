@@ -130,5 +130,13 @@ TEST(KiralyTable, ShowsBase64sOverheadAndThe2018FiguresBesideTheirTransports) {
   EXPECT_EQ(kiraly_table(log_transform_records(), kData), "");
 }
 
+// Levy's tables and the latency plots take ECHO only: not Kiraly's
+// records, Allman's, nor the at-most-once workload's NEXT.
+TEST(KiralyTable, OnlyEchoRecordsAreLevys) {
+  EXPECT_TRUE(echo_run(speed_record("raw-tcp", 1, 12, {50, 51, 49})));
+  for (const char* op : {"get-record", "log-transform", "next"})
+    EXPECT_FALSE(echo_run(cell_record("raw-tcp", op, 0, 1, 1))) << op;
+}
+
 }  // namespace
 }  // namespace rpclab::harness
