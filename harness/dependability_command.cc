@@ -238,7 +238,7 @@ std::function<int()> add_dependability_command(CLI::App& app) {
   cmd->add_option("--preset", f->preset, "levy1989 | remedies | quick | failures")
       ->check(CLI::IsMember(dependability_presets()))->capture_default_str();
   cmd->add_option("--tables", f->tables, "only these tables of the preset: load, faults (levy1989), remedies, "
-                  "clean, udp-dup, stream-dup (quick), failures")->delimiter(',');
+                  "clean, udp-dup, stream-dup (quick), failures, failures-udp, failures-udp-amo")->delimiter(',');
   cmd->add_option("--transports", f->transports, "comma-separated transports")->delimiter(',');
   cmd->add_option("--loads", f->loads, "server load axis: CPU hogs, e.g. 0,5,10,20")->delimiter(',')
       ->check(in_range(0, 256));
@@ -257,9 +257,9 @@ std::function<int()> add_dependability_command(CLI::App& app) {
       ->check(in_range(1, 256));
   cmd->add_option("--connect", f->connect, "persistent,per-call")->delimiter(',')
       ->check(CLI::IsMember({"persistent", "per-call"}));
-  cmd->add_option("--calls", f->calls, "calls per trial in tables without network faults (levy1989: 20,000)")
+  cmd->add_option("--calls", f->calls, "calls per trial in tables without network faults (levy1989: 16,000)")
       ->check(in_range(uint64_t{1}, uint64_t{1} << 32));
-  cmd->add_option("--fault-calls", f->fault_calls, "calls per trial in tables with network faults (levy1989: 4,000)")
+  cmd->add_option("--fault-calls", f->fault_calls, "calls per trial in tables with network faults (levy1989: 3,200)")
       ->check(in_range(uint64_t{1}, uint64_t{1} << 32));
   cmd->add_option("--timeout", f->timeout_ms, "total time per call in ms (default: each library's)")
       ->check(in_range(1, 3600 * 1000));
