@@ -93,10 +93,16 @@ int main(int argc, char** argv) {
   app.add_option("--transport", options.transport, "one of: " + rpclab::transport_names())->required();
   app.add_option("--server", server, "ADDR:PORT of the server (with --rpcbind, the port is ignored)")->required()
       ->check(rpclab::host_port());
+  // Described as {a,b,...}, as CLI11 shows a set, so that the bash
+  // completion offers the names; refused with the list the help gives.
+  std::string op_set = rpclab::operation_names();
+  for (size_t at; (at = op_set.find(" | ")) != std::string::npos;) op_set.replace(at, 3, ",");
   app.add_option("--op", op_name, rpclab::operation_names())
-      ->check([](const std::string& name) {
-        return rpclab::parse_operation(name) ? std::string() : "one of: " + rpclab::operation_names();
-      });
+      ->check(CLI::Validator(
+          [](std::string& name) {
+            return rpclab::parse_operation(name) ? std::string() : "one of: " + rpclab::operation_names();
+          },
+          "{" + op_set + "}"));
   app.add_option("--calls", plan.calls, "calls to record")->check(rpclab::in_range(uint64_t{1}, uint64_t{1} << 32));
   app.add_option("--warmup", plan.warmup, "calls made first and not recorded")
       ->check(rpclab::in_range(uint64_t{0}, uint64_t{1} << 32));

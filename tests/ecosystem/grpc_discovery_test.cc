@@ -51,7 +51,13 @@ TEST_F(GrpcDiscovery, ReflectionDescribesEveryMethod) {
                                  "Null(rpclab.wire.Empty) returns (rpclab.wire.Empty)",
                                  "Next(rpclab.wire.NextRequest) returns (rpclab.wire.NextReply)",
                                  "Echo(rpclab.wire.EchoMessage) returns (rpclab.wire.EchoMessage)",
-                             }));
+                                 "IsPrime(rpclab.wire.IsPrimeRequest) returns (rpclab.wire.IsPrimeReply)",
+                                 "Average(rpclab.wire.Doubles) returns (rpclab.wire.AverageReply)",
+                                 "GetRandNums(rpclab.wire.CountRequest) returns (rpclab.wire.Doubles)",
+                                 "LogTransform(rpclab.wire.Doubles) returns (rpclab.wire.Doubles)",
+                                 "GetRecord(rpclab.wire.RecordRequest) returns (rpclab.wire.Record)",
+                             }))
+      << "idl/rpclab.proto's service changed: list its methods here";
 }
 
 TEST_F(GrpcDiscovery, ACallBuiltFromReflectionAloneRunsOnTheServer) {

@@ -141,7 +141,7 @@ const std::vector<BadInput>& table() {
       {dependability({"--resume", "{dir}/not-empty"}), kUsage, "--resume {dir}/not-empty: this folder holds no run",
        "start a new run with --out"},
       {dependability({"--out", "{dir}/never", "--resume", "{dir}/a-run"}), kUsage, "name two folders", "drop --out"},
-      {{"rpclab", "frobnicate"}, kUsage, "unknown command 'frobnicate'", "dependability, speed, report, doctor"},
+      {{"rpclab", "frobnicate"}, kUsage, "unknown command 'frobnicate'", "dependability, speed, report, compare, doctor"},
       {{"rpclab", "report"}, kUsage, "run is required", "--help"},
       {{"rpclab", "report", "{dir}/a-run"}, kUsage, "{dir}/a-run is not a run folder", "e.g. results/latest"},
       // rpclab speed
