@@ -25,6 +25,12 @@ bool measured(const json& r) {
          r.value("p50_us", json()).is_number();
 }
 
+// The server's CPU per call, "-" where the record has none.
+std::string server_cpu(const json& r) {
+  const json& v = r.value("cpu_us_per_call", json::object()).value("server", json());
+  return v.is_number() ? fixed(v.get<double>(), 1) : "-";
+}
+
 }  // namespace
 
 std::string at_most_once_cost_table(const std::vector<json>& records) {
@@ -37,7 +43,8 @@ std::string at_most_once_cost_table(const std::vector<json>& records) {
     auto& [off, on] = pairs[key];
     (r.value("cell", json::object()).value("at_most_once", false) ? on : off) = &r;
   }
-  TextTable t({"transport", "link", "p50 us off", "p50 us on", "on / off", "Welch p", "calls/s off", "calls/s on"});
+  TextTable t({"transport", "link", "p50 us off", "p50 us on", "on / off", "Welch p", "calls/s off", "calls/s on",
+               "server CPU us off", "on"});
   for (const std::string& key : order) {
     auto [off, on] = pairs[key];
     if (!off || !on) continue;
@@ -47,11 +54,11 @@ std::string at_most_once_cost_table(const std::vector<json>& records) {
     t.add({variant(*off), off->value("topology", "") + " " + off->value("connect", ""), fixed(p50_off, 1),
            fixed(p50_on, 1), fixed(p50_on / p50_off, 3) + (w.significant(0.01) ? "*" : ""),
            w.p < 0.001 ? "<0.001" : fixed(w.p, 3), fixed(off->value("calls_per_s", 0.0), 0),
-           fixed(on->value("calls_per_s", 0.0), 0)});
+           fixed(on->value("calls_per_s", 0.0), 0), server_cpu(*off), server_cpu(*on)});
   }
   if (t.empty()) return "";
   return "What at-most-once costs a NEXT (the server's table and its journal, off and on, trials taking turns; "
-         "on / off = the p50s' ratio,\n* = Welch p < 0.01 over the trial means):\n\n" +
+         "on / off = the p50s' ratio,\n* = Welch p < 0.01 over the trial means; server CPU per call from its own counters):\n\n" +
          t.render() + "\n";
 }
 

@@ -65,7 +65,8 @@ json wire_delta(const WireCounters& before, const WireCounters& after) {
 // Calls the server ran in a trial, whatever their kind (warm-up included,
 // as the link's counters include it).
 double served(const json& stats) {
-  return stats.value("echo_calls", 0.0) + stats.value("allman_calls", 0.0) + stats.value("record_calls", 0.0);
+  return stats.value("echo_calls", 0.0) + stats.value("next_calls", 0.0) + stats.value("allman_calls", 0.0) +
+         stats.value("record_calls", 0.0);
 }
 
 double server_cpu_us(const json& stats) {
