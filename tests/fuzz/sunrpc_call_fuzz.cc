@@ -73,6 +73,11 @@ bool_t mem_reply(SVCXPRT* xprt, rpc_msg* msg) {
   MemTransport* t = self(xprt);
   ++t->replies;
   msg->rm_xid = t->xid;
+  // Room for this reply whatever its size: GetRandNums and GetRecord answer
+  // a short call with a long reply, and a buffer too small would make the
+  // dispatcher send SYSTEM_ERR after the failed reply (two replies).
+  size_t need = xdr_sizeof(reinterpret_cast<xdrproc_t>(xdr_replymsg), msg);
+  if (t->out.size() < need) t->out.resize(need);
   XDR x;
   xdrmem_create(&x, t->out.data(), static_cast<u_int>(t->out.size()), XDR_ENCODE);
   bool_t ok = xdr_replymsg(&x, msg);
@@ -169,7 +174,7 @@ int fuzz_sunrpc_call(const uint8_t* data, size_t size) {
     t.xprt.xp_verf = _null_auth;
     t.in = &in;
     t.xid = msg.rm_xid;
-    t.out.resize(size + 1024);  // an ECHO reply is never longer than its call
+    t.out.resize(size + 1024);  // an ECHO reply is never longer than its call; mem_reply grows it for others
     svc_req req{};
     req.rq_prog = msg.rm_call.cb_prog;
     req.rq_vers = msg.rm_call.cb_vers;
