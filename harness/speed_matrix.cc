@@ -89,18 +89,24 @@ namespace {
 // milliseconds here, so a trial is 10 calls, 3 trials a cell. The bytes
 // on the wire are counted on the two-host link (speed_command picks
 // loopback without root, and says so); sockperf has no part in it.
-void apply_allman(SpeedAxes& a) {
-  a.ops = {"is-prime", "average", "get-rand-nums", "log-transform"};
-  a.sizes = {50, 500, 5000, 50000};
+// What the workloads beside Levy's share: one client on a kept connection,
+// every call counted whatever its bytes, no sockperf calibration.
+void one_client_kept(SpeedAxes& a, TopologyKind topology) {
   a.clients = {1};
   a.connects = {ConnectMode::kPersistent};
-  a.topologies = {TopologyKind::kTwoHost};
+  a.topologies = {topology};
+  a.text_bytes_per_trial = 0;
+  a.calibrate = false;
+}
+
+void apply_allman(SpeedAxes& a) {
+  one_client_kept(a, TopologyKind::kTwoHost);
+  a.ops = {"is-prime", "average", "get-rand-nums", "log-transform"};
+  a.sizes = {50, 500, 5000, 50000};
   a.trials = 3;
   a.calls_per_trial = 10;
   a.warmup = 2;
   a.timeout_ms = 60000;
-  a.text_bytes_per_trial = 0;
-  a.calibrate = false;
 }
 
 // Kiraly's setting (seed 003): one record without its photo ("small") and
@@ -119,16 +125,12 @@ void apply_echo(SpeedAxes& a) { a.ops = {"echo"}; }
 // one group so their trials take turns. One client, a kept connection,
 // loopback: the cost is CPU and a durable write, not the network.
 void apply_at_most_once(SpeedAxes& a) {
+  one_client_kept(a, TopologyKind::kLoopback);
   a.ops = {"next"};
   a.at_most_once = {false, true};
-  a.clients = {1};
-  a.connects = {ConnectMode::kPersistent};
-  a.topologies = {TopologyKind::kLoopback};
   a.trials = 10;
   a.calls_per_trial = 500;
   a.warmup = 50;
-  a.text_bytes_per_trial = 0;
-  a.calibrate = false;
 }
 
 }  // namespace
