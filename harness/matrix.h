@@ -29,6 +29,7 @@ struct Block {
   std::vector<ConnectMode> connects = {ConnectMode::kPersistent};
   uint64_t calls = 100000;                     // per trial, split over its clients
   std::map<std::string, double> call_share;    // transport -> share of `calls` it makes (a preset's budget)
+  double cascade_share = 1.0;  // and of that, a cell's share under load with a retransmit interval set
   int trials = 1;                              // independent trials of each cell
   std::optional<int> timeout_ms;
   netem::TopologyKind topology = netem::TopologyKind::kLoopback;
