@@ -1,6 +1,7 @@
 #include "harness/matrix.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <stdexcept>
@@ -96,6 +97,7 @@ std::vector<Block> levy1989() {
 // together, under duplication, loss, and both.
 std::vector<Block> remedies() {
   Block b{"remedies", {"sunrpc-udp"}};
+  b.about_these_transports = true;
   b.faults = {dup_only(5), loss_and_dup(5, 0), loss_and_dup(5, 5)};
   b.retry_timeouts_ms = {kShortRetryMs};
   b.drc = {0, 1024};
@@ -114,6 +116,7 @@ std::vector<Block> quick() {
   clean.trials = 3;
 
   Block udp_dup{"udp-dup", {"sunrpc-udp"}};
+  udp_dup.about_these_transports = true;
   udp_dup.faults = {dup_only(5)};
   udp_dup.retry_timeouts_ms = {kShortRetryMs};
   udp_dup.drc = {0, 1024};
@@ -125,6 +128,7 @@ std::vector<Block> quick() {
   Block stream_dup = udp_dup;
   stream_dup.name = "stream-dup";
   stream_dup.transports = kStreamRpc;
+  stream_dup.about_these_transports = false;
   stream_dup.drc = {0};
   stream_dup.retry_timeouts_ms = {std::nullopt};
   stream_dup.calls = 1000;
@@ -189,6 +193,7 @@ std::vector<Block> failures() {
   // The three; the text transports are one --transports away.
   Block all = failures_block("failures", {"sunrpc-udp", "sunrpc-tcp", "grpc"});
   Block udp = failures_block("failures-udp", {"sunrpc-udp"});
+  udp.about_these_transports = true;
   udp.retry_timeouts_ms = {kShortRetryMs};
   udp.drc = {0, 1024};
   udp.at_most_once = {false};
@@ -306,10 +311,45 @@ std::vector<Block> dependability_preset(const std::string& name) {
   throw std::invalid_argument("unknown preset '" + name + "' (known: " + known + ")");
 }
 
-void apply_overrides(std::vector<Block>& blocks, const AxisOverrides& o) {
-  if (o.blocks) keep_tables(blocks, *o.blocks);
-  for (const std::string& t : o.transports.value_or(std::vector<std::string>{}))
+namespace {
+
+// --transports replaces a table's transports, except in a table about its
+// own transports' options (the reply cache, the retransmit interval), where
+// it picks among them; a table left with none is left out.
+std::vector<std::string> narrow_transports(std::vector<Block>& blocks, const std::vector<std::string>& named) {
+  for (const std::string& t : named)
     if (!find_transport(t)) throw std::invalid_argument("unknown transport '" + t + "' (known: " + transport_names() + ")");
+  std::vector<std::string> notes;
+  std::vector<Block> kept;
+  for (Block& b : blocks) {
+    if (!b.about_these_transports) {
+      b.transports = named;
+    } else {
+      std::vector<std::string> picked;
+      for (const std::string& t : b.transports)
+        if (std::find(named.begin(), named.end(), t) != named.end()) picked.push_back(t);
+      if (picked.empty()) {
+        notes.push_back(fmt::format("table {} is about {} and --transports does not name it: left out", b.name,
+                                    fmt::join(b.transports, ", ")));
+        continue;
+      }
+      b.transports = picked;
+    }
+    kept.push_back(b);
+  }
+  if (kept.empty())
+    throw std::invalid_argument(fmt::format("--transports {}: no table of this preset runs it ({})",
+                                            fmt::join(named, ","), fmt::join(notes, "; ")));
+  blocks.swap(kept);
+  return notes;
+}
+
+}  // namespace
+
+std::vector<std::string> apply_overrides(std::vector<Block>& blocks, const AxisOverrides& o) {
+  if (o.blocks) keep_tables(blocks, *o.blocks);
+  std::vector<std::string> notes;
+  if (o.transports) notes = narrow_transports(blocks, *o.transports);
   std::optional<std::vector<FaultSpec>> faults;
   netem::Direction direction = netem::Direction::kBoth;
   if (o.direction) {
@@ -324,7 +364,6 @@ void apply_overrides(std::vector<Block>& blocks, const AxisOverrides& o) {
   if (o.profile && o.direction) faults->front().direction = direction;
   for (Block& b : blocks) {
     bool had_faults = b.faults.size() > 1 || !b.faults.front().empty();
-    if (o.transports) b.transports = *o.transports;
     if (o.hogs) b.hogs = *o.hogs;
     if (faults) b.faults = *faults;
     if (o.direction && !faults)
@@ -353,6 +392,7 @@ void apply_overrides(std::vector<Block>& blocks, const AxisOverrides& o) {
     if (has_events(b) && !b.duration_ms) b.duration_ms = kEventCellMs;
     check_block(b, had_faults ? "--fault-calls" : "--calls");
   }
+  return notes;
 }
 
 std::vector<std::string> uneven_splits(const std::vector<Block>& blocks) {

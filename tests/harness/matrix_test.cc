@@ -369,8 +369,41 @@ TEST(Matrix, CallsGivenOnTheCommandLineAreEveryCellsCount) {
   AxisOverrides o;
   o.calls = 800;
   apply_overrides(blocks, o);
-  for (const auto& c : expand_dependability(blocks))
-    if (c.block == "load") EXPECT_EQ(c.total_calls(), 800u) << c.label();
+  for (const auto& c : expand_dependability(blocks)) {
+    if (c.block != "load") continue;
+    EXPECT_EQ(c.total_calls(), 800u) << c.label();
+  }
+}
+
+// A table about sunrpc-udp's own options (the reply cache, the retransmit
+// interval) is not turned into another transport's cells by --transports:
+// it is left out, and said so; naming only what no table runs is refused.
+TEST(Matrix, TransportsPickAmongATablesOwnAndLeaveOutATableAboutAnother) {
+  auto blocks = dependability_preset("failures");
+  AxisOverrides o;
+  o.transports = std::vector<std::string>{"grpc"};
+  std::vector<std::string> notes = apply_overrides(blocks, o);
+  ASSERT_EQ(blocks.size(), 1u);
+  EXPECT_EQ(blocks[0].name, "failures");
+  EXPECT_EQ(blocks[0].transports, std::vector<std::string>{"grpc"});
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[0], "table failures-udp is about sunrpc-udp and --transports does not name it: left out");
+
+  blocks = dependability_preset("failures");
+  o.transports = std::vector<std::string>{"sunrpc-udp", "xmlrpc"};
+  EXPECT_TRUE(apply_overrides(blocks, o).empty());
+  EXPECT_EQ(blocks.size(), 3u);
+  EXPECT_EQ(blocks[1].transports, std::vector<std::string>{"sunrpc-udp"}) << "xmlrpc is not added to a udp table";
+
+  blocks = dependability_preset("remedies");
+  o.transports = std::vector<std::string>{"grpc"};
+  try {
+    apply_overrides(blocks, o);
+    ADD_FAILURE() << "remedies ran grpc";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("--transports grpc: no table of this preset runs it"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
