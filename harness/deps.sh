@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages rpclab needs, or says exactly how to.
-#   harness/deps.sh [build|test|fuzz|fresh-machine]
+#   harness/deps.sh [build|test|fuzz|fresh-machine|runtime]
+#   harness/deps.sh --list runtime   prints "<package> <need>" lines, need one of
+#                                    required | faults | optional (rpclab reads
+#                                    this list at build time to check a
+#                                    --server-host; nothing is installed)
 # As root it runs apt-get itself; otherwise it prints the one command to run
 # and exits 1. Packages already present are left alone.
 set -euo pipefail
@@ -21,15 +25,35 @@ build_packages=(
 # and a browser that opens report.html as a person would.
 # openssh-server: the --server-host tests run a real sshd in each of two namespaces.
 test_packages=(python3 python3-grpcio python3-protobuf grpc-proto python3-pandas chromium openssh-server)
+# runtime: a machine that only runs rpclab-server/rpclab-client (a --server-host):
+# the shared libraries they link (Debian 12's names), the tools the harness runs
+# there, and what faults there need. rpclab checks a remote against this list.
+runtime_packages=(
+  libtirpc3 libgrpc++1.51 libgrpc29 libabsl20220623 libprotobuf32
+  libjsonrpccpp-server0 libjsonrpccpp-common0 libjsonrpccpp-client0 libmicrohttpd12 libjsoncpp25
+  libxmlrpc-c++8v5 libxmlrpc-core-c3 libcurl4 libssl3
+  util-linux coreutils                              # setsid (the dead-man switch), sleep, date
+)
+runtime_fault_packages=(iproute2 nftables)          # ip, tc (netem, ifb), nft
+runtime_optional_packages=(rpcbind)                 # sunrpc cells that bind through rpcbind
 fuzz_packages=(clang libclang-rt-14-dev llvm)
 fresh_machine_packages=(debootstrap util-linux git)  # tests/fresh-machine/run.sh: a new Debian root
+
+if [[ "${1:-}" == "--list" ]]; then
+  [[ "${2:-}" == "runtime" ]] || { echo "usage: $0 --list runtime" >&2; exit 2; }
+  for p in "${runtime_packages[@]}"; do echo "$p required"; done
+  for p in "${runtime_fault_packages[@]}"; do echo "$p faults"; done
+  for p in "${runtime_optional_packages[@]}"; do echo "$p optional"; done
+  exit 0
+fi
 
 case "${1:-build}" in
   build) wanted=("${build_packages[@]}") ;;
   test) wanted=("${build_packages[@]}" "${test_packages[@]}") ;;
   fuzz) wanted=("${build_packages[@]}" "${fuzz_packages[@]}") ;;
   fresh-machine) wanted=("${fresh_machine_packages[@]}") ;;
-  *) echo "usage: $0 [build|test|fuzz|fresh-machine]" >&2; exit 2 ;;
+  runtime) wanted=("${runtime_packages[@]}" "${runtime_fault_packages[@]}" "${runtime_optional_packages[@]}") ;;
+  *) echo "usage: $0 [build|test|fuzz|fresh-machine|runtime] | --list runtime" >&2; exit 2 ;;
 esac
 
 missing=()

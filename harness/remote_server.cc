@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "harness/cell_failure.h"
+#include "harness/remote_watchdog.h"
 
 namespace rpclab::harness {
 namespace {
@@ -43,24 +44,21 @@ RemoteServer::RemoteServer(const CellConfig& cell, RemoteSession& session, const
 }
 
 // cleanup.sh kills the server only if the pid is still ours (its command
-// line names this trial's folder), so a recycled pid is never hit.
+// line names this trial's folder), so a recycled pid is never hit. The
+// watchdog (remote_watchdog.h: a systemd timer or a setsid sh) is armed
+// before the server and before any fault.
 void RemoteServer::start_watchdog(int deadline_s) {
   std::string cleanup = fmt::format(
       "p=$(cat {0}/server.pid 2>/dev/null) && grep -qa {0}/ /proc/$p/cmdline 2>/dev/null && kill -KILL $p\n"
       "{1}\nrm -f {0}/lease\n", q(dir_), fault_removal_.empty() ? ":" : fault_removal_);
-  std::string watchdog = fmt::format("echo $$ > {0}/watchdog.pid; sleep {1}; "
-                                     "echo \"$(date +%s.%N) deadline: cleanup.sh\" >> {0}/watchdog.log; "
-                                     "sh {0}/cleanup.sh", q(dir_), deadline_s);
-  // setsid: the watchdog leads its own process group and session, so it
-  // outlives the ssh session and one kill of the group cancels it.
-  std::string script = fmt::format(
-      "set -e; mkdir -p {0}; printf %s {1} > {0}/cleanup.sh; echo $(( $(date +%s) + {2} )) > {0}/lease; "
-      "setsid sh -c {3} </dev/null >/dev/null 2>&1 & "
-      "while [ ! -s {0}/watchdog.pid ]; do sleep 0.01; done; cat {0}/watchdog.pid",
-      q(dir_), q(cleanup), deadline_s, q(watchdog));
-  std::string pid = trimmed(host_.run_checked(script).out);
-  host_.log().comment(fmt::format("dead-man switch on {}: watchdog pid {} runs {}/cleanup.sh in {} s unless cancelled",
-                                  host_.target().text(), pid, dir_, deadline_s));
+  const WatchdogWay& way = watchdog_way(session_.watchdog().kind);
+  unit_ = watchdog_unit(fmt::format("{}-{}-{}", session_.run_id(), dir_.substr(dir_.rfind('/') + 1), ++arms_));
+  std::string script = fmt::format("set -e; mkdir -p {0}; printf %s {1} > {0}/cleanup.sh; "
+                                   "echo $(( $(date +%s) + {2} )) > {0}/lease; {3}",
+                                   q(dir_), q(cleanup), deadline_s, way.arm(dir_, unit_, deadline_s));
+  host_.run_checked(script);
+  host_.log().comment(fmt::format("dead-man switch on {}: {} ({}) runs {}/cleanup.sh in {} s unless cancelled",
+                                  host_.target().text(), way.name, unit_, dir_, deadline_s));
 }
 
 void RemoteServer::start_server(const CellConfig& cell, const std::atomic<bool>* stop) {
@@ -106,15 +104,15 @@ void RemoteServer::abandon() noexcept {
 }
 
 void RemoteServer::cancel_watchdog() {
-  host_.run_checked(fmt::format("kill -TERM -- -$(cat {0}/watchdog.pid) 2>/dev/null; true", q(dir_)));
-  host_.log().comment("dead-man switch cancelled: the trial ended normally");
+  const WatchdogWay& way = watchdog_way(session_.watchdog().kind);
+  host_.run_checked(way.cancel(dir_, unit_));
+  host_.log().comment(fmt::format("dead-man switch cancelled ({}): the trial ended normally", way.name));
 }
 
 std::string RemoteServer::endpoint() const { return session_.server_addr() + ":" + std::to_string(port_); }
 
 void RemoteServer::rearm(int deadline_s) {
   cancel_watchdog();
-  host_.run_checked(fmt::format("rm -f {}/watchdog.pid", q(dir_)));
   deadline_s_ = deadline_s;
   start_watchdog(deadline_s);
 }
@@ -165,7 +163,10 @@ Ledger RemoteServer::stop_and_read_ledger(const CellFiles& local) {
 }
 
 nlohmann::json RemoteServer::to_json() const {
-  return {{"remote_dir", dir_}, {"pid", pid_}, {"watchdog", "setsid sh: sleep then cleanup.sh"},
+  const WatchdogChoice& choice = session_.watchdog();
+  return {{"remote_dir", dir_}, {"pid", pid_}, {"watchdog", watchdog_way(choice.kind).name},
+          {"watchdog_reason", choice.reason}, {"watchdog_unit", choice.kind == WatchdogKind::kSystemdRun
+                                                                    ? nlohmann::json(unit_) : nlohmann::json(nullptr)},
           {"watchdog_deadline_s", deadline_s_}};
 }
 

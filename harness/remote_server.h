@@ -50,7 +50,8 @@ class RemoteServer : public ServingServer {
 
   RemoteSession& session_;
   netem::RemoteHost& host_;
-  std::string dir_, fault_removal_;
+  std::string dir_, fault_removal_, unit_;  // unit_: the watchdog's systemd unit, this arming's
+  int arms_ = 0;
   int deadline_s_ = 0;
   int stats_generation_ = 0;
   uint16_t port_ = 0;

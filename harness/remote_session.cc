@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/version.h"
+#include "harness/remote_packages.h"
 
 namespace rpclab::harness {
 namespace {
@@ -39,8 +40,12 @@ RemoteSession::RemoteSession(const RemoteOptions& options, const std::string& lo
   log.comment("server host " + host_.target().text() + ": connecting over ssh");
   host_.connect();
   remove_leftovers();
+  check_packages(options.faults);
   if (options.deploy) deploy(local_bin_dir);
   check_server_version();
+  watchdog_ = choose_watchdog(host_.run(watchdog_probe_line()).out);
+  log.comment(fmt::format("{}: dead-man switch by {}: {}", host_.target().text(), watchdog_way(watchdog_.kind).name,
+                          watchdog_.reason));
   if (options.faults) prepare_faults(options);
   std::istringstream in(host_.run_checked("hostname; uname -r; nproc").out);
   std::string hostname, kernel;
@@ -50,7 +55,9 @@ RemoteSession::RemoteSession(const RemoteOptions& options, const std::string& lo
   in >> cpus;
   static_facts_ = {{"ssh", host_.target().text()}, {"hostname", hostname}, {"kernel", kernel},
                    {"cpu_count", cpus}, {"address", server_addr_}, {"bin_dir", bin_dir_},
-                   {"data_iface", iface_.empty() ? nlohmann::json(nullptr) : nlohmann::json(iface_)}};
+                   {"data_iface", iface_.empty() ? nlohmann::json(nullptr) : nlohmann::json(iface_)},
+                   {"packages", packages_},
+                   {"watchdog", {{"kind", watchdog_way(watchdog_.kind).name}, {"reason", watchdog_.reason}}}};
   // No figure rpclab reports mixes the two clocks, but a log read side by
   // side with the server's would mislead: a clock that far off is fixed first.
   double offset_ms = facts()["server"]["clock_offset_ms"].get<double>();
@@ -136,6 +143,28 @@ void RemoteSession::remove_leftovers() {
     if (!dir.empty())
       std::fprintf(stderr, "rpclab: removed %s on %s, left by a run that did not finish\n", dir.c_str(),
                    host_.target().text().c_str());
+}
+
+// Before anything is copied or started there: deps.sh's runtime list
+// against the remote's dpkg. Missing required ones stop the run with the
+// apt-get line; missing optional ones are recorded in every trial's hosts.
+void RemoteSession::check_packages(bool faults) {
+  std::string who = host_.target().text();
+  if (host_.run("command -v dpkg-query >/dev/null").exit_code != 0) {
+    packages_ = {{"checked", false}, {"why", "no dpkg-query there (not Debian): the version check covers the "
+                                             "libraries, the fault setup the tools"}};
+    std::fprintf(stderr, "rpclab: %s has no dpkg-query: its packages are not checked against harness/deps.sh\n",
+                 who.c_str());
+    return;
+  }
+  PackageReport report =
+      harness::check_packages(runtime_packages(), host_.run(dpkg_query_line(runtime_packages())).out, faults);
+  packages_ = report.to_json();
+  if (std::string why = missing_packages_message(who, report); !why.empty()) throw RemoteError(why);
+  std::string optional;
+  for (const std::string& p : report.missing_optional) optional += " " + p;
+  if (!optional.empty())
+    host_.log().comment(fmt::format("{} lacks optional packages:{} (recorded in hosts.server.packages)", who, optional));
 }
 
 void RemoteSession::deploy(const std::string& local_bin_dir) {

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/remote_watchdog.h"
 #include "netem/remote_host.h"
 
 namespace rpclab::harness {
@@ -46,12 +47,15 @@ class RemoteSession {
   const std::string& data_iface() const { return iface_; }  // "" when no cell has faults
   const std::string& sudo() const { return sudo_; }         // "" as root there, else "sudo -n"
   std::string run_dir() const;  // kRemoteRoot/<run id>
+  const std::string& run_id() const { return run_id_; }
+  const WatchdogChoice& watchdog() const { return watchdog_; }  // how the dead-man switch waits there
   // The remote's kernel, CPUs, load and clock offset now (ssh round trips),
   // and which host runs what: a trial's "hosts".
   nlohmann::json facts();
 
  private:
   void remove_leftovers();
+  void check_packages(bool faults);
   void deploy(const std::string& local_bin_dir);
   void check_server_version();
   void prepare_faults(const RemoteOptions& options);
@@ -59,7 +63,8 @@ class RemoteSession {
 
   netem::RemoteHost host_;
   std::string run_id_, server_addr_, bin_dir_, iface_, sudo_;
-  nlohmann::json static_facts_;
+  nlohmann::json static_facts_, packages_;
+  WatchdogChoice watchdog_;
 };
 
 

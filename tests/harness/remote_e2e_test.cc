@@ -107,6 +107,15 @@ TEST_F(RemoteE2E, DependabilityCellRunsItsServerOnTheSshHostWithDuplicationOnThe
   EXPECT_FALSE(server.value("kernel", "").empty());
   EXPECT_GE(server.value("cpu_count", 0), 1);
   EXPECT_TRUE(server.at("clock_offset_ms").is_number());
+  // The dead-man switch: a setsid sh (the ssh hosts are network namespaces, never systemd's), logged.
+  EXPECT_NE(trial.at("remote_server").value("watchdog", "").find("setsid"), std::string::npos)
+      << trial.at("remote_server").dump();
+  EXPECT_FALSE(trial.at("remote_server").value("watchdog_reason", "").empty());
+  // deps.sh's runtime list was asked of the remote's dpkg; this machine runs the server, so it has them all.
+  const json& packages = server.at("packages");
+  EXPECT_TRUE(packages.value("checked", false)) << packages.dump();
+  EXPECT_TRUE(packages.at("missing_required").empty()) << packages.dump();
+  EXPECT_NE(packages.at("installed").dump().find("libtirpc3"), std::string::npos) << packages.dump();
   // Same kernel, same clock here: the offset is within its own round trip.
   EXPECT_LT(std::abs(server.at("clock_offset_ms").get<double>()), server.at("clock_rtt_ms").get<double>() + 1.0);
   // The RPC traffic took the data link: 2,000 calls, at least as many datagrams in.
@@ -131,6 +140,8 @@ TEST_F(RemoteE2E, DependabilityCellRunsItsServerOnTheSshHostWithDuplicationOnThe
   EXPECT_EQ(left.out, "") << "left on the remote: " << left.out;
   ProcessResult log = run_program({"grep", "-c", "ssh ", tmp.file("run/commands.log")});
   EXPECT_GT(std::stoi(log.out), 3) << "every remote command is in commands.log";
+  ProcessResult armed = run_program({"grep", "-c", "dead-man switch on .*: setsid sh", tmp.file("run/commands.log")});
+  EXPECT_EQ(armed.out, "1\n") << "commands.log says which watchdog was armed, once for the one trial";
 
   // The same schema as a local run: every field a local record has.
   ProcessResult local = run_program({bin("rpclab"), "dependability", "--preset", "quick", "--tables", "clean",
