@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <chrono>
 
+#include <ctime>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -55,13 +56,18 @@ bool socket_answers(const std::string& path) {
 }
 
 // Control directories of ours that a killed run left: no master answers in
-// them any more (ControlPersist ends it), so they go.
+// them any more (ControlPersist ends it), so they go. A young one is left
+// alone: another rpclab starting now has made its directory but not yet
+// its master (two runs at once would otherwise cut each other off).
+constexpr time_t kControlDirMinAge_s = 300;
+
 void remove_dead_control_dirs(const std::filesystem::path& tmp) {
   std::error_code ec;
+  time_t now = ::time(nullptr);
   for (const auto& dir : std::filesystem::directory_iterator(tmp, ec)) {
     struct stat st{};
     if (dir.path().filename().string().rfind("rpclab-ssh-", 0) != 0 || ::lstat(dir.path().c_str(), &st) != 0 ||
-        !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid())
+        !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() || now - st.st_mtime < kControlDirMinAge_s)
       continue;
     bool live = false;
     for (const auto& f : std::filesystem::directory_iterator(dir.path(), ec)) live = live || socket_answers(f.path());
