@@ -200,13 +200,13 @@ void run_with_remote_server(const CellConfig& cell, const TrialPlace& place, Cel
   bool faults = !cell.faults.empty();
   RemoteServer server(cell, remote, fmt::format("cell-{}-trial-{}", place.cell_index, place.trial),
                       env.cell_time_limit_s + kWatchdogGrace_s, env.stop,
-                      faults ? netem::RemoteNftFaults::removal(remote.sudo()) : "");
+                      faults ? netem::remote_fault_removal(remote.data_iface(), remote.sudo()) : "");
   trial["remote_server"] = server.to_json();
   Link link{{netem::BackendKind::kNone, "no faults"}, nullptr, {}};
   if (faults) {
-    link.choice = {netem::BackendKind::kNftables, "nftables on " + remote.host().target().text() + "'s " +
-                                                      remote.data_iface() + ": the server's end of the data link"};
-    link.backend = std::make_unique<netem::RemoteNftFaults>(remote.host(), remote.data_iface(), remote.sudo());
+    link.choice = {remote.faults().kind, remote.faults().reason + "; on " + remote.host().target().text() + "'s " +
+                                             remote.data_iface() + ": the server's end of the data link"};
+    link.backend = netem::make_remote_faults(remote.faults().kind, remote.host(), remote.data_iface(), remote.sudo());
     apply(link, cell, files);
   }
   double setup_s = seconds_since(t0);
@@ -220,7 +220,7 @@ void run_with_remote_server(const CellConfig& cell, const TrialPlace& place, Cel
   double wall_s = seconds_since(started);
   auto teardown = Clock::now();
   trial["faults"] = faults_json(cell, link, files);
-  if (faults) remote.host().run_checked(netem::RemoteNftFaults::removal(remote.sudo()) + "; true");
+  if (faults) remote.host().run_checked(netem::remote_fault_removal(remote.data_iface(), remote.sudo()));
   Ledger ledger = server.stop_and_read_ledger(files);
   add_join(trial, cell, clients, ledger, place.trial);
   trial["load"] = {{"hogs", 0}, {"measured", "no: the server runs on another host (see hosts.server.loadavg)"}};

@@ -35,7 +35,9 @@ std::string remote_refusal(const RemoteOptions& o, const std::vector<CellConfig>
     return "";
   }
   for (const CellConfig& c : cells) {
-    if (std::string why = netem::remote_fault_refusal(c.faults); !why.empty())
+    // What even netem there could not apply is a usage error now; what
+    // nftables cannot is known once the remote's kernel is (open_remote).
+    if (std::string why = netem::remote_fault_refusal(c.faults, netem::BackendKind::kNetem); !why.empty())
       return fmt::format("cell {}: {}", c.label(), why);
     if (c.hogs)
       return fmt::format("cell {} loads the server with {} CPU hogs, which run beside the server only on this host "
@@ -51,7 +53,12 @@ std::unique_ptr<RemoteSession> open_remote(RemoteOptions options, const std::vec
   if (options.server_host.empty()) return nullptr;
   for (const CellConfig& c : cells) options.faults = options.faults || !c.faults.empty();
   try {
-    return std::make_unique<RemoteSession>(options, local_bin_dir, run_id, log);
+    auto session = std::make_unique<RemoteSession>(options, local_bin_dir, run_id, log);
+    for (const CellConfig& c : cells)
+      if (!c.faults.empty())
+        if (std::string why = netem::remote_fault_refusal(c.faults, session->faults().kind); !why.empty())
+          throw netem::RemoteError(fmt::format("cell {}: {} ({})", c.label(), why, session->faults().reason));
+    return session;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: --server-host: %s\n", program.c_str(), e.what());
     *exit_code = kExitSetup;

@@ -11,6 +11,7 @@
 
 #include "core/version.h"
 #include "harness/remote_packages.h"
+#include "netem/remote_faults.h"
 
 namespace rpclab::harness {
 namespace {
@@ -57,6 +58,7 @@ RemoteSession::RemoteSession(const RemoteOptions& options, const std::string& lo
                    {"cpu_count", cpus}, {"address", server_addr_}, {"bin_dir", bin_dir_},
                    {"data_iface", iface_.empty() ? nlohmann::json(nullptr) : nlohmann::json(iface_)},
                    {"packages", packages_},
+                   {"fault_backend", {{"kind", netem::backend_name(faults_.kind)}, {"reason", faults_.reason}}},
                    {"watchdog", {{"kind", watchdog_way(watchdog_.kind).name}, {"reason", watchdog_.reason}}}};
   // No figure rpclab reports mixes the two clocks, but a log read side by
   // side with the server's would mislead: a clock that far off is fixed first.
@@ -117,6 +119,13 @@ void RemoteSession::prepare_faults(const RemoteOptions& o) {
   }
   if (host_.run((sudo_.empty() ? "" : sudo_ + " ") + "nft list tables").exit_code != 0)
     throw RemoteError(fmt::format("{} cannot run nft (apt-get install nftables there)", who));
+  faults_ = netem::choose_remote_faults(host_.run(netem::remote_netem_probe_line()).out);
+  // sudo rights for nft alone (docs/multi-host.md) do not cover tc and ip.
+  if (faults_.kind == netem::BackendKind::kNetem && !sudo_.empty() &&
+      host_.run("sudo -n tc -V && sudo -n ip -V").exit_code != 0)
+    faults_ = {netem::BackendKind::kNftables, "nftables there: its kernel has netem, but sudo there allows nft, "
+                                              "not tc and ip"};
+  host_.log().comment(fmt::format("{}: faults by {}", who, faults_.reason));
 }
 
 RemoteSession::~RemoteSession() {

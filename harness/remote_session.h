@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/remote_watchdog.h"
+#include "netem/fault_backend.h"
 #include "netem/remote_host.h"
 
 namespace rpclab::harness {
@@ -49,6 +50,8 @@ class RemoteSession {
   std::string run_dir() const;  // kRemoteRoot/<run id>
   const std::string& run_id() const { return run_id_; }
   const WatchdogChoice& watchdog() const { return watchdog_; }  // how the dead-man switch waits there
+  // Who makes the faults there (tc netem, else nftables) and why; kNone when no cell has faults.
+  const netem::Choice& faults() const { return faults_; }
   // The remote's kernel, CPUs, load and clock offset now (ssh round trips),
   // and which host runs what: a trial's "hosts".
   nlohmann::json facts();
@@ -65,6 +68,7 @@ class RemoteSession {
   std::string run_id_, server_addr_, bin_dir_, iface_, sudo_;
   nlohmann::json static_facts_, packages_;
   WatchdogChoice watchdog_;
+  netem::Choice faults_{netem::BackendKind::kNone, "no cell has faults"};
 };
 
 

@@ -12,13 +12,6 @@ namespace rpclab::netem::detail {
 
 namespace {
 
-// Raw, cumulative readings for one direction; apply() keeps a baseline.
-struct RawDirection {
-  QdiscStats qdisc;
-  uint64_t out_requests = 0;
-  InterfaceStats receiver;
-};
-
 class NetemBackend : public FaultBackend {
  public:
   NetemBackend(const Topology& t, CommandLog& log) : FaultBackend(t, log) {}
@@ -43,8 +36,8 @@ class NetemBackend : public FaultBackend {
   LinkCounters read_counters() override {
     LinkCounters c;
     c.source = "tc -s qdisc (sent, dropped) + /proc/net/snmp Ip.OutRequests (offered) + ip -s link rx (delivered)";
-    c.to_server = difference(baseline_to_server_, read_raw(topology_.client(), topology_.server()));
-    c.to_client = difference(baseline_to_client_, read_raw(topology_.server(), topology_.client()));
+    c.to_server = netem_direction_counters(baseline_to_server_, read_raw(topology_.client(), topology_.server()));
+    c.to_client = netem_direction_counters(baseline_to_client_, read_raw(topology_.server(), topology_.client()));
     return c;
   }
 
@@ -58,33 +51,19 @@ class NetemBackend : public FaultBackend {
   }
 
  private:
-  RawDirection read_raw(const Host& sender, const Host& receiver) {
-    RawDirection r;
+  NetemReading read_raw(const Host& sender, const Host& receiver) {
+    NetemReading r;
     r.qdisc = parse_netem_stats(run_checked({"tc", "-s", "-j", "qdisc", "show", "dev", sender.ifname}, log_, sender.netns).out);
-    auto snmp = parse_snmp(run_checked({"cat", "/proc/net/snmp"}, log_, sender.netns).out);
-    r.out_requests = snmp["Ip.OutRequests"];
-    r.receiver = parse_interface_stats(
+    r.offered = parse_snmp(run_checked({"cat", "/proc/net/snmp"}, log_, sender.netns).out)["Ip.OutRequests"];
+    InterfaceStats rx = parse_interface_stats(
         run_checked({"ip", "-n", receiver.netns, "-s", "-j", "link", "show", "dev", receiver.ifname}, log_).out);
+    r.delivered_packets = rx.rx_packets;
+    r.delivered_bytes = rx.rx_bytes;
     return r;
   }
 
-  static DirectionCounters difference(const RawDirection& before, const RawDirection& now) {
-    DirectionCounters d;
-    d.offered = now.out_requests - before.out_requests;
-    d.dropped = now.qdisc.drops - before.qdisc.drops;
-    d.delivered = now.receiver.rx_packets - before.receiver.rx_packets;
-    d.bytes_delivered = now.receiver.rx_bytes - before.receiver.rx_bytes;
-    // netem has no duplicate counter: what left the qdisc (or waits in it)
-    // beyond what came in and was not dropped are the copies it made.
-    if (now.qdisc.found) {
-      uint64_t out = (now.qdisc.packets - before.qdisc.packets) + now.qdisc.qlen + d.dropped;
-      d.duplicated = out > d.offered ? out - d.offered : 0;
-    }
-    return d;
-  }
-
   bool seed_applied_ = false;
-  RawDirection baseline_to_server_, baseline_to_client_;
+  NetemReading baseline_to_server_, baseline_to_client_;
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "netem/netem_qdisc.h"
 
+#include "netem/fault_backend.h"
+
 #include <sstream>
 #include <stdexcept>
 
@@ -107,6 +109,19 @@ std::map<std::string, uint64_t> parse_snmp(const std::string& text) {
     }
   }
   return out;
+}
+
+DirectionCounters netem_direction_counters(const NetemReading& before, const NetemReading& now) {
+  DirectionCounters d;
+  d.offered = now.offered - before.offered;
+  d.dropped = now.qdisc.drops - before.qdisc.drops;
+  d.delivered = now.delivered_packets - before.delivered_packets;
+  d.bytes_delivered = now.delivered_bytes - before.delivered_bytes;
+  if (now.qdisc.found) {
+    uint64_t out = (now.qdisc.packets - before.qdisc.packets) + now.qdisc.qlen + d.dropped;
+    d.duplicated = out > d.offered ? out - d.offered : 0;
+  }
+  return d;
 }
 
 }  // namespace rpclab::netem

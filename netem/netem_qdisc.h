@@ -37,4 +37,17 @@ InterfaceStats parse_interface_stats(const std::string& json_text);
 // From /proc/net/snmp: {"Ip.OutRequests": n, "Udp.RcvbufErrors": n, ...}.
 std::map<std::string, uint64_t> parse_snmp(const std::string& text);
 
+// One direction through a netem qdisc, raw and cumulative: the qdisc's
+// own stats, what the sender offered, what the receiving side counted.
+struct NetemReading {
+  QdiscStats qdisc;
+  uint64_t offered = 0;
+  uint64_t delivered_packets = 0, delivered_bytes = 0;
+};
+// The direction's counters between two readings. netem has no duplicate
+// counter: what left the qdisc (or waits in it) beyond what came in and
+// was not dropped are the copies it made.
+struct DirectionCounters;
+DirectionCounters netem_direction_counters(const NetemReading& before, const NetemReading& now);
+
 }  // namespace rpclab::netem

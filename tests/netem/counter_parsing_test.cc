@@ -94,5 +94,26 @@ TEST(LinkEventCounters, PartitionDropsFromNftAndTc) {
   EXPECT_THROW(parse_tc_dropped("filter protocol all"), std::runtime_error);
 }
 
+// Between two readings of a netem direction: what left the qdisc (or waits
+// in it) beyond what came in and was not dropped are the copies netem made.
+TEST(NetemCounters, CopiesAreWhatLeftBeyondWhatCameInAndWasNotDropped) {
+  NetemReading before, now;
+  before.qdisc = {true, 100, 10000, 2, 0};
+  before.offered = 100;
+  before.delivered_packets = 98;
+  now.qdisc = {true, 1200, 120000, 52, 3};  // 1,100 sent, 50 dropped, 3 still delayed
+  now.offered = 1100;
+  now.delivered_packets = 1145;
+  now.delivered_bytes = 5000;
+  DirectionCounters d = netem_direction_counters(before, now);
+  EXPECT_EQ(d.offered, 1000u);
+  EXPECT_EQ(d.dropped, 50u);
+  EXPECT_EQ(d.duplicated, 153u);  // 1,100 + 3 + 50 - 1,000
+  EXPECT_EQ(d.delivered, 1047u);
+  EXPECT_EQ(d.bytes_delivered, 5000u);
+  now.qdisc.found = false;  // no netem qdisc there (the direction is not impaired)
+  EXPECT_EQ(netem_direction_counters(before, now).duplicated, 0u);
+}
+
 }  // namespace
 }  // namespace rpclab::netem

@@ -2,6 +2,7 @@
 // into one sentence with the fix, and what the server's end can apply.
 #include <gtest/gtest.h>
 
+#include "netem/netem_qdisc.h"
 #include "netem/remote_faults.h"
 #include "netem/remote_host.h"
 
@@ -49,14 +50,60 @@ TEST(SshFailure, SaysWhatAndHowToFixIt) {
             std::string::npos);
 }
 
-TEST(RemoteFaults, TheServersEndDuplicatesWhatItSendsAndDropsWhatItReceives) {
-  EXPECT_EQ(remote_fault_refusal(parse_profile("dup=5\ndirection=to-client\n", "x")), "");
-  EXPECT_EQ(remote_fault_refusal(parse_profile("loss=5\ndirection=to-server\n", "x")), "");
-  EXPECT_NE(remote_fault_refusal(parse_profile("dup=5\n", "x")).find("--direction to-client"), std::string::npos);
-  EXPECT_NE(remote_fault_refusal(parse_profile("loss=5\ndirection=to-client\n", "x")).find("--direction to-server"),
-            std::string::npos);
-  EXPECT_NE(remote_fault_refusal(parse_profile("delay_ms=40\ndirection=to-client\n", "x")).find("delay"),
-            std::string::npos);
+TEST(RemoteFaults, WithNftablesTheServersEndDuplicatesWhatItSendsAndDropsWhatItReceives) {
+  auto refusal = [](const char* profile) { return remote_fault_refusal(parse_profile(profile, "x"), BackendKind::kNftables); };
+  EXPECT_EQ(refusal("dup=5\ndirection=to-client\n"), "");
+  EXPECT_EQ(refusal("loss=5\ndirection=to-server\n"), "");
+  EXPECT_NE(refusal("dup=5\n").find("--direction to-client"), std::string::npos);
+  EXPECT_NE(refusal("loss=5\ndirection=to-client\n").find("--direction to-server"), std::string::npos);
+  EXPECT_NE(refusal("delay_ms=40\ndirection=to-client\n").find("delay"), std::string::npos);
+}
+
+TEST(RemoteFaults, WithNetemEveryDirectionAndDelayAndReorderingApply) {
+  auto refusal = [](const char* profile) { return remote_fault_refusal(parse_profile(profile, "x"), BackendKind::kNetem); };
+  EXPECT_EQ(refusal("dup=5\n"), "");
+  EXPECT_EQ(refusal("loss=5\ndirection=to-client\n"), "");
+  EXPECT_EQ(refusal("delay_ms=40\njitter_ms=5\nreorder=25\n"), "");
+  EXPECT_EQ(refusal("rate=1mbit\n"), "");
+}
+
+TEST(RemoteFaults, NetemOnlyWhereTcSchNetemAndIfbAreAll) {
+  EXPECT_EQ(choose_remote_faults("tc\nsch_netem\nifb\n").kind, BackendKind::kNetem);
+  Choice none = choose_remote_faults("tc\n");  // this machine's kernel
+  EXPECT_EQ(none.kind, BackendKind::kNftables);
+  EXPECT_NE(none.reason.find("sch_netem, ifb"), std::string::npos) << none.reason;
+  EXPECT_EQ(choose_remote_faults("tc\nsch_netem\n").kind, BackendKind::kNftables) << "ingress needs ifb";
+  EXPECT_EQ(choose_remote_faults("sch_netem\nifb\n").kind, BackendKind::kNftables) << "no tc";
+  std::string probe = remote_netem_probe_line();
+  EXPECT_NE(probe.find("modprobe -n -q"), std::string::npos) << "the probe loads nothing";
+  EXPECT_EQ(probe.find("tc qdisc"), std::string::npos) << "the probe touches no interface";
+}
+
+TEST(RemoteFaults, NetemGoesOnTheEgressAndThroughAnIfbOnTheIngressWithTheLocalArguments) {
+  FaultSpec both = parse_profile("delay_ms=40\nreorder=25\ndup=5\n", "x");
+  auto c = remote_netem_commands(both, "data0", false);
+  ASSERT_EQ(c.size(), 6u);
+  EXPECT_EQ(c[0], netem_qdisc_argv(both, "data0", false)) << "the same spec as a local netem cell";
+  EXPECT_EQ(c[1], (std::vector<std::string>{"ip", "link", "add", "rpclab-ifb0", "type", "ifb"}));
+  EXPECT_EQ(c[2], (std::vector<std::string>{"ip", "link", "set", "dev", "rpclab-ifb0", "up"}));
+  EXPECT_EQ(c[3], (std::vector<std::string>{"tc", "qdisc", "replace", "dev", "data0", "handle", "ffff:", "ingress"}));
+  EXPECT_EQ(c[4], (std::vector<std::string>{"tc", "filter", "add", "dev", "data0", "parent", "ffff:", "protocol", "all",
+                                            "matchall", "action", "mirred", "egress", "redirect", "dev", "rpclab-ifb0"}));
+  EXPECT_EQ(c[5], netem_qdisc_argv(both, "rpclab-ifb0", false));
+  auto to_client = remote_netem_commands(parse_profile("loss=5\ndirection=to-client\n", "x"), "data0", true);
+  ASSERT_EQ(to_client.size(), 1u) << "no ifb when the ingress is left alone";
+  EXPECT_EQ(to_client[0][4], "data0");
+  EXPECT_EQ(remote_netem_commands(parse_profile("loss=5\ndirection=to-server\n", "x"), "data0", true).size(), 5u);
+}
+
+TEST(RemoteFaults, RemovalTakesOnlyWhatRpclabAddedAsRootThere) {
+  std::string r = remote_fault_removal("data0", "sudo -n");
+  EXPECT_NE(r.find("sudo -n tc qdisc show dev data0 root 2>/dev/null | grep -q netem && sudo -n tc qdisc del dev data0 root"),
+            std::string::npos) << "a root qdisc that is not netem is the user's: " << r;
+  EXPECT_NE(r.find("sudo -n tc qdisc del dev data0 ingress"), std::string::npos) << r;
+  EXPECT_NE(r.find("sudo -n ip link del rpclab-ifb0"), std::string::npos) << r;
+  EXPECT_NE(r.find("sudo -n nft delete table netdev rpclab"), std::string::npos) << r;
+  EXPECT_EQ(remote_fault_removal("data0", "").find("sudo"), std::string::npos);
 }
 
 }  // namespace
