@@ -204,9 +204,10 @@ void run_with_remote_server(const CellConfig& cell, const TrialPlace& place, Cel
   trial["remote_server"] = server.to_json();
   Link link{{netem::BackendKind::kNone, "no faults"}, nullptr, {}};
   if (faults) {
-    link.choice = {remote.faults().kind, remote.faults().reason + "; on " + remote.host().target().text() + "'s " +
-                                             remote.data_iface() + ": the server's end of the data link"};
-    link.backend = netem::make_remote_faults(remote.faults().kind, remote.host(), remote.data_iface(), remote.sudo());
+    netem::Choice there = remote.faults_for(cell.faults_backend);  // checked by open_remote
+    link.choice = {there.kind, there.reason + "; on " + remote.host().target().text() + "'s " + remote.data_iface() +
+                                   ": the server's end of the data link"};
+    link.backend = netem::make_remote_faults(there.kind, remote.host(), remote.data_iface(), remote.sudo());
     apply(link, cell, files);
   }
   double setup_s = seconds_since(t0);

@@ -54,10 +54,12 @@ std::unique_ptr<RemoteSession> open_remote(RemoteOptions options, const std::vec
   for (const CellConfig& c : cells) options.faults = options.faults || !c.faults.empty();
   try {
     auto session = std::make_unique<RemoteSession>(options, local_bin_dir, run_id, log);
-    for (const CellConfig& c : cells)
-      if (!c.faults.empty())
-        if (std::string why = netem::remote_fault_refusal(c.faults, session->faults().kind); !why.empty())
-          throw netem::RemoteError(fmt::format("cell {}: {} ({})", c.label(), why, session->faults().reason));
+    for (const CellConfig& c : cells) {
+      if (c.faults.empty()) continue;
+      netem::Choice there = session->faults_for(c.faults_backend);
+      if (std::string why = netem::remote_fault_refusal(c.faults, there.kind); !why.empty())
+        throw netem::RemoteError(fmt::format("cell {}: {} ({})", c.label(), why, there.reason));
+    }
     return session;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: --server-host: %s\n", program.c_str(), e.what());

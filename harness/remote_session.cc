@@ -128,6 +128,15 @@ void RemoteSession::prepare_faults(const RemoteOptions& o) {
   host_.log().comment(fmt::format("{}: faults by {}", who, faults_.reason));
 }
 
+netem::Choice RemoteSession::faults_for(const std::string& requested) const {
+  std::optional<netem::BackendKind> kind = netem::parse_backend(requested);
+  if (!kind || *kind == faults_.kind) return faults_;
+  if (*kind == netem::BackendKind::kNftables)
+    return {*kind, "nftables there, as --faults-backend asked (" + faults_.reason + ")"};
+  throw RemoteError(fmt::format("--faults-backend {} is not there on {}: {}; leave out --faults-backend (auto)",
+                                requested, host_.target().text(), faults_.reason));
+}
+
 RemoteSession::~RemoteSession() {
   try {
     host_.run("rmdir " + shell_line({run_dir()}) + " 2>/dev/null; true");

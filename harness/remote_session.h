@@ -52,6 +52,10 @@ class RemoteSession {
   const WatchdogChoice& watchdog() const { return watchdog_; }  // how the dead-man switch waits there
   // Who makes the faults there (tc netem, else nftables) and why; kNone when no cell has faults.
   const netem::Choice& faults() const { return faults_; }
+  // Who makes `requested`'s faults there ("auto": faults(); "nftables" is
+  // always there once faults are prepared). Throws RemoteError when the
+  // requested backend is not there.
+  netem::Choice faults_for(const std::string& requested) const;
   // The remote's kernel, CPUs, load and clock offset now (ssh round trips),
   // and which host runs what: a trial's "hosts".
   nlohmann::json facts();

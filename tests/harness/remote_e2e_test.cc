@@ -164,6 +164,12 @@ TEST_F(RemoteE2E, DependabilityCellRunsItsServerOnTheSshHostWithDuplicationOnThe
               faults.at("measured_dup_pct").get<double>(), static_cast<unsigned long long>(dups),
               static_cast<unsigned long long>(offered), server.at("clock_offset_ms").get<double>(),
               server.at("clock_rtt_ms").get<double>(), server.value("kernel", "").c_str());
+  std::printf("remote host checks: packages %zu installed, missing required %s, optional %s; faults by %s (%s); "
+              "watchdog %s (%s)\n", packages.at("installed").size(), packages.at("missing_required").dump().c_str(),
+              packages.at("missing_optional").dump().c_str(), faults.value("backend", "").c_str(),
+              server.at("fault_backend").value("reason", "").c_str(),
+              trial.at("remote_server").value("watchdog", "").c_str(),
+              trial.at("remote_server").value("watchdog_reason", "").c_str());
 }
 
 TEST_F(RemoteE2E, SpeedCellRunsItsServerOnTheSshHost) {
@@ -201,6 +207,7 @@ void expect_refused(const ProcessResult& r, const std::string& words, const std:
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
   EXPECT_NE(access((out_dir + "/results.jsonl").c_str(), F_OK), 0) << "no cell may run";
+  std::printf("refused (exit %d): %s", r.exit_code, r.err.substr(0, r.err.find('\n') + 1).c_str());
 }
 
 TEST_F(RemoteE2E, BadInputIsOneClearMessageBeforeAnythingRuns) {
@@ -221,6 +228,10 @@ TEST_F(RemoteE2E, BadInputIsOneClearMessageBeforeAnythingRuns) {
                    "give --direction to-client for --dup", tmp.file("d"));
   expect_refused(run_program(dependability(tmp.file("i"), 10, {"--profile", "partition"}), 60s),
                  "timed events", tmp.file("i"));
+  if (remote_faults_here().kind == netem::BackendKind::kNftables)  // asked for, and not there: said, not swapped
+    expect_refused(run_program(dependability(tmp.file("j"), 10, {"--dup", "5", "--direction", "to-client",
+                                                                  "--faults-backend", "netem"}), 60s),
+                   "--faults-backend netem is not there on root@", tmp.file("j"));
   std::vector<std::string> dup = {"--dup", "5", "--direction", "to-client"};
   std::vector<std::string> unknown_iface = dup;
   unknown_iface.insert(unknown_iface.end(), {"--server-iface", "nope0"});
