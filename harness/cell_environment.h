@@ -22,6 +22,7 @@ struct CellEnvironment {
   int cell_time_limit_s = 300;
   bool latency_pinned = false;            // speed: /dev/cpu_dma_latency held at 0 for the run
   RemoteSession* remote = nullptr;        // --server-host: the server runs there, the clients here
+  RemoteSession* remote_clients = nullptr;  // --client-host: ... or the clients there
 };
 
 }  // namespace rpclab::harness

@@ -58,8 +58,6 @@ std::vector<std::string> server_argv(const CellConfig& cell, const std::string& 
   return argv;
 }
 
-namespace {
-
 std::vector<std::string> client_argv(const CellConfig& cell, int k, const std::string& endpoint,
                                      const CellFiles& files, const std::string& bin_dir) {
   std::vector<std::string> argv = {bin_dir + "/rpclab-client", "--transport", cell.transport,
@@ -78,8 +76,6 @@ std::vector<std::string> client_argv(const CellConfig& cell, int k, const std::s
   if (cell.duration_ms) argv.insert(argv.end(), {"--duration", std::to_string(*cell.duration_ms)});
   return argv;
 }
-
-}  // namespace
 
 std::string log_tail(const std::string& path, size_t lines) {
   std::ifstream in(path);
@@ -312,13 +308,17 @@ ClientResults run_clients(const CellConfig& cell, const std::vector<std::string>
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
       throw CellFailure(fmt::format("client {} failed ({}): {}", k, netem::describe_wait_status(status),
                                     log_tail(files.client_log(k))));
-    try {
-      results.records.push_back(CallRecord::read_file(files.client_record(k)));
-    } catch (const std::exception& e) {
-      throw CellFailure(fmt::format("cannot read client {}'s call record: {}", k, e.what()));
-    }
+    results.records.push_back(read_client_record(files, k));
   }
   return results;
+}
+
+CallRecord read_client_record(const CellFiles& files, int k) {
+  try {
+    return CallRecord::read_file(files.client_record(k));
+  } catch (const std::exception& e) {
+    throw CellFailure(fmt::format("cannot read client {}'s call record: {}", k, e.what()));
+  }
 }
 
 }  // namespace rpclab::harness

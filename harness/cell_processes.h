@@ -46,6 +46,11 @@ ProcessPlacement place_processes(const CellConfig& cell, const std::string& bin_
 std::vector<std::string> server_argv(const CellConfig& cell, const std::string& listen, const CellFiles& files,
                                      const std::string& bin_dir);
 
+// rpclab-client's command line for client `k` of `cell` against
+// `endpoint`, its record in `files` (on whichever host runs it).
+std::vector<std::string> client_argv(const CellConfig& cell, int k, const std::string& endpoint,
+                                     const CellFiles& files, const std::string& bin_dir);
+
 // What the server ran: its journal, checked against its ledger.bin when it
 // stopped cleanly (both in `files`). Throws CellFailure.
 Ledger read_server_ledger(const CellFiles& files);
@@ -125,6 +130,9 @@ ClientResults run_clients(const CellConfig& cell, const std::vector<std::string>
                           const ProcessPlacement& placement, std::chrono::seconds limit,
                           const std::function<void()>& tick, netem::CommandLog& log,
                           const std::function<void()>& poll = {});
+
+// Client k's call record in `files`. Throws CellFailure.
+CallRecord read_client_record(const CellFiles& files, int k);
 
 // The last lines of a log file, for failure reasons.
 std::string log_tail(const std::string& path, size_t lines = 5);

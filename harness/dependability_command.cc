@@ -202,10 +202,14 @@ int run(Flags& f) {
     return kExitUsage;
   }
   env.bin_dir = program_dir();
-  std::unique_ptr<RemoteSession> remote =
-      open_remote(f.remote, cells, "rpclab dependability", env.bin_dir, folder.run_id(), folder.log(), &exit_code);
+  std::unique_ptr<RemoteSession> remote_clients =
+      open_remote_clients(f.remote, "rpclab dependability", env.bin_dir, folder.run_id(), folder.log(), &exit_code);
+  if (!f.remote.client_host.empty() && !remote_clients) return exit_code;
+  std::unique_ptr<RemoteSession> remote = open_remote(f.remote, cells, "rpclab dependability", env.bin_dir,
+                                                      folder.run_id(), folder.log(), &exit_code, remote_clients.get());
   if (!f.remote.server_host.empty() && !remote) return exit_code;
   env.remote = remote.get();
+  env.remote_clients = remote_clients.get();
   size_t trials = 0;
   for (const CellConfig& c : cells) trials += static_cast<size_t>(c.trials);
   nlohmann::json meta = {{"experiment", "dependability"}, {"preset", f.preset}, {"invocation", f.run.invocation},
@@ -216,6 +220,7 @@ int run(Flags& f) {
                          {"title", f.run.title}};
   meta.update(run_provenance(env.caps));
   if (remote) meta["server_host"] = remote->facts();
+  if (remote_clients) meta["client_host"] = remote_clients->host_facts();
   folder.write_metadata(meta);
   std::fprintf(stderr, "rpclab dependability: preset %s, %zu cells, %zu trials in shuffled order (seed %llu), "
                "results in %s\n", f.preset.c_str(), cells.size(), trials,

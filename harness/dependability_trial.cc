@@ -10,6 +10,7 @@
 #include "harness/cell_processes.h"
 #include "harness/classify.h"
 #include "harness/guest_cell.h"
+#include "harness/remote_clients.h"
 #include "harness/remote_server.h"
 #include "harness/result_record.h"
 #include "harness/trial_join.h"
@@ -196,6 +197,7 @@ void run_with_remote_server(const CellConfig& cell, const TrialPlace& place, Cel
   CellFiles files{place.dir};
   RemoteSession& remote = *env.remote;
   trial["hosts"] = remote.facts();
+  if (env.remote_clients) trial["hosts"]["clients"] = env.remote_clients->host_facts();
   ProcessPlacement placement = place_processes(cell, env.bin_dir, 1, env.stop);  // nothing to share CPUs with here
   bool faults = !cell.faults.empty();
   RemoteServer server(cell, remote, fmt::format("cell-{}-trial-{}", place.cell_index, place.trial),
@@ -216,8 +218,13 @@ void run_with_remote_server(const CellConfig& cell, const TrialPlace& place, Cel
     server.check_alive();
     if (env.progress) env.progress->tick();
   };
-  ClientResults clients = run_clients(cell, {}, netem::Host{}, server.endpoint(), files, placement,
-                                      std::chrono::seconds(env.cell_time_limit_s), tick, log);
+  ClientResults clients =
+      env.remote_clients
+          ? run_remote_clients(cell, *env.remote_clients, fmt::format("clients-{}-trial-{}", place.cell_index, place.trial),
+                               server.endpoint(), files, env.cell_time_limit_s + kWatchdogGrace_s,
+                               std::chrono::seconds(env.cell_time_limit_s), tick, env.stop)
+          : run_clients(cell, {}, netem::Host{}, server.endpoint(), files, placement,
+                        std::chrono::seconds(env.cell_time_limit_s), tick, log);
   double wall_s = seconds_since(started);
   auto teardown = Clock::now();
   trial["faults"] = faults_json(cell, link, files);

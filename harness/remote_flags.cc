@@ -24,9 +24,13 @@ void add_remote_flags(CLI::App* cmd, RemoteOptions& o) {
                   "this machine's than this (ms, measured over ssh)")->check(CLI::Range(0.0, 3600e3))->capture_default_str();
   cmd->add_flag("--i-know-this-is-the-management-link", o.management_link_ok, "allow faults on the interface that "
                 "carries the ssh session to --server-host");
+  cmd->add_option("--client-host", o.client_host, "run the clients on this host over ssh too: [user@]host[:port] "
+                  "(with --server-host; dependability only)");
 }
 
 std::string remote_refusal(const RemoteOptions& o, const std::vector<CellConfig>& cells) {
+  if (!o.client_host.empty() && o.server_host.empty())
+    return "--client-host goes with --server-host (the clients' host reaches the server's over the data link)";
   if (o.server_host.empty()) {
     if (!o.server_addr.empty() || !o.ssh_config.empty() || !o.remote_bin_dir.empty() || o.deploy ||
         !o.server_iface.empty() || o.management_link_ok)
@@ -49,10 +53,19 @@ std::string remote_refusal(const RemoteOptions& o, const std::vector<CellConfig>
 std::unique_ptr<RemoteSession> open_remote(RemoteOptions options, const std::vector<CellConfig>& cells,
                                            const std::string& program,
                                            const std::string& local_bin_dir, const std::string& run_id,
-                                           netem::CommandLog& log, int* exit_code) {
+                                           netem::CommandLog& log, int* exit_code, RemoteSession* clients) {
   if (options.server_host.empty()) return nullptr;
   for (const CellConfig& c : cells) options.faults = options.faults || !c.faults.empty();
   try {
+    if (clients) {
+      std::string server_addr = options.server_addr;
+      if (server_addr.empty())
+        if (auto t = netem::parse_ssh_target(options.server_host)) server_addr = t->host;
+      options.clients_data_addr = clients->source_addr_to(server_addr);
+      if (options.clients_data_addr.empty())
+        throw netem::RemoteError(fmt::format("{} has no route to the server's data address {}: give --server-addr "
+                                             "one it reaches", clients->host().target().text(), server_addr));
+    }
     auto session = std::make_unique<RemoteSession>(options, local_bin_dir, run_id, log);
     for (const CellConfig& c : cells) {
       if (c.faults.empty()) continue;
@@ -63,6 +76,25 @@ std::unique_ptr<RemoteSession> open_remote(RemoteOptions options, const std::vec
     return session;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: --server-host: %s\n", program.c_str(), e.what());
+    *exit_code = kExitSetup;
+    return nullptr;
+  }
+}
+
+std::unique_ptr<RemoteSession> open_remote_clients(const RemoteOptions& options, const std::string& program,
+                                                   const std::string& local_bin_dir, const std::string& run_id,
+                                                   netem::CommandLog& log, int* exit_code) {
+  if (options.client_host.empty()) return nullptr;
+  RemoteOptions o = options;
+  o.server_host = options.client_host;
+  o.server_addr = "";
+  o.server_iface = "";
+  o.faults = false;  // rpclab leaves the clients' end of the link alone
+  o.program = "rpclab-client";
+  try {
+    return std::make_unique<RemoteSession>(o, local_bin_dir, run_id, log);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: --client-host: %s\n", program.c_str(), e.what());
     *exit_code = kExitSetup;
     return nullptr;
   }

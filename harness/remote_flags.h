@@ -23,9 +23,17 @@ std::string remote_refusal(const RemoteOptions& options, const std::vector<CellC
 // nullptr when no --server-host; otherwise connected and checked (with the
 // data interface and root for nft there when a cell has faults), or the
 // message is printed and *exit_code set (kExitSetup).
+// `clients`: the --client-host session when there is one (its data
+// address is where the server's faults face).
 std::unique_ptr<RemoteSession> open_remote(RemoteOptions options, const std::vector<CellConfig>& cells,
                                            const std::string& program,
                                            const std::string& local_bin_dir, const std::string& run_id,
-                                           netem::CommandLog& log, int* exit_code);
+                                           netem::CommandLog& log, int* exit_code, RemoteSession* clients = nullptr);
+
+// nullptr when no --client-host; otherwise connected and checked (packages,
+// rpclab-client's version), or the message printed and *exit_code set.
+std::unique_ptr<RemoteSession> open_remote_clients(const RemoteOptions& options, const std::string& program,
+                                                   const std::string& local_bin_dir, const std::string& run_id,
+                                                   netem::CommandLog& log, int* exit_code);
 
 }  // namespace rpclab::harness

@@ -33,7 +33,8 @@ std::string trimmed(std::string s) {
 RemoteServer::RemoteServer(const CellConfig& cell, RemoteSession& session, const std::string& dir_name,
                            int deadline_s, const std::atomic<bool>* stop, const std::string& fault_removal)
     : session_(session), host_(session.host()), dir_(session.run_dir() + "/" + dir_name),
-      fault_removal_(fault_removal), deadline_s_(deadline_s) {
+      fault_removal_(fault_removal), deadline_s_(deadline_s),
+      switch_(session.host(), session.watchdog(), session.run_id(), dir_) {
   try {
     start_watchdog(deadline_s);
     start_server(cell, stop);
@@ -48,17 +49,9 @@ RemoteServer::RemoteServer(const CellConfig& cell, RemoteSession& session, const
 // watchdog (remote_watchdog.h: a systemd timer or a setsid sh) is armed
 // before the server and before any fault.
 void RemoteServer::start_watchdog(int deadline_s) {
-  std::string cleanup = fmt::format(
-      "p=$(cat {0}/server.pid 2>/dev/null) && grep -qa {0}/ /proc/$p/cmdline 2>/dev/null && kill -KILL $p\n"
-      "{1}\nrm -f {0}/lease\n", q(dir_), fault_removal_.empty() ? ":" : fault_removal_);
-  const WatchdogWay& way = watchdog_way(session_.watchdog().kind);
-  unit_ = watchdog_unit(fmt::format("{}-{}-{}", session_.run_id(), dir_.substr(dir_.rfind('/') + 1), ++arms_));
-  std::string script = fmt::format("set -e; mkdir -p {0}; printf %s {1} > {0}/cleanup.sh; "
-                                   "echo $(( $(date +%s) + {2} )) > {0}/lease; {3}",
-                                   q(dir_), q(cleanup), deadline_s, way.arm(dir_, unit_, deadline_s));
-  host_.run_checked(script);
-  host_.log().comment(fmt::format("dead-man switch on {}: {} ({}) runs {}/cleanup.sh in {} s unless cancelled",
-                                  host_.target().text(), way.name, unit_, dir_, deadline_s));
+  switch_.arm(fmt::format("p=$(cat {0}/server.pid 2>/dev/null) && grep -qa {0}/ /proc/$p/cmdline 2>/dev/null && "
+                          "kill -KILL $p\n{1}\nrm -f {0}/lease\n", q(dir_), fault_removal_.empty() ? ":" : fault_removal_),
+              deadline_s);
 }
 
 void RemoteServer::start_server(const CellConfig& cell, const std::atomic<bool>* stop) {
@@ -103,11 +96,7 @@ void RemoteServer::abandon() noexcept {
   }
 }
 
-void RemoteServer::cancel_watchdog() {
-  const WatchdogWay& way = watchdog_way(session_.watchdog().kind);
-  host_.run_checked(way.cancel(dir_, unit_));
-  host_.log().comment(fmt::format("dead-man switch cancelled ({}): the trial ended normally", way.name));
-}
+void RemoteServer::cancel_watchdog() { switch_.cancel(); }
 
 std::string RemoteServer::endpoint() const { return session_.server_addr() + ":" + std::to_string(port_); }
 
@@ -163,11 +152,9 @@ Ledger RemoteServer::stop_and_read_ledger(const CellFiles& local) {
 }
 
 nlohmann::json RemoteServer::to_json() const {
-  const WatchdogChoice& choice = session_.watchdog();
-  return {{"remote_dir", dir_}, {"pid", pid_}, {"watchdog", watchdog_way(choice.kind).name},
-          {"watchdog_reason", choice.reason}, {"watchdog_unit", choice.kind == WatchdogKind::kSystemdRun
-                                                                    ? nlohmann::json(unit_) : nlohmann::json(nullptr)},
-          {"watchdog_deadline_s", deadline_s_}};
+  nlohmann::json j = {{"remote_dir", dir_}, {"pid", pid_}, {"watchdog_deadline_s", deadline_s_}};
+  j.update(switch_.to_json());
+  return j;
 }
 
 }  // namespace rpclab::harness

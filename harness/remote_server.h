@@ -15,6 +15,7 @@
 #include "harness/cell_config.h"
 #include "harness/cell_processes.h"
 #include "harness/remote_session.h"
+#include "harness/remote_watchdog.h"
 
 namespace rpclab::harness {
 
@@ -50,13 +51,13 @@ class RemoteServer : public ServingServer {
 
   RemoteSession& session_;
   netem::RemoteHost& host_;
-  std::string dir_, fault_removal_, unit_;  // unit_: the watchdog's systemd unit, this arming's
-  int arms_ = 0;
+  std::string dir_, fault_removal_;
   int deadline_s_ = 0;
   int stats_generation_ = 0;
   uint16_t port_ = 0;
   long pid_ = 0;
   bool done_ = false;
+  DeadManSwitch switch_;
 };
 
 }  // namespace rpclab::harness

@@ -35,7 +35,7 @@ std::string local_hostname() {
 
 RemoteSession::RemoteSession(const RemoteOptions& options, const std::string& local_bin_dir, const std::string& run_id,
                              netem::CommandLog& log)
-    : host_(target_of(options.server_host), options.ssh_config, log), run_id_(run_id) {
+    : host_(target_of(options.server_host), options.ssh_config, log), run_id_(run_id), program_(options.program) {
   server_addr_ = options.server_addr.empty() ? host_.target().host : options.server_addr;
   bin_dir_ = options.remote_bin_dir.empty() ? local_bin_dir : options.remote_bin_dir;
   log.comment("server host " + host_.target().text() + ": connecting over ssh");
@@ -43,7 +43,7 @@ RemoteSession::RemoteSession(const RemoteOptions& options, const std::string& lo
   remove_leftovers();
   check_packages(options.faults);
   if (options.deploy) deploy(local_bin_dir);
-  check_server_version();
+  check_version();
   watchdog_ = choose_watchdog(host_.run(watchdog_probe_line()).out);
   log.comment(fmt::format("{}: dead-man switch by {}: {}", host_.target().text(), watchdog_way(watchdog_.kind).name,
                           watchdog_.reason));
@@ -62,11 +62,18 @@ RemoteSession::RemoteSession(const RemoteOptions& options, const std::string& lo
                    {"watchdog", {{"kind", watchdog_way(watchdog_.kind).name}, {"reason", watchdog_.reason}}}};
   // No figure rpclab reports mixes the two clocks, but a log read side by
   // side with the server's would mislead: a clock that far off is fixed first.
-  double offset_ms = facts()["server"]["clock_offset_ms"].get<double>();
+  double offset_ms = host_facts()["clock_offset_ms"].get<double>();
   if (std::abs(offset_ms) > options.max_clock_offset_ms)
     throw RemoteError(fmt::format("the clock of {} is {:.1f} ms off this machine's (more than {} ms): sync both "
                                   "(chrony, apt-get install chrony), or allow it with --max-clock-offset",
                                   host_.target().text(), offset_ms, options.max_clock_offset_ms));
+}
+
+std::string RemoteSession::source_addr_to(const std::string& addr) {
+  std::istringstream words(host_.run(shell_line({"ip", "-o", "route", "get", addr})).out);
+  for (std::string w; words >> w;)
+    if (w == "src" && words >> w) return w;
+  return "";
 }
 
 // The interface the remote routes `to` through (`ip route get`), or "".
@@ -91,11 +98,13 @@ void RemoteSession::prepare_faults(const RemoteOptions& o) {
     }
     iface_ = o.server_iface;
   } else {
-    // The route back to this machine's address on the data path.
-    std::string here;
-    std::istringstream words(netem::run({"ip", "-o", "route", "get", server_addr_}, host_.log()).out);
-    for (std::string w; words >> w;)
-      if (w == "src" && words >> w) here = w;
+    // The route back to the clients' address on the data path (this machine's, or --client-host's).
+    std::string here = o.clients_data_addr;
+    if (here.empty()) {
+      std::istringstream words(netem::run({"ip", "-o", "route", "get", server_addr_}, host_.log()).out);
+      for (std::string w; words >> w;)
+        if (w == "src" && words >> w) here = w;
+    }
     iface_ = here.empty() ? "" : route_dev(here);
     if (iface_.empty())
       throw RemoteError(fmt::format("cannot tell which interface of {} faces this machine's data address: give "
@@ -192,38 +201,42 @@ void RemoteSession::deploy(const std::string& local_bin_dir) {
   bin_dir_ = dir;
 }
 
-void RemoteSession::check_server_version() {
-  std::string want = version_line("rpclab-server");
-  netem::CommandResult r = host_.run(shell_line({bin_dir_ + "/rpclab-server", "--version"}));
+void RemoteSession::check_version() {
+  std::string want = version_line(program_);
+  netem::CommandResult r = host_.run(shell_line({bin_dir_ + "/" + program_, "--version"}));
   std::string got = r.out;
   while (!got.empty() && got.back() == '\n') got.pop_back();
   if (r.exit_code == 127 || r.exit_code == 126)
     throw RemoteError(fmt::format(
-        "{} has no rpclab-server it can run at {} ({}): rerun with --deploy to copy this build's programs there, "
+        "{} has no {} it can run at {} ({}): rerun with --deploy to copy this build's programs there, "
         "or install the same build there and name its directory with --remote-bin-dir; its libraries are the "
-        "Debian packages harness/deps.sh lists", host_.target().text(), bin_dir_,
+        "Debian packages harness/deps.sh lists", host_.target().text(), program_, bin_dir_,
         r.err.empty() ? "not found" : r.err.substr(0, r.err.find('\n'))));
   if (r.exit_code != 0 || got != want)
-    throw RemoteError(fmt::format("the rpclab-server on {} ({}) is '{}', this build is '{}': the records would mix "
+    throw RemoteError(fmt::format("the {} on {} ({}) is '{}', this build is '{}': the records would mix "
                                   "two builds; rerun with --deploy, or install this build there",
-                                  host_.target().text(), bin_dir_, r.exit_code ? r.err : got, want));
+                                  program_, host_.target().text(), bin_dir_, r.exit_code ? r.err : got, want));
 }
 
 // The clock offset is the remote's time minus the middle of the round trip
 // that read it, from the quickest of a few round trips over one session
 // (the one least bent by queueing); its error is at most half that trip.
 nlohmann::json RemoteSession::facts() {
+  return {{"server", host_facts()}, {"clients", {{"hostname", local_hostname()}, {"runs", "rpclab-client"}}}};
+}
+
+nlohmann::json RemoteSession::host_facts() {
   double rtt = 0, offset = host_.clock_offset(8, &rtt);
   std::string loadavg = host_.run_checked("cat /proc/loadavg").out;
   double l1 = 0, l5 = 0, l15 = 0;
   std::istringstream(loadavg) >> l1 >> l5 >> l15;
   nlohmann::json server = static_facts_;
-  server["runs"] = "rpclab-server";
+  server["runs"] = program_;
   server["loadavg"] = {l1, l5, l15};
   server["clock_offset_ms"] = offset * 1e3;
   server["clock_rtt_ms"] = rtt * 1e3;
   server["clock_method"] = "8 round trips over one ssh session (a line in, date +%s.%N out); the quickest";
-  return {{"server", server}, {"clients", {{"hostname", local_hostname()}, {"runs", "rpclab-client"}}}};
+  return server;
 }
 
 }  // namespace rpclab::harness

@@ -32,6 +32,11 @@ struct RemoteOptions {
   bool management_link_ok = false;  // --i-know-this-is-the-management-link
   bool faults = false;         // some cell has faults: find the interface and root there first
   double max_clock_offset_ms = 1000;  // refuse a host whose clock is further off than this
+  std::string client_host;     // --client-host: the clients run there too; empty: here
+  // Set by open_remote, not by a flag: what the session's host runs, and
+  // the clients' address on the data link when they are on --client-host.
+  std::string program = "rpclab-server";
+  std::string clients_data_addr;
 };
 
 class RemoteSession {
@@ -56,20 +61,24 @@ class RemoteSession {
   // always there once faults are prepared). Throws RemoteError when the
   // requested backend is not there.
   netem::Choice faults_for(const std::string& requested) const;
+  // The source address this host uses towards `addr` (`ip route get`), or "".
+  std::string source_addr_to(const std::string& addr);
   // The remote's kernel, CPUs, load and clock offset now (ssh round trips),
   // and which host runs what: a trial's "hosts".
   nlohmann::json facts();
+  // The same of this host alone (kernel, CPUs, load, clock offset, what it runs).
+  nlohmann::json host_facts();
 
  private:
   void remove_leftovers();
   void check_packages(bool faults);
   void deploy(const std::string& local_bin_dir);
-  void check_server_version();
+  void check_version();
   void prepare_faults(const RemoteOptions& options);
   std::string route_dev(const std::string& to);
 
   netem::RemoteHost host_;
-  std::string run_id_, server_addr_, bin_dir_, iface_, sudo_;
+  std::string run_id_, server_addr_, bin_dir_, iface_, sudo_, program_;
   nlohmann::json static_facts_, packages_;
   WatchdogChoice watchdog_;
   netem::Choice faults_{netem::BackendKind::kNone, "no cell has faults"};

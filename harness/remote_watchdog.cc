@@ -94,4 +94,25 @@ std::vector<std::string> systemd_cancel_argv(const std::string& unit) {
   return {"systemctl", "stop", unit + ".timer"};
 }
 
+void DeadManSwitch::arm(const std::string& cleanup, int deadline_s) {
+  const WatchdogWay& way = watchdog_way(choice_.kind);
+  unit_ = watchdog_unit(fmt::format("{}-{}-{}", run_id_, dir_.substr(dir_.rfind('/') + 1), ++arms_));
+  host_.run_checked(fmt::format("set -e; mkdir -p {0}; printf %s {1} > {0}/cleanup.sh; "
+                                "echo $(( $(date +%s) + {2} )) > {0}/lease; {3}",
+                                q(dir_), q(cleanup), deadline_s, way.arm(dir_, unit_, deadline_s)));
+  host_.log().comment(fmt::format("dead-man switch on {}: {} ({}) runs {}/cleanup.sh in {} s unless cancelled",
+                                  host_.target().text(), way.name, unit_, dir_, deadline_s));
+}
+
+void DeadManSwitch::cancel() {
+  const WatchdogWay& way = watchdog_way(choice_.kind);
+  host_.run_checked(way.cancel(dir_, unit_));
+  host_.log().comment(fmt::format("dead-man switch cancelled ({}): the trial ended normally", way.name));
+}
+
+nlohmann::json DeadManSwitch::to_json() const {
+  return {{"watchdog", watchdog_way(choice_.kind).name}, {"watchdog_reason", choice_.reason},
+          {"watchdog_unit", choice_.kind == WatchdogKind::kSystemdRun ? nlohmann::json(unit_) : nlohmann::json(nullptr)}};
+}
+
 }  // namespace rpclab::harness

@@ -9,6 +9,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "netem/remote_host.h"
+
 namespace rpclab::harness {
 
 enum class WatchdogKind { kSystemdRun, kSetsid };
@@ -43,5 +47,24 @@ std::string watchdog_unit(const std::string& text);
 // The command vectors of the systemd row, for tests and the row alike.
 std::vector<std::string> systemd_run_argv(const std::string& dir, const std::string& unit, int deadline_s);
 std::vector<std::string> systemd_cancel_argv(const std::string& unit);
+
+// One trial folder's switch on a remote host: arm() writes its cleanup.sh
+// and lease and arms the chosen watchdog (again on a re-arm, under a new
+// unit name); cancel() on a normal end. Logged in commands.log.
+class DeadManSwitch {
+ public:
+  DeadManSwitch(netem::RemoteHost& host, WatchdogChoice choice, std::string run_id, std::string dir)
+      : host_(host), choice_(std::move(choice)), run_id_(std::move(run_id)), dir_(std::move(dir)) {}
+  // `cleanup`: the body of cleanup.sh. Throws netem::RemoteError.
+  void arm(const std::string& cleanup, int deadline_s);
+  void cancel();
+  nlohmann::json to_json() const;  // which watchdog, why, its unit
+
+ private:
+  netem::RemoteHost& host_;
+  WatchdogChoice choice_;
+  std::string run_id_, dir_, unit_;
+  int arms_ = 0;
+};
 
 }  // namespace rpclab::harness

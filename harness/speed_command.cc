@@ -115,6 +115,11 @@ int run(Flags& f) {
     std::fprintf(stderr, "rpclab speed: %s\n", e.what());
     return kExitUsage;
   }
+  if (!f.remote.client_host.empty()) {
+    std::fprintf(stderr, "rpclab speed: --client-host runs dependability cells only yet: leave it out (the "
+                 "clients run here)\n");
+    return kExitUsage;
+  }
   if (std::string why = remote_refusal(f.remote, cells); !why.empty()) {
     std::fprintf(stderr, "rpclab speed: %s\n", why.c_str());
     return kExitUsage;

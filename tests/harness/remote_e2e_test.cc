@@ -202,6 +202,39 @@ TEST_F(RemoteE2E, SpeedCellRunsItsServerOnTheSshHost) {
               one_cell(tmp.file("local")).cell.value("p50_us", json()).dump().c_str());
 }
 
+// --client-host: the clients on the other "host" (the client namespace's
+// own sshd), started and collected over ssh; the controller only drives.
+TEST_F(RemoteE2E, DependabilityCellRunsItsClientsOnTheClientHostToo) {
+  TempDir tmp;
+  ProcessResult r = run_program(dependability(tmp.file("run"), 1000, {"--client-host", "root@198.18.1.1", "--dup",
+                                                                        "5", "--direction", "to-client"}), 120s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  OneCell run = one_cell(tmp.file("run"));
+  ASSERT_TRUE(run.cell.is_object()) << "not one cell in " << tmp.file("run");
+  ASSERT_EQ(run.cell.value("status", ""), "ok") << run.cell.dump();
+  EXPECT_EQ(run.trial.at("calls").get<uint64_t>(), 1000u) << "the clients' records came back and were joined";
+  const json& clients = run.trial.at("hosts").at("clients");
+  EXPECT_EQ(clients.value("ssh", ""), "root@198.18.1.1") << clients.dump();
+  EXPECT_EQ(clients.value("runs", ""), "rpclab-client");
+  EXPECT_TRUE(clients.at("clock_offset_ms").is_number());
+  EXPECT_TRUE(clients.at("packages").value("checked", false));
+  EXPECT_EQ(run.trial.at("hosts").at("server").value("runs", ""), "rpclab-server");
+  // The faults face the client host's data address: still the server's data0.
+  EXPECT_NE(run.trial.at("faults").value("backend_reason", "").find("data0"), std::string::npos);
+  EXPECT_GT(run.trial.at("faults").at("counters_after").at("to_client").at("duplicated").get<uint64_t>(), 0u);
+  json meta = json::parse(std::ifstream(tmp.file("run/metadata.json")));
+  EXPECT_EQ(meta.at("client_host").value("runs", ""), "rpclab-client");
+  ProcessResult started = run_program({"grep", "-c", "198.18.1.1 .*rpclab-client --transport", tmp.file("run/commands.log")});
+  EXPECT_EQ(started.out, "1\n") << "the one client was started over ssh on the client host";
+  ProcessResult left = run_program({"sh", "-c", "ls /tmp/rpclab-remote/" + meta.value("run_id", "") + " 2>/dev/null"});
+  EXPECT_EQ(left.out, "") << "left on the hosts: " << left.out;
+  std::printf("remote clients cell: %s: %s calls, classes %s, clients on %s (clock offset %.3f ms), server on %s, "
+              "phases %s\n", run.cell.value("label", "").c_str(), run.trial.at("calls").dump().c_str(),
+              run.trial.at("classes").dump().c_str(), clients.value("ssh", "").c_str(),
+              clients.at("clock_offset_ms").get<double>(),
+              run.trial.at("hosts").at("server").value("ssh", "").c_str(), run.trial.at("phases_s").dump().c_str());
+}
+
 // One clear message, exit non-zero, and no results, for each of these.
 void expect_refused(const ProcessResult& r, const std::string& words, const std::string& out_dir) {
   EXPECT_NE(r.exit_code, 0);
@@ -226,6 +259,9 @@ TEST_F(RemoteE2E, BadInputIsOneClearMessageBeforeAnythingRuns) {
   if (remote_faults_here().kind == netem::BackendKind::kNftables)  // netem there duplicates requests too
     expect_refused(run_program(dependability(tmp.file("d"), 10, {"--dup", "5"}), 60s),
                    "give --direction to-client for --dup", tmp.file("d"));
+  expect_refused(run_program({bin("rpclab"), "speed", "--preset", "quick", "--server-host", "root@198.18.1.2",
+                              "--client-host", "root@198.18.1.1", "--out", tmp.file("k")}, 60s),
+                 "--client-host runs dependability cells only yet", tmp.file("k"));
   expect_refused(run_program(dependability(tmp.file("i"), 10, {"--profile", "partition"}), 60s),
                  "timed events", tmp.file("i"));
   if (remote_faults_here().kind == netem::BackendKind::kNftables)  // asked for, and not there: said, not swapped
