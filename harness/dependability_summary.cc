@@ -1,9 +1,12 @@
 #include "harness/dependability_summary.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <set>
 
+#include "harness/attribution.h"
 #include "harness/episodes.h"
 #include "harness/experiment.h"
 #include "harness/result_record.h"
@@ -125,6 +128,25 @@ json events_over(const std::vector<json>& trials) {
   return {{"occurrences_per_trial", per_trial}, {"warnings", warnings}};
 }
 
+// The causes over the trials: counts added, the captures' words listed
+// once each (a trial without a capture says why), drops added.
+json causes_over(const std::vector<json>& trials) {
+  CauseCounts sum;
+  std::set<std::string> captures;
+  uint64_t drops = 0;
+  for (const json& t : trials) {
+    if (!t.contains("causes")) continue;
+    sum += CauseCounts::from_json(t.at("causes"));
+    captures.insert(t.at("causes").value("capture", ""));
+    if (t.at("causes").value("capture_drops", json()).is_number()) drops += t.at("causes").at("capture_drops").get<uint64_t>();
+  }
+  if (captures.empty()) return nullptr;
+  json j = sum.to_json();
+  j["capture"] = fmt::format("{}", fmt::join(captures, "; "));
+  j["capture_drops"] = drops;
+  return j;
+}
+
 }  // namespace
 
 void add_classes(json& record, const ClassCounts& c) {
@@ -162,6 +184,7 @@ void summarize_dependability(const CellConfig& cell, const std::vector<json>& tr
   }
   add_classes(record, classes);
   record["over_trials"] = over_all_trials(ok);
+  record["causes"] = causes_over(ok);
   record["episodes"] = episodes_over(ok);
   record["load"] = load_over(ok);
   record["faults"] = faults_over(ok);
