@@ -10,17 +10,15 @@ namespace rpclab::harness {
 
 const std::array<CauseRow, 6>& cause_rows() {
   static const std::array<CauseRow, 6> rows = {{
-      {Cause::kNetworkCopy, "network_copy", "network-copy", "copy"},
-      {Cause::kRetransmitTimeout, "retransmit_timeout", "retransmit-timeout", "rexmit"},
-      {Cause::kStaleReplyResend, "stale_reply_resend", "stale-reply-resend", "stale"},
-      {Cause::kLibraryRetry, "library_retry", "library-retry", "lib"},
-      {Cause::kAppRetry, "app_retry", "app-retry", "app"},
-      {Cause::kUnexplained, "unexplained", "unexplained", "unexpl"},
+      {Cause::kNetworkCopy, "network_copy", "copy"},
+      {Cause::kRetransmitTimeout, "retransmit_timeout", "rexmit"},
+      {Cause::kStaleReplyResend, "stale_reply_resend", "stale"},
+      {Cause::kLibraryRetry, "library_retry", "lib"},
+      {Cause::kAppRetry, "app_retry", "app"},
+      {Cause::kUnexplained, "unexplained", "unexpl"},
   }};
   return rows;
 }
-
-const CauseRow& cause_row(Cause cause) { return cause_rows()[static_cast<size_t>(cause)]; }
 
 uint64_t CauseCounts::total() const {
   uint64_t t = 0;

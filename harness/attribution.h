@@ -43,13 +43,11 @@ enum class Cause { kNetworkCopy, kRetransmitTimeout, kStaleReplyResend, kLibrary
 
 struct CauseRow {
   Cause cause;
-  std::string_view key;   // the cell record's `causes` key (stable)
-  std::string_view word;  // how reports name it
+  std::string_view key;     // the cell record's `causes` key (stable)
   std::string_view column;  // the text table's short header
 };
 // One row per cause, in report order.
 const std::array<CauseRow, 6>& cause_rows();
-const CauseRow& cause_row(Cause cause);
 
 // One executed NEXT from the journal (kind 1), in journal order.
 struct Execution {

@@ -6,7 +6,7 @@ namespace rpclab::harness {
 
 TextTable causes_table(const std::vector<nlohmann::json>& records) {
   std::vector<std::string> headers = {"cell", "extra exec"};
-  for (const CauseRow& row : cause_rows()) headers.emplace_back(row.word);
+  for (const CauseRow& row : cause_rows()) headers.emplace_back(row.column);
   headers.emplace_back("capture");
   TextTable t(headers);
   for (const nlohmann::json& r : records) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <set>
 
 #include "core/atomic_file.h"
@@ -62,6 +63,9 @@ TrialCapture start_capture(const CellConfig& cell, const netem::Host& client, co
   const TransportRow* row = find_transport(cell.transport);
   if (!row || !row->traits.wire_xid) return {nullptr, "this transport's requests carry no XID a capture can follow"};
   if (client.netns.empty()) return {nullptr, "loopback: no link between client and network to capture on"};
+  // For measuring what the capture costs: the same cells without it.
+  if (const char* off = std::getenv("RPCLAB_WIRE_CAPTURE"); off && std::string(off) == "off")
+    return {nullptr, "turned off (RPCLAB_WIRE_CAPTURE=off)"};
   auto capture = std::make_unique<WireCapture>(client, port_of(server_endpoint), log);
   std::string missing = capture->missing();
   if (!missing.empty()) return {nullptr, missing};

@@ -417,8 +417,11 @@ std::string classes_table(const std::vector<json>& records, const ReportOptions&
 std::string causes_section(const std::vector<json>& records, const ReportOptions& o) {
   TextTable t = causes_table(records);
   if (t.empty()) return "";
-  return section("Why each extra execution ran (all trials of each cell; docs/dependability.md, \"How a cause is "
-                 "decided\"):",
+  return section("Why each extra execution ran (all trials of each cell together): copy = a network copy of the "
+                 "request; rexmit = the client's retransmit timer; stale = libtirpc's resend on a reply to another "
+                 "XID; lib = the library's retry; app = the application's retry; unexpl = not shown (no capture, or "
+                 "datagrams lost where it cannot tell which); capture = nflog, or why there was none "
+                 "(docs/dependability.md, \"How a cause is decided\").",
                  t, o);
 }
 
