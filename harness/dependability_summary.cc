@@ -133,12 +133,14 @@ json events_over(const std::vector<json>& trials) {
 json causes_over(const std::vector<json>& trials) {
   CauseCounts sum;
   std::set<std::string> captures;
-  uint64_t drops = 0;
+  json drops = nullptr;  // null: no trial had a capture
   for (const json& t : trials) {
     if (!t.contains("causes")) continue;
-    sum += CauseCounts::from_json(t.at("causes"));
-    captures.insert(t.at("causes").value("capture", ""));
-    if (t.at("causes").value("capture_drops", json()).is_number()) drops += t.at("causes").at("capture_drops").get<uint64_t>();
+    const json& c = t.at("causes");
+    sum += CauseCounts::from_json(c);
+    captures.insert(c.value("capture", ""));
+    if (c.value("capture_drops", json()).is_number())
+      drops = (drops.is_null() ? 0 : drops.get<uint64_t>()) + c.at("capture_drops").get<uint64_t>();
   }
   if (captures.empty()) return nullptr;
   json j = sum.to_json();
