@@ -44,15 +44,21 @@ Run load_run(const std::string& dir) {
   return run;
 }
 
+// A pair the test cannot tell apart is "not shown": with few trials a real
+// difference may not reach alpha (docs/running.md, "mind the power").
+std::string verdict_of(const CellComparison& m) {
+  if (!m.tested) return "untested";
+  return m.differs ? "DIFFERS" : "not shown";
+}
+
 std::vector<std::vector<std::string>> rows(const RunComparison& c) {
   std::vector<std::vector<std::string>> out;
   for (const CellComparison& m : c.matched)
-    out.push_back({m.label, m.figure, m.a, m.b, m.test, m.tested ? fmt::format("{:.3g}", m.p) : "-",
-                   m.differs ? "DIFFERS" : ""});
+    out.push_back({m.label, m.figure, m.a, m.b, m.test, m.tested ? fmt::format("{:.3g}", m.p) : "-", verdict_of(m)});
   return out;
 }
 
-const std::vector<std::string> kHeader = {"cell", "figure", "A", "B", "test", "p", ""};
+const std::vector<std::string> kHeader = {"cell", "figure", "A", "B", "test", "p", "differs"};
 
 std::string verdict(const RunComparison& c) {
   size_t differ = 0;

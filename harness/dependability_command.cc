@@ -149,6 +149,7 @@ int check_durations(const std::vector<CellConfig>& cells, int cell_time_limit_s)
 
 int run(Flags& f) {
   std::vector<Block> blocks;
+  std::vector<std::string> tables_left_out;
   std::vector<CellConfig> cells;
   // Across two machines is Levy's "different machine": the labels say two-host.
   if (!f.remote.server_host.empty()) {
@@ -161,7 +162,7 @@ int run(Flags& f) {
   }
   try {
     blocks = dependability_preset(f.preset);
-    apply_overrides(blocks, overrides(f));
+    tables_left_out = apply_overrides(blocks, overrides(f));
     cells = expand_dependability(blocks);
   } catch (const CLI::ValidationError& e) {
     std::fprintf(stderr, "rpclab dependability: %s\n", e.what());
@@ -175,6 +176,7 @@ int run(Flags& f) {
     std::fprintf(stderr, "rpclab dependability: %s\n", why.c_str());
     return kExitUsage;
   }
+  for (const std::string& note : tables_left_out) std::fprintf(stderr, "rpclab dependability: %s\n", note.c_str());
   for (const std::string& note : uneven_splits(blocks)) std::fprintf(stderr, "rpclab dependability: %s\n", note.c_str());
   for (const std::string& note : retry_policies_left_out(blocks))
     std::fprintf(stderr, "rpclab dependability: %s\n", note.c_str());

@@ -20,6 +20,7 @@ namespace rpclab::harness {
 struct Block {
   std::string name;
   std::vector<std::string> transports;
+  bool about_these_transports = false;  // the table tests their own options: --transports only picks among them
   std::vector<int> hogs = {0};
   std::vector<netem::FaultSpec> faults = {netem::FaultSpec{}};
   std::vector<std::optional<int>> retry_timeouts_ms = {std::nullopt};  // sunrpc-udp only
@@ -29,6 +30,7 @@ struct Block {
   std::vector<ConnectMode> connects = {ConnectMode::kPersistent};
   uint64_t calls = 100000;                     // per trial, split over its clients
   std::map<std::string, double> call_share;    // transport -> share of `calls` it makes (a preset's budget)
+  double cascade_share = 1.0;  // and of that, a cell's share under load with a retransmit interval set
   int trials = 1;                              // independent trials of each cell
   std::optional<int> timeout_ms;
   netem::TopologyKind topology = netem::TopologyKind::kLoopback;
@@ -73,8 +75,9 @@ std::vector<std::string> dependability_presets();  // names, for --help and erro
 std::vector<Block> dependability_preset(const std::string& name);
 // Throws netem::SpecError / std::invalid_argument for impossible overrides:
 // a table name the preset lacks, fewer calls than clients, faults that the
-// named --faults-backend can never apply.
-void apply_overrides(std::vector<Block>& blocks, const AxisOverrides& o);
+// named --faults-backend can never apply, --transports that leave no table.
+// Returns one line per table --transports left out, for the run to say so.
+std::vector<std::string> apply_overrides(std::vector<Block>& blocks, const AxisOverrides& o);
 std::vector<CellConfig> expand_dependability(const std::vector<Block>& blocks);
 // One line per table whose calls do not divide by its clients (each client
 // makes calls / clients, rounded down), for the run to say so.

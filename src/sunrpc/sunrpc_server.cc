@@ -16,9 +16,11 @@
 
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/accept_rest.h"
@@ -34,6 +36,49 @@ namespace {
 
 ServerCore* g_core = nullptr;  // read by the rpcgen service functions below
 bool g_datagram = false;
+
+// libtirpc's getargs leaves what a failed decode had allocated (xdr_array
+// and xdr_bytes allocate for the length they are told, then run out of
+// bytes), and rpcgen's dispatcher answers GARBAGE_ARGS without xdr_free:
+// 500 forged AVERAGE datagrams claiming 2^20 doubles each grew the server
+// by 4 GB. So every transport handle the dispatcher sees gets a copy of its
+// operations whose getargs frees on failure. libtirpc shares one operations
+// table among the handles of a kind (datagram, connection), so the copies
+// are few; the deque keeps their addresses fixed.
+using XprtOps = std::remove_const_t<std::remove_pointer_t<decltype(SVCXPRT::xp_ops)>>;
+struct FreeingOps {
+  const XprtOps* original;
+  XprtOps freeing;
+};
+std::deque<FreeingOps> g_freeing_ops;
+
+bool_t getargs_that_frees(SVCXPRT* xprt, xdrproc_t decode, void* args) {
+  for (const FreeingOps& f : g_freeing_ops) {
+    if (xprt->xp_ops != &f.freeing) continue;
+    if (f.original->xp_getargs(xprt, decode, args)) return TRUE;
+    xdr_free(decode, static_cast<char*>(args));
+    return FALSE;
+  }
+  return FALSE;  // not reached: only handles given these operations call it
+}
+
+void give_getargs_that_frees(SVCXPRT* xprt) {
+  for (FreeingOps& f : g_freeing_ops) {
+    if (xprt->xp_ops == &f.freeing) return;
+    if (xprt->xp_ops == f.original) {
+      xprt->xp_ops = &f.freeing;
+      return;
+    }
+  }
+  g_freeing_ops.push_back({xprt->xp_ops, *xprt->xp_ops});
+  g_freeing_ops.back().freeing.xp_getargs = getargs_that_frees;
+  xprt->xp_ops = &g_freeing_ops.back().freeing;
+}
+
+void rpclab_dispatch(struct svc_req* request, SVCXPRT* transp) {
+  give_getargs_that_frees(transp);
+  rpclab_prog_1(request, transp);
+}
 
 // svc_vc's connections, numbered as they appear in libtirpc's poll set.
 // libtirpc accepts them itself and offers no hook, so the poll loop looks
@@ -225,7 +270,7 @@ std::unique_ptr<RpcServer> make_server(const ServerOptions& options, ServerCore&
   }
   if (datagram && options.drc_entries > 0 && !svc_dg_enablecache(xprt, options.drc_entries))
     throw SetupError("svc_dg_enablecache failed");
-  if (!svc_reg(xprt, RPCLAB_PROG, RPCLAB_V1, rpclab_prog_1, nullptr))
+  if (!svc_reg(xprt, RPCLAB_PROG, RPCLAB_V1, rpclab_dispatch, nullptr))
     throw SetupError("svc_reg failed: is another server for program 0x20151989 in this process?");
   const char* netid = datagram ? "udp" : "tcp";
   if (options.use_rpcbind) register_with_rpcbind(netid, options.host, port);

@@ -97,6 +97,18 @@ TEST(AllmanBytes, TheSpeedTableHasEveryNAndTheReportKeepsLevysTablesToEcho) {
   EXPECT_EQ(line_of(report, {"xmlrpc", "1", "50000"}), "") << "an Allman cell in Levy's tables:\n" << report;
 }
 
+// What XML-RPC's encoding and the rest of its work cost, from the outside:
+// both sides' CPU per call less the floor's at the same operation and N.
+TEST(AllmanBytes, TheSpeedTableGivesTheCpuOverTheFloors) {
+  std::vector<json> records = log_transform_records();
+  records[1]["cpu_us_per_call"] = {{"client", 40.0}, {"server", 70.5}};  // xmlrpc at 50,000; the floor: 10 + 20
+  std::string speed = allman_speed_table(records, kData);
+  EXPECT_NE(line_of(speed, {"log-transform", "50000", "xmlrpc", "80.5"}), "") << speed;
+  EXPECT_NE(line_of(speed, {"log-transform", "5000", "xmlrpc", "-"}), "") << "no floor at 5,000:\n" << speed;
+  std::string floor = line_of(speed, {"log-transform", "50000", "raw-tcp"});
+  EXPECT_EQ(floor.find("80.5"), std::string::npos) << floor;
+}
+
 TEST(AllmanBytes, NoAllmanRecordsNoAllmanTables) {
   std::vector<json> echo = {speed_record("raw-tcp", 1, 12, {50, 51, 49})};
   EXPECT_EQ(allman_bytes_table(echo, kData), "");

@@ -58,6 +58,7 @@ TEST(Compare, IdenticalRunsDifferNowhere) {
   test::ProcessResult r = compare(dir.file("a"), dir.file("b"));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "2 cells matched, 0 differ", r.out);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "not shown", r.out) << "every column says something";
 }
 
 TEST(Compare, OneCellThatDiffersIsFlaggedAndExitsOne) {

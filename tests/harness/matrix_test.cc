@@ -33,8 +33,10 @@ TEST(Matrix, Levy1989IsTheLoadTableThenTheFaultsTable) {
     if (c.block == "load") {
       EXPECT_TRUE(c.faults.empty());
       EXPECT_EQ(c.clients, 8);
-      EXPECT_EQ(c.total_calls() * static_cast<uint64_t>(c.trials), http ? 40000u : 80000u)
-          << "80,000 a cell (HTTP transports: half), over its trials: the most that fits 25 minutes";
+      bool cascade = c.hogs > 0 && c.retry_timeout_ms.has_value();
+      EXPECT_EQ(c.total_calls() * static_cast<uint64_t>(c.trials), http ? 40000u : cascade ? 20000u : 80000u)
+          << "80,000 a cell (HTTP transports: half; load with a short retransmit interval: a quarter), over its "
+             "trials: the most that fits 25 minutes";
       EXPECT_EQ(c.topology, netem::TopologyKind::kLoopback);
     } else {
       EXPECT_EQ(c.block, "faults");
@@ -357,6 +359,51 @@ TEST(CellConfig, RetryPolicyAndDurationKeepOlderIdentities) {
   EXPECT_EQ(back.duration_ms, 8000);
   EXPECT_EQ(back.id(), cell.id());
   EXPECT_NE(cell.label().find("retry app:4"), std::string::npos) << cell.label();
+}
+
+
+// A count given on the command line is every cell's, the cascade cells'
+// too (the preset's quarter is checked above).
+TEST(Matrix, CallsGivenOnTheCommandLineAreEveryCellsCount) {
+  auto blocks = dependability_preset("levy1989");
+  AxisOverrides o;
+  o.calls = 800;
+  apply_overrides(blocks, o);
+  for (const auto& c : expand_dependability(blocks)) {
+    if (c.block != "load") continue;
+    EXPECT_EQ(c.total_calls(), 800u) << c.label();
+  }
+}
+
+// A table about sunrpc-udp's own options (the reply cache, the retransmit
+// interval) is not turned into another transport's cells by --transports:
+// it is left out, and said so; naming only what no table runs is refused.
+TEST(Matrix, TransportsPickAmongATablesOwnAndLeaveOutATableAboutAnother) {
+  auto blocks = dependability_preset("failures");
+  AxisOverrides o;
+  o.transports = std::vector<std::string>{"grpc"};
+  std::vector<std::string> notes = apply_overrides(blocks, o);
+  ASSERT_EQ(blocks.size(), 1u);
+  EXPECT_EQ(blocks[0].name, "failures");
+  EXPECT_EQ(blocks[0].transports, std::vector<std::string>{"grpc"});
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[0], "table failures-udp is about sunrpc-udp and --transports does not name it: left out");
+
+  blocks = dependability_preset("failures");
+  o.transports = std::vector<std::string>{"sunrpc-udp", "xmlrpc"};
+  EXPECT_TRUE(apply_overrides(blocks, o).empty());
+  EXPECT_EQ(blocks.size(), 3u);
+  EXPECT_EQ(blocks[1].transports, std::vector<std::string>{"sunrpc-udp"}) << "xmlrpc is not added to a udp table";
+
+  blocks = dependability_preset("remedies");
+  o.transports = std::vector<std::string>{"grpc"};
+  try {
+    apply_overrides(blocks, o);
+    ADD_FAILURE() << "remedies ran grpc";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("--transports grpc: no table of this preset runs it"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

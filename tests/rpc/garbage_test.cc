@@ -139,6 +139,44 @@ TEST(SunrpcUdp, DecodesPastTheEndOfAShortDatagram) {
   EXPECT_EQ(ledger.count(kRogueClient + 1, 5), 1u) << "libtirpc no longer reads stale bytes: " << describe(ledger);
 }
 
+// A forged length makes libtirpc allocate before it runs out of bytes:
+// an AVERAGE or LOGTRANSFORM claiming 2^20 doubles (8 MiB) that brings
+// two. Stock libtirpc and rpcgen's dispatcher answer GARBAGE_ARGS and keep
+// the allocation (500 such calls grew the server by 4 GB); rpclab's server
+// frees it. Each forged call waits for its reply, so the server has
+// finished with it before the next.
+class SunrpcForgedLength : public testing::TestWithParam<std::string> {};
+
+TEST_P(SunrpcForgedLength, AFailedDecodeFreesWhatItAllocated) {
+  constexpr int kForged = 500;
+  constexpr uint64_t kClaimedKib = (uint64_t{1} << 20) * 8 / 1024;
+  ServerProcess server(GetParam());
+  uint64_t before = status_kib(server.pid(), "VmSize");
+  std::string args = be32(1u << 20) + std::string(16, '\x3f');
+  int udp = is_datagram(GetParam()) ? udp_socket() : -1;
+  for (uint32_t i = 0; i < kForged; ++i) {
+    std::string call = rpc_call(i + 1, kProgram, 1, i % 2 ? 4 : 6, args);  // AVERAGE, LOGTRANSFORM
+    int fd = udp;
+    if (udp >= 0) {
+      udp_send(udp, server.port(), call);
+    } else {
+      fd = tcp_connect(server.port());
+      send_some(fd, record(call));
+    }
+    std::string reply;
+    ASSERT_GT(recv_within(fd, &reply, 5000), 0) << "no GARBAGE_ARGS reply to forged call " << i << ": " << server.log();
+    if (udp < 0) ::close(fd);
+  }
+  if (udp >= 0) ::close(udp);
+  uint64_t after = status_kib(server.pid(), "VmSize");
+  uint64_t grown = after > before ? after - before : 0;
+  EXPECT_LT(grown, 64 * kClaimedKib) << "the server grew by " << grown << " KiB after " << kForged
+                                     << " forged calls of " << kClaimedKib << " KiB each";
+  ASSERT_TRUE(server.running()) << server.log();
+}
+
+INSTANTIATE_TEST_SUITE_P(Transports, SunrpcForgedLength, testing::Values("sunrpc-udp", "sunrpc-tcp"), param_name);
+
 // The stream transports whose fixture frames a large ECHO.
 std::vector<std::string> transports_with_big_echo() {
   std::vector<std::string> names;
