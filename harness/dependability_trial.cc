@@ -226,6 +226,8 @@ void run_with_remote_server(const CellConfig& cell, const TrialPlace& place, Cel
   if (faults) remote.host().run_checked(netem::RemoteNftFaults::removal(remote.sudo()) + "; true");
   Ledger ledger = server.stop_and_read_ledger(files);
   add_join(trial, cell, clients, ledger, place.trial);
+  TrialCapture none{nullptr, "--server-host: the clients' end is this host's own interface, which rpclab leaves alone"};
+  trial["causes"] = trial_causes(cell, none, files, clients, ClassCounts::from_record(trial).extra_executions);
   trial["load"] = {{"hogs", 0}, {"measured", "no: the server runs on another host (see hosts.server.loadavg)"}};
   trial["client_wall_s"] = wall_s;
   trial["calls_per_s"] = wall_s > 0 ? trial.value("calls", 0.0) / wall_s : 0;
