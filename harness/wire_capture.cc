@@ -21,13 +21,16 @@ namespace {
 // the copies `dup` makes (they pass the egress hook again, carrying the dup
 // mark, which the log record holds); replies after the fault chains and the
 // timed events' chains (priority 10), so a dropped reply is not logged.
+// queue-threshold 1: nfnetlink_log sends each packet at once instead of
+// batching 100 and flushing the rest a second later, so the last calls'
+// packets are there when the clients are done.
 std::vector<std::string> table_commands(const std::string& ifname, uint16_t port) {
   return {"nft", fmt::format("add table netdev {0} ; "
                              "add chain netdev {0} egress {{ type filter hook egress device \"{1}\" priority -10 ; }} ; "
                              "add rule netdev {0} egress meta protocol ip udp dport {2} "
-                             "log group {3} snaplen 96 ; "
+                             "log group {3} snaplen 96 queue-threshold 1 ; "
                              "add chain netdev {0} ingress {{ type filter hook ingress device \"{1}\" priority 20 ; }} ; "
-                             "add rule netdev {0} ingress meta protocol ip udp sport {2} log group {3} snaplen 96",
+                             "add rule netdev {0} ingress meta protocol ip udp sport {2} log group {3} snaplen 96 queue-threshold 1",
                              WireCapture::kTable, ifname, port, WireCapture::kGroup)};
 }
 

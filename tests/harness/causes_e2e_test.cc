@@ -50,6 +50,36 @@ TEST(CausesE2E, DuplicatedRequestsAreNetworkCopies) {
   EXPECT_EQ(sum_of_causes(r), r["classes"]["extra_executions"].get<uint64_t>()) << r["causes"];
 }
 
+// A duplicated reply reaches the client during its next call, which
+// libtirpc sends again at once: from then on every call runs twice. (The
+// preset's 20 ms interval: with the default 15 s one, a stale reply uses
+// up the whole 1 s budget and the call times out instead of resending.)
+TEST(CausesE2E, ADuplicatedReplyMakesStaleReplyResends) {
+  if (!is_root()) GTEST_SKIP() << "needs root: network namespaces, nftables and the nflog capture";
+  TempDir dir;
+  json r = run_cell(dir, {"--dup", "5", "--direction", "to-client", "--fault-calls", "300", "--clients", "1"});
+  ASSERT_EQ(r.value("status", ""), "ok") << r.dump();
+  if (r["causes"]["capture"] != "nflog") GTEST_SKIP() << "no capture on this kernel: " << r["causes"]["capture"];
+  EXPECT_GT(cause(r, "stale_reply_resend"), 0u) << r["causes"];
+  EXPECT_EQ(cause(r, "network_copy"), 0u) << r["causes"] << ": the requests were not duplicated";
+  EXPECT_EQ(cause(r, "unexplained"), 0u) << r["causes"];
+  EXPECT_EQ(sum_of_causes(r), r["classes"]["extra_executions"].get<uint64_t>()) << r["causes"];
+}
+
+// A lost reply and a 20 ms retransmit interval: the client sends the call
+// again with no reply in between, and the server runs it again.
+TEST(CausesE2E, ALostReplyMakesARetransmitTimeout) {
+  if (!is_root()) GTEST_SKIP() << "needs root: network namespaces, nftables and the nflog capture";
+  TempDir dir;
+  json r = run_cell(dir, {"--dup", "0", "--loss", "10", "--direction", "to-client", "--retry-timeouts", "20",
+                          "--drain", "on", "--fault-calls", "200", "--clients", "1"});
+  ASSERT_EQ(r.value("status", ""), "ok") << r.dump();
+  if (r["causes"]["capture"] != "nflog") GTEST_SKIP() << "no capture on this kernel: " << r["causes"]["capture"];
+  EXPECT_GT(cause(r, "retransmit_timeout"), 0u) << r["causes"];
+  EXPECT_EQ(cause(r, "unexplained"), 0u) << r["causes"];
+  EXPECT_EQ(sum_of_causes(r), r["classes"]["extra_executions"].get<uint64_t>()) << r["causes"];
+}
+
 // Lost replies, a timeout shorter than the retransmit interval, and the
 // application's retry: each extra execution is a new request (a new
 // handle, so a new XID) for a call the client record shows it sent again.
