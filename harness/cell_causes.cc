@@ -66,7 +66,8 @@ TrialCapture start_capture(const CellConfig& cell, const netem::Host& client, co
   // For measuring what the capture costs: the same cells without it.
   if (const char* off = std::getenv("RPCLAB_WIRE_CAPTURE"); off && std::string(off) == "off")
     return {nullptr, "turned off (RPCLAB_WIRE_CAPTURE=off)"};
-  auto capture = std::make_unique<WireCapture>(client, port_of(server_endpoint), log);
+  auto capture = std::make_unique<WireCapture>(client, server_endpoint.substr(0, server_endpoint.rfind(':')),
+                                               port_of(server_endpoint), log);
   std::string missing = capture->missing();
   if (!missing.empty()) return {nullptr, missing};
   return {std::move(capture), ""};

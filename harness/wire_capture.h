@@ -27,30 +27,36 @@ class WireCapture {
  public:
   // Starts capturing the UDP datagrams to and from `server_port` on the
   // client's end, and returns once the capture is reading.
-  WireCapture(const netem::Host& client, uint16_t server_port, netem::CommandLog& log);
+  WireCapture(const netem::Host& client, const std::string& server_address, uint16_t server_port,
+              netem::CommandLog& log);
   ~WireCapture();  // stops it if stop() was not called
   WireCapture(const WireCapture&) = delete;
   WireCapture& operator=(const WireCapture&) = delete;
 
-  // Reads what is still queued, stops the thread, removes the table.
+  // Sends the fence, reads up to it (everything logged before it), stops
+  // the thread, removes the table. Without the fence within 3 s the wire
+  // counts one drop: its end is not known to be complete.
   void stop();
   const std::string& missing() const { return missing_; }  // "" when it ran
   const Wire& wire() const { return wire_; }
 
   static constexpr const char* kTable = "rpclab_wire";
   static constexpr int kGroup = 4113;  // NFLOG group, per namespace
+  static constexpr uint16_t kFencePort = 9;  // discard: the fence datagram's destination
 
  private:
   void read_loop(struct pcap* p);
   void remove_table();
 
   netem::Host client_;
+  std::string server_address_;
   uint16_t server_port_;
   netem::CommandLog& log_;
   std::string missing_;
   Wire wire_;
   std::thread thread_;
   std::atomic<bool> stop_{false};
+  bool fence_seen_ = false;  // the reading thread's own
   bool table_ = false;
 };
 
