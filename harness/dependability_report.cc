@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/transport.h"
+#include "harness/causes_report.h"
 #include "harness/text_table.h"
 #include "harness/trial_stats.h"
 #include "netem/fault_spec.h"
@@ -413,6 +414,17 @@ std::string classes_table(const std::vector<json>& records, const ReportOptions&
   return section("Every call, by class (all trials of each cell together):", t, o);
 }
 
+std::string causes_section(const std::vector<json>& records, const ReportOptions& o) {
+  TextTable t = causes_table(records);
+  if (t.empty()) return "";
+  return section("Why each extra execution ran (all trials of each cell together): copy = a network copy of the "
+                 "request; rexmit = the client's retransmit timer; stale = libtirpc's resend on a reply to another "
+                 "XID; lib = the library's retry; app = the application's retry; unexpl = not shown (no capture, or "
+                 "datagrams lost where it cannot tell which); capture = nflog, or why there was none "
+                 "(docs/dependability.md, \"How a cause is decided\").",
+                 t, o);
+}
+
 std::string not_measured(const std::vector<json>& records) {
   std::string out;
   for (const json& r : records) {
@@ -477,7 +489,7 @@ std::string row_variant(const json& record, bool with_clients) {
 
 const std::vector<std::string>& dependability_report_tables() {
   static const std::vector<std::string> ids = {"levy-load",     "levy-faults", "failures",    "trials-load",
-                                               "trials-faults", "classes",     "not-measured"};
+                                               "trials-faults", "classes",     "causes",     "not-measured"};
   return ids;
 }
 
@@ -492,6 +504,7 @@ std::string dependability_report(const std::vector<json>& records, const ReportO
       {"trials-load", wanted("trials-load") ? trials_table(records, false, o) : ""},
       {"trials-faults", wanted("trials-faults") ? trials_table(records, true, o) : ""},
       {"classes", wanted("classes") ? classes_table(records, o) : ""},
+      {"causes", wanted("causes") ? causes_section(records, o) : ""},
       {"not-measured", wanted("not-measured") ? not_measured(records) : ""}};
   std::string out;
   for (const auto& [id, part] : parts)

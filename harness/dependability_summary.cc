@@ -1,9 +1,12 @@
 #include "harness/dependability_summary.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <set>
 
+#include "harness/attribution.h"
 #include "harness/episodes.h"
 #include "harness/experiment.h"
 #include "harness/result_record.h"
@@ -125,6 +128,27 @@ json events_over(const std::vector<json>& trials) {
   return {{"occurrences_per_trial", per_trial}, {"warnings", warnings}};
 }
 
+// The causes over the trials: counts added, the captures' words listed
+// once each (a trial without a capture says why), drops added.
+json causes_over(const std::vector<json>& trials) {
+  CauseCounts sum;
+  std::set<std::string> captures;
+  json drops = nullptr;  // null: no trial had a capture
+  for (const json& t : trials) {
+    if (!t.contains("causes")) continue;
+    const json& c = t.at("causes");
+    sum += CauseCounts::from_json(c);
+    captures.insert(c.value("capture", ""));
+    if (c.value("capture_drops", json()).is_number())
+      drops = (drops.is_null() ? 0 : drops.get<uint64_t>()) + c.at("capture_drops").get<uint64_t>();
+  }
+  if (captures.empty()) return nullptr;
+  json j = sum.to_json();
+  j["capture"] = fmt::format("{}", fmt::join(captures, "; "));
+  j["capture_drops"] = drops;
+  return j;
+}
+
 }  // namespace
 
 void add_classes(json& record, const ClassCounts& c) {
@@ -162,6 +186,7 @@ void summarize_dependability(const CellConfig& cell, const std::vector<json>& tr
   }
   add_classes(record, classes);
   record["over_trials"] = over_all_trials(ok);
+  record["causes"] = causes_over(ok);
   record["episodes"] = episodes_over(ok);
   record["load"] = load_over(ok);
   record["faults"] = faults_over(ok);

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "core/atomic_file.h"
+#include "harness/cell_causes.h"
 #include "harness/cell_events.h"
 #include "harness/cell_failure.h"
 #include "harness/cell_processes.h"
@@ -155,6 +156,7 @@ void run_on_this_kernel(const CellConfig& cell, const netem::Choice& choice, con
   Link link = impair(cell, choice, *topology, files, log);
   double setup_s = seconds_since(t0);
   netem::ServerLoad hogs(cell.hogs, placement.server_cpus, log);
+  TrialCapture capture = start_capture(cell, topology->client(), server.endpoint(), log);
 
   auto started = Clock::now();
   netem::LoadMeter meter(server.pid(), placement.server_cpus, placement.client_cpus);
@@ -171,6 +173,7 @@ void run_on_this_kernel(const CellConfig& cell, const netem::Choice& choice, con
   trial["faults"] = faults_json(cell, link, files);
   Ledger ledger = server.stop_and_read_ledger();
   add_join(trial, cell, clients, ledger, place.trial);
+  trial["causes"] = trial_causes(cell, capture, files, clients, ClassCounts::from_record(trial).extra_executions);
   trial["load"] = load_json(measured_load, hogs, placement);
   trial["client_wall_s"] = wall_s;
   trial["calls_per_s"] = wall_s > 0 ? trial.value("calls", 0.0) / wall_s : 0;
@@ -231,6 +234,8 @@ void run_with_remote_server(const CellConfig& cell, const TrialPlace& place, Cel
   if (faults) remote.host().run_checked(netem::remote_fault_removal(remote.data_iface(), remote.sudo()));
   Ledger ledger = server.stop_and_read_ledger(files);
   add_join(trial, cell, clients, ledger, place.trial);
+  TrialCapture none{nullptr, "--server-host: the clients' end is this host's own interface, which rpclab leaves alone"};
+  trial["causes"] = trial_causes(cell, none, files, clients, ClassCounts::from_record(trial).extra_executions);
   trial["load"] = {{"hogs", 0}, {"measured", "no: the server runs on another host (see hosts.server.loadavg)"}};
   trial["client_wall_s"] = wall_s;
   trial["calls_per_s"] = wall_s > 0 ? trial.value("calls", 0.0) / wall_s : 0;

@@ -19,6 +19,7 @@ build_packages=(
   user-mode-linux busybox-static kmod               # netem where the host kernel has none; modprobe
   gnuplot-nox sockperf                              # plots, speed calibration
   help2man                                          # man pages from --help
+  libpcap-dev                                       # the wire capture (nflog) for the causes of duplicates
 )
 # make test only: a gRPC client that is not ours (reflection, health), and
 # the pandas recipe of docs/results-format.md (Debian's python3, not pyenv's),

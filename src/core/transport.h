@@ -136,6 +136,9 @@ struct TransportTraits {
   std::string_view payload_note;   // how to carry more than max_payload, or ""
   std::string_view allman_name;    // its row in Allman's 2003 tables (seed 000), or ""
   std::string_view kiraly_name;    // its row in Kiraly's 2018 tables (seed 003), or ""
+  // A datagram's first 4 bytes are its request id, big-endian (Sun RPC's
+  // XID), so a capture on the link can follow each request (wire_capture.h).
+  bool wire_xid = false;
 };
 
 struct TransportRow {

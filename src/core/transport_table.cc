@@ -15,13 +15,15 @@ namespace rpclab {
 // itself, floor, sockperf calibration, name in Levy's tables, options,
 // payload note, name in Allman's tables (raw-tcp is his hand-rolled java.net
 // protocol's like: binary, no RPC library), name in Kiraly's 2018 tables
-// (his C++ gRPC, XML-RPC and JSON-RPC, each over HTTP).
+// (his C++ gRPC, XML-RPC and JSON-RPC, each over HTTP), whether a datagram
+// leads with its XID (the wire capture follows it).
 const std::vector<TransportRow>& transports() {
   static const std::vector<TransportRow> table = {
       {"sunrpc-udp", "ONC RPC over UDP: rpcgen -M stubs on libtirpc (clnt_dg / svc_dg)",
        {Carrier::kDatagram, Role::kRpc, false, true, "raw-udp", "", "Sun (udp)",
         kOptRetryTimeout | kOptUdpBufsize | kOptDrainStaleReplies | kOptReplyCache | kOptRpcbind,
-        "libtirpc's default buffer is 8800 bytes; --udp-bufsize 65536 on client and server carries up to 65460"},
+        "libtirpc's default buffer is 8800 bytes; --udp-bufsize 65536 on client and server carries up to 65460", "",
+        "", true},
        sunrpc::udp_settings, sunrpc::make_udp_client, sunrpc::make_udp_server,
        {LibraryRetry::kAlwaysOn, "clnt_dg sends the call again every --retry-timeout until --timeout"}},
       {"sunrpc-tcp", "ONC RPC over TCP: rpcgen -M stubs on libtirpc (clnt_vc / svc_vc)",

@@ -1,0 +1,35 @@
+// A dependability trial's causes: the wire capture started around its
+// clients where the cell allows one, and afterwards the attribution
+// (attribution.h) of the trial's extra executions, as the trial record's
+// `causes` object (docs/results-format.md).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/cell_config.h"
+#include "harness/cell_processes.h"
+#include "harness/wire_capture.h"
+#include "netem/topology.h"
+
+namespace rpclab::harness {
+
+struct TrialCapture {
+  std::unique_ptr<WireCapture> capture;
+  std::string missing;  // why there is none, when there is none
+};
+
+// Starts the capture on the client's end of a two-host link for a
+// transport whose datagrams lead with their XID; otherwise says why not.
+TrialCapture start_capture(const CellConfig& cell, const netem::Host& client, const std::string& server_endpoint,
+                           netem::CommandLog& log);
+
+// Stops the capture, writes `wire.bin`, and attributes every execution in
+// the trial's journal beyond its call's first. Throws CellFailure when the
+// causes do not add up to the join's `extra_executions`.
+nlohmann::json trial_causes(const CellConfig& cell, TrialCapture& capture, const CellFiles& files,
+                            const ClientResults& clients, uint64_t extra_executions);
+
+}  // namespace rpclab::harness

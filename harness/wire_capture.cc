@@ -1,0 +1,166 @@
+#include "harness/wire_capture.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pcap/pcap.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstring>
+#include <optional>
+#include <future>
+
+#include "harness/wire_record.h"
+#include "netem/command_runner.h"
+
+namespace rpclab::harness {
+namespace {
+
+// Requests are logged before the fault chains (priority 0), and so are
+// the copies `dup` makes (they pass the egress hook again, carrying the dup
+// mark, which the log record holds); replies after the fault chains and the
+// timed events' chains (priority 10), so a dropped reply is not logged.
+// nfnetlink_log batches the packets (100, or a second); the fence datagram
+// that stop() sends is logged by a rule with queue-threshold 1, which sends
+// the batch before it at once, so the capture knows it has everything.
+std::vector<std::string> table_commands(const std::string& ifname, uint16_t port) {
+  return {"nft", fmt::format("add table netdev {0} ; "
+                             "add chain netdev {0} egress {{ type filter hook egress device \"{1}\" priority -10 ; }} ; "
+                             "add rule netdev {0} egress meta protocol ip udp dport {4} log group {3} queue-threshold 1 ; "
+                             "add rule netdev {0} egress meta protocol ip udp dport {2} log group {3} snaplen 96 ; "
+                             "add chain netdev {0} ingress {{ type filter hook ingress device \"{1}\" priority 20 ; }} ; "
+                             "add rule netdev {0} ingress meta protocol ip udp sport {2} log group {3} snaplen 96",
+                             WireCapture::kTable, ifname, port, WireCapture::kGroup, WireCapture::kFencePort)};
+}
+
+// One datagram to the server's discard port, from the calling thread's
+// namespace: the fence. False when it could not be sent.
+bool send_fence(const std::string& server_address) {
+  int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(WireCapture::kFencePort);
+  bool ok = inet_pton(AF_INET, server_address.c_str(), &to.sin_addr) == 1 &&
+            sendto(fd, "fence", 5, 0, reinterpret_cast<sockaddr*>(&to), sizeof to) == 5;
+  close(fd);
+  return ok;
+}
+
+constexpr int kPollMs = 50;
+constexpr auto kFenceWait = std::chrono::seconds(3);  // past nfnetlink_log's 1 s flush timer
+
+struct PcapCloser {
+  void operator()(pcap_t* p) const { pcap_close(p); }
+};
+using Pcap = std::unique_ptr<pcap_t, PcapCloser>;
+
+// The NFLOG group opened in the calling thread's network namespace.
+Pcap open_group(std::string& error) {
+  char err[PCAP_ERRBUF_SIZE] = "";
+  Pcap p(pcap_create(fmt::format("nflog:{}", WireCapture::kGroup).c_str(), err));
+  if (!p) {
+    error = err;
+    return nullptr;
+  }
+  pcap_set_snaplen(p.get(), 65535);  // the netlink message, not the packet: it must fit whole
+  pcap_set_buffer_size(p.get(), 16 << 20);
+  if (pcap_activate(p.get()) < 0 || pcap_setnonblock(p.get(), 1, err) < 0) {
+    error = pcap_geterr(p.get());
+    return nullptr;
+  }
+  return p;
+}
+
+}  // namespace
+
+WireCapture::WireCapture(const netem::Host& client, const std::string& server_address, uint16_t server_port,
+                         netem::CommandLog& log)
+    : client_(client), server_address_(server_address), server_port_(server_port), log_(log) {
+  if (client.netns.empty() || client.ifname.empty()) {
+    missing_ = "no link to capture on (loopback)";
+    return;
+  }
+  int fd = open(("/run/netns/" + client.netns).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    missing_ = fmt::format("cannot open the client's namespace {}: {}", client.netns, strerror(errno));
+    return;
+  }
+  try {
+    netem::run_checked(table_commands(client.ifname, server_port), log_, client.netns);
+    table_ = true;
+  } catch (const std::exception& e) {
+    close(fd);
+    missing_ = fmt::format("the capture's nftables log rules failed: {}", e.what());
+    return;
+  }
+  std::promise<std::string> started;
+  std::future<std::string> result = started.get_future();
+  thread_ = std::thread([this, fd, &started] {
+    std::string error;
+    Pcap p;
+    if (setns(fd, CLONE_NEWNET) != 0) error = fmt::format("setns into the client's namespace: {}", strerror(errno));
+    close(fd);
+    if (error.empty()) p = open_group(error);
+    started.set_value(error.empty() ? "" : "libpcap nflog:" + std::to_string(kGroup) + ": " + error);
+    if (p) read_loop(p.get());
+  });
+  missing_ = result.get();
+  if (!missing_.empty()) stop();
+}
+
+WireCapture::~WireCapture() {
+  try {
+    stop();
+  } catch (...) {
+  }
+}
+
+void WireCapture::read_loop(pcap_t* p) {
+  auto on_packet = [](u_char* user, const pcap_pkthdr* h, const u_char* bytes) {
+    auto* self = reinterpret_cast<WireCapture*>(user);
+    int64_t ns = int64_t{h->ts.tv_sec} * 1'000'000'000 + int64_t{h->ts.tv_usec} * 1000;
+    if (wire_packet_from_nflog(bytes, h->caplen, kFencePort, ns))
+      self->fence_seen_ = true;
+    else if (auto packet = wire_packet_from_nflog(bytes, h->caplen, self->server_port_, ns))
+      self->wire_.packets.push_back(*packet);
+  };
+  pollfd pfd{pcap_get_selectable_fd(p), POLLIN, 0};
+  uint64_t errors = 0;
+  std::optional<std::chrono::steady_clock::time_point> fence_deadline;
+  while (!fence_seen_) {
+    if (stop_ && !fence_deadline) {
+      fence_deadline = std::chrono::steady_clock::now() + kFenceWait;
+      if (!send_fence(server_address_)) break;
+    }
+    if (fence_deadline && std::chrono::steady_clock::now() > *fence_deadline) break;
+    // A read error (a full netlink buffer: ENOBUFS) loses packets: count it
+    // as a drop so the attribution does not guess.
+    if (poll(&pfd, 1, kPollMs) > 0 && pcap_dispatch(p, -1, on_packet, reinterpret_cast<u_char*>(this)) < 0)
+      ++errors;
+  }
+  pcap_stat st{};
+  if (pcap_stats(p, &st) == 0) wire_.drops = st.ps_drop;
+  wire_.drops += errors;
+  if (!fence_seen_) ++wire_.drops;  // the end of the capture is not known to be in it
+}
+
+void WireCapture::stop() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+  remove_table();
+}
+
+void WireCapture::remove_table() {
+  if (!table_) return;
+  table_ = false;
+  netem::run({"nft", "delete", "table", "netdev", kTable}, log_, client_.netns);
+}
+
+}  // namespace rpclab::harness

@@ -1,0 +1,36 @@
+// The wire as the client's end of a two-host link saw it: each request the
+// client sent (before the fault rules touched it) and each reply that
+// reached it (after them), by XID. Written by the capture (wire_capture.h)
+// into the trial folder as `wire.bin`, read by the attribution
+// (attribution.h). Format: docs/results-format.md ("The wire record").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "harness/attribution.h"
+
+namespace rpclab::harness {
+
+class WireError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+inline constexpr std::string_view kWireMagic = "RPCLWIR1";
+
+std::string format_wire(const Wire& wire);
+Wire parse_wire(std::string_view bytes);  // throws WireError
+
+// One packet of libpcap's DLT_NFLOG (an NFLOG header, then TLVs; the
+// payload TLV holds the IPv4 packet) as a WirePacket: a UDP datagram to
+// `server_port` is a request, one from it a reply. Anything else (another
+// protocol, a fragment, too short for an XID): nullopt.
+std::optional<WirePacket> wire_packet_from_nflog(const unsigned char* data, size_t len, uint16_t server_port,
+                                                 int64_t realtime_ns);
+
+}  // namespace rpclab::harness

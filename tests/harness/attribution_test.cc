@@ -1,0 +1,289 @@
+// The attribution of extra executions to causes (harness/attribution.h),
+// on hand-made journals, client records and wires: one test per cause, the
+// ways a cause is refused (unexplained), and the sum over causes.
+#include "harness/attribution.h"
+
+#include <gtest/gtest.h>
+
+#include "core/journal_format.h"
+#include "harness/causes_report.h"
+#include "harness/wire_record.h"
+
+namespace rpclab::harness {
+namespace {
+
+constexpr uint8_t kSunRpc = journal::kKnowsRequestId | journal::kKnowsPeer;
+constexpr uint16_t kPort = 40001;
+
+Execution run(uint32_t seq, uint32_t xid, uint16_t port = kPort, uint32_t client = 1) {
+  return {client, seq, kSunRpc, xid, port, 0};
+}
+WirePacket sent(uint32_t xid, uint16_t port = kPort) { return {WireKind::kSent, port, xid, 0}; }
+WirePacket copy(uint32_t xid, uint16_t port = kPort) { return {WireKind::kCopy, port, xid, 0}; }
+WirePacket reply(uint32_t xid, uint16_t port = kPort) { return {WireKind::kReply, port, xid, 0}; }
+
+CauseCounts counts_of(const AttributionInput& in) {
+  Attribution a = attribute(in);
+  EXPECT_EQ(a.counts.total(), a.extra_executions);
+  EXPECT_EQ(a.causes.size(), a.extra_executions);
+  return a.counts;
+}
+
+TEST(Attribution, FirstExecutionsNeedNoCause) {
+  AttributionInput in;
+  in.executions = {run(0, 10), run(1, 11), run(2, 12)};
+  Attribution a = attribute(in);
+  EXPECT_EQ(a.extra_executions, 0u);
+  EXPECT_TRUE(a.causes.empty());
+}
+
+TEST(Attribution, GrpcAttemptIsLibraryRetry) {
+  AttributionInput in;
+  in.executions = {{1, 0, journal::kKnowsAttempt, 0, 0, 0}, {1, 0, journal::kKnowsAttempt, 0, 0, 1}};
+  EXPECT_EQ(counts_of(in)[Cause::kLibraryRetry], 1u);
+}
+
+TEST(Attribution, NewXidTheClientRecordedIsAppRetry) {
+  AttributionInput in;
+  in.executions = {run(5, 100), run(5, 200)};
+  in.app_attempts[{1, 5}] = 2;
+  EXPECT_EQ(counts_of(in)[Cause::kAppRetry], 1u);
+}
+
+TEST(Attribution, NewXidWithoutAnAppAttemptIsUnexplained) {
+  AttributionInput in;
+  in.executions = {run(5, 100), run(5, 200), run(5, 300)};
+  in.app_attempts[{1, 5}] = 2;  // one retry recorded, two new requests ran
+  CauseCounts c = counts_of(in);
+  EXPECT_EQ(c[Cause::kAppRetry], 1u);
+  EXPECT_EQ(c[Cause::kUnexplained], 1u);
+}
+
+TEST(Attribution, NoIdentityStillTellsAppRetriesFromTheRecord) {
+  AttributionInput in;
+  in.executions = {{1, 3, 0, 0, 0, 0}, {1, 3, 0, 0, 0, 0}};
+  in.app_attempts[{1, 3}] = 2;
+  EXPECT_EQ(counts_of(in)[Cause::kAppRetry], 1u);
+}
+
+TEST(Attribution, TheDuplicationRulesCopyIsNetworkCopy) {
+  AttributionInput in;
+  in.executions = {run(0, 100), run(0, 100)};
+  in.wire = Wire{{sent(100), copy(100), reply(100), reply(100)}, 0};
+  EXPECT_EQ(counts_of(in)[Cause::kNetworkCopy], 1u);
+}
+
+TEST(Attribution, RanMoreOftenThanOfferedIsUnexplained) {
+  AttributionInput in;
+  in.executions = {run(0, 100), run(0, 100)};
+  in.wire = Wire{{sent(100), reply(100), reply(100)}, 0};
+  EXPECT_EQ(counts_of(in)[Cause::kUnexplained], 1u);
+}
+
+// Three datagrams beyond the first were offered (a copy, a resend after a
+// stale reply, a retransmission), two ran: which one was lost is unknown,
+// so none of the causes is certain.
+TEST(Attribution, WhenSomeOfferedDatagramsWereLostOnlyTheCertainCausesCount) {
+  AttributionInput in;
+  in.executions = {run(0, 100), run(0, 100), run(0, 100)};
+  in.wire = Wire{{sent(100), copy(100), reply(99), sent(100), sent(100), reply(100)}, 0};
+  EXPECT_EQ(counts_of(in)[Cause::kUnexplained], 2u);
+  // Two copies and a retransmission offered, two ran: at least one copy did.
+  in.wire = Wire{{sent(100), copy(100), copy(100), sent(100), reply(100)}, 0};
+  CauseCounts c = counts_of(in);
+  EXPECT_EQ(c[Cause::kNetworkCopy], 1u);
+  EXPECT_EQ(c[Cause::kUnexplained], 1u);
+}
+
+TEST(Attribution, ResendRightAfterAnotherXidsReplyIsStaleReplyResend) {
+  AttributionInput in;
+  in.executions = {run(0, 100), run(0, 100), run(1, 101), run(1, 101)};
+  // Call 0 was copied on the way; its second reply arrives during call 1,
+  // which clnt_dg answers by sending call 1 again.
+  in.wire = Wire{{sent(100), copy(100), reply(100), sent(101), reply(100), sent(101), reply(101), reply(101)}, 0};
+  CauseCounts c = counts_of(in);
+  EXPECT_EQ(c[Cause::kNetworkCopy], 1u);
+  EXPECT_EQ(c[Cause::kStaleReplyResend], 1u);
+  EXPECT_EQ(c[Cause::kUnexplained], 0u);
+}
+
+// The kernel logs a reply as it arrives; the client may read a stale one
+// first and resend before it reads its own.
+TEST(Attribution, AStaleReplyAnywhereBetweenTheSendsCounts) {
+  AttributionInput in;
+  in.executions = {run(1, 101), run(1, 101)};
+  in.wire = Wire{{sent(101), reply(100), reply(101), sent(101)}, 0};
+  EXPECT_EQ(counts_of(in)[Cause::kStaleReplyResend], 1u);
+}
+
+TEST(Attribution, ResendWithNoReplyIsRetransmitTimeout) {
+  AttributionInput in;
+  in.executions = {run(0, 100), run(0, 100)};
+  in.wire = Wire{{sent(100), sent(100), reply(100)}, 0};
+  EXPECT_EQ(counts_of(in)[Cause::kRetransmitTimeout], 1u);
+}
+
+TEST(Attribution, AnotherSocketsReplyDoesNotMakeAResend) {
+  AttributionInput in;
+  in.executions = {run(0, 100), run(0, 100)};
+  in.wire = Wire{{sent(100), reply(7, kPort + 1), sent(100), reply(100)}, 0};
+  EXPECT_EQ(counts_of(in)[Cause::kRetransmitTimeout], 1u);
+}
+
+// Stale replies wait in the socket: each one the client reads makes one
+// resend, even when it arrived before the previous resend left.
+TEST(Attribution, EachQueuedStaleReplyMakesOneResend) {
+  AttributionInput in;
+  in.executions = {run(1, 101), run(1, 101), run(1, 101)};
+  in.wire = Wire{{sent(101), reply(100), reply(100), sent(101), sent(101), reply(101)}, 0};
+  EXPECT_EQ(counts_of(in)[Cause::kStaleReplyResend], 2u);
+}
+
+// With --drain the client throws away what arrived before its call, so a
+// late reply to the call before it makes no resend.
+TEST(Attribution, DrainedRepliesMakeNoResend) {
+  AttributionInput in;
+  in.executions = {run(0, 100), run(1, 101), run(1, 101)};
+  in.wire = Wire{{sent(100), reply(100), reply(100), sent(101), sent(101), reply(101)}, 0};
+  EXPECT_EQ(counts_of(in)[Cause::kStaleReplyResend], 1u);
+  in.drains_stale_replies = true;
+  EXPECT_EQ(counts_of(in)[Cause::kRetransmitTimeout], 1u);
+}
+
+TEST(Attribution, RepeatsWithoutAWireAreUnexplained) {
+  AttributionInput in;
+  in.executions = {run(0, 100), run(0, 100)};
+  EXPECT_EQ(counts_of(in)[Cause::kUnexplained], 1u);
+}
+
+TEST(Attribution, AWireThatDroppedPacketsDecidesNothing) {
+  AttributionInput in;
+  in.executions = {run(0, 100), run(0, 100)};
+  in.wire = Wire{{sent(100), reply(100)}, 3};
+  EXPECT_EQ(counts_of(in)[Cause::kUnexplained], 1u);
+}
+
+TEST(Attribution, AnXidTheWireNeverSawSentIsUnexplained) {
+  AttributionInput in;
+  in.executions = {run(0, 100), run(0, 100)};
+  in.wire = Wire{{sent(99), reply(99)}, 0};
+  EXPECT_EQ(counts_of(in)[Cause::kUnexplained], 1u);
+}
+
+TEST(Attribution, CausesAddUpOverClientsAndCalls) {
+  AttributionInput in;
+  in.executions = {run(0, 100), run(0, 100), run(0, 100),                         // client 1: copy, timeout
+                   run(0, 500, kPort + 1, 2), run(0, 600, kPort + 1, 2),          // client 2: app retry
+                   {3, 0, journal::kKnowsAttempt, 0, 0, 0}, {3, 0, journal::kKnowsAttempt, 0, 0, 2}};
+  in.app_attempts[{2, 0}] = 2;
+  in.wire = Wire{{sent(100), copy(100), sent(100), sent(500, kPort + 1), sent(600, kPort + 1)}, 0};
+  Attribution a = attribute(in);
+  EXPECT_EQ(a.extra_executions, 4u);
+  EXPECT_EQ(a.counts.total(), 4u);
+  EXPECT_EQ(a.counts[Cause::kRetransmitTimeout], 1u);
+  EXPECT_EQ(a.counts[Cause::kNetworkCopy], 1u);
+  EXPECT_EQ(a.counts[Cause::kAppRetry], 1u);
+  EXPECT_EQ(a.counts[Cause::kLibraryRetry], 1u);
+}
+
+TEST(Attribution, CountsKeepTheirStableKeys) {
+  CauseCounts c;
+  c[Cause::kStaleReplyResend] = 7;
+  nlohmann::json j = c.to_json();
+  for (const char* key : {"network_copy", "retransmit_timeout", "stale_reply_resend", "library_retry", "app_retry",
+                          "unexplained"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["stale_reply_resend"], 7);
+  EXPECT_EQ(CauseCounts::from_json(j)[Cause::kStaleReplyResend], 7u);
+}
+
+TEST(CausesTable, ShowsEachCellThatRanACallTwice) {
+  nlohmann::json twice = {{"experiment", "dependability"}, {"status", "ok"}, {"label", "udp dup"},
+                          {"classes", {{"extra_executions", 12}}},
+                          {"causes", {{"network_copy", 5}, {"stale_reply_resend", 7}, {"capture", "nflog"}}}};
+  nlohmann::json once = twice;
+  once["label"] = "clean";
+  once["classes"]["extra_executions"] = 0;
+  std::string text = causes_table({twice, once}).render();
+  EXPECT_NE(text.find("stale"), std::string::npos) << text;
+  EXPECT_NE(text.find("udp dup"), std::string::npos) << text;
+  EXPECT_NE(text.find("nflog"), std::string::npos) << text;
+  EXPECT_EQ(text.find("clean"), std::string::npos) << text;
+  EXPECT_TRUE(causes_table({once}).empty());
+}
+
+TEST(WireRecord, RoundTrips) {
+  Wire w{{sent(0xdeadbeef), reply(0x01020304, 9)}, 2};
+  w.packets[0].realtime_ns = 1795667579366180000;
+  Wire back = parse_wire(format_wire(w));
+  ASSERT_EQ(back.packets.size(), 2u);
+  EXPECT_EQ(back.drops, 2u);
+  EXPECT_EQ(back.packets[0].xid, 0xdeadbeefu);
+  EXPECT_EQ(back.packets[0].kind, WireKind::kSent);
+  EXPECT_EQ(back.packets[0].realtime_ns, 1795667579366180000);
+  EXPECT_EQ(back.packets[1].kind, WireKind::kReply);
+  EXPECT_EQ(back.packets[1].client_port, 9);
+}
+
+TEST(WireRecord, RefusesDamage) {
+  std::string bytes = format_wire(Wire{{sent(1)}, 0});
+  EXPECT_THROW(parse_wire(bytes.substr(0, bytes.size() - 1)), WireError);
+  EXPECT_THROW(parse_wire(bytes.substr(0, 10)), WireError);
+  std::string bad = bytes;
+  bad[0] = 'X';
+  EXPECT_THROW(parse_wire(bad), WireError);
+}
+
+// An NFLOG record as the kernel hands it to libpcap: header, a prefix TLV,
+// the device TLV, the payload TLV with an IPv4/UDP datagram whose payload
+// leads with the XID. On egress (an output device) the kernel logs the
+// Ethernet header too.
+std::vector<unsigned char> nflog_udp(uint16_t sport, uint16_t dport, uint32_t xid, bool egress, uint32_t mark = 0) {
+  std::vector<unsigned char> ip(20 + 8 + 8, 0);
+  ip[0] = 0x45;
+  ip[9] = 17;
+  ip[20] = sport >> 8, ip[21] = sport & 0xff, ip[22] = dport >> 8, ip[23] = dport & 0xff;
+  for (int i = 0; i < 4; ++i) ip[28 + i] = static_cast<unsigned char>(xid >> (24 - 8 * i));
+  if (egress) {
+    std::vector<unsigned char> eth = {0x42, 1, 2, 3, 4, 5, 0x46, 1, 2, 3, 4, 6, 0x08, 0x00};
+    ip.insert(ip.begin(), eth.begin(), eth.end());
+  }
+  std::vector<unsigned char> d = {5, 0, 0x10, 0x11};
+  auto tlv = [&](uint16_t type, const std::vector<unsigned char>& v) {
+    uint16_t len = static_cast<uint16_t>(4 + v.size());
+    d.insert(d.end(), {static_cast<unsigned char>(len & 0xff), static_cast<unsigned char>(len >> 8),
+                       static_cast<unsigned char>(type & 0xff), static_cast<unsigned char>(type >> 8)});
+    d.insert(d.end(), v.begin(), v.end());
+    while (d.size() % 4) d.push_back(0);
+  };
+  tlv(10, {'x', 0});             // NFULA_PREFIX, padded
+  if (mark) tlv(2, {uint8_t(mark >> 24), uint8_t(mark >> 16), uint8_t(mark >> 8), uint8_t(mark)});  // NFULA_MARK
+  tlv(egress ? 5 : 4, {0, 0, 0, 2});  // NFULA_IFINDEX_OUTDEV / _INDEV
+  tlv(9, ip);                    // NFULA_PAYLOAD
+  return d;
+}
+
+TEST(WireRecord, ReadsTheXidOutOfAnNflogPacket) {
+  auto req = nflog_udp(40001, 2049, 0x11223344, true);
+  auto p = wire_packet_from_nflog(req.data(), req.size(), 2049, 5);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->kind, WireKind::kSent);
+  EXPECT_EQ(p->client_port, 40001);
+  EXPECT_EQ(p->xid, 0x11223344u);
+  auto dup = nflog_udp(40001, 2049, 0x11223344, true, 0x52504c42);
+  p = wire_packet_from_nflog(dup.data(), dup.size(), 2049, 5);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->kind, WireKind::kCopy);
+  auto rep = nflog_udp(2049, 40001, 7, false);
+  p = wire_packet_from_nflog(rep.data(), rep.size(), 2049, 5);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->kind, WireKind::kReply);
+  EXPECT_EQ(p->client_port, 40001);
+  EXPECT_EQ(p->xid, 7u);
+  auto other = nflog_udp(53, 40001, 7, false);
+  EXPECT_FALSE(wire_packet_from_nflog(other.data(), other.size(), 2049, 5));
+  EXPECT_FALSE(wire_packet_from_nflog(req.data(), 12, 2049, 5));
+}
+
+}  // namespace
+}  // namespace rpclab::harness
