@@ -221,13 +221,13 @@ void run_with_remote_server(const CellConfig& cell, const TrialPlace& place, Cel
     server.check_alive();
     if (env.progress) env.progress->tick();
   };
+  auto limit = std::chrono::seconds(env.cell_time_limit_s);
   ClientResults clients =
       env.remote_clients
-          ? run_remote_clients(cell, *env.remote_clients, fmt::format("clients-{}-trial-{}", place.cell_index, place.trial),
-                               server.endpoint(), files, env.cell_time_limit_s + kWatchdogGrace_s,
-                               std::chrono::seconds(env.cell_time_limit_s), tick, env.stop)
-          : run_clients(cell, {}, netem::Host{}, server.endpoint(), files, placement,
-                        std::chrono::seconds(env.cell_time_limit_s), tick, log);
+          ? run_remote_clients(cell, *env.remote_clients, fmt::format("clients-{}-trial-{}", place.cell_index,
+                                                                      place.trial),
+                               server.endpoint(), files, env.cell_time_limit_s + kWatchdogGrace_s, limit, tick, env.stop)
+          : run_clients(cell, {}, netem::Host{}, server.endpoint(), files, placement, limit, tick, log);
   double wall_s = seconds_since(started);
   auto teardown = Clock::now();
   trial["faults"] = faults_json(cell, link, files);
