@@ -58,14 +58,12 @@ std::string keep_wire(TrialCapture& capture, const CellFiles& files) {
 
 }  // namespace
 
-TrialCapture start_capture(const CellConfig& cell, const netem::Host& client, const std::string& server_endpoint,
-                           netem::CommandLog& log) {
+TrialCapture start_capture(const CellConfig& cell, bool wanted, const netem::Host& client,
+                           const std::string& server_endpoint, netem::CommandLog& log) {
   const TransportRow* row = find_transport(cell.transport);
   if (!row || !row->traits.wire_xid) return {nullptr, "this transport's requests carry no XID a capture can follow"};
   if (client.netns.empty()) return {nullptr, "loopback: no link between client and network to capture on"};
-  // For measuring what the capture costs: the same cells without it.
-  if (const char* off = std::getenv("RPCLAB_WIRE_CAPTURE"); off && std::string(off) == "off")
-    return {nullptr, "turned off (RPCLAB_WIRE_CAPTURE=off)"};
+  if (!wanted) return {nullptr, "turned off (--wire-capture off)"};
   auto capture = std::make_unique<WireCapture>(client, server_endpoint.substr(0, server_endpoint.rfind(':')),
                                                port_of(server_endpoint), log);
   std::string missing = capture->missing();

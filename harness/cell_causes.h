@@ -22,9 +22,10 @@ struct TrialCapture {
 };
 
 // Starts the capture on the client's end of a two-host link for a
-// transport whose datagrams lead with their XID; otherwise says why not.
-TrialCapture start_capture(const CellConfig& cell, const netem::Host& client, const std::string& server_endpoint,
-                           netem::CommandLog& log);
+// transport whose datagrams lead with their XID, when `wanted`
+// (--wire-capture); otherwise says why not.
+TrialCapture start_capture(const CellConfig& cell, bool wanted, const netem::Host& client,
+                           const std::string& server_endpoint, netem::CommandLog& log);
 
 // Stops the capture, writes `wire.bin`, and attributes every execution in
 // the trial's journal beyond its call's first. Throws CellFailure when the

@@ -35,6 +35,7 @@ struct Flags {
   double duration_s = 0;
   std::optional<uint64_t> shuffle_seed;
   bool no_pin = false, grpc_retry = false, dry_run = false;
+  std::string wire_capture = "on";
   RunOptions run;
   RemoteOptions remote;
 };
@@ -185,6 +186,7 @@ int run(Flags& f) {
     return kExitOk;
   }
   CellEnvironment env;
+  env.wire_capture = f.wire_capture == "on";
   env.caps = netem::probe_capabilities();
   // With --server-host the faults are made there: open_remote checks them against that host.
   if (f.remote.server_host.empty())
@@ -212,7 +214,7 @@ int run(Flags& f) {
   env.remote_clients = remote_clients.get();
   size_t trials = 0;
   for (const CellConfig& c : cells) trials += static_cast<size_t>(c.trials);
-  nlohmann::json meta = {{"experiment", "dependability"}, {"preset", f.preset}, {"invocation", f.run.invocation},
+  nlohmann::json meta = {{"experiment", "dependability"}, {"preset", f.preset}, {"wire_capture", f.wire_capture}, {"invocation", f.run.invocation},
                          {"command_line", command_line()},
                          {"matrix_digest", matrix_digest(cells)},
                          {"started_at", iso8601_now()},    {"cells", cells.size()},
@@ -275,6 +277,10 @@ std::function<int()> add_dependability_command(CLI::App& app) {
   cmd->add_option("--topology", f->topology, "loopback | two-host")->check(CLI::IsMember({"loopback", "two-host"}));
   cmd->add_option("--faults-backend", f->backend, "auto | netem | uml-netem | nftables")
       ->check(CLI::IsMember({"auto", "netem", "uml-netem", "nftables"}));
+  cmd->add_option("--wire-capture", f->wire_capture,
+                  "capture the client's wire on two-host sunrpc-udp cells as root, to give each extra execution its "
+                  "cause: on | off (off: the same cells without it, e.g. to measure what it costs)")
+      ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
   cmd->add_flag("--no-pin", f->no_pin, "do not pin server+hogs to CPU 0 and clients to the others");
   cmd->add_option("--retry-policy", f->retry_policies,
                   "client retry policy axis: none, library (where the library has one: grpc), app:K (a new handle "

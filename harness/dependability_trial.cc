@@ -156,7 +156,7 @@ void run_on_this_kernel(const CellConfig& cell, const netem::Choice& choice, con
   Link link = impair(cell, choice, *topology, files, log);
   double setup_s = seconds_since(t0);
   netem::ServerLoad hogs(cell.hogs, placement.server_cpus, log);
-  TrialCapture capture = start_capture(cell, topology->client(), server.endpoint(), log);
+  TrialCapture capture = start_capture(cell, env.wire_capture, topology->client(), server.endpoint(), log);
 
   auto started = Clock::now();
   netem::LoadMeter meter(server.pid(), placement.server_cpus, placement.client_cpus);

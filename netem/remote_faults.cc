@@ -184,7 +184,7 @@ LinkCounters RemoteNetemFaults::read_counters() {
 
 std::string RemoteNetemFaults::state() {
   std::string out;
-  for (const std::string dev : {ifname_, std::string(kRemoteIfb)})
+  for (const std::string& dev : {ifname_, std::string(kRemoteIfb)})
     out += fmt::format("# {} ({}): tc -s qdisc show dev {}\n", host_.target().text(), dev, dev) +
            host_.run(as_root(sudo_, {"tc", "-s", "qdisc", "show", "dev", dev})).out;
   return out;
