@@ -46,6 +46,11 @@ CallStatus from_client_error(const std::string& what) {
     kind = ErrorKind::kCannotSend;  // packet stream
   else if (has(what, "closed the socket before sending") || has(what, "couldn't get the response"))
     kind = ErrorKind::kCannotReceive;
+  else if (has(what, "no element found"))
+    // An empty body: curl 7.88 ends a transfer without error when the
+    // connection closes inside the headers (a server killed between Abyss's
+    // header writes), so nothing of the reply arrived to be decoded.
+    kind = ErrorKind::kCannotReceive;
   else
     kind = ErrorKind::kCannotCode;  // what is left is the response's XML
   return CallStatus::failure(kind, "xmlrpc-c: " + what);

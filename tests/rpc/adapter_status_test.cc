@@ -30,6 +30,13 @@ TEST(XmlrpcStatus, CurlsWordsMapOntoErrorKinds) {
       {"Failed to write the call to the packet socket.  write() of socket failed", ErrorKind::kCannotSend},
       {"The other end closed the socket before sending the response.", ErrorKind::kCannotReceive},
       {"Unable to find XML-RPC response in what server sent back.", ErrorKind::kCannotCode},
+      // A server killed after "HTTP/1.1 200 OK" and its Content-type line
+      // (seen with strace in RetryPolicyE2E's crash test): curl returns ok
+      // with an empty body.
+      {"Response XML from server is not valid XML-RPC response.  Unable to find XML-RPC response in what server "
+       "sent back.  Not valid XML.  no element found", ErrorKind::kCannotReceive},
+      {"Response XML from server is not valid XML-RPC response.  Unable to find XML-RPC response in what server "
+       "sent back.  Not valid XML.  mismatched tag", ErrorKind::kCannotCode},
   };
   for (const auto& [text, kind] : cases) {
     CallStatus s = xmlrpc::from_client_error(text);
