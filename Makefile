@@ -55,11 +55,11 @@ run-dependability: build
 run-speed: build
 	$(BUILD)/rpclab speed --preset $(if $(QUICK),quick,levy1989)
 
-# The tables docs/dependability.md quotes, generated from one run folder
-# (the blocks of that run's preset; see harness/docs-tables.sh).
+# The tables docs/dependability.md or docs/speed.md quotes, generated from
+# one run folder (the blocks of that run's preset; see harness/docs-tables.sh).
 docs-tables: build
 	@test -n "$(RUN)" || { echo "make docs-tables RUN=results/<run folder>: which run the tables come from" >&2; exit 2; }
-	harness/docs-tables.sh $(BUILD)/rpclab $(RUN) docs/dependability.md
+	harness/docs-tables.sh $(BUILD)/rpclab $(RUN)
 
 clean-net: build
 	$(BUILD)/rpclab clean-net

@@ -3,6 +3,8 @@
 // refresh replaces exactly the blocks of that run's preset.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <fstream>
 
 #include "core/atomic_file.h"
@@ -11,6 +13,7 @@
 #include "harness/run_folder.h"
 #include "harness_e2e_util.h"
 #include "support/temp_dir.h"
+#include "synthetic_records.h"
 #include "synthetic_trials.h"
 
 namespace rpclab::test {
@@ -75,6 +78,35 @@ TEST(ReportCommand, DocsTablesRefreshesOnlyTheBlocksOfTheRunsPreset) {
   // Refreshing again changes nothing: the block holds the command's output alone.
   run_program({RPCLAB_SOURCE_DIR "/harness/docs-tables.sh", bin("rpclab"), dir.file("run"), dir.file("page.md")}, 60s);
   EXPECT_EQ(read_whole_file(dir.file("page.md")), page);
+}
+
+// Both experiments have a preset named levy1989: without a file named,
+// docs-tables refreshes the page of the run's experiment only, so a speed
+// run never meets the dependability page's tables (nor the reverse).
+TEST(ReportCommand, DocsTablesRefreshesThePageOfTheRunsExperiment) {
+  TempDir dir;
+  harness::RunFolder folder(dir.file("results"), dir.file("run"), harness::FolderUse::kNew);
+  folder.write_metadata({{"experiment", "speed"},
+                         {"preset", "levy1989"},
+                         {"command_line", "build/rpclab speed --preset levy1989"},
+                         {"started_at", "2026-11-26T08:00:00.000Z"}});
+  folder.append(harness::speed_record("raw-tcp", 1, 12, {100, 101, 99}));
+  folder.append(harness::speed_record("grpc", 1, 12, {103, 104, 102}));
+  ASSERT_EQ(::mkdir(dir.file("docs").c_str(), 0755), 0);
+  const std::string dependability = "<!-- begin rpclab report levy1989 levy-load -->\nstale\n<!-- end rpclab report -->\n";
+  write_file_atomically(dir.file("docs/dependability.md"), dependability);
+  write_file_atomically(dir.file("docs/speed.md"),
+                        "<!-- begin rpclab report levy1989 loopback-persistent -->\nstale\n<!-- end rpclab report -->\n");
+  ProcessResult r = run_program({"/bin/sh", "-c",
+                                 "cd \"$1\" && \"$2\" \"$3\" run", "sh", dir.path(),
+                                 RPCLAB_SOURCE_DIR "/harness/docs-tables.sh", bin("rpclab")},
+                                60s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("docs/speed.md: 1 table(s) refreshed"), std::string::npos) << r.out;
+  std::string page = read_whole_file(dir.file("docs/speed.md"));
+  EXPECT_EQ(page.find("stale"), std::string::npos) << page;
+  EXPECT_NE(page.find("Per-call latency, persistent connection, loopback"), std::string::npos) << page;
+  EXPECT_EQ(read_whole_file(dir.file("docs/dependability.md")), dependability);
 }
 
 }  // namespace
