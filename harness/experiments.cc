@@ -77,10 +77,16 @@ Experiment speed() {
   e.summarize = summarize_speed;
   // Speed's tables are aligned text; in Markdown they go in a code block.
   e.report = [](const std::vector<json>& records, const ReportOptions& o) {
-    SpeedReport r = speed_report(records, o.data_dir);
-    std::string text = o.brief ? r.summary : r.full;
+    std::string text;
+    if (!o.tables.empty()) {
+      text = speed_tables(records, o.data_dir, o.tables);
+    } else {
+      SpeedReport r = speed_report(records, o.data_dir);
+      text = o.brief ? r.summary : r.full;
+    }
     return o.markdown ? "```\n" + text + "```\n" : text;
   };
+  e.report_tables = speed_report_tables();
   e.plots = speed_plots;
   e.outcome_words = speed_words;
   return e;

@@ -101,7 +101,8 @@ std::function<int()> add_report_command(CLI::App& app) {
   cmd->add_option("run", f->run_dir, "the run folder, e.g. results/latest")->required();
   cmd->add_flag("--markdown", f->markdown, "Markdown tables headed by the run's id, date and command");
   cmd->add_option("--table", f->tables, "only these tables (dependability: levy-load, levy-faults, failures, "
-                  "trials-load, trials-faults, classes, not-measured)")->delimiter(',');
+                  "trials-load, trials-faults, classes, causes, not-measured; speed: levy, loopback-persistent, "
+                  "calibration, not-measured)")->delimiter(',');
   cmd->add_option("--if-preset", f->if_preset, "print nothing (exit 0) unless the run is of this preset: for "
                   "harness/docs-tables.sh");
   return [f] { return run(*f); };

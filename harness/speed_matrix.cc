@@ -37,9 +37,8 @@ Operation op_of(const std::string& name) {
 
 uint64_t calls_per_trial(const SpeedAxes& a, const std::string& transport, const std::string& op, size_t size) {
   size_t bytes = is_calibration(transport) ? size : payload_bytes(op_of(op), size);
-  if (is_calibration(transport) || !row_of(transport).traits.text || !a.text_bytes_per_trial || !bytes)
-    return a.calls_per_trial;
-  return std::min(a.calls_per_trial, std::max<uint64_t>(kMinCallsPerTrial, a.text_bytes_per_trial / bytes));
+  if (is_calibration(transport) || !a.bytes_per_trial || !bytes) return a.calls_per_trial;
+  return std::min(a.calls_per_trial, std::max<uint64_t>(kMinCallsPerTrial, a.bytes_per_trial / bytes));
 }
 
 CellConfig speed_cell(const SpeedAxes& a, const std::string& transport, const std::string& op, TopologyKind topology,
@@ -95,7 +94,7 @@ void one_client_kept(SpeedAxes& a, TopologyKind topology) {
   a.clients = {1};
   a.connects = {ConnectMode::kPersistent};
   a.topologies = {topology};
-  a.text_bytes_per_trial = 0;
+  a.bytes_per_trial = 0;
   a.calibrate = false;
 }
 
@@ -179,12 +178,14 @@ SpeedAxes speed_preset(const std::string& name) {
   if (name == "levy1989") {
     a.sizes = {12, 512, 8192, 16384, 65536, 1 << 20};
     a.clients = {1, 2, 4};
-    // A 1 MiB call costs xmlrpc and jsonrpc 25 to 55 ms here (base64 and a
-    // text parser on each side) against 1 to 3 ms for the binary ones; 100
-    // of them per trial would take their 1 MiB cells alone past the run's
-    // 15 minutes. Capped, a 1 MiB trial makes 10 calls (the least a trial
-    // makes); 64 KiB and below keep 100.
-    a.text_bytes_per_trial = size_t{8} << 20;
+    // The run must stay near 15 minutes. With 10 trials of 100 calls it
+    // took 20 min 35 s (run speed-e, 2026-11-26), 60% of it in the 64 KiB
+    // and 1 MiB cells: a 1 MiB call costs 1 to 6 ms, and xmlrpc and jsonrpc
+    // 25 to 55 ms (base64 and a text parser on each side). Capped at 8 MiB
+    // a client, a 1 MiB trial makes 10 calls (the least a trial makes);
+    // 64 KiB and below keep 100, in 8 trials rather than 10.
+    a.bytes_per_trial = size_t{8} << 20;
+    a.trials = 8;
   } else if (name == "quick") {
     a.sizes = {12, 8192};
     a.clients = {1, 2};

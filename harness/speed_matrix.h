@@ -27,10 +27,9 @@ struct SpeedAxes {
   size_t udp_bufsize = 0;
   std::vector<bool> nodelay = {false};  // TCP_NODELAY off/on, for the transports whose row takes it
   std::vector<bool> at_most_once = {false};  // the server's at-most-once table (with its journal) off/on
-  // Text transports (XML, JSON: bytes as base64) make at most this many
-  // payload bytes of calls per client per trial, and at least
-  // kMinCallsPerTrial; 0 = no cap.
-  size_t text_bytes_per_trial = 0;
+  // Each client makes at most this many payload bytes of calls per trial,
+  // and at least kMinCallsPerTrial; 0 = no cap.
+  size_t bytes_per_trial = 0;
   bool calibrate = true;      // sockperf ping-pong at the same sizes, when installed
 };
 

@@ -228,6 +228,48 @@ std::string size_label(size_t bytes) {
   return std::to_string(bytes);
 }
 
+namespace {
+
+// The tables one can ask for by id, each a view of the records.
+struct SpeedTable {
+  const char* id;
+  std::string (*render)(const std::vector<json>& records, const std::string& data_dir);
+};
+
+const std::vector<SpeedTable>& speed_table_rows() {
+  static const std::vector<SpeedTable> rows = {
+      {"levy", levy_table},
+      {"loopback-persistent",
+       [](const std::vector<json>& r, const std::string&) { return percentile_table(r, "loopback", "persistent", true); }},
+      {"calibration", [](const std::vector<json>& r, const std::string&) { return calibration_table(r); }},
+      {"not-measured", [](const std::vector<json>& r, const std::string&) { return not_measured(r); }},
+  };
+  return rows;
+}
+
+}  // namespace
+
+const std::vector<std::string>& speed_report_tables() {
+  static const std::vector<std::string> ids = [] {
+    std::vector<std::string> out;
+    for (const SpeedTable& t : speed_table_rows()) out.push_back(t.id);
+    return out;
+  }();
+  return ids;
+}
+
+std::string speed_tables(const std::vector<json>& records, const std::string& data_dir,
+                         const std::vector<std::string>& ids) {
+  std::string out;
+  for (const std::string& id : ids)
+    for (const SpeedTable& t : speed_table_rows())
+      if (id == t.id) {
+        std::string part = t.render(records, data_dir);
+        if (!part.empty()) out += (out.empty() ? "" : "\n") + part;
+      }
+  return out;
+}
+
 SpeedReport speed_report(const std::vector<json>& records, const std::string& data_dir) {
   SpeedReport out;
   std::string head = header(records), levy = levy_table(records, data_dir), cal = calibration_table(records),

@@ -20,6 +20,12 @@ struct SpeedReport {
 
 SpeedReport speed_report(const std::vector<nlohmann::json>& records, const std::string& data_dir);
 
+// The tables `rpclab report --table` can pick (docs/speed.md quotes them
+// through harness/docs-tables.sh), and those tables alone, in that order.
+const std::vector<std::string>& speed_report_tables();
+std::string speed_tables(const std::vector<nlohmann::json>& records, const std::string& data_dir,
+                         const std::vector<std::string>& ids);
+
 std::vector<std::string> speed_plots(const std::vector<nlohmann::json>& records, const std::string& dir,
                                      netem::CommandLog& log, std::vector<std::string>* notes);
 

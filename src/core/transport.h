@@ -127,7 +127,6 @@ enum TransportOption : uint32_t {
 struct TransportTraits {
   Carrier carrier;
   Role role;
-  bool text;                       // calls travel as text (XML, JSON), bytes as base64
   bool retransmits;                // the library resends a call by itself
   std::string_view floor;          // the row speed compares it with; a floor names the next floor
   std::string_view calibration;    // a floor's sockperf pseudo-transport, or ""

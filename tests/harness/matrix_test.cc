@@ -232,6 +232,25 @@ TEST(SpeedMatrix, FloorsFirstAndNodelayOnlyWhereTheRowTakesIt) {
   EXPECT_THROW(expand_speed(a), std::invalid_argument);
 }
 
+// levy1989's cap on the bytes a client sends per trial: every transport of
+// a group makes the same number of calls (the floor too, so a ratio to it
+// compares like with like), 10 at 1 MiB, 100 up to 64 KiB.
+TEST(SpeedMatrix, Levy1989CapsCallsPerTrialByBytesForEveryTransport) {
+  SpeedAxes a = speed_preset("levy1989");
+  std::vector<CellConfig> cells = expand_speed(a);
+  ASSERT_FALSE(cells.empty());
+  std::map<std::string, uint64_t> calls_of_group;
+  size_t big = 0;
+  for (const auto& c : cells) {
+    if (is_calibration(c.transport)) continue;
+    EXPECT_EQ(c.calls_per_client, c.size >= (size_t{1} << 20) ? 10u : 100u) << c.id();
+    big += c.size >= (size_t{1} << 20);
+    auto [at, fresh] = calls_of_group.emplace(speed_group(c), c.calls_per_client);
+    EXPECT_EQ(at->second, c.calls_per_client) << c.id() << " differs from its group";
+  }
+  EXPECT_GT(big, 0u);
+}
+
 // The at-most-once workload: each transport's NEXT with the server's table
 // off and then on, in one group, so their trials take turns.
 TEST(SpeedMatrix, AtMostOnceWorkloadPairsEachTransportOffAndOn) {

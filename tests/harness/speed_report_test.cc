@@ -3,6 +3,8 @@
 // the test says A < C.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "harness/latency_order.h"
 #include "harness/speed_report.h"
 #include "harness/stats.h"
@@ -49,6 +51,25 @@ TEST(SpeedReport, TheOrderLineAgreesWithWelchForEveryPair) {
   EXPECT_NE(text.find("1 client(s),   12: raw-tcp, sunrpc-tcp, grpc (within a group: raw-tcp < grpc)"),
             std::string::npos)
       << text;
+}
+
+// `rpclab report --table` (and through it harness/docs-tables.sh) gets
+// the tables it names and no other, in the order it names them.
+TEST(SpeedReport, TablesByIdAreThoseTablesAlone) {
+  std::vector<nlohmann::json> records = {speed_record("raw-tcp", 1, 12, kRawTcp),
+                                         speed_record("grpc", 1, 12, kGrpc)};
+  const std::string data = RPCLAB_SOURCE_DIR "/docs/data";
+  std::string full = speed_report(records, data).full;
+  std::string latency = speed_tables(records, data, {"loopback-persistent"});
+  ASSERT_NE(latency.find("Per-call latency, persistent connection, loopback"), std::string::npos) << full;
+  EXPECT_NE(full.find(latency.substr(0, latency.find("Order by"))), std::string::npos);
+  EXPECT_EQ(latency.find("Calibration"), std::string::npos) << latency;
+  std::string both = speed_tables(records, data, {"not-measured", "loopback-persistent"});
+  EXPECT_EQ(both, latency) << "every cell was measured: not-measured has nothing to say";
+  EXPECT_EQ(speed_tables(records, data, {"no-such-table"}), "");
+  for (const char* id : {"levy", "loopback-persistent", "calibration", "not-measured"})
+    EXPECT_NE(std::find(speed_report_tables().begin(), speed_report_tables().end(), id), speed_report_tables().end())
+        << id;
 }
 
 }  // namespace
