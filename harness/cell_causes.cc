@@ -58,10 +58,13 @@ std::string keep_wire(TrialCapture& capture, const CellFiles& files) {
 }  // namespace
 
 TrialCapture start_capture(const CellConfig& cell, bool wanted, const netem::Host& client,
-                           const std::string& server_endpoint, netem::CommandLog& log) {
+                           const std::string& server_endpoint, const std::string& host_loopback_why,
+                           netem::CommandLog& log) {
   const TransportRow* row = find_transport(cell.transport);
   if (!row || !row->traits.wire_xid) return {nullptr, "this transport's requests carry no XID a capture can follow"};
-  if (client.netns.empty()) return {nullptr, "loopback: no link between client and network to capture on"};
+  if (client.netns.empty())
+    return {nullptr, fmt::format("host loopback ({}): rpclab puts no capture rules on the host's own lo",
+                                 host_loopback_why)};
   if (!wanted) return {nullptr, "turned off (--wire-capture off)"};
   auto capture = std::make_unique<WireCapture>(client, server_endpoint.substr(0, server_endpoint.rfind(':')),
                                                port_of(server_endpoint), log);

@@ -1,5 +1,6 @@
 // A dependability trial's causes: the wire capture started around its
-// clients where the cell allows one, and afterwards the attribution
+// clients where the cell allows one (a two-host link, or a loopback cell in
+// a namespace of its own), and afterwards the attribution
 // (attribution.h) of the trial's extra executions, as the trial record's
 // `causes` object (docs/results-format.md).
 #pragma once
@@ -21,11 +22,14 @@ struct TrialCapture {
   std::string missing;  // why there is none, when there is none
 };
 
-// Starts the capture on the client's end of a two-host link for a
-// transport whose datagrams lead with their XID, when `wanted`
-// (--wire-capture); otherwise says why not.
+// Starts the capture on the client's end of the link (a two-host veth, or
+// the lo of a loopback cell's own namespace) for a transport whose
+// datagrams lead with their XID, when `wanted` (--wire-capture); otherwise
+// says why not. A client on the host's own lo gets none (rpclab puts no
+// rules on the host's interfaces): `host_loopback_why` says why it is there.
 TrialCapture start_capture(const CellConfig& cell, bool wanted, const netem::Host& client,
-                           const std::string& server_endpoint, netem::CommandLog& log);
+                           const std::string& server_endpoint, const std::string& host_loopback_why,
+                           netem::CommandLog& log);
 
 // Stops the capture, writes `wire.bin`, and attributes every execution in
 // the trial's journal beyond its call's first. Throws CellFailure when the

@@ -228,7 +228,8 @@ int run(Flags& f) {
                "results in %s\n", f.preset.c_str(), cells.size(), trials,
                static_cast<unsigned long long>(f.run.shuffle_seed), folder.dir().c_str());
   if (!env.caps.root)
-    std::fprintf(stderr, "rpclab: not root: two-host and fault cells will be skipped (they need network namespaces)\n");
+    std::fprintf(stderr, "rpclab: not root: two-host and fault cells will be skipped (they need network namespaces), "
+                 "and loopback cells run on the host's lo, without the wire capture\n");
   RunSummary summary =
       run_cells(find_experiment("dependability"), cells, f.run, folder, signals.stop_requested(), env);
   meta["ended_at"] = iso8601_now();
@@ -278,8 +279,9 @@ std::function<int()> add_dependability_command(CLI::App& app) {
   cmd->add_option("--faults-backend", f->backend, "auto | netem | uml-netem | nftables")
       ->check(CLI::IsMember({"auto", "netem", "uml-netem", "nftables"}));
   cmd->add_option("--wire-capture", f->wire_capture,
-                  "capture the client's wire on two-host sunrpc-udp cells as root, to give each extra execution its "
-                  "cause: on | off (off: the same cells without it, e.g. to measure what it costs)")
+                  "capture the client's wire on sunrpc-udp cells as root (two-host, and loopback in a namespace "
+                  "of its own), to give each extra execution its cause: on | off (off: the same cells without it, e.g. "
+                  "to measure what it costs)")
       ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
   cmd->add_flag("--no-pin", f->no_pin, "do not pin server+hogs to CPU 0 and clients to the others");
   cmd->add_option("--retry-policy", f->retry_policies,

@@ -149,6 +149,16 @@ json causes_over(const std::vector<json>& trials) {
   return j;
 }
 
+// Where the trials ran (each trial's `topology_place`), each place once;
+// null when no trial says (--server-host: its `hosts` say).
+json places_over(const std::vector<json>& trials) {
+  std::set<std::string> places;
+  for (const json& t : trials)
+    if (t.value("topology_place", json()).is_string()) places.insert(t.at("topology_place").get<std::string>());
+  if (places.empty()) return nullptr;
+  return fmt::format("{}", fmt::join(places, "; "));
+}
+
 }  // namespace
 
 void add_classes(json& record, const ClassCounts& c) {
@@ -176,6 +186,7 @@ void summarize_dependability(const CellConfig& cell, const std::vector<json>& tr
   record["drain_stale_replies"] = cell.drain_stale_replies;
   record["retry_policy"] = cell.retry.name();
   record["at_most_once"] = cell.at_most_once;
+  record["topology_place"] = places_over(trials);
   std::vector<json> ok = ok_trials(trials);
   if (ok.empty()) return;
   ClassCounts classes;

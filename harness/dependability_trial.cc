@@ -51,6 +51,12 @@ std::string missing_backend(const CellConfig& cell, const netem::Capabilities& c
   return "";
 }
 
+std::string why_host_loopback(const netem::Capabilities& caps) {
+  if (!caps.root) return "not root, so no namespace of its own";
+  if (!caps.netns) return "this kernel or container cannot create network namespaces";
+  return "";
+}
+
 namespace {
 
 struct Link {
@@ -150,13 +156,17 @@ void run_on_this_kernel(const CellConfig& cell, const netem::Choice& choice, con
                         CellEnvironment& env, netem::CommandLog& log, nlohmann::json& trial) {
   auto t0 = Clock::now();
   CellFiles files{place.dir};
-  auto topology = netem::Topology::create(cell.topology, log);
+  std::string host_loopback = why_host_loopback(env.caps);
+  auto where = host_loopback.empty() ? netem::LoopbackPlace::kPrivateNamespace : netem::LoopbackPlace::kHost;
+  auto topology = netem::Topology::create(cell.topology, log, where);
+  trial["topology_place"] = topology->place();
   ProcessPlacement placement = place_processes(cell, env.bin_dir, env.caps.cpus, env.stop);
   ServerUnderTest server(cell, topology->server(), files, placement, log);
   Link link = impair(cell, choice, *topology, files, log);
   double setup_s = seconds_since(t0);
   netem::ServerLoad hogs(cell.hogs, placement.server_cpus, log);
-  TrialCapture capture = start_capture(cell, env.wire_capture, topology->client(), server.endpoint(), log);
+  TrialCapture capture =
+      start_capture(cell, env.wire_capture, topology->client(), server.endpoint(), host_loopback, log);
 
   auto started = Clock::now();
   netem::LoadMeter meter(server.pid(), placement.server_cpus, placement.client_cpus);

@@ -24,4 +24,10 @@ void run_dependability_trial(const CellConfig& cell, const TrialPlace& place, Ce
 // here anyway (no root), or that lets `auto` choose, has nothing to check.
 std::string missing_backend(const CellConfig& cell, const netem::Capabilities& caps);
 
+// Why a loopback cell runs on the host's own lo, or "" when it gets a
+// network namespace of its own (client and server on its 127.0.0.1), where
+// the wire capture can put its rules on that namespace's lo: rpclab puts
+// none on the host's interfaces.
+std::string why_host_loopback(const netem::Capabilities& caps);
+
 }  // namespace rpclab::harness

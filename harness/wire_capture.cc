@@ -84,7 +84,7 @@ WireCapture::WireCapture(const netem::Host& client, const std::string& server_ad
                          netem::CommandLog& log)
     : client_(client), server_address_(server_address), server_port_(server_port), log_(log) {
   if (client.netns.empty() || client.ifname.empty()) {
-    missing_ = "no link to capture on (loopback)";
+    missing_ = "no link to capture on (the host's own lo)";
     return;
   }
   int fd = open(("/run/netns/" + client.netns).c_str(), O_RDONLY | O_CLOEXEC);

@@ -4,6 +4,11 @@
 // `dup` makes) and each reply as it arrived (ingress, after the fault
 // chains, so a dropped reply is not in it) to an NFLOG group, and a thread
 // in the client's namespace reads the group with libpcap ("nflog:N").
+// A loopback cell in a namespace of its own gets the same table on that
+// namespace's lo: a datagram between two sockets there passes lo's egress
+// hook once as it is sent and its ingress hook once as it arrives, so the
+// egress rule (to the server's port) sees each request as sent and the
+// ingress rule (from it) each reply as it reached the client.
 //
 // A capture that cannot start (no root, no nfnetlink_log, libpcap refuses)
 // leaves the cell running: `missing()` says why, and the attribution

@@ -64,8 +64,12 @@ std::vector<std::string> skip_notes(const Capabilities& c) {
   utsname u{};
   ::uname(&u);
   std::vector<std::string> notes;
-  if (!c.root) notes.push_back("not root: two-host topology and every fault test are skipped (loopback only)");
-  else if (!c.netns) notes.push_back("`ip netns add` fails: two-host topology and fault tests are skipped");
+  if (!c.root)
+    notes.push_back("not root: two-host topology and every fault test are skipped (loopback only, on the host's lo, "
+                    "where no wire capture gives the extra executions a cause)");
+  else if (!c.netns)
+    notes.push_back("`ip netns add` fails: two-host topology and fault tests are skipped, and loopback cells run on "
+                    "the host's lo without the wire capture");
   if (c.root && c.netns && !c.host_netem)
     notes.push_back(fmt::format("netem backend: kernel {} has no sch_netem; auto uses nftables for loss/dup-only "
                                 "specs and uml-netem for the rest", u.release));

@@ -23,6 +23,17 @@ constexpr const char* kPrefixLength = "/30";
 
 std::atomic<int> g_counter{0};
 
+// A namespace of ours, its lo up (a new namespace's is down).
+void add_namespace(const std::string& ns, CommandLog& log) {
+  run_checked({"ip", "netns", "add", ns}, log);
+  run_checked({"ip", "-n", ns, "link", "set", "lo", "up"}, log);
+}
+
+// "rpclab-<pid>-<n>": remove_stale_namespaces() reads the owner from it.
+std::string new_namespace_base() {
+  return std::string(kNamespacePrefix) + std::to_string(::getpid()) + "-" + std::to_string(g_counter++);
+}
+
 void delete_namespace(const std::string& ns, CommandLog& log) {
   // Anything still inside (a server, a hog) dies first, so the namespace
   // and its veth really go away when deleted.
@@ -77,21 +88,28 @@ std::optional<TopologyKind> parse_topology(const std::string& name) {
   return std::nullopt;
 }
 
-std::unique_ptr<Topology> Topology::create(TopologyKind kind, CommandLog& log) {
+std::unique_ptr<Topology> Topology::create(TopologyKind kind, CommandLog& log, LoopbackPlace place) {
   std::unique_ptr<Topology> t(new Topology(kind, log));
-  if (kind == TopologyKind::kLoopback) {
+  if (kind == TopologyKind::kLoopback && place == LoopbackPlace::kHost) {
     t->server_ = {"", "127.0.0.1", ""};
     t->client_ = {"", "127.0.0.1", ""};
     return t;
   }
-  std::string base = std::string(kNamespacePrefix) + std::to_string(::getpid()) + "-" + std::to_string(g_counter++);
+  std::string base = new_namespace_base();
+  if (kind == TopologyKind::kLoopback) {
+    // One namespace for both ends: a datagram between them passes its lo's
+    // egress hook once and its ingress hook once, as on a veth.
+    t->server_ = t->client_ = {base + "-lo", "127.0.0.1", "lo"};
+    log.comment("loopback in a private namespace " + t->server_.netns + ": client and server on 127.0.0.1");
+    add_namespace(t->server_.netns, log);
+    return t;
+  }
   t->server_ = {base + "-srv", kServerAddress, kServerIf};
   t->client_ = {base + "-cli", kClientAddress, kClientIf};
   log.comment("two-host topology " + base + ": server " + kServerAddress + ", client " + kClientAddress);
   // From here on the destructor removes whatever was made, if a step fails.
-  run_checked({"ip", "netns", "add", t->server_.netns}, log);
-  run_checked({"ip", "netns", "add", t->client_.netns}, log);
-  for (const Host* h : {&t->server_, &t->client_}) run_checked({"ip", "-n", h->netns, "link", "set", "lo", "up"}, log);
+  add_namespace(t->server_.netns, log);
+  add_namespace(t->client_.netns, log);
   // Made inside the server namespace with its peer sent straight to the
   // client's: neither end ever exists in the host's namespace.
   run_checked({"ip", "-n", t->server_.netns, "link", "add", kServerIf, "type", "veth", "peer", "name", kClientIf,
@@ -114,8 +132,14 @@ Topology::~Topology() {
 }
 
 std::vector<std::string> Topology::namespaces() const {
-  if (kind_ == TopologyKind::kLoopback) return {};
+  if (server_.netns.empty()) return {};
+  if (server_.netns == client_.netns) return {server_.netns};
   return {server_.netns, client_.netns};
+}
+
+std::string Topology::place() const {
+  if (kind_ == TopologyKind::kTwoHost) return "two namespaces joined by a veth pair";
+  return server_.netns.empty() ? "host loopback" : "loopback in a private namespace";
 }
 
 std::vector<std::string> list_our_namespaces() {

@@ -1,11 +1,18 @@
 // The causes of extra executions on the real stack: a cell with one
-// controlled cause, run by `rpclab dependability` in two namespaces, must
-// put its extra executions under that cause and leave none unexplained.
-// Root only (namespaces, nftables, the nflog capture).
+// controlled cause, run by `rpclab dependability` in two namespaces (or,
+// on loopback, in one namespace of its own), must put its extra
+// executions under that cause and leave none unexplained. Root only
+// (namespaces, nftables, the nflog capture).
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
+#include <map>
 
+#include "core/atomic_file.h"
+#include "harness/cell_causes.h"
+#include "harness/dependability_trial.h"
+#include "harness/wire_record.h"
 #include "harness_e2e_util.h"
 #include "support/temp_dir.h"
 
@@ -15,16 +22,22 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-// One sunrpc-udp two-host cell, one trial; its record.
-json run_cell(const TempDir& dir, std::vector<std::string> args) {
+// One sunrpc-udp cell of the quick preset's `table`, one trial; its record.
+json run_table(const TempDir& dir, const std::string& table, std::vector<std::string> args) {
   std::vector<std::string> argv = {bin("rpclab"), "dependability", "--out", dir.file("run"), "--results-root",
-                                   dir.file("results"), "--preset", "quick", "--tables", "udp-dup", "--transports",
-                                   "sunrpc-udp", "--drc", "0", "--trials", "1", "--faults-backend", "nftables"};
+                                   dir.file("results"), "--preset", "quick", "--tables", table, "--transports",
+                                   "sunrpc-udp", "--drc", "0", "--trials", "1"};
   argv.insert(argv.end(), args.begin(), args.end());
   ProcessResult r = run_program(argv, 120s);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   auto records = read_jsonl(dir.file("run/results.jsonl"));
   return records.size() == 1 ? records[0] : json();
+}
+
+// One sunrpc-udp two-host cell, its link's faults made by nftables.
+json run_cell(const TempDir& dir, std::vector<std::string> args) {
+  args.insert(args.begin(), {"--faults-backend", "nftables"});
+  return run_table(dir, "udp-dup", args);
 }
 
 uint64_t cause(const json& r, const char* key) { return r["causes"][key].get<uint64_t>(); }
@@ -92,6 +105,79 @@ TEST(CausesE2E, AnApplicationRetryIsAppRetry) {
   EXPECT_GT(cause(r, "app_retry"), 0u) << r["causes"];
   EXPECT_EQ(cause(r, "unexplained"), 0u) << r["causes"];
   EXPECT_EQ(sum_of_causes(r), r["classes"]["extra_executions"].get<uint64_t>()) << r["causes"];
+}
+
+// Loopback, in a namespace of its own: the server stalls (SIGSTOP) for
+// 300 ms while the client's 20 ms retransmit timer sends the call again;
+// once it goes on it runs every copy, and the replies to the copies reach
+// the client during its next calls, each making libtirpc send that call
+// again at once. The capture on the namespace's lo tells them apart.
+TEST(CausesE2E, OnLoopbackAStalledServerMakesRetransmitsAndStaleReplyResends) {
+  if (!is_root()) GTEST_SKIP() << "needs root: a network namespace of its own, nftables and the nflog capture";
+  TempDir dir;
+  std::ofstream(dir.file("stall.profile")) << "event = server-stall at=200ms for=300ms\n";
+  json r = run_table(dir, "clean", {"--topology", "loopback", "--profile", dir.file("stall.profile"),
+                                    "--retry-timeouts", "20", "--timeout", "1000", "--calls", "1000000",
+                                    "--duration", "1", "--clients", "1"});
+  ASSERT_EQ(r.value("status", ""), "ok") << r.dump();
+  EXPECT_EQ(r["topology"], "loopback");
+  EXPECT_EQ(r["topology_place"], "loopback in a private namespace");
+  EXPECT_TRUE(namespaces_left_by(dir.file("run")).empty()) << "the cell's namespace outlived it";
+  ASSERT_EQ(r["causes"]["capture"], "nflog") << r["causes"];
+  EXPECT_GT(r["classes"]["extra_executions"].get<uint64_t>(), 0u) << "the stall made no extra execution";
+  EXPECT_GT(cause(r, "retransmit_timeout"), 0u) << r["causes"];
+  EXPECT_EQ(cause(r, "network_copy"), 0u) << r["causes"] << ": nothing on loopback copies a datagram";
+  EXPECT_EQ(cause(r, "unexplained"), 0u) << r["causes"];
+  EXPECT_EQ(cause(r, "capture_drops"), 0u) << r["causes"];
+  EXPECT_EQ(sum_of_causes(r), r["classes"]["extra_executions"].get<uint64_t>()) << r["causes"];
+}
+
+// The kernel's side of the loopback capture: on the lo of the cell's own
+// namespace a datagram passes the egress hook once and the ingress hook
+// once, so with no retransmission (libtirpc's 15 s interval) and no faults
+// the wire holds each call exactly once as sent and once as answered.
+TEST(CausesE2E, OnLoopbackTheCaptureSeesEachRequestAndReplyOnce) {
+  if (!is_root()) GTEST_SKIP() << "needs root: a network namespace of its own, nftables and the nflog capture";
+  TempDir dir;
+  json r = run_table(dir, "clean", {"--topology", "loopback", "--calls", "500", "--clients", "1"});
+  ASSERT_EQ(r.value("status", ""), "ok") << r.dump();
+  ASSERT_EQ(r["causes"]["capture"], "nflog") << r["causes"];
+  ASSERT_EQ(r["calls"], 500u);
+  ASSERT_EQ(r["classes"]["extra_executions"], 0u);
+  harness::Wire wire =
+      harness::parse_wire(read_whole_file(r["per_trial"][0]["trial_dir"].get<std::string>() + "/wire.bin"));
+  EXPECT_EQ(wire.drops, 0u);
+  std::map<uint32_t, std::pair<int, int>> seen;  // XID -> (sent, replies)
+  for (const harness::WirePacket& p : wire.packets) {
+    ASSERT_NE(p.kind, harness::WireKind::kCopy) << "no rule on loopback marks a copy";
+    (p.kind == harness::WireKind::kSent ? seen[p.xid].first : seen[p.xid].second)++;
+  }
+  EXPECT_EQ(seen.size(), 500u) << "one XID per call";
+  for (const auto& [xid, n] : seen) {
+    EXPECT_EQ(n.first, 1) << "XID " << xid << " logged as sent " << n.first << " times";
+    EXPECT_EQ(n.second, 1) << "XID " << xid << " logged as answered " << n.second << " times";
+  }
+}
+
+// Without a namespace of its own a loopback cell runs on the host's lo,
+// where rpclab puts no rules: its record says why there is no capture.
+TEST(LoopbackCapture, OnTheHostsLoTheCellSaysWhyThereIsNone) {
+  netem::Capabilities caps;
+  std::string why = harness::why_host_loopback(caps);
+  EXPECT_NE(why.find("not root"), std::string::npos) << why;
+  caps.root = true;
+  EXPECT_NE(harness::why_host_loopback(caps).find("cannot create network namespaces"), std::string::npos);
+  caps.netns = true;
+  EXPECT_EQ(harness::why_host_loopback(caps), "") << "root with namespaces: a namespace of its own";
+
+  netem::CommandLog log;
+  harness::CellConfig cell;
+  cell.transport = "sunrpc-udp";
+  harness::TrialCapture c = harness::start_capture(cell, true, netem::Host{"", "127.0.0.1", ""}, "127.0.0.1:700",
+                                                   why, log);
+  EXPECT_EQ(c.capture, nullptr);
+  EXPECT_EQ(c.missing, "host loopback (" + why + "): rpclab puts no capture rules on the host's own lo");
+  EXPECT_TRUE(log.lines().empty()) << "nothing was run on the host";
 }
 
 }  // namespace

@@ -74,6 +74,8 @@ TEST(DependabilityE2E, QuickPresetFindsWhatEachTransportDoes) {
     EXPECT_EQ(cls(clean, "correct"), 3000u) << clean["label"];
     EXPECT_EQ(clean["calls"], 3000u) << "1,000 calls in each of 3 trials: " << clean["label"];
     EXPECT_EQ(clean["levy_mismatches"], 0u) << clean["label"];
+    // As root a loopback cell runs in a namespace of its own, never on the host's lo.
+    EXPECT_EQ(clean["topology_place"], "loopback in a private namespace") << clean["label"];
   }
   EXPECT_EQ(clean_cells, 5u);
   const json* udp = find(records, "udp-dup", "sunrpc-udp", 0);
@@ -116,6 +118,12 @@ TEST(DependabilityE2E, WithoutRootTheLinkCellsAreSkippedWithTheReason) {
   for (const json& rec : records) {
     if (rec["topology"] == "loopback") {
       EXPECT_EQ(rec["status"], "ok") << rec["reason"];
+      // No namespace of its own without root: the host's lo, which gets no capture rules, and the record says so.
+      EXPECT_EQ(rec["topology_place"], "host loopback") << rec;
+      if (rec["transport"] == "sunrpc-udp") {
+        EXPECT_NE(rec["causes"]["capture"].get<std::string>().find("host loopback (not root"), std::string::npos)
+            << rec["causes"];
+      }
     } else {
       EXPECT_EQ(rec["status"], "skipped");
       EXPECT_NE(rec["reason"].get<std::string>().find("root"), std::string::npos) << rec["reason"];

@@ -65,6 +65,7 @@ TEST(Topology, LoopbackNeedsNoNamespaceAndTakesNoFaults) {
   auto t = Topology::create(TopologyKind::kLoopback, log);
   EXPECT_EQ(t->server().address, "127.0.0.1");
   EXPECT_TRUE(t->namespaces().empty());
+  EXPECT_EQ(t->place(), "host loopback");
   EXPECT_TRUE(log.lines().empty());
   EXPECT_THROW(make_backend(BackendKind::kNftables, *t, log), SpecError);
   EXPECT_EQ(parse_topology(topology_name(TopologyKind::kTwoHost)), TopologyKind::kTwoHost);
@@ -89,6 +90,32 @@ TEST(Topology, TwoHostLivesOnlyInItsNamespacesAndGoesAway) {
   }
   auto left = list_our_namespaces();
   for (const auto& n : names) EXPECT_FALSE(has(left, n)) << n << " survived its Topology";
+}
+
+// A loopback cell's namespace of its own: client and server share it, on
+// its lo; it is one namespace, deleted once, and faults are still refused.
+TEST(Topology, PrivateLoopbackIsOneNamespaceDeletedOnce) {
+  if (auto why = why_not_namespaces(); !why.empty()) GTEST_SKIP() << why;
+  CommandLog log;
+  std::string name;
+  {
+    auto t = Topology::create(TopologyKind::kLoopback, log, LoopbackPlace::kPrivateNamespace);
+    ASSERT_EQ(t->namespaces().size(), 1u);
+    name = t->namespaces().front();
+    EXPECT_TRUE(owned_by(name, ::getpid())) << name << ": remove_stale_namespaces() could not find its owner";
+    EXPECT_EQ(t->server().netns, name);
+    EXPECT_EQ(t->client().netns, name);
+    EXPECT_EQ(t->client().address, "127.0.0.1");
+    EXPECT_EQ(t->client().ifname, "lo");
+    EXPECT_EQ(t->place(), "loopback in a private namespace");
+    EXPECT_NE(run_checked({"ip", "-n", name, "addr", "show", "dev", "lo"}, log).out.find("127.0.0.1/8"),
+              std::string::npos) << "its lo is not up";
+    EXPECT_THROW(make_backend(BackendKind::kNftables, *t, log), SpecError);
+  }
+  EXPECT_FALSE(has(list_our_namespaces(), name)) << name << " survived its Topology";
+  size_t deletes = 0;
+  for (const std::string& line : log.lines()) deletes += line.find("netns delete " + name) != std::string::npos;
+  EXPECT_EQ(deletes, 1u) << "deleted once, not once per end";
 }
 
 TEST(Topology, SigkilledOwnerLeavesNamespacesThatTheNextRunRemoves) {
