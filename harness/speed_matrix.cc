@@ -178,12 +178,13 @@ SpeedAxes speed_preset(const std::string& name) {
   if (name == "levy1989") {
     a.sizes = {12, 512, 8192, 16384, 65536, 1 << 20};
     a.clients = {1, 2, 4};
-    // The run must stay near 15 minutes. With 10 trials of 100 calls it
-    // took 20 min 35 s (run speed-e, 2026-11-26), 60% of it in the 64 KiB
+    // The run must stay within 15 minutes. With 10 trials of 100 calls it
+    // took 20 min 35 s (run 20261126-081352), 60% of it in the 64 KiB
     // and 1 MiB cells: a 1 MiB call costs 1 to 6 ms, and xmlrpc and jsonrpc
     // 25 to 55 ms (base64 and a text parser on each side). Capped at 8 MiB
     // a client, a 1 MiB trial makes 10 calls (the least a trial makes);
-    // 64 KiB and below keep 100, in 8 trials rather than 10.
+    // 64 KiB and below keep 100, in 8 trials rather than 10: 14 min 21 s
+    // (run 20261126-090234, nothing else running).
     a.bytes_per_trial = size_t{8} << 20;
     a.trials = 8;
   } else if (name == "quick") {
