@@ -210,6 +210,7 @@ void run_with_remote_server(const CellConfig& cell, const TrialPlace& place, Cel
   CellFiles files{place.dir};
   RemoteSession& remote = *env.remote;
   trial["hosts"] = remote.facts();
+  trial["topology_place"] = nullptr;  // `hosts` says where it ran
   if (env.remote_clients) trial["hosts"]["clients"] = env.remote_clients->host_facts();
   ProcessPlacement placement = place_processes(cell, env.bin_dir, 1, env.stop);  // nothing to share CPUs with here
   bool faults = !cell.faults.empty();
