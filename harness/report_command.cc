@@ -1,6 +1,7 @@
 #include "harness/report_command.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <fstream>
@@ -92,6 +93,15 @@ int run(const Flags& f) {
   return rerender_html(f.run_dir);
 }
 
+// "dependability: levy-load, ...; speed: levy, ...", from the experiments'
+// own lists, so the help cannot fall behind them.
+std::string table_ids_by_experiment() {
+  std::string out;
+  for (const Experiment& e : experiments())
+    out += fmt::format("{}{}: {}", out.empty() ? "" : "; ", e.name, fmt::join(e.report_tables, ", "));
+  return out;
+}
+
 }  // namespace
 
 std::function<int()> add_report_command(CLI::App& app) {
@@ -100,9 +110,7 @@ std::function<int()> add_report_command(CLI::App& app) {
                                     "the tables alone, for docs/)");
   cmd->add_option("run", f->run_dir, "the run folder, e.g. results/latest")->required();
   cmd->add_flag("--markdown", f->markdown, "Markdown tables headed by the run's id, date and command");
-  cmd->add_option("--table", f->tables, "only these tables (dependability: levy-load, levy-faults, failures, "
-                  "trials-load, trials-faults, classes, causes, not-measured; speed: levy, loopback-persistent, "
-                  "calibration, not-measured)")->delimiter(',');
+  cmd->add_option("--table", f->tables, "only these tables (" + table_ids_by_experiment() + ")")->delimiter(',');
   cmd->add_option("--if-preset", f->if_preset, "print nothing (exit 0) unless the run is of this preset: for "
                   "harness/docs-tables.sh");
   return [f] { return run(*f); };
