@@ -47,28 +47,60 @@ namespace {
 
 using Key = std::pair<uint16_t, uint32_t>;  // (client port, XID); port 0: any
 
-// The wire, indexed: for each (port, xid), the copies the duplication
-// rule made and why the client sent it again. Port 0 stands for "any
+// The longest a request can take from the client's egress hook (the
+// capture's stamp) to the server's kernel stamp and still be told apart by
+// time. Both are taken in the one sendto that carries it, so a few
+// microseconds pass; a delayed link (netem) takes longer, and its repeats
+// are then decided by counts alone.
+constexpr int64_t kMaxStampLagNs = 1'000'000;
+
+// One transmission of an XID by the client, with the copies the
+// duplication rule made of it.
+struct Transmission {
+  int64_t sent_ns = 0;  // the capture's kernel stamp; 0: unknown
+  bool first = false;   // the call's first transmission
+  Cause cause = Cause::kUnexplained;  // why it was sent again (not first)
+  uint32_t copies = 0;
+};
+
+// One execution of an XID, in journal order: its kernel arrival stamp (0:
+// unknown) and its slot among the extra executions (none: a call's first).
+struct KeyedRun {
+  int64_t arrival_ns = 0;
+  std::optional<size_t> slot;
+};
+
+// The wire, indexed: for each (port, xid), the client's transmissions in
+// the order they left, each with why it was sent. Port 0 stands for "any
 // port", used when the journal could not tell the sender's port.
 class WireIndex {
  public:
   WireIndex(const Wire& wire, bool drains) {
     std::map<uint16_t, std::vector<size_t>> by_port;
-    for (size_t i = 0; i < wire.packets.size(); ++i) {
-      const WirePacket& p = wire.packets[i];
-      for (uint16_t port : {p.client_port, uint16_t{0}}) {
-        by_port[port].push_back(i);
-        if (p.kind == WireKind::kCopy) ++resends_[{port, p.xid}][Cause::kNetworkCopy];
-      }
-    }
+    for (size_t i = 0; i < wire.packets.size(); ++i)
+      for (uint16_t port : {wire.packets[i].client_port, uint16_t{0}}) by_port[port].push_back(i);
     for (const auto& [port, seen] : by_port) read_socket(wire.packets, port, seen, drains);
   }
 
-  // The causes of `repeats` executions of one XID beyond its first.
-  std::vector<Cause> causes_of(const Key& key, size_t repeats) const {
-    auto it = resends_.find(key);
-    if (!sent_.count(key) || it == resends_.end()) return std::vector<Cause>(repeats, Cause::kUnexplained);
-    return certain_causes(it->second, repeats);
+  // The causes of the runs of one XID beyond the calls' first, by slot.
+  // Each run is matched to the transmission it came from by the kernel's
+  // stamps where both ends have them; otherwise by counts (certain_causes).
+  std::map<size_t, Cause> causes_of(const Key& key, const std::vector<KeyedRun>& runs) const {
+    std::map<size_t, Cause> out;
+    auto it = sends_.find(key);
+    if (it == sends_.end()) {
+      for (const KeyedRun& r : runs)
+        if (r.slot) out[*r.slot] = Cause::kUnexplained;
+      return out;
+    }
+    if (timed_causes(it->second, runs, out)) return out;
+    out.clear();
+    std::vector<size_t> slots;
+    for (const KeyedRun& r : runs)
+      if (r.slot) slots.push_back(*r.slot);
+    std::vector<Cause> causes = certain_causes(it->second, slots.size());
+    for (size_t i = 0; i < slots.size(); ++i) out[slots[i]] = causes[i];
+    return out;
   }
 
  private:
@@ -76,36 +108,86 @@ class WireIndex {
   // arrived, one call at a time. libtirpc's clnt_dg_call sends the call
   // again at once for each reply to another XID it reads (XID mismatch ->
   // send_again: a stale-reply resend) and ends the call at its own reply;
-  // the call's other transmissions were its retransmit timer's. With
-  // --drain, the client first throws away what arrived before the call.
+  // a transmission with no unread stale reply before it was its
+  // retransmit timer's. With --drain, the client first throws away what
+  // arrived before the call.
   void read_socket(const std::vector<WirePacket>& packets, uint16_t port, const std::vector<size_t>& seen,
                    bool drains) {
     std::vector<size_t> replies;
-    std::vector<std::pair<uint32_t, size_t>> calls;  // XID, its first transmission, in order
-    std::map<uint32_t, uint64_t> sends;
+    std::vector<uint32_t> calls;  // XIDs in the order of their first transmission
+    std::map<uint32_t, std::vector<size_t>> requests;  // sent and copies, in order
     for (size_t i : seen) {
       const WirePacket& p = packets[i];
-      if (p.kind == WireKind::kReply) replies.push_back(i);
-      if (p.kind == WireKind::kSent && sends[p.xid]++ == 0) calls.push_back({p.xid, i});
+      if (p.kind == WireKind::kReply) {
+        replies.push_back(i);
+        continue;
+      }
+      std::vector<size_t>& mine = requests[p.xid];
+      if (mine.empty()) calls.push_back(p.xid);
+      mine.push_back(i);
     }
     size_t next = 0;  // the first reply the client has not read
-    for (const auto& [xid, first] : calls) {
-      sent_.insert({port, xid});
+    for (size_t c = 0; c < calls.size(); ++c) {
+      uint32_t xid = calls[c];
+      const std::vector<size_t>& mine = requests[xid];
       if (drains)
-        while (next < replies.size() && replies[next] < first) ++next;
-      uint64_t again = sends[xid] - 1, stale = 0;
-      while (next < replies.size() && packets[replies[next]].xid != xid && stale < again) ++stale, ++next;
-      if (next < replies.size() && packets[replies[next]].xid == xid) ++next;
-      CauseCounts& c = resends_[{port, xid}];
-      c[Cause::kStaleReplyResend] += stale;
-      c[Cause::kRetransmitTimeout] += again - stale;
+        while (next < replies.size() && replies[next] < mine.front()) ++next;
+      std::vector<Transmission>& out = sends_[{port, xid}];
+      for (size_t i : mine) {
+        if (packets[i].kind == WireKind::kCopy && !out.empty()) {
+          ++out.back().copies;
+          continue;
+        }
+        Transmission t{packets[i].realtime_ns};
+        t.first = out.empty();
+        if (!t.first && next < replies.size() && replies[next] < i && packets[replies[next]].xid != xid) {
+          t.cause = Cause::kStaleReplyResend;
+          ++next;
+        } else if (!t.first) {
+          t.cause = Cause::kRetransmitTimeout;
+        }
+        out.push_back(t);
+      }
+      // The call ended at its own reply, read before the next call began;
+      // a call that gave up leaves its unread replies to the next one.
+      size_t ends = c + 1 < calls.size() ? requests[calls[c + 1]].front() : packets.size();
+      size_t own = next;
+      while (own < replies.size() && replies[own] < ends && packets[replies[own]].xid != xid) ++own;
+      if (own < replies.size() && replies[own] < ends) next = own + 1;
     }
   }
 
-  // `repeats` of the offered datagrams ran. With `lost` = offered - repeats
-  // of them lost, at least (n - lost) of a cause's n ran, whichever were
-  // lost; that much is certain, the rest is unexplained.
-  static std::vector<Cause> certain_causes(const CauseCounts& offered, size_t repeats) {
+  // Each run's transmission: the last one to leave before the server's
+  // kernel stamped the run's datagram. A first run of a transmission takes
+  // its cause, a second one its copy's; false when the stamps cannot say.
+  static bool timed_causes(const std::vector<Transmission>& sends, const std::vector<KeyedRun>& runs,
+                           std::map<size_t, Cause>& out) {
+    std::vector<uint32_t> ran(sends.size(), 0);
+    for (const KeyedRun& r : runs) {
+      if (r.arrival_ns == 0) return false;
+      size_t t = sends.size();
+      for (size_t k = 0; k < sends.size(); ++k)
+        if (sends[k].sent_ns != 0 && sends[k].sent_ns <= r.arrival_ns) t = k;
+      if (t == sends.size() || r.arrival_ns - sends[t].sent_ns > kMaxStampLagNs) return false;
+      uint32_t before = ran[t]++;
+      if (!r.slot) continue;
+      if (before == 0)
+        out[*r.slot] = sends[t].first ? Cause::kUnexplained : sends[t].cause;
+      else
+        out[*r.slot] = before <= sends[t].copies ? Cause::kNetworkCopy : Cause::kUnexplained;
+    }
+    return true;
+  }
+
+  // `repeats` of the datagrams offered beyond the first ran. With `lost` =
+  // offered - repeats of them lost, at least (n - lost) of a cause's n
+  // ran, whichever were lost; that much is certain, the rest unexplained.
+  static std::vector<Cause> certain_causes(const std::vector<Transmission>& sends, size_t repeats) {
+    CauseCounts offered;
+    for (const Transmission& t : sends) {
+      offered[Cause::kNetworkCopy] += t.copies;
+      if (!t.first) ++offered[t.cause];
+    }
     size_t lost = offered.total() > repeats ? offered.total() - repeats : 0;
     std::vector<Cause> out;
     for (const CauseRow& row : cause_rows())
@@ -114,8 +196,7 @@ class WireIndex {
     return out;
   }
 
-  std::set<Key> sent_;             // seen sent at least once
-  std::map<Key, CauseCounts> resends_;  // datagrams offered beyond the first transmission, by cause
+  std::map<Key, std::vector<Transmission>> sends_;
 };
 
 // One (client, seq)'s executions beyond its first, by the journal and the
@@ -157,26 +238,28 @@ Attribution attribute(const AttributionInput& in) {
   // A capture that lost packets cannot tell a copy from a resend: leave those unexplained.
   if (in.wire && in.wire->drops == 0) wire.emplace(*in.wire, in.drains_stale_replies);
   std::map<std::pair<uint32_t, uint32_t>, CallCauses> calls;
-  std::map<Key, std::vector<size_t>> repeats;  // (port, XID) -> its slots in a.causes
+  std::map<Key, std::vector<KeyedRun>> runs;  // (port, XID) -> its runs; a slot for those the wire decides
+  std::set<Key> repeated;
   Attribution a;
   for (const Execution& e : in.executions) {
     std::pair<uint32_t, uint32_t> key{e.client_id, e.seq};
+    std::vector<KeyedRun>* mine = (e.known & journal::kKnowsRequestId) ? &runs[repeat_key(e)] : nullptr;
     auto it = calls.find(key);
     if (it == calls.end()) {
       auto attempts = in.app_attempts.find(key);
       uint32_t n = attempts == in.app_attempts.end() ? 1 : std::max<uint32_t>(1, attempts->second);
       calls.emplace(key, CallCauses(n)).first->second.first(e);
+      if (mine) mine->push_back({e.arrival_ns, std::nullopt});
       continue;
     }
     std::optional<Cause> c = it->second.next(e);
-    if (!c) repeats[repeat_key(e)].push_back(a.causes.size());
+    if (mine) mine->push_back({e.arrival_ns, c ? std::nullopt : std::optional<size_t>(a.causes.size())});
+    if (!c) repeated.insert(repeat_key(e));
     a.causes.push_back(c.value_or(Cause::kUnexplained));
   }
   if (wire)
-    for (const auto& [key, slots] : repeats) {
-      std::vector<Cause> causes = wire->causes_of(key, slots.size());
-      for (size_t i = 0; i < slots.size(); ++i) a.causes[slots[i]] = causes[i];
-    }
+    for (const Key& key : repeated)
+      for (const auto& [slot, cause] : wire->causes_of(key, runs[key])) a.causes[slot] = cause;
   for (Cause c : a.causes) ++a.counts[c];
   // Counted apart from the tally: every execution but each call's first.
   a.extra_executions = in.executions.size() - calls.size();

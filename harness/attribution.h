@@ -11,19 +11,20 @@
 //     the client record has an application attempt left -> app-retry
 //   no identity known, an application attempt left       -> app-retry
 //   a new identity and no attempt left                   -> unexplained
-// Then the repeats of one XID from one socket, together, by the wire: the
-// datagrams of that XID offered to the server beyond the first
-// transmission are the duplication rule's copies (network-copy) and the
-// client's further transmissions. Those are told apart by replaying the
-// client's socket: it reads replies in the order they arrived, and each
-// reply to another XID read during the call makes libtirpc's clnt_dg_call
-// send it again at once (XID mismatch -> send_again; stale-reply-resend);
-// the call's other transmissions are its timer's
-// (retransmit-timeout). When every offered datagram ran, that is exact.
-// When some were lost on the way (server socket overflow, loss at its
-// ingress), only what is certain whichever were lost is given a cause,
-// and the rest is unexplained. No wire, a wire that dropped packets, an
-// XID the wire never saw sent -> unexplained.
+// Then the repeats of one XID from one socket, by the wire. Replaying the
+// client's socket labels each transmission: it reads replies in the order
+// they arrived, and each reply to another XID read during the call makes
+// libtirpc's clnt_dg_call send it again at once (XID mismatch ->
+// send_again; stale-reply-resend); the call's other transmissions are its
+// timer's (retransmit-timeout), and the duplication rule's copies of a
+// transmission are marked (network-copy). Each run is then matched to the
+// transmission it came from: the last one the capture saw leave before
+// the server's kernel stamped the datagram (both stamps are taken in the
+// one sendto). So a datagram the server's socket dropped leaves no doubt
+// about which ones ran. Without both stamps, only what is certain
+// whichever datagrams were lost is given a cause, and the rest is
+// unexplained. No wire, a wire that dropped packets, an XID the wire
+// never saw sent -> unexplained.
 #pragma once
 
 #include <array>
@@ -56,6 +57,7 @@ struct Execution {
   uint32_t request_id = 0;
   uint16_t peer_port = 0;
   uint16_t attempt = 0;
+  int64_t arrival_ns = 0;  // the kernel's receive stamp (journal::kKnowsKernelArrival); 0: unknown
 };
 
 // What a datagram at the client's end of the link was.

@@ -29,7 +29,8 @@ std::vector<Execution> recorded_executions(const std::string& journal_path, cons
   check_journal(file.bytes());
   for_each_record(file.bytes(), [&](const journal::Record& r) {
     if (r.kind != static_cast<uint8_t>(journal::RecordKind::kExecuted) || !recorded.count({r.client_id, r.seq})) return;
-    out.push_back({r.client_id, r.seq, r.known, r.request_id, r.peer_port, r.attempt});
+    int64_t arrival = (r.known & journal::kKnowsKernelArrival) ? r.realtime_ns : 0;
+    out.push_back({r.client_id, r.seq, r.known, r.request_id, r.peer_port, r.attempt, arrival});
   });
   return out;
 }

@@ -14,12 +14,14 @@ constexpr uint32_t kRecordBytes = 16;
 
 uint16_t be16(const unsigned char* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
 uint32_t be32(const unsigned char* p) { return uint32_t{be16(p)} << 16 | be16(p + 2); }
+uint64_t be64(const unsigned char* p) { return uint64_t{be32(p)} << 32 | be32(p + 4); }
 uint16_t host16(const unsigned char* p) { return static_cast<uint16_t>(p[0] | p[1] << 8); }  // NFLOG TLVs: host order
 
 struct NflogRecord {
   const unsigned char* ip = nullptr;  // the IPv4 packet
   size_t len = 0;
   uint32_t mark = 0;  // the packet's mark (NFULA_MARK, present when not 0)
+  int64_t stamp_ns = 0;  // NFULA_TIMESTAMP: when the hook saw it (0: none)
 };
 
 // The IPv4 packet in an NFLOG record's payload TLV, and its mark. On a
@@ -27,8 +29,8 @@ struct NflogRecord {
 // record names an output device and no input device): an Ethernet header
 // (the veth's) is skipped.
 NflogRecord nflog_record(const unsigned char* d, size_t len) {
-  // NFULA_MARK, NFULA_IFINDEX_INDEV, NFULA_IFINDEX_OUTDEV, NFULA_PAYLOAD
-  constexpr uint16_t kMark = 2, kIndev = 4, kOutdev = 5, kPayload = 9;
+  // NFULA_MARK, NFULA_TIMESTAMP, NFULA_IFINDEX_INDEV, NFULA_IFINDEX_OUTDEV, NFULA_PAYLOAD
+  constexpr uint16_t kMark = 2, kTimestamp = 3, kIndev = 4, kOutdev = 5, kPayload = 9;
   constexpr size_t kEthernetHeader = 14;
   NflogRecord r;
   bool indev = false, outdev = false;
@@ -39,6 +41,8 @@ NflogRecord nflog_record(const unsigned char* d, size_t len) {
     if (tlv_len < 4 || at + tlv_len > len) break;
     if (type == kPayload) r.ip = d + at + 4, r.len = tlv_len - 4;
     if (type == kMark && tlv_len >= 8) r.mark = be32(d + at + 4);
+    if (type == kTimestamp && tlv_len >= 20)  // two big-endian 64-bit fields: seconds, microseconds
+      r.stamp_ns = static_cast<int64_t>(be64(d + at + 4) * 1'000'000'000 + be64(d + at + 12) * 1000);
     indev |= type == kIndev;
     outdev |= type == kOutdev;
     at += (tlv_len + 3) & ~size_t{3};
@@ -67,7 +71,9 @@ std::optional<WirePacket> wire_packet_from_nflog(const unsigned char* data, size
   uint16_t sport = be16(udp), dport = be16(udp + 2);
   WirePacket p;
   p.xid = be32(udp + 8);
-  p.realtime_ns = realtime_ns;
+  // libpcap stamps a record when it reads the netlink batch, up to a second
+  // late; the kernel's own stamp is when the hook saw the packet.
+  p.realtime_ns = r.stamp_ns ? r.stamp_ns : realtime_ns;
   if (dport == server_port) {
     p.kind = copy ? WireKind::kCopy : WireKind::kSent;
     p.client_port = sport;

@@ -29,7 +29,8 @@ Wire parse_wire(std::string_view bytes);  // throws WireError
 // One packet of libpcap's DLT_NFLOG (an NFLOG header, then TLVs; the
 // payload TLV holds the IPv4 packet) as a WirePacket: a UDP datagram to
 // `server_port` is a request, one from it a reply. Anything else (another
-// protocol, a fragment, too short for an XID): nullopt.
+// protocol, a fragment, too short for an XID): nullopt. Its time is the
+// record's NFULA_TIMESTAMP, or `realtime_ns` (libpcap's) when it has none.
 std::optional<WirePacket> wire_packet_from_nflog(const unsigned char* data, size_t len, uint16_t server_port,
                                                  int64_t realtime_ns);
 

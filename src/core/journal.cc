@@ -152,7 +152,7 @@ Record make_record(journal::RecordKind kind, uint32_t client_id, uint32_t seq, c
   r.connection = origin.connection;
   r.peer_ipv4 = origin.peer_ipv4;
   r.peer_port = origin.peer_port;
-  r.realtime_ns = realtime_ns;
+  r.realtime_ns = (origin.known & journal::kKnowsKernelArrival) ? origin.kernel_arrival_ns : realtime_ns;
   r.monotonic_ns = monotonic_ns;
   return r;
 }

@@ -34,6 +34,7 @@ enum KnownField : uint8_t {
   kKnowsAttempt = 2,     // gRPC attempt (grpc-previous-rpc-attempts)
   kKnowsConnection = 4,  // stream transports: the server's number for the connection
   kKnowsPeer = 8,        // the sender's IPv4 address and port
+  kKnowsKernelArrival = 16,  // realtime_ns is the kernel's receive time of the datagram, not the core's clock
 };
 
 struct Header {
@@ -61,7 +62,8 @@ struct Record {
   uint32_t expected_seq;    // the reply's expected_seq
   uint32_t times_executed;  // the reply's times_executed
   uint32_t request_id;      // XID / call id when known
-  int64_t realtime_ns;      // CLOCK_REALTIME when the core took the call
+  int64_t realtime_ns;      // CLOCK_REALTIME when the core took the call, or (kKnowsKernelArrival) when
+                            // the datagram reached the server's network stack
   int64_t monotonic_ns;     // CLOCK_MONOTONIC, same instant
   uint32_t connection;      // when known; numbered per server start from 1
   uint32_t peer_ipv4;       // a.b.c.d as (a << 24 | b << 16 | c << 8 | d)

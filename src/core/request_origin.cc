@@ -26,6 +26,11 @@ void RequestOrigin::set_connection(uint32_t id) {
   known |= journal::kKnowsConnection;
 }
 
+void RequestOrigin::set_kernel_arrival(int64_t realtime_ns) {
+  kernel_arrival_ns = realtime_ns;
+  known |= journal::kKnowsKernelArrival;
+}
+
 void RequestOrigin::set_peer(const sockaddr* addr, socklen_t len) {
   if (!addr) return;
   if (addr->sa_family == AF_INET && len >= static_cast<socklen_t>(sizeof(sockaddr_in))) {

@@ -19,10 +19,14 @@ struct RequestOrigin {
   uint32_t connection = 0;   // stream transports: numbered by the server from 1 per start
   uint32_t peer_ipv4 = 0;    // host byte order
   uint16_t peer_port = 0;
+  int64_t kernel_arrival_ns = 0;  // CLOCK_REALTIME the kernel stamped on the datagram (SIOCGSTAMPNS)
 
   void set_request_id(uint32_t id);
   void set_attempt(uint16_t n);
   void set_connection(uint32_t id);
+  // The datagram's kernel receive time: it tells apart two transmissions of
+  // one XID, which a server socket that drops datagrams would leave ambiguous.
+  void set_kernel_arrival(int64_t realtime_ns);
   // IPv4 (or IPv4-mapped IPv6) senders only; any other family stays unknown.
   void set_peer(const sockaddr* addr, socklen_t len);
   // gRPC's peer() text, "ipv4:A.B.C.D:PORT"; any other form stays unknown.

@@ -11,6 +11,8 @@
 #include <rpc/rpcb_clnt.h>
 #include <rpc/svc_dg.h>
 #include <netinet/tcp.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -132,6 +134,10 @@ RequestOrigin origin_of(SVCXPRT* xprt) {
   // transport) gives no XID.
   if (g_datagram) {
     if (xprt->xp_p2) origin.set_request_id(*__rpcb_get_dg_xidp(xprt));
+    // The stamp of the datagram svc_dg_recv just read (enabled in make_server).
+    timespec ts{};
+    if (ioctl(xprt->xp_fd, SIOCGSTAMPNS, &ts) == 0)
+      origin.set_kernel_arrival(int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec);
   } else {
     if (xprt->xp_p1) origin.set_request_id(static_cast<const CfConnHead*>(xprt->xp_p1)->x_id);
     if (uint32_t id = g_connections.id(xprt->xp_fd)) origin.set_connection(id);
@@ -257,6 +263,12 @@ std::unique_ptr<RpcServer> make_server(const ServerOptions& options, ServerCore&
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   }
   uint16_t port = bound_port(fd);
+  if (datagram) {
+    // The first SIOCGSTAMPNS turns on receive stamps for the socket, and the
+    // kernel's stamping a moment later; asked now, every request is stamped.
+    timespec ts{};
+    ::ioctl(fd, SIOCGSTAMPNS, &ts);
+  }
   SVCXPRT* xprt;
   if (datagram) {
     u_int size = static_cast<u_int>(options.udp_bufsize ? options.udp_bufsize : kLibtirpcUdpBuffer);

@@ -150,6 +150,59 @@ TEST(Attribution, DrainedRepliesMakeNoResend) {
   EXPECT_EQ(counts_of(in)[Cause::kRetransmitTimeout], 1u);
 }
 
+Execution stamped(uint32_t seq, uint32_t xid, int64_t arrival_ns) {
+  Execution e = run(seq, xid);
+  e.known |= journal::kKnowsKernelArrival;
+  e.arrival_ns = arrival_ns;
+  return e;
+}
+WirePacket at(WirePacket p, int64_t ns) {
+  p.realtime_ns = ns;
+  return p;
+}
+
+// The first transmission was lost, a stale-reply resend and a timer's
+// retransmission ran: by counts alone either could be the extra one; the
+// server's kernel stamps say the retransmission (sent at 3000) was.
+TEST(Attribution, KernelStampsTellWhichTransmissionRan) {
+  AttributionInput in;
+  in.executions = {stamped(0, 100, 2004), stamped(0, 100, 3003)};
+  in.wire = Wire{{at(sent(100), 1000), at(reply(99), 1900), at(sent(100), 2000), at(sent(100), 3000),
+                  at(reply(100), 3100)}, 0};
+  CauseCounts c = counts_of(in);
+  EXPECT_EQ(c[Cause::kRetransmitTimeout], 1u);
+  EXPECT_EQ(c[Cause::kUnexplained], 0u);
+  // The same executions without stamps: one extra run, two candidates.
+  in.executions = {run(0, 100), run(0, 100)};
+  EXPECT_EQ(counts_of(in)[Cause::kUnexplained], 1u);
+}
+
+// A transmission and its copy leave in one sendto: the second run of that
+// transmission is the copy, whichever of the two was stamped first.
+TEST(Attribution, ASecondRunOfOneTransmissionIsItsCopy) {
+  AttributionInput in;
+  in.executions = {stamped(0, 100, 1003), stamped(0, 100, 1004), stamped(0, 100, 5002)};
+  in.wire = Wire{{at(sent(100), 1000), at(copy(100), 1001), at(sent(100), 5000), at(reply(100), 5100)}, 0};
+  CauseCounts c = counts_of(in);
+  EXPECT_EQ(c[Cause::kNetworkCopy], 1u);
+  EXPECT_EQ(c[Cause::kRetransmitTimeout], 1u);
+  EXPECT_EQ(c[Cause::kUnexplained], 0u);
+  // Run three times with one copy: the third run has no transmission to come from.
+  in.executions = {stamped(0, 100, 1003), stamped(0, 100, 1004), stamped(0, 100, 1005)};
+  EXPECT_EQ(counts_of(in)[Cause::kUnexplained], 1u);
+}
+
+// A run stamped long after every transmission (a delayed link) is not
+// matched by time: the repeats fall back to counts.
+TEST(Attribution, StampsTooFarApartFallBackToCounts) {
+  AttributionInput in;
+  in.executions = {stamped(0, 100, 1003), stamped(0, 100, 90'000'000)};
+  in.wire = Wire{{at(sent(100), 1000), at(sent(100), 2000), at(reply(100), 3000)}, 0};
+  EXPECT_EQ(counts_of(in)[Cause::kRetransmitTimeout], 1u);
+  in.wire->packets.insert(in.wire->packets.begin() + 1, at(copy(100), 1001));  // now two candidates, one ran
+  EXPECT_EQ(counts_of(in)[Cause::kUnexplained], 1u);
+}
+
 TEST(Attribution, RepeatsWithoutAWireAreUnexplained) {
   AttributionInput in;
   in.executions = {run(0, 100), run(0, 100)};
@@ -238,7 +291,8 @@ TEST(WireRecord, RefusesDamage) {
 // the device TLV, the payload TLV with an IPv4/UDP datagram whose payload
 // leads with the XID. On egress (an output device) the kernel logs the
 // Ethernet header too.
-std::vector<unsigned char> nflog_udp(uint16_t sport, uint16_t dport, uint32_t xid, bool egress, uint32_t mark = 0) {
+std::vector<unsigned char> nflog_udp(uint16_t sport, uint16_t dport, uint32_t xid, bool egress, uint32_t mark = 0,
+                                     int64_t stamp_us = 0) {
   std::vector<unsigned char> ip(20 + 8 + 8, 0);
   ip[0] = 0x45;
   ip[9] = 17;
@@ -258,6 +312,14 @@ std::vector<unsigned char> nflog_udp(uint16_t sport, uint16_t dport, uint32_t xi
   };
   tlv(10, {'x', 0});             // NFULA_PREFIX, padded
   if (mark) tlv(2, {uint8_t(mark >> 24), uint8_t(mark >> 16), uint8_t(mark >> 8), uint8_t(mark)});  // NFULA_MARK
+  if (stamp_us) {  // NFULA_TIMESTAMP: big-endian seconds, then microseconds
+    std::vector<unsigned char> ts(16, 0);
+    for (int i = 0; i < 8; ++i) {
+      ts[i] = static_cast<unsigned char>((stamp_us / 1'000'000) >> (56 - 8 * i));
+      ts[8 + i] = static_cast<unsigned char>((stamp_us % 1'000'000) >> (56 - 8 * i));
+    }
+    tlv(3, ts);
+  }
   tlv(egress ? 5 : 4, {0, 0, 0, 2});  // NFULA_IFINDEX_OUTDEV / _INDEV
   tlv(9, ip);                    // NFULA_PAYLOAD
   return d;
@@ -283,6 +345,17 @@ TEST(WireRecord, ReadsTheXidOutOfAnNflogPacket) {
   auto other = nflog_udp(53, 40001, 7, false);
   EXPECT_FALSE(wire_packet_from_nflog(other.data(), other.size(), 2049, 5));
   EXPECT_FALSE(wire_packet_from_nflog(req.data(), 12, 2049, 5));
+}
+
+// libpcap stamps a record when it reads the batch, up to a second late; the
+// kernel's NFULA_TIMESTAMP is when the hook saw the packet.
+TEST(WireRecord, TakesTheKernelsStampOverLibpcaps) {
+  auto req = nflog_udp(40001, 2049, 1, true, 0, 1795692387005883);
+  auto p = wire_packet_from_nflog(req.data(), req.size(), 2049, 5);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->realtime_ns, 1795692387005883000);
+  auto bare = nflog_udp(40001, 2049, 1, true);
+  EXPECT_EQ(wire_packet_from_nflog(bare.data(), bare.size(), 2049, 5)->realtime_ns, 5);
 }
 
 }  // namespace

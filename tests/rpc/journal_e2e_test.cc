@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/atomic_file.h"
@@ -29,7 +30,8 @@ struct IdentityRow {
   uint8_t known;
 };
 constexpr IdentityRow kIdentityRows[] = {
-    {"sunrpc-udp", kKnowsRequestId | kKnowsPeer},
+    // SIOCGSTAMPNS: the kernel's stamp of the datagram svc_dg_recv read.
+    {"sunrpc-udp", kKnowsRequestId | kKnowsPeer | kKnowsKernelArrival},
     {"sunrpc-tcp", kKnowsRequestId | kKnowsPeer | kKnowsConnection},
     {"grpc", kKnowsAttempt | kKnowsPeer},
     // Abyss hands a method its HTTP session, which tells the peer but not
@@ -154,6 +156,44 @@ TEST(JournalE2e, RecordsTheSunRpcXidAndCaller) {
       EXPECT_EQ(records[i].client_id, 9u);
       EXPECT_EQ(records[i].peer_port, port);
     }
+  }
+}
+
+int64_t realtime_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+// A hand-made client sends one request twice with the same XID, as a
+// network copy would arrive, then a third time later: three runs the XID
+// cannot tell apart. The kernel's receive stamp in each record falls
+// inside the sendto that carried it, which is what lets the attribution
+// (harness/attribution.h) match a run to its transmission.
+TEST(JournalE2e, KernelStampsTellApartTransmissionsOfOneXid) {
+  TempDir dir;
+  ServerProcess server(ServerSpec{"sunrpc-udp", {"--journal", dir.file("journal.bin")}});
+  int fd = udp_socket();
+  std::vector<std::pair<int64_t, int64_t>> windows;
+  std::string reply;
+  for (int i = 0; i < 3; ++i) {
+    int64_t before = realtime_now();
+    udp_send(fd, server.port(), next_call(0xd0d0d0d0, 0));
+    windows.push_back({before, realtime_now()});
+    if (i == 1) ASSERT_GT(recv_within(fd, &reply, 5000), 0);  // the third leaves after the first two ran
+  }
+  for (int i = 0; i < 2; ++i) ASSERT_GT(recv_within(fd, &reply, 5000), 0) << "reply " << i;
+  ::close(fd);
+  server.stop();
+  std::vector<Record> records = records_of(dir.file("journal.bin"));
+  ASSERT_EQ(records.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(records[i].request_id, 0xd0d0d0d0u);
+    ASSERT_TRUE(records[i].known & kKnowsKernelArrival);
+    EXPECT_GE(records[i].realtime_ns, windows[i].first);
+    EXPECT_LE(records[i].realtime_ns, windows[i].second);
+    EXPECT_EQ(records[i].times_executed, i + 1);
   }
 }
 
