@@ -229,6 +229,25 @@ class CallCauses {
   std::map<uint32_t, size_t> runs_;  // executions so far per request identity
 };
 
+// Each client's runs of consecutive seqs that ran more than once, from the
+// first extra execution of each such call.
+Cascades cascades_of(const std::map<std::pair<uint32_t, uint32_t>, Cause>& first_extra) {
+  Cascades out;
+  uint64_t length = 0;
+  std::optional<std::pair<uint32_t, uint32_t>> last;
+  for (const auto& [call, cause] : first_extra) {  // ordered by client, then seq
+    bool continues = last && last->first == call.first && last->second + 1 == call.second;
+    if (!continues) {
+      ++out.count;
+      ++out.started_by[cause];
+      length = 0;
+    }
+    out.longest = std::max(out.longest, ++length);
+    last = call;
+  }
+  return out;
+}
+
 Key repeat_key(const Execution& e) { return {(e.known & journal::kKnowsPeer) ? e.peer_port : uint16_t{0}, e.request_id}; }
 
 }  // namespace
@@ -240,6 +259,7 @@ Attribution attribute(const AttributionInput& in) {
   std::map<std::pair<uint32_t, uint32_t>, CallCauses> calls;
   std::map<Key, std::vector<KeyedRun>> runs;  // (port, XID) -> its runs; a slot for those the wire decides
   std::set<Key> repeated;
+  std::vector<std::pair<uint32_t, uint32_t>> extra_calls;  // the call of each slot of a.causes
   Attribution a;
   for (const Execution& e : in.executions) {
     std::pair<uint32_t, uint32_t> key{e.client_id, e.seq};
@@ -256,11 +276,15 @@ Attribution attribute(const AttributionInput& in) {
     if (mine) mine->push_back({e.arrival_ns, c ? std::nullopt : std::optional<size_t>(a.causes.size())});
     if (!c) repeated.insert(repeat_key(e));
     a.causes.push_back(c.value_or(Cause::kUnexplained));
+    extra_calls.push_back(key);
   }
   if (wire)
     for (const Key& key : repeated)
       for (const auto& [slot, cause] : wire->causes_of(key, runs[key])) a.causes[slot] = cause;
   for (Cause c : a.causes) ++a.counts[c];
+  std::map<std::pair<uint32_t, uint32_t>, Cause> first_extra;
+  for (size_t i = 0; i < a.causes.size(); ++i) first_extra.emplace(extra_calls[i], a.causes[i]);
+  a.cascades = cascades_of(first_extra);
   // Counted apart from the tally: every execution but each call's first.
   a.extra_executions = in.executions.size() - calls.size();
   if (a.counts.total() != a.extra_executions)

@@ -97,10 +97,23 @@ struct CauseCounts {
   static CauseCounts from_json(const nlohmann::json& j);  // missing keys read 0
 };
 
+// A cascade: consecutive calls of one client (seq N, N+1, ...) that each
+// ran more than once, as a stale reply to call N makes the client resend
+// N+1 at once, whose extra reply does the same to N+2. What started it is
+// the cause of its first call's first extra execution: a network copy or
+// a timer's retransmission (the late reply), or a stale-reply resend when
+// the stale reply was itself the network's copy of a reply.
+struct Cascades {
+  uint64_t count = 0;
+  CauseCounts started_by;  // started_by.total() == count
+  uint64_t longest = 0;    // calls in the longest one
+};
+
 struct Attribution {
   std::vector<Cause> causes;  // one per extra execution, in journal order
   CauseCounts counts;         // their tally; counts.total() == extra_executions
   uint64_t extra_executions = 0;
+  Cascades cascades;
 };
 
 // Throws std::logic_error if the tally does not add up (a defect, never data).

@@ -3,10 +3,29 @@
 #include "harness/attribution.h"
 
 namespace rpclab::harness {
+namespace {
+
+// "12: copy 10, rexmit 2": how many cascades, and what started them.
+std::string cascades_cell(const nlohmann::json& causes) {
+  uint64_t n = causes.value("cascades", uint64_t{0});
+  if (n == 0) return causes.contains("cascades") ? "0" : "";
+  CauseCounts starts = CauseCounts::from_json(causes.value("cascade_starts", nlohmann::json::object()));
+  std::string out = grouped(n) + ":";
+  const char* sep = " ";
+  for (const CauseRow& row : cause_rows())
+    if (starts[row.cause]) {
+      out += sep + std::string(row.column) + " " + grouped(starts[row.cause]);
+      sep = ", ";
+    }
+  return out;
+}
+
+}  // namespace
 
 TextTable causes_table(const std::vector<nlohmann::json>& records) {
   std::vector<std::string> headers = {"cell", "extra exec"};
   for (const CauseRow& row : cause_rows()) headers.emplace_back(row.column);
+  headers.emplace_back("cascades");
   headers.emplace_back("capture");
   TextTable t(headers);
   for (const nlohmann::json& r : records) {
@@ -17,6 +36,7 @@ TextTable causes_table(const std::vector<nlohmann::json>& records) {
     CauseCounts c = CauseCounts::from_json(r.at("causes"));
     std::vector<std::string> row = {r.value("label", ""), grouped(extra)};
     for (const CauseRow& cause : cause_rows()) row.push_back(grouped(c[cause.cause]));
+    row.push_back(cascades_cell(r.at("causes")));
     row.push_back(r.at("causes").value("capture", ""));
     t.add(row);
   }

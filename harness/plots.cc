@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/atomic_file.h"
+#include "harness/cascade_plots.h"
 #include "harness/dependability_report.h"
 #include "netem/command_runner.h"
 
@@ -184,6 +185,7 @@ std::vector<std::string> dependability_plots(const std::vector<json>& records, c
     if (!png.empty()) pngs.push_back(png);
     else notes->push_back("plot skipped: " + why);
   }
+  for (const std::string& png : cascade_plots(records, dir, log, notes)) pngs.push_back(png);
   return pngs;
 }
 

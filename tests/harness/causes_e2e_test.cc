@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <map>
 
 #include "core/atomic_file.h"
+#include "core/journal_reader.h"
 #include "harness/cell_causes.h"
 #include "harness/dependability_trial.h"
 #include "harness/wire_record.h"
@@ -131,6 +133,12 @@ TEST(CausesE2E, OnLoopbackAStalledServerMakesRetransmitsAndStaleReplyResends) {
   EXPECT_EQ(cause(r, "network_copy"), 0u) << r["causes"] << ": nothing on loopback copies a datagram";
   EXPECT_EQ(cause(r, "capture_drops"), 0u) << r["causes"];
   expect_all_explained(r);
+  // The stall's retransmissions ran when it ended; their replies, stale by
+  // then, set off the cascade, which the run folder draws.
+  EXPECT_GE(cause(r, "cascades"), 1u) << r["causes"];
+  EXPECT_GE(r["causes"]["cascade_starts"]["retransmit_timeout"].get<uint64_t>(), 1u) << r["causes"];
+  bool gnuplot = read_whole_file(dir.file("run/metadata.json")).find("\"gnuplot\": true") != std::string::npos;
+  EXPECT_EQ(std::filesystem::exists(dir.file("run/cascades-001.png")), gnuplot) << "the cascade is drawn with gnuplot";
 }
 
 // The kernel's side of the loopback capture: on the lo of the cell's own
@@ -158,6 +166,22 @@ TEST(CausesE2E, OnLoopbackTheCaptureSeesEachRequestAndReplyOnce) {
     EXPECT_EQ(n.first, 1) << "XID " << xid << " logged as sent " << n.first << " times";
     EXPECT_EQ(n.second, 1) << "XID " << xid << " logged as answered " << n.second << " times";
   }
+  // The stamps the attribution matches runs by: the server's kernel
+  // stamped each request after the capture saw it leave and before its
+  // reply came back (the capture's are whole microseconds).
+  std::map<uint32_t, std::pair<int64_t, int64_t>> times;  // XID -> (sent, answered)
+  for (const harness::WirePacket& p : wire.packets)
+    (p.kind == harness::WireKind::kSent ? times[p.xid].first : times[p.xid].second) = p.realtime_ns;
+  JournalFile journal(r["per_trial"][0]["trial_dir"].get<std::string>() + "/journal.bin");
+  size_t checked = 0;
+  for_each_record(journal.bytes(), [&](const journal::Record& rec) {
+    ASSERT_TRUE(rec.known & journal::kKnowsKernelArrival);
+    auto [sent, answered] = times[rec.request_id];
+    EXPECT_GE(rec.realtime_ns, sent) << "XID " << rec.request_id;
+    EXPECT_LE(rec.realtime_ns, answered + 1000) << "XID " << rec.request_id;
+    ++checked;
+  });
+  EXPECT_EQ(checked, 500u);
 }
 
 // Without a namespace of its own a loopback cell runs on the host's lo,

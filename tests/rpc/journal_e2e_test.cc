@@ -180,9 +180,13 @@ TEST(JournalE2e, KernelStampsTellApartTransmissionsOfOneXid) {
     int64_t before = realtime_now();
     udp_send(fd, server.port(), next_call(0xd0d0d0d0, 0));
     windows.push_back({before, realtime_now()});
-    if (i == 1) ASSERT_GT(recv_within(fd, &reply, 5000), 0);  // the third leaves after the first two ran
+    if (i == 1) {  // the third leaves after the first two ran
+      ASSERT_GT(recv_within(fd, &reply, 5000), 0);
+    }
   }
-  for (int i = 0; i < 2; ++i) ASSERT_GT(recv_within(fd, &reply, 5000), 0) << "reply " << i;
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_GT(recv_within(fd, &reply, 5000), 0) << "reply " << i;
+  }
   ::close(fd);
   server.stop();
   std::vector<Record> records = records_of(dir.file("journal.bin"));
