@@ -141,6 +141,33 @@ TEST(CausesE2E, OnLoopbackAStalledServerMakesRetransmitsAndStaleReplyResends) {
   EXPECT_EQ(std::filesystem::exists(dir.file("run/cascades-001.png")), gnuplot) << "the cascade is drawn with gnuplot";
 }
 
+// gRPC's retry policy re-sends a call whose first attempt ran: the server
+// is stopped with the call queued; a partition takes the reply it sends
+// when it continues; a reset then fails the call with UNAVAILABLE before
+// any reply header came, so the library retries it once the link heals,
+// and the server runs it again with grpc-previous-rpc-attempts 1.
+TEST(CausesE2E, AGrpcRetryAfterUnavailableIsLibraryRetry) {
+  if (!is_root()) GTEST_SKIP() << "needs root: network namespaces and nftables for the partition and the reset";
+  TempDir dir;
+  std::ofstream(dir.file("retry.profile")) << "event = server-stall at=200ms for=300ms\n"
+                                              "event = partition at=400ms for=600ms\n"
+                                              "event = reset at=700ms\n";
+  ProcessResult p = run_program({bin("rpclab"), "dependability", "--out", dir.file("run"), "--results-root",
+                                 dir.file("results"), "--preset", "quick", "--tables", "clean", "--transports", "grpc",
+                                 "--trials", "1", "--topology", "two-host", "--profile", dir.file("retry.profile"),
+                                 "--retry-policy", "library", "--timeout", "5000", "--duration", "2", "--clients",
+                                 "1", "--calls", "100000000"},
+                                120s);
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  auto records = read_jsonl(dir.file("run/results.jsonl"));
+  ASSERT_EQ(records.size(), 1u);
+  const json& r = records[0];
+  ASSERT_EQ(r.value("status", ""), "ok") << r.dump();
+  EXPECT_GE(cause(r, "library_retry"), 1u) << r["causes"];
+  EXPECT_EQ(cause(r, "library_retry"), r["classes"]["extra_executions"].get<uint64_t>()) << r["causes"];
+  expect_all_explained(r);
+}
+
 // The kernel's side of the loopback capture: on the lo of the cell's own
 // namespace a datagram passes the egress hook once and the ingress hook
 // once, so with no retransmission (libtirpc's 15 s interval) and no faults
