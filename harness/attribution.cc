@@ -229,22 +229,30 @@ class CallCauses {
   std::map<uint32_t, size_t> runs_;  // executions so far per request identity
 };
 
-// Each client's runs of consecutive seqs that ran more than once, from the
-// first extra execution of each such call.
+// Each client's runs of two or more consecutive seqs that ran more than
+// once, from the first extra execution of each such call. A call that ran
+// twice alone, its neighbours once, set off nothing.
 Cascades cascades_of(const std::map<std::pair<uint32_t, uint32_t>, Cause>& first_extra) {
   Cascades out;
   uint64_t length = 0;
+  Cause start = Cause::kUnexplained;
+  auto close = [&] {
+    if (length < 2) return;
+    ++out.count;
+    ++out.started_by[start];
+    out.longest = std::max(out.longest, length);
+  };
   std::optional<std::pair<uint32_t, uint32_t>> last;
   for (const auto& [call, cause] : first_extra) {  // ordered by client, then seq
-    bool continues = last && last->first == call.first && last->second + 1 == call.second;
-    if (!continues) {
-      ++out.count;
-      ++out.started_by[cause];
+    if (!(last && last->first == call.first && last->second + 1 == call.second)) {
+      close();
+      start = cause;
       length = 0;
     }
-    out.longest = std::max(out.longest, ++length);
+    ++length;
     last = call;
   }
+  close();
   return out;
 }
 

@@ -97,8 +97,8 @@ struct CauseCounts {
   static CauseCounts from_json(const nlohmann::json& j);  // missing keys read 0
 };
 
-// A cascade: consecutive calls of one client (seq N, N+1, ...) that each
-// ran more than once, as a stale reply to call N makes the client resend
+// A cascade: two or more consecutive calls of one client (seq N, N+1, ...)
+// that each ran more than once, as a stale reply to call N makes the client resend
 // N+1 at once, whose extra reply does the same to N+2. What started it is
 // the cause of its first call's first extra execution: a network copy or
 // a timer's retransmission (the late reply), or a stale-reply resend when
@@ -106,7 +106,7 @@ struct CauseCounts {
 struct Cascades {
   uint64_t count = 0;
   CauseCounts started_by;  // started_by.total() == count
-  uint64_t longest = 0;    // calls in the longest one
+  uint64_t longest = 0;    // calls in the longest one (0: none)
 };
 
 struct Attribution {

@@ -420,9 +420,9 @@ std::string causes_section(const std::vector<json>& records, const ReportOptions
   return section("Why each extra execution ran (all trials of each cell together): copy = a network copy of the "
                  "request; rexmit = the client's retransmit timer; stale = libtirpc's resend on a reply to another "
                  "XID; lib = the library's retry; app = the application's retry; unexpl = not shown (no capture, or "
-                 "datagrams lost where it cannot tell which); cascades = runs of consecutive calls of one client that "
-                 "each ran more than once, by the cause of the first one's extra execution; capture = nflog, or why "
-                 "there was none (docs/dependability.md, \"How a cause is decided\").",
+                 "datagrams lost where it cannot tell which); cascades = runs of 2 or more consecutive calls of one "
+                 "client that each ran more than once, by the cause of the first one's extra execution; capture = "
+                 "nflog, or why there was none (docs/dependability.md, \"How a cause is decided\").",
                  t, o);
 }
 

@@ -240,21 +240,23 @@ TEST(Attribution, CausesAddUpOverClientsAndCalls) {
 }
 
 // Calls 3, 4, 5 of client 1 each ran twice: one cascade, started by the
-// network's copy of call 3; call 9 alone is a second one, and client 2's
-// call 4 a third, each started by its own first cause.
+// network's copy of call 3. Client 2's calls 4 and 5 are a second one,
+// started by a retransmission. Call 9 ran twice alone: no cascade.
 TEST(Attribution, CascadesAreRunsOfConsecutiveCallsThatRanTwice) {
   AttributionInput in;
   in.executions = {run(3, 103), run(3, 103), run(4, 104), run(4, 104), run(5, 105), run(5, 105),
-                   run(9, 109), run(9, 109), run(4, 204, kPort + 1, 2), run(4, 204, kPort + 1, 2)};
+                   run(9, 109), run(9, 109), run(4, 204, kPort + 1, 2), run(4, 204, kPort + 1, 2),
+                   run(5, 205, kPort + 1, 2), run(5, 205, kPort + 1, 2)};
   in.wire = Wire{{sent(103), copy(103), reply(103), sent(104), reply(103), sent(104), reply(104), sent(105),
                   reply(104), sent(105), reply(105), sent(109), sent(109), reply(109), sent(204, kPort + 1),
-                  sent(204, kPort + 1)}, 0};
+                  sent(204, kPort + 1), reply(204, kPort + 1), sent(205, kPort + 1), reply(204, kPort + 1),
+                  sent(205, kPort + 1)}, 0};
   Attribution a = attribute(in);
   EXPECT_EQ(a.counts[Cause::kUnexplained], 0u);
-  EXPECT_EQ(a.cascades.count, 3u);
+  EXPECT_EQ(a.cascades.count, 2u);
   EXPECT_EQ(a.cascades.longest, 3u);
   EXPECT_EQ(a.cascades.started_by[Cause::kNetworkCopy], 1u);
-  EXPECT_EQ(a.cascades.started_by[Cause::kRetransmitTimeout], 2u);
+  EXPECT_EQ(a.cascades.started_by[Cause::kRetransmitTimeout], 1u);
   EXPECT_EQ(a.cascades.started_by.total(), a.cascades.count);
 }
 
