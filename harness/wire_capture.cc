@@ -2,6 +2,9 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_log.h>
+#include <linux/netlink.h>
 #include <netinet/in.h>
 #include <pcap/pcap.h>
 #include <poll.h>
@@ -26,17 +29,57 @@ namespace {
 // the copies `dup` makes (they pass the egress hook again, carrying the dup
 // mark, which the log record holds); replies after the fault chains and the
 // timed events' chains (priority 10), so a dropped reply is not logged.
-// nfnetlink_log batches the packets (100, or a second); the fence datagram
-// that stop() sends is logged by a rule with queue-threshold 1, which sends
-// the batch before it at once, so the capture knows it has everything.
+// nfnetlink_log batches the packets (kBatchPackets, or a second); the fence
+// datagram that stop() sends is logged by a rule with queue-threshold 1,
+// which sends the batch before it at once, so the capture knows it has
+// everything. A record needs the packet up to the XID: 14 bytes of
+// Ethernet header (egress), 20 of IPv4, 8 of UDP, 4 of XID.
 std::vector<std::string> table_commands(const std::string& ifname, uint16_t port) {
   return {"nft", fmt::format("add table netdev {0} ; "
                              "add chain netdev {0} egress {{ type filter hook egress device \"{1}\" priority -10 ; }} ; "
                              "add rule netdev {0} egress meta protocol ip udp dport {4} log group {3} queue-threshold 1 ; "
-                             "add rule netdev {0} egress meta protocol ip udp dport {2} log group {3} snaplen 96 ; "
+                             "add rule netdev {0} egress meta protocol ip udp dport {2} log group {3} snaplen 48 ; "
                              "add chain netdev {0} ingress {{ type filter hook ingress device \"{1}\" priority 20 ; }} ; "
-                             "add rule netdev {0} ingress meta protocol ip udp sport {2} log group {3} snaplen 96",
+                             "add rule netdev {0} ingress meta protocol ip udp sport {2} log group {3} snaplen 48",
                              WireCapture::kTable, ifname, port, WireCapture::kGroup, WireCapture::kFencePort)};
+}
+
+// Fewer, larger batches: nfnetlink_log sends one netlink message per
+// kBatchBytes or kBatchPackets, where its defaults (a page, 100) wake the
+// reader every ~25 packets, each wake-up taking a CPU from the server or
+// the clients (make run-dependability's storm cells log ~300,000 packets
+// a second). The instance belongs to libpcap's socket, so the config goes
+// on it. Best effort: the defaults lose nothing, they cost more. The
+// kernel rounds the batch's buffer up (to 32 KiB here), and libpcap reads
+// into one of snaplen + 128 bytes and would cut a longer batch short
+// without a word: 64 KiB batches lost packets that way, so keep the two
+// far apart.
+constexpr uint32_t kBatchBytes = 16 << 10, kBatchPackets = 1000;
+constexpr int kReadBufferBytes = 65535;  // pcap_set_snaplen: the netlink message, not the packet
+static_assert(4 * kBatchBytes <= kReadBufferBytes + 1, "a rounded-up batch must fit libpcap's read buffer");
+
+void enlarge_batches(int fd) {
+  struct {
+    nlmsghdr nh;
+    nfgenmsg g;
+    nlattr bufsiz_attr;
+    uint32_t bufsiz;
+    nlattr qthresh_attr;
+    uint32_t qthresh;
+  } m{};
+  m.nh.nlmsg_len = sizeof m;
+  m.nh.nlmsg_type = (NFNL_SUBSYS_ULOG << 8) | NFULNL_MSG_CONFIG;
+  m.nh.nlmsg_flags = NLM_F_REQUEST;
+  m.g.nfgen_family = AF_UNSPEC;
+  m.g.version = NFNETLINK_V0;
+  m.g.res_id = htons(WireCapture::kGroup);
+  m.bufsiz_attr = {sizeof(nlattr) + sizeof(uint32_t), NFULA_CFG_NLBUFSIZ};
+  m.bufsiz = htonl(kBatchBytes);
+  m.qthresh_attr = {sizeof(nlattr) + sizeof(uint32_t), NFULA_CFG_QTHRESH};
+  m.qthresh = htonl(kBatchPackets);
+  sockaddr_nl kernel{};
+  kernel.nl_family = AF_NETLINK;
+  sendto(fd, &m, sizeof m, 0, reinterpret_cast<sockaddr*>(&kernel), sizeof kernel);
 }
 
 // One datagram to the server's discard port, from the calling thread's
@@ -69,12 +112,13 @@ Pcap open_group(std::string& error) {
     error = err;
     return nullptr;
   }
-  pcap_set_snaplen(p.get(), 65535);  // the netlink message, not the packet: it must fit whole
+  pcap_set_snaplen(p.get(), kReadBufferBytes);
   pcap_set_buffer_size(p.get(), 16 << 20);
   if (pcap_activate(p.get()) < 0 || pcap_setnonblock(p.get(), 1, err) < 0) {
     error = pcap_geterr(p.get());
     return nullptr;
   }
+  enlarge_batches(pcap_get_selectable_fd(p.get()));
   return p;
 }
 
