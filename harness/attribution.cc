@@ -43,6 +43,27 @@ CauseCounts CauseCounts::from_json(const nlohmann::json& j) {
   return c;
 }
 
+Cascades& Cascades::operator+=(const Cascades& o) {
+  count += o.count;
+  started_by += o.started_by;
+  longest = std::max(longest, o.longest);
+  return *this;
+}
+
+void Cascades::add_to(nlohmann::json& causes) const {
+  causes["cascades"] = count;
+  causes["cascade_starts"] = started_by.to_json();
+  causes["longest_cascade"] = longest;
+}
+
+Cascades Cascades::from_json(const nlohmann::json& causes) {
+  Cascades c;
+  c.count = causes.value("cascades", uint64_t{0});
+  c.started_by = CauseCounts::from_json(causes.value("cascade_starts", nlohmann::json::object()));
+  c.longest = causes.value("longest_cascade", uint64_t{0});
+  return c;
+}
+
 namespace {
 
 using Key = std::pair<uint16_t, uint32_t>;  // (client port, XID); port 0: any

@@ -107,6 +107,10 @@ struct Cascades {
   uint64_t count = 0;
   CauseCounts started_by;  // started_by.total() == count
   uint64_t longest = 0;    // calls in the longest one (0: none)
+  Cascades& operator+=(const Cascades& o);  // over trials: counts added, the longest kept
+  // The causes object's "cascades", "cascade_starts", "longest_cascade".
+  void add_to(nlohmann::json& causes) const;
+  static Cascades from_json(const nlohmann::json& causes);  // missing keys read 0
 };
 
 struct Attribution {

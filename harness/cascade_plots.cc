@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/journal_reader.h"
+#include "harness/attribution.h"
 
 namespace rpclab::harness {
 namespace {
@@ -52,7 +53,7 @@ std::vector<std::string> cascade_plots(const std::vector<nlohmann::json>& record
   for (const nlohmann::json& r : records) {
     if (r.value("experiment", "") != "dependability" || r.value("status", "") != "ok") continue;
     const nlohmann::json causes = r.value("causes", nlohmann::json());
-    if (!causes.is_object() || causes.value("cascades", uint64_t{0}) == 0) continue;
+    if (!causes.is_object() || Cascades::from_json(causes).count == 0) continue;
     // The cell's folder under this run folder, wherever the run was made.
     std::string folder = fs::path(r.value("cell_dir", "")).filename().string();
     std::string cell = dir + "/cells/" + folder;

@@ -7,14 +7,13 @@ namespace {
 
 // "12: copy 10, rexmit 2": how many cascades, and what started them.
 std::string cascades_cell(const nlohmann::json& causes) {
-  uint64_t n = causes.value("cascades", uint64_t{0});
-  if (n == 0) return causes.contains("cascades") ? "0" : "";
-  CauseCounts starts = CauseCounts::from_json(causes.value("cascade_starts", nlohmann::json::object()));
-  std::string out = grouped(n) + ":";
+  Cascades c = Cascades::from_json(causes);
+  if (c.count == 0) return causes.contains("cascades") ? "0" : "";
+  std::string out = grouped(c.count) + ":";
   const char* sep = " ";
   for (const CauseRow& row : cause_rows())
-    if (starts[row.cause]) {
-      out += sep + std::string(row.column) + " " + grouped(starts[row.cause]);
+    if (c.started_by[row.cause]) {
+      out += sep + std::string(row.column) + " " + grouped(c.started_by[row.cause]);
       sep = ", ";
     }
   return out;

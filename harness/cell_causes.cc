@@ -87,9 +87,7 @@ nlohmann::json trial_causes(const CellConfig& cell, TrialCapture& capture, const
     throw CellFailure(fmt::format("the attribution found {} extra executions in journal.bin, the join {}",
                                   a.extra_executions, extra_executions));
   nlohmann::json j = a.counts.to_json();
-  j["cascades"] = a.cascades.count;
-  j["cascade_starts"] = a.cascades.started_by.to_json();
-  j["longest_cascade"] = a.cascades.longest;
+  a.cascades.add_to(j);
   j["capture"] = missing.empty() ? "nflog" : "none: " + missing;
   j["capture_packets"] = in.wire ? nlohmann::json(in.wire->packets.size()) : nlohmann::json(nullptr);
   j["capture_drops"] = in.wire ? nlohmann::json(in.wire->drops) : nlohmann::json(nullptr);

@@ -131,17 +131,15 @@ json events_over(const std::vector<json>& trials) {
 // The causes over the trials: counts added, the captures' words listed
 // once each (a trial without a capture says why), drops added.
 json causes_over(const std::vector<json>& trials) {
-  CauseCounts sum, starts;
-  uint64_t cascades = 0, longest = 0;
+  CauseCounts sum;
+  Cascades cascades;
   std::set<std::string> captures;
   json drops = nullptr;  // null: no trial had a capture
   for (const json& t : trials) {
     if (!t.contains("causes")) continue;
     const json& c = t.at("causes");
     sum += CauseCounts::from_json(c);
-    starts += CauseCounts::from_json(c.value("cascade_starts", json::object()));
-    cascades += c.value("cascades", uint64_t{0});
-    longest = std::max(longest, c.value("longest_cascade", uint64_t{0}));
+    cascades += Cascades::from_json(c);
     captures.insert(c.value("capture", ""));
     if (c.value("capture_drops", json()).is_number())
       drops = (drops.is_null() ? 0 : drops.get<uint64_t>()) + c.at("capture_drops").get<uint64_t>();
@@ -150,9 +148,7 @@ json causes_over(const std::vector<json>& trials) {
   json j = sum.to_json();
   j["capture"] = fmt::format("{}", fmt::join(captures, "; "));
   j["capture_drops"] = drops;
-  j["cascades"] = cascades;
-  j["cascade_starts"] = starts.to_json();
-  j["longest_cascade"] = longest;
+  cascades.add_to(j);
   return j;
 }
 

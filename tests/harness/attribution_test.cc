@@ -260,6 +260,30 @@ TEST(Attribution, CascadesAreRunsOfConsecutiveCallsThatRanTwice) {
   EXPECT_EQ(a.cascades.started_by.total(), a.cascades.count);
 }
 
+// A trial's cascades in its causes object, read back and added over trials
+// as the cell record does: counts add up, the longest is the longest.
+TEST(Attribution, CascadesRoundTripAndAddOverTrials) {
+  Cascades one;
+  one.count = 2;
+  one.started_by[Cause::kNetworkCopy] = 2;
+  one.longest = 5;
+  nlohmann::json j = nlohmann::json::object();
+  one.add_to(j);
+  EXPECT_EQ(j["cascades"], 2);
+  EXPECT_EQ(j["cascade_starts"]["network_copy"], 2);
+  EXPECT_EQ(j["longest_cascade"], 5);
+  Cascades sum = Cascades::from_json(j);
+  Cascades two;
+  two.count = 1;
+  two.started_by[Cause::kRetransmitTimeout] = 1;
+  two.longest = 9;
+  sum += two;
+  EXPECT_EQ(sum.count, 3u);
+  EXPECT_EQ(sum.started_by.total(), 3u);
+  EXPECT_EQ(sum.longest, 9u);
+  EXPECT_EQ(Cascades::from_json(nlohmann::json::object()).count, 0u) << "records without cascades read 0";
+}
+
 TEST(Attribution, CountsKeepTheirStableKeys) {
   CauseCounts c;
   c[Cause::kStaleReplyResend] = 7;
