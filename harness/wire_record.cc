@@ -86,6 +86,28 @@ std::optional<WirePacket> wire_packet_from_nflog(const unsigned char* data, size
   return p;
 }
 
+void CopiesAfterOriginals::add(const WirePacket& p, std::vector<WirePacket>& out) {
+  if (p.kind == WireKind::kCopy) {
+    held_.push_back(p);
+    return;
+  }
+  out.push_back(p);
+  if (p.kind != WireKind::kSent) return;
+  for (auto it = held_.begin(); it != held_.end();) {
+    if (it->client_port == p.client_port && it->xid == p.xid) {
+      out.push_back(*it);
+      it = held_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void CopiesAfterOriginals::flush(std::vector<WirePacket>& out) {
+  out.insert(out.end(), held_.begin(), held_.end());
+  held_.clear();
+}
+
 std::string format_wire(const Wire& wire) {
   ByteWriter w;
   w.bytes(kWireMagic);

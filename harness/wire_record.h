@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "harness/attribution.h"
 
@@ -22,6 +23,19 @@ class WireError : public std::runtime_error {
 };
 
 inline constexpr std::string_view kWireMagic = "RPCLWIR1";
+
+// The eBPF capture sees the copy `dup` makes before its original (the rule
+// sends it from inside the original's egress hook); the wire lists a copy
+// after the transmission it copies, as the attribution reads it. Each copy
+// waits for the next request of its port and XID that is not a copy.
+class CopiesAfterOriginals {
+ public:
+  void add(const WirePacket& p, std::vector<WirePacket>& out);
+  void flush(std::vector<WirePacket>& out);  // copies whose original never came, last
+
+ private:
+  std::vector<WirePacket> held_;
+};
 
 std::string format_wire(const Wire& wire);
 Wire parse_wire(std::string_view bytes);  // throws WireError

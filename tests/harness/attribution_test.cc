@@ -392,6 +392,34 @@ TEST(WireRecord, ReadsTheXidOutOfAnNflogPacket) {
   EXPECT_FALSE(wire_packet_from_nflog(req.data(), 12, 2049, 5));
 }
 
+// The eBPF capture sees a copy before its original; the wire lists it after
+// the transmission it copies, wherever other sockets' packets fall between.
+TEST(WireRecord, ListsEachCopyAfterItsOriginal) {
+  auto packet = [](WireKind kind, uint16_t port, uint32_t xid) {
+    WirePacket p;
+    p.kind = kind;
+    p.client_port = port;
+    p.xid = xid;
+    return p;
+  };
+  std::vector<WirePacket> in = {packet(WireKind::kCopy, 1, 10),   packet(WireKind::kReply, 2, 99),
+                                packet(WireKind::kSent, 2, 20),   packet(WireKind::kSent, 1, 10),
+                                packet(WireKind::kCopy, 1, 10),   packet(WireKind::kSent, 1, 10),
+                                packet(WireKind::kCopy, 3, 30)};
+  std::vector<WirePacket> out;
+  CopiesAfterOriginals order;
+  for (const WirePacket& p : in) order.add(p, out);
+  ASSERT_EQ(out.size(), 6u) << "the copy of port 3 waits for its original";
+  order.flush(out);
+  std::vector<std::pair<WireKind, uint16_t>> got;
+  for (const WirePacket& p : out) got.emplace_back(p.kind, p.client_port);
+  std::vector<std::pair<WireKind, uint16_t>> want = {{WireKind::kReply, 2}, {WireKind::kSent, 2},
+                                                     {WireKind::kSent, 1},  {WireKind::kCopy, 1},
+                                                     {WireKind::kSent, 1},  {WireKind::kCopy, 1},
+                                                     {WireKind::kCopy, 3}};
+  EXPECT_EQ(got, want);
+}
+
 // libpcap stamps a record when it reads the batch, up to a second late; the
 // kernel's NFULA_TIMESTAMP is when the hook saw the packet.
 TEST(WireRecord, TakesTheKernelsStampOverLibpcaps) {
