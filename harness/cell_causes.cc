@@ -58,7 +58,7 @@ std::string keep_wire(TrialCapture& capture, const CellFiles& files) {
 
 }  // namespace
 
-TrialCapture start_capture(const CellConfig& cell, bool wanted, const netem::Host& client,
+TrialCapture start_capture(const CellConfig& cell, const std::string& choice, const netem::Host& client,
                            const std::string& server_endpoint, const std::string& host_loopback_why,
                            netem::CommandLog& log) {
   const TransportRow* row = find_transport(cell.transport);
@@ -66,9 +66,9 @@ TrialCapture start_capture(const CellConfig& cell, bool wanted, const netem::Hos
   if (client.netns.empty())
     return {nullptr, fmt::format("host loopback ({}): rpclab puts no capture rules on the host's own lo",
                                  host_loopback_why)};
-  if (!wanted) return {nullptr, "turned off (--wire-capture off)"};
+  if (choice == "off") return {nullptr, "turned off (--wire-capture off)"};
   auto capture = std::make_unique<WireCapture>(client, server_endpoint.substr(0, server_endpoint.rfind(':')),
-                                               port_of(server_endpoint), log);
+                                               port_of(server_endpoint), choice, log);
   std::string missing = capture->missing();
   if (!missing.empty()) return {nullptr, missing};
   return {std::move(capture), ""};
@@ -88,7 +88,7 @@ nlohmann::json trial_causes(const CellConfig& cell, TrialCapture& capture, const
                                   a.extra_executions, extra_executions));
   nlohmann::json j = a.counts.to_json();
   a.cascades.add_to(j);
-  j["capture"] = missing.empty() ? "nflog" : "none: " + missing;
+  j["capture"] = missing.empty() ? capture.capture->backend() : "none: " + missing;
   j["capture_packets"] = in.wire ? nlohmann::json(in.wire->packets.size()) : nlohmann::json(nullptr);
   j["capture_drops"] = in.wire ? nlohmann::json(in.wire->drops) : nlohmann::json(nullptr);
   return j;

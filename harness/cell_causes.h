@@ -24,10 +24,10 @@ struct TrialCapture {
 
 // Starts the capture on the client's end of the link (a two-host veth, or
 // the lo of a loopback cell's own namespace) for a transport whose
-// datagrams lead with their XID, when `wanted` (--wire-capture); otherwise
-// says why not. A client on the host's own lo gets none (rpclab puts no
+// datagrams lead with their XID, with `choice` (--wire-capture, not
+// "off"); otherwise says why not. A client on the host's own lo gets none (rpclab puts no
 // rules on the host's interfaces): `host_loopback_why` says why it is there.
-TrialCapture start_capture(const CellConfig& cell, bool wanted, const netem::Host& client,
+TrialCapture start_capture(const CellConfig& cell, const std::string& choice, const netem::Host& client,
                            const std::string& server_endpoint, const std::string& host_loopback_why,
                            netem::CommandLog& log);
 

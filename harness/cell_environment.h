@@ -20,7 +20,7 @@ struct CellEnvironment {
   Progress* progress = nullptr;           // null inside a guest
   bool inside_guest = false;              // running a cell handed in by the host
   int cell_time_limit_s = 300;
-  bool wire_capture = true;               // dependability: the client's wire where a cell allows it
+  std::string wire_capture = "on";        // dependability: --wire-capture (WireCapture::kChoices)
   bool latency_pinned = false;            // speed: /dev/cpu_dma_latency held at 0 for the run
   RemoteSession* remote = nullptr;        // --server-host: the server runs there, the clients here
   RemoteSession* remote_clients = nullptr;  // --client-host: ... or the clients there

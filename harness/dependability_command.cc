@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
 #include <memory>
+#include <vector>
 
 #include "core/atomic_file.h"
 #include "core/cli_support.h"
@@ -19,6 +21,7 @@
 #include "harness/remote_flags.h"
 #include "harness/result_record.h"
 #include "harness/text_table.h"
+#include "harness/wire_capture.h"
 #include "netem/capabilities.h"
 
 namespace rpclab::harness {
@@ -186,7 +189,7 @@ int run(Flags& f) {
     return kExitOk;
   }
   CellEnvironment env;
-  env.wire_capture = f.wire_capture == "on";
+  env.wire_capture = f.wire_capture;
   env.caps = netem::probe_capabilities();
   // With --server-host the faults are made there: open_remote checks them against that host.
   if (f.remote.server_host.empty())
@@ -280,9 +283,11 @@ std::function<int()> add_dependability_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "netem", "uml-netem", "nftables"}));
   cmd->add_option("--wire-capture", f->wire_capture,
                   "capture the client's wire on sunrpc-udp cells as root (two-host, and loopback in a namespace "
-                  "of its own), to give each extra execution its cause: on | off (off: the same cells without it, e.g. "
-                  "to measure what it costs)")
-      ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
+                  "of its own), to give each extra execution its cause: on | bpf | nflog | off (on: eBPF where the "
+                  "kernel allows, else nflog; bpf, nflog: only that one; off: the same cells without it, e.g. to "
+                  "measure what it costs)")
+      ->check(CLI::IsMember(std::vector<std::string>(std::begin(WireCapture::kChoices), std::end(WireCapture::kChoices))))
+      ->capture_default_str();
   cmd->add_flag("--no-pin", f->no_pin, "do not pin server+hogs to CPU 0 and clients to the others");
   cmd->add_option("--retry-policy", f->retry_policies,
                   "client retry policy axis: none, library (where the library has one: grpc), app:K (a new handle "

@@ -422,7 +422,8 @@ std::string causes_section(const std::vector<json>& records, const ReportOptions
                  "XID; lib = the library's retry; app = the application's retry; unexpl = not shown (no capture, or "
                  "datagrams lost where it cannot tell which); cascades = runs of 2 or more consecutive calls of one "
                  "client that each ran more than once, by the cause of the first one's extra execution; capture = "
-                 "nflog, or why there was none (docs/dependability.md, \"How a cause is decided\").",
+                 "the wire capture's backend (bpf, or nflog where the kernel refuses eBPF), or why there was none "
+                 "(docs/dependability.md, \"How a cause is decided\").",
                  t, o);
 }
 

@@ -20,6 +20,7 @@ build_packages=(
   gnuplot-nox sockperf                              # plots, speed calibration
   help2man                                          # man pages from --help
   libpcap-dev                                       # the wire capture (nflog) for the causes of duplicates
+  clang libbpf-dev bpftool                          # ... and its cheaper eBPF backend
 )
 # make test only: a gRPC client that is not ours (reflection, health), and
 # the pandas recipe of docs/results-format.md (Debian's python3, not pyenv's),

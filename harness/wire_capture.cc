@@ -19,13 +19,14 @@
 #include <optional>
 #include <future>
 
+#include "harness/wire_bpf.h"
 #include "harness/wire_record.h"
 #include "netem/command_runner.h"
 
 namespace rpclab::harness {
 namespace {
 
-// Requests are logged before the fault chains (priority 0), and so are
+// The nflog backend's table. Requests are logged before the fault chains (priority 0), and so are
 // the copies `dup` makes (they pass the egress hook again, carrying the dup
 // mark, which the log record holds); replies after the fault chains and the
 // timed events' chains (priority 10), so a dropped reply is not logged.
@@ -125,38 +126,31 @@ Pcap open_group(std::string& error) {
 }  // namespace
 
 WireCapture::WireCapture(const netem::Host& client, const std::string& server_address, uint16_t server_port,
-                         netem::CommandLog& log)
+                         const std::string& choice, netem::CommandLog& log)
     : client_(client), server_address_(server_address), server_port_(server_port), log_(log) {
   if (client.netns.empty() || client.ifname.empty()) {
     missing_ = "no link to capture on (the host's own lo)";
     return;
   }
-  int fd = open(("/run/netns/" + client.netns).c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    missing_ = fmt::format("cannot open the client's namespace {}: {}", client.netns, strerror(errno));
-    return;
+  std::string bpf_refused;
+  if (choice != "nflog") {
+    bpf_refused = start_bpf();
+    if (bpf_refused.empty()) {
+      backend_ = "bpf";
+      return;
+    }
+    if (choice == "bpf") {
+      missing_ = "eBPF: " + bpf_refused;
+      return;
+    }
+    log_.comment(fmt::format("wire capture: no eBPF ({}); nflog instead", bpf_refused));
   }
-  try {
-    netem::run_checked(table_commands(client.ifname, server_port), log_, client.netns);
-    table_ = true;
-  } catch (const std::exception& e) {
-    close(fd);
-    missing_ = fmt::format("the capture's nftables log rules failed: {}", e.what());
-    return;
+  backend_ = bpf_refused.empty() ? "nflog" : fmt::format("nflog (no eBPF: {})", bpf_refused);
+  missing_ = start_nflog();
+  if (!missing_.empty()) {
+    if (!bpf_refused.empty()) missing_ += fmt::format("; and no eBPF: {}", bpf_refused);
+    stop();
   }
-  std::promise<std::string> started;
-  std::future<std::string> result = started.get_future();
-  thread_ = std::thread([this, fd, &started] {
-    std::string error;
-    Pcap p;
-    if (setns(fd, CLONE_NEWNET) != 0) error = fmt::format("setns into the client's namespace: {}", strerror(errno));
-    close(fd);
-    if (error.empty()) p = open_group(error);
-    started.set_value(error.empty() ? "" : "libpcap nflog:" + std::to_string(kGroup) + ": " + error);
-    if (p) read_loop(p.get());
-  });
-  missing_ = result.get();
-  if (!missing_.empty()) stop();
 }
 
 WireCapture::~WireCapture() {
@@ -166,7 +160,77 @@ WireCapture::~WireCapture() {
   }
 }
 
-void WireCapture::read_loop(pcap_t* p) {
+std::string WireCapture::in_client_namespace(std::function<std::string()> start, std::function<void()> read) {
+  int fd = open(("/run/netns/" + client_.netns).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fmt::format("cannot open the client's namespace {}: {}", client_.netns, strerror(errno));
+  std::promise<std::string> started;
+  std::future<std::string> result = started.get_future();
+  thread_ = std::thread([fd, &started, start = std::move(start), read = std::move(read)] {
+    std::string error;
+    if (setns(fd, CLONE_NEWNET) != 0) error = fmt::format("setns into the client's namespace: {}", strerror(errno));
+    close(fd);
+    if (error.empty()) error = start();
+    started.set_value(error);
+    if (error.empty()) read();
+  });
+  std::string error = result.get();
+  if (!error.empty()) thread_.join();
+  return error;
+}
+
+std::string WireCapture::start_bpf() {
+  return in_client_namespace(
+      [this] {
+        try {
+          bpf_ = std::make_unique<BpfWire>(client_.ifname, server_port_, kFencePort);
+        } catch (const BpfWireError& e) {
+          return std::string(e.what());
+        }
+        log_.comment(fmt::format("wire capture: eBPF on {} in {}: {} (bpftool link show)", client_.ifname,
+                                 client_.netns, BpfWire::kAttached));
+        return std::string();
+      },
+      [this] {
+        read_until_fence([this](int timeout_ms) { fence_seen_ = bpf_->read(timeout_ms, wire_) || fence_seen_; });
+        wire_.drops += bpf_->lost();
+        bpf_.reset();  // detaches the programs
+      });
+}
+
+std::string WireCapture::start_nflog() {
+  try {
+    netem::run_checked(table_commands(client_.ifname, server_port_), log_, client_.netns);
+    table_ = true;
+  } catch (const std::exception& e) {
+    return fmt::format("the capture's nftables log rules failed: {}", e.what());
+  }
+  auto pcap = std::make_shared<Pcap>();
+  return in_client_namespace(
+      [pcap] {
+        std::string error;
+        *pcap = open_group(error);
+        return error.empty() ? "" : fmt::format("libpcap nflog:{}: {}", kGroup, error);
+      },
+      [this, pcap] {
+        read_nflog(pcap->get());
+        pcap->reset();
+      });
+}
+
+void WireCapture::read_until_fence(const std::function<void(int timeout_ms)>& read_some) {
+  std::optional<std::chrono::steady_clock::time_point> fence_deadline;
+  while (!fence_seen_) {
+    if (stop_ && !fence_deadline) {
+      fence_deadline = std::chrono::steady_clock::now() + kFenceWait;
+      if (!send_fence(server_address_)) break;
+    }
+    if (fence_deadline && std::chrono::steady_clock::now() > *fence_deadline) break;
+    read_some(kPollMs);
+  }
+  if (!fence_seen_) ++wire_.drops;  // the end of the capture is not known to be in it
+}
+
+void WireCapture::read_nflog(pcap_t* p) {
   auto on_packet = [](u_char* user, const pcap_pkthdr* h, const u_char* bytes) {
     auto* self = reinterpret_cast<WireCapture*>(user);
     int64_t ns = int64_t{h->ts.tv_sec} * 1'000'000'000 + int64_t{h->ts.tv_usec} * 1000;
@@ -177,22 +241,15 @@ void WireCapture::read_loop(pcap_t* p) {
   };
   pollfd pfd{pcap_get_selectable_fd(p), POLLIN, 0};
   uint64_t errors = 0;
-  std::optional<std::chrono::steady_clock::time_point> fence_deadline;
-  while (!fence_seen_) {
-    if (stop_ && !fence_deadline) {
-      fence_deadline = std::chrono::steady_clock::now() + kFenceWait;
-      if (!send_fence(server_address_)) break;
-    }
-    if (fence_deadline && std::chrono::steady_clock::now() > *fence_deadline) break;
-    // A read error (a full netlink buffer: ENOBUFS) loses packets: count it
-    // as a drop so the attribution does not guess.
-    if (poll(&pfd, 1, kPollMs) > 0 && pcap_dispatch(p, -1, on_packet, reinterpret_cast<u_char*>(this)) < 0)
+  // A read error (a full netlink buffer: ENOBUFS) loses packets: count it
+  // as a drop so the attribution does not guess.
+  read_until_fence([&](int timeout_ms) {
+    if (poll(&pfd, 1, timeout_ms) > 0 && pcap_dispatch(p, -1, on_packet, reinterpret_cast<u_char*>(this)) < 0)
       ++errors;
-  }
+  });
   pcap_stat st{};
-  if (pcap_stats(p, &st) == 0) wire_.drops = st.ps_drop;
+  if (pcap_stats(p, &st) == 0) wire_.drops += st.ps_drop;
   wire_.drops += errors;
-  if (!fence_seen_) ++wire_.drops;  // the end of the capture is not known to be in it
 }
 
 void WireCapture::stop() {

@@ -2,7 +2,7 @@
 // controlled cause, run by `rpclab dependability` in two namespaces (or,
 // on loopback, in one namespace of its own), must put its extra
 // executions under that cause and leave none unexplained. Root only
-// (namespaces, nftables, the nflog capture).
+// (namespaces, nftables, the capture: eBPF, and nflog where named).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -42,6 +42,12 @@ json run_cell(const TempDir& dir, std::vector<std::string> args) {
   return run_table(dir, "udp-dup", args);
 }
 
+// The trial had a wire capture: "bpf", or "nflog" (perhaps with why not eBPF).
+bool captured(const json& r) {
+  std::string c = r["causes"].value("capture", "");
+  return c == "bpf" || c.rfind("nflog", 0) == 0;
+}
+
 uint64_t cause(const json& r, const char* key) { return r["causes"][key].get<uint64_t>(); }
 
 uint64_t sum_of_causes(const json& r) {
@@ -58,16 +64,27 @@ void expect_all_explained(const json& r) {
   EXPECT_EQ(sum_of_causes(r), r["classes"]["extra_executions"].get<uint64_t>()) << r["causes"];
 }
 
-TEST(CausesE2E, DuplicatedRequestsAreNetworkCopies) {
-  if (!is_root()) GTEST_SKIP() << "needs root: network namespaces, nftables and the nflog capture";
+// The copy `dup` makes passes the eBPF capture before its original, and
+// nflog's after: both must make it a copy of that transmission.
+void expect_network_copies(const std::string& backend) {
   TempDir dir;
   json r = run_cell(dir, {"--dup", "10", "--direction", "to-server", "--retry-timeouts", "default", "--drain", "on",
-                          "--fault-calls", "400", "--clients", "1"});
+                          "--fault-calls", "400", "--clients", "1", "--wire-capture", backend});
   ASSERT_EQ(r.value("status", ""), "ok") << r.dump();
-  if (r["causes"]["capture"] != "nflog") GTEST_SKIP() << "no capture on this kernel: " << r["causes"]["capture"];
+  if (!captured(r)) GTEST_SKIP() << "no " << backend << " capture on this kernel: " << r["causes"]["capture"];
   EXPECT_GT(cause(r, "network_copy"), 0u) << r["causes"];
   EXPECT_EQ(cause(r, "capture_drops"), 0u) << r["causes"];
   expect_all_explained(r);
+}
+
+TEST(CausesE2E, DuplicatedRequestsAreNetworkCopies) {
+  if (!is_root()) GTEST_SKIP() << "needs root: network namespaces, nftables and the capture";
+  expect_network_copies("bpf");
+}
+
+TEST(CausesE2E, DuplicatedRequestsAreNetworkCopiesOnNflog) {
+  if (!is_root()) GTEST_SKIP() << "needs root: network namespaces, nftables and the nflog capture";
+  expect_network_copies("nflog");
 }
 
 // A duplicated reply reaches the client during its next call, which
@@ -75,11 +92,11 @@ TEST(CausesE2E, DuplicatedRequestsAreNetworkCopies) {
 // preset's 20 ms interval: with the default 15 s one, a stale reply uses
 // up the whole 1 s budget and the call times out instead of resending.)
 TEST(CausesE2E, ADuplicatedReplyMakesStaleReplyResends) {
-  if (!is_root()) GTEST_SKIP() << "needs root: network namespaces, nftables and the nflog capture";
+  if (!is_root()) GTEST_SKIP() << "needs root: network namespaces, nftables and the capture";
   TempDir dir;
   json r = run_cell(dir, {"--dup", "5", "--direction", "to-client", "--fault-calls", "300", "--clients", "1"});
   ASSERT_EQ(r.value("status", ""), "ok") << r.dump();
-  if (r["causes"]["capture"] != "nflog") GTEST_SKIP() << "no capture on this kernel: " << r["causes"]["capture"];
+  if (!captured(r)) GTEST_SKIP() << "no capture on this kernel: " << r["causes"]["capture"];
   EXPECT_GT(cause(r, "stale_reply_resend"), 0u) << r["causes"];
   EXPECT_EQ(cause(r, "network_copy"), 0u) << r["causes"] << ": the requests were not duplicated";
   expect_all_explained(r);
@@ -88,12 +105,12 @@ TEST(CausesE2E, ADuplicatedReplyMakesStaleReplyResends) {
 // A lost reply and a 20 ms retransmit interval: the client sends the call
 // again with no reply in between, and the server runs it again.
 TEST(CausesE2E, ALostReplyMakesARetransmitTimeout) {
-  if (!is_root()) GTEST_SKIP() << "needs root: network namespaces, nftables and the nflog capture";
+  if (!is_root()) GTEST_SKIP() << "needs root: network namespaces, nftables and the capture";
   TempDir dir;
   json r = run_cell(dir, {"--dup", "0", "--loss", "10", "--direction", "to-client", "--retry-timeouts", "20",
                           "--drain", "on", "--fault-calls", "200", "--clients", "1"});
   ASSERT_EQ(r.value("status", ""), "ok") << r.dump();
-  if (r["causes"]["capture"] != "nflog") GTEST_SKIP() << "no capture on this kernel: " << r["causes"]["capture"];
+  if (!captured(r)) GTEST_SKIP() << "no capture on this kernel: " << r["causes"]["capture"];
   EXPECT_GT(cause(r, "retransmit_timeout"), 0u) << r["causes"];
   expect_all_explained(r);
 }
@@ -117,7 +134,7 @@ TEST(CausesE2E, AnApplicationRetryIsAppRetry) {
 // the client during its next calls, each making libtirpc send that call
 // again at once. The capture on the namespace's lo tells them apart.
 TEST(CausesE2E, OnLoopbackAStalledServerMakesRetransmitsAndStaleReplyResends) {
-  if (!is_root()) GTEST_SKIP() << "needs root: a network namespace of its own, nftables and the nflog capture";
+  if (!is_root()) GTEST_SKIP() << "needs root: a network namespace of its own, nftables and the capture";
   TempDir dir;
   std::ofstream(dir.file("stall.profile")) << "event = server-stall at=200ms for=300ms\n";
   json r = run_table(dir, "clean", {"--topology", "loopback", "--profile", dir.file("stall.profile"),
@@ -127,7 +144,7 @@ TEST(CausesE2E, OnLoopbackAStalledServerMakesRetransmitsAndStaleReplyResends) {
   EXPECT_EQ(r["topology"], "loopback");
   EXPECT_EQ(r["topology_place"], "loopback in a private namespace");
   EXPECT_TRUE(namespaces_left_by(dir.file("run")).empty()) << "the cell's namespace outlived it";
-  ASSERT_EQ(r["causes"]["capture"], "nflog") << r["causes"];
+  ASSERT_TRUE(captured(r)) << r["causes"];
   EXPECT_GT(r["classes"]["extra_executions"].get<uint64_t>(), 0u) << "the stall made no extra execution";
   EXPECT_GT(cause(r, "retransmit_timeout"), 0u) << r["causes"];
   EXPECT_EQ(cause(r, "network_copy"), 0u) << r["causes"] << ": nothing on loopback copies a datagram";
@@ -172,12 +189,12 @@ TEST(CausesE2E, AGrpcRetryAfterUnavailableIsLibraryRetry) {
 // namespace a datagram passes the egress hook once and the ingress hook
 // once, so with no retransmission (libtirpc's 15 s interval) and no faults
 // the wire holds each call exactly once as sent and once as answered.
-TEST(CausesE2E, OnLoopbackTheCaptureSeesEachRequestAndReplyOnce) {
-  if (!is_root()) GTEST_SKIP() << "needs root: a network namespace of its own, nftables and the nflog capture";
+void expect_each_request_and_reply_once(const std::string& backend) {
   TempDir dir;
-  json r = run_table(dir, "clean", {"--topology", "loopback", "--calls", "500", "--clients", "1"});
+  json r = run_table(dir, "clean", {"--topology", "loopback", "--calls", "500", "--clients", "1", "--wire-capture",
+                                    backend});
   ASSERT_EQ(r.value("status", ""), "ok") << r.dump();
-  ASSERT_EQ(r["causes"]["capture"], "nflog") << r["causes"];
+  if (!captured(r)) GTEST_SKIP() << "no " << backend << " capture on this kernel: " << r["causes"]["capture"];
   ASSERT_EQ(r["calls"], 500u);
   ASSERT_EQ(r["classes"]["extra_executions"], 0u);
   harness::Wire wire =
@@ -195,7 +212,7 @@ TEST(CausesE2E, OnLoopbackTheCaptureSeesEachRequestAndReplyOnce) {
   }
   // The stamps the attribution matches runs by: the server's kernel
   // stamped each request after the capture saw it leave and before its
-  // reply came back (the capture's are whole microseconds).
+  // reply came back (nflog's are whole microseconds).
   std::map<uint32_t, std::pair<int64_t, int64_t>> times;  // XID -> (sent, answered)
   for (const harness::WirePacket& p : wire.packets)
     (p.kind == harness::WireKind::kSent ? times[p.xid].first : times[p.xid].second) = p.realtime_ns;
@@ -209,6 +226,16 @@ TEST(CausesE2E, OnLoopbackTheCaptureSeesEachRequestAndReplyOnce) {
     ++checked;
   });
   EXPECT_EQ(checked, 500u);
+}
+
+TEST(CausesE2E, OnLoopbackTheCaptureSeesEachRequestAndReplyOnce) {
+  if (!is_root()) GTEST_SKIP() << "needs root: a network namespace of its own and the eBPF capture";
+  expect_each_request_and_reply_once("bpf");
+}
+
+TEST(CausesE2E, OnLoopbackTheNflogCaptureSeesEachRequestAndReplyOnce) {
+  if (!is_root()) GTEST_SKIP() << "needs root: a network namespace of its own, nftables and the nflog capture";
+  expect_each_request_and_reply_once("nflog");
 }
 
 // Without a namespace of its own a loopback cell runs on the host's lo,
@@ -225,7 +252,7 @@ TEST(LoopbackCapture, OnTheHostsLoTheCellSaysWhyThereIsNone) {
   netem::CommandLog log;
   harness::CellConfig cell;
   cell.transport = "sunrpc-udp";
-  harness::TrialCapture c = harness::start_capture(cell, true, netem::Host{"", "127.0.0.1", ""}, "127.0.0.1:700",
+  harness::TrialCapture c = harness::start_capture(cell, "on", netem::Host{"", "127.0.0.1", ""}, "127.0.0.1:700",
                                                    why, log);
   EXPECT_EQ(c.capture, nullptr);
   EXPECT_EQ(c.missing, "host loopback (" + why + "): rpclab puts no capture rules on the host's own lo");
