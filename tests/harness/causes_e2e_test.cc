@@ -15,6 +15,7 @@
 #include "harness/cell_causes.h"
 #include "harness/dependability_trial.h"
 #include "harness/wire_record.h"
+#include "netem/topology.h"
 #include "harness_e2e_util.h"
 #include "support/temp_dir.h"
 
@@ -257,6 +258,38 @@ TEST(LoopbackCapture, OnTheHostsLoTheCellSaysWhyThereIsNone) {
   EXPECT_EQ(c.capture, nullptr);
   EXPECT_EQ(c.missing, "host loopback (" + why + "): rpclab puts no capture rules on the host's own lo");
   EXPECT_TRUE(log.lines().empty()) << "nothing was run on the host";
+}
+
+// The capture on a real link picks its backend and says which ran; where
+// eBPF cannot start (here: a device that is not there) the record says
+// why, and `bpf` alone does not fall back.
+TEST(WireCaptureBackends, SaysWhichRanAndWhyTheOthersCouldNot) {
+  if (!is_root()) GTEST_SKIP() << "needs root: network namespaces, eBPF and nftables";
+  netem::CommandLog log;
+  auto topology = netem::Topology::create(netem::TopologyKind::kTwoHost, log);
+  const netem::Host& client = topology->client();
+  {
+    harness::WireCapture best(client, topology->server().address, 2049, "on", log);
+    ASSERT_EQ(best.missing(), "");
+    if (best.backend() != "bpf") {
+      EXPECT_EQ(best.backend().rfind("nflog (no eBPF: ", 0), 0u) << best.backend();
+    }
+  }
+  netem::Host gone = client;
+  gone.ifname = "no-such-dev";
+  // Newer kernels accept a netdev chain for a device yet to come, so nflog
+  // may start; either way the record says why eBPF did not.
+  harness::WireCapture fallback(gone, topology->server().address, 2049, "on", log);
+  if (fallback.missing().empty()) {
+    EXPECT_EQ(fallback.backend(), "nflog (no eBPF: no device no-such-dev in the client's namespace)");
+  } else {
+    EXPECT_NE(fallback.missing().find("nftables log rules failed"), std::string::npos) << fallback.missing();
+    EXPECT_NE(fallback.missing().find("; and no eBPF: no device no-such-dev"), std::string::npos)
+        << fallback.missing();
+  }
+  harness::WireCapture bpf_only(gone, topology->server().address, 2049, "bpf", log);
+  EXPECT_EQ(bpf_only.missing(), "eBPF: no device no-such-dev in the client's namespace");
+  EXPECT_EQ(bpf_only.backend(), "");
 }
 
 }  // namespace
