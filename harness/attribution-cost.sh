@@ -8,7 +8,7 @@
 #   2. the wire capture: the quick preset's udp-dup cells (two-host, x4,
 #      clean with 50,000 calls a client and dup 5% with 5,000, without and
 #      with the reply cache) with each backend (--wire-capture bpf, nflog)
-#      against off, 3 rounds of 3 trials (as root).
+#      against off, 6 rounds of 3 trials (as root).
 #
 #   harness/attribution-cost.sh BUILD_DIR OUT_DIR    (OUT_DIR must not exist)
 #
@@ -63,10 +63,11 @@ if [ "$(id -u)" != 0 ]; then
 fi
 # A clean cell makes 2 datagrams a call and runs ~10 times faster than a
 # storm cell, so it gets 10 times the calls: trials of a few seconds, where
-# the clients' start does not weigh. Each round takes the backends in
-# another order, so none always follows the same one.
-orders=("bpf nflog off" "nflog off bpf" "off bpf nflog")
-for i in 0 1 2; do
+# the clients' start does not weigh. Six rounds take the backends in every
+# order, so each comes first, second and last twice (rounds two minutes
+# apart swing by up to 10%).
+orders=("bpf nflog off" "nflog off bpf" "off bpf nflog" "bpf off nflog" "off nflog bpf" "nflog bpf off")
+for i in 0 1 2 3 4 5; do
   for capture in ${orders[$i]}; do
     for link in clean:0:50000 dup5:5:5000; do
       IFS=: read -r name dup calls <<<"$link"
@@ -79,13 +80,18 @@ done
 python3 - "$out" <<'EOF'
 import collections, glob, json, os, sys
 backends = ("bpf", "nflog")
-rates = collections.defaultdict(lambda: collections.defaultdict(float))
+# label -> backend -> round -> calls/s (the cell's, over its 3 trials)
+rates = collections.defaultdict(lambda: collections.defaultdict(dict))
 for path in glob.glob(f"{sys.argv[1]}/capture-*/results.jsonl"):
-    capture = os.path.basename(os.path.dirname(path)).split("-")[1]
+    _, capture, _, rnd = os.path.basename(os.path.dirname(path)).split("-")
     for line in open(path):
         r = json.loads(line)
-        rates[r["label"]][capture] += r.get("calls_per_s", 0)
+        rates[r["label"]][capture][rnd] = r.get("calls_per_s", 0)
 for label, s in sorted(rates.items()):
-    ratios = ", ".join(f"{b} {s[b] / s['off']:.3f}" for b in backends)
-    print(f"wire capture: {label}: calls/s with / without: {ratios} (3 rounds of 3 trials)")
+    parts = []
+    for b in backends:
+        per_round = sorted(s[b][k] / s["off"][k] for k in s["off"])
+        parts.append(f"{b} {sum(s[b].values()) / sum(s['off'].values()):.3f} "
+                     f"(rounds {per_round[0]:.2f} to {per_round[-1]:.2f})")
+    print(f"wire capture: {label}: calls/s with / without: {', '.join(parts)}; {len(s['off'])} rounds of 3 trials")
 EOF
