@@ -156,7 +156,12 @@ class WireIndex {
       std::vector<Transmission>& out = sends_[{port, xid}];
       for (size_t i : mine) {
         if (packets[i].kind == WireKind::kCopy && !out.empty()) {
-          ++out.back().copies;
+          // A transmission left when its first datagram did: the eBPF
+          // capture stamps the copy before its original, and the server
+          // may stamp the copy's run before the original's stamp.
+          Transmission& t = out.back();
+          if (t.sent_ns != 0 && packets[i].realtime_ns != 0) t.sent_ns = std::min(t.sent_ns, packets[i].realtime_ns);
+          ++t.copies;
           continue;
         }
         Transmission t{packets[i].realtime_ns};

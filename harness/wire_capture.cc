@@ -26,10 +26,11 @@
 namespace rpclab::harness {
 namespace {
 
-// The nflog backend's table. Requests are logged before the fault chains (priority 0), and so are
-// the copies `dup` makes (they pass the egress hook again, carrying the dup
-// mark, which the log record holds); replies after the fault chains and the
-// timed events' chains (priority 10), so a dropped reply is not logged.
+// The nflog backend's table. Requests are logged before the fault chains
+// (priority 0), and so are the copies `dup` makes (they pass the egress
+// hook again, carrying the dup mark, which the log record holds); replies
+// after the fault chains and the timed events' chains (priority 10), so a
+// dropped reply is not logged.
 // nfnetlink_log batches the packets (kBatchPackets, or a second); the fence
 // datagram that stop() sends is logged by a rule with queue-threshold 1,
 // which sends the batch before it at once, so the capture knows it has

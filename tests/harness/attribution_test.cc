@@ -192,6 +192,20 @@ TEST(Attribution, ASecondRunOfOneTransmissionIsItsCopy) {
   EXPECT_EQ(counts_of(in)[Cause::kUnexplained], 1u);
 }
 
+// The eBPF capture stamps dup's copy before its original (the rule sends
+// it from inside the original's hook), and the server can stamp the copy's
+// run before the original's stamp: that run still came from this
+// retransmission, not from the transmission before it.
+TEST(Attribution, ACopyStampedBeforeItsOriginalBelongsToIt) {
+  AttributionInput in;
+  in.executions = {stamped(0, 100, 1003), stamped(0, 100, 5001), stamped(0, 100, 5004)};
+  in.wire = Wire{{at(sent(100), 1000), at(sent(100), 5002), at(copy(100), 5000), at(reply(100), 5100)}, 0};
+  CauseCounts c = counts_of(in);
+  EXPECT_EQ(c[Cause::kRetransmitTimeout], 1u);
+  EXPECT_EQ(c[Cause::kNetworkCopy], 1u);
+  EXPECT_EQ(c[Cause::kUnexplained], 0u);
+}
+
 // A run stamped long after every transmission (a delayed link) is not
 // matched by time: the repeats fall back to counts.
 TEST(Attribution, StampsTooFarApartFallBackToCounts) {
