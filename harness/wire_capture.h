@@ -1,7 +1,8 @@
 // The client's end of a two-host link, recorded for the attribution: each
-// request as the client sent it (not the copies `dup` makes, which are
-// told apart) and each reply as it arrived, after the fault rules, so a
-// dropped reply is not in it. Two backends, the cheaper first:
+// request as the client sent it, before the fault rules (and the copies
+// `dup` makes, told apart by their mark), and each reply as it arrived,
+// after them, so a dropped reply is not in it. Two backends, the cheaper
+// first:
 //
 //   bpf    eBPF programs on the client's device and namespace writing to a
 //          ring buffer (wire_bpf.h): Linux 6.6 or later;
