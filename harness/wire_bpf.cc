@@ -78,6 +78,12 @@ int64_t tai_offset_ns() {
 
 }  // namespace
 
+// The event's kinds are WireKind's (wire_event.h is C, for the program).
+static_assert(RPCLAB_WIRE_SENT == static_cast<int>(WireKind::kSent) &&
+                  RPCLAB_WIRE_REPLY == static_cast<int>(WireKind::kReply) &&
+                  RPCLAB_WIRE_COPY == static_cast<int>(WireKind::kCopy),
+              "wire_event.h's kinds must be WireKind's");
+
 struct BpfWire::State {
   wire_capture* skel = nullptr;
   int egress = -1, arrival = -1;  // link fds
@@ -125,7 +131,7 @@ BpfWire::BpfWire(const std::string& ifname, uint16_t server_port, uint16_t fence
   if (!s_->skel) throw BpfWireError(refused("libbpf cannot open the program", errno));
   s_->skel->rodata->server_port = server_port;
   s_->skel->rodata->fence_port = fence_port;
-  s_->skel->rodata->dup_mark = static_cast<uint32_t>(std::stoul(netem::kNftDupMark, nullptr, 16));
+  s_->skel->rodata->dup_mark = netem::kNftDupMark;
   // libbpf 1.1 does not know SEC("netfilter"): say what it is.
   bpf_program__set_type(s_->skel->progs.arrived, static_cast<bpf_prog_type>(kProgTypeNetfilter));
   bpf_program__set_expected_attach_type(s_->skel->progs.arrived, static_cast<bpf_attach_type>(kAttachNetfilter));

@@ -62,7 +62,7 @@ std::optional<WirePacket> wire_packet_from_nflog(const unsigned char* data, size
   const unsigned char* ip = r.ip;
   size_t n = r.len;
   // The duplication rule marks its copies (netem/nft_rules.h).
-  bool copy = r.mark == static_cast<uint32_t>(std::stoul(netem::kNftDupMark, nullptr, 16));
+  bool copy = r.mark == netem::kNftDupMark;
   if (!ip || n < 20 || (ip[0] >> 4) != 4 || ip[9] != 17) return std::nullopt;  // IPv4, UDP
   size_t ihl = size_t{ip[0] & 0x0fu} * 4;
   bool fragment = (be16(ip + 6) & 0x1fff) != 0;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace rpclab::netem {
@@ -23,6 +24,8 @@ std::vector<std::string> base_chain(const std::string& chain, const std::string&
           "{ type filter hook " + chain + " device " + quoted(ifname) + " priority 0 ; }"};
 }
 
+std::string dup_mark() { return fmt::format("{:#x}", kNftDupMark); }
+
 std::vector<std::string> random_below(double pct) {
   return {"numgen", "random", "mod", "1000000", "<", std::to_string(nft_threshold(pct))};
 }
@@ -35,11 +38,11 @@ std::vector<std::vector<std::string>> nft_commands(const FaultSpec& spec, const 
   std::vector<std::vector<std::string>> cmds;
   cmds.push_back({"nft", "add", "table", "netdev", kNftTable});
   cmds.push_back(base_chain("egress", end.ifname));
-  cmds.push_back(rule("egress", {"meta", "mark", "!=", kNftDupMark, "counter"}, end.sends + " offered"));
+  cmds.push_back(rule("egress", {"meta", "mark", "!=", dup_mark(), "counter"}, end.sends + " offered"));
   if (end.impair_sends && spec.dup_pct > 0) {
-    std::vector<std::string> body = {"meta", "mark", "!=", kNftDupMark};
+    std::vector<std::string> body = {"meta", "mark", "!=", dup_mark()};
     for (auto& w : random_below(spec.dup_pct)) body.push_back(w);
-    body.insert(body.end(), {"counter", "meta", "mark", "set", kNftDupMark, "dup", "to", quoted(end.ifname),
+    body.insert(body.end(), {"counter", "meta", "mark", "set", dup_mark(), "dup", "to", quoted(end.ifname),
                              "meta", "mark", "set", "0"});
     cmds.push_back(rule("egress", body, end.sends + " dup"));
   }

@@ -21,7 +21,9 @@
 namespace rpclab::netem {
 
 inline constexpr const char* kNftTable = "rpclab";
-inline constexpr const char* kNftDupMark = "0x52504c42";  // "RPLB"
+// The mark on the copies `dup` makes ("RPLB"): the rules set it, and the
+// wire capture tells a copy from its original by it.
+inline constexpr uint32_t kNftDupMark = 0x52504c42;
 
 // numgen random mod 1000000 < threshold: 5% -> 50000.
 uint32_t nft_threshold(double pct);
