@@ -1,5 +1,5 @@
 # rpclab: the two commands are `make run-dependability` and `make test`.
-# Each installs what it needs (harness/deps.sh) and builds first.
+# Each installs what it needs (tools/deps.sh) and builds first.
 #
 #   make                     build everything into build/
 #   make test                the GoogleTest suite (unit, end to end, faults)
@@ -34,7 +34,7 @@ CMAKE_FLAGS := -G Ninja $(if $(SANITIZE),-DRPCLAB_SANITIZE=$(SANITIZE))
 all: build
 
 deps:
-	@harness/deps.sh build
+	@tools/deps.sh build
 
 $(BUILD)/build.ninja: CMakeLists.txt
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
@@ -43,7 +43,7 @@ build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
 test: build
-	@harness/deps.sh test
+	@tools/deps.sh test
 	tests/run-tests.sh $(BUILD) $(TEST_FLAGS)
 
 install: build
@@ -56,10 +56,10 @@ run-speed: build
 	$(BUILD)/rpclab speed --preset $(if $(QUICK),quick,levy1989)
 
 # The tables docs/dependability.md or docs/speed.md quotes, generated from
-# one run folder (the blocks of that run's preset; see harness/docs-tables.sh).
+# one run folder (the blocks of that run's preset; see tools/docs-tables.sh).
 docs-tables: build
 	@test -n "$(RUN)" || { echo "make docs-tables RUN=results/<run folder>: which run the tables come from" >&2; exit 2; }
-	harness/docs-tables.sh $(BUILD)/rpclab $(RUN)
+	tools/docs-tables.sh $(BUILD)/rpclab $(RUN)
 
 clean-net: build
 	$(BUILD)/rpclab clean-net
@@ -68,7 +68,7 @@ doctor: build
 	$(BUILD)/rpclab doctor
 
 fuzz:
-	@harness/deps.sh fuzz
+	@tools/deps.sh fuzz
 	cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DRPCLAB_FUZZ=ON
 	cmake --build build-fuzz -j $(JOBS) --target fuzzers
 	tests/fuzz/run-fuzzers.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)

@@ -21,7 +21,7 @@ inline std::string python_lacks(const std::vector<std::string>& modules, const s
   ProcessResult r = run_program({kDebianPython, "-c", imports}, std::chrono::seconds(60));
   if (r.exit_code == 0) return "";
   return kDebianPython + " cannot import " + imports.substr(7, imports.find('\n') - 7) + "...: " + r.err +
-         " (harness/deps.sh test installs them: apt-get install " + packages + ")";
+         " (tools/deps.sh test installs them: apt-get install " + packages + ")";
 }
 
 inline std::string slurp(const std::string& path) {

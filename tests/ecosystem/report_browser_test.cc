@@ -17,7 +17,7 @@ using namespace std::chrono_literals;
 
 std::string chromium_missing() {
   ProcessResult r = run_program({"sh", "-c", "command -v chromium"});
-  return r.exit_code == 0 ? "" : "chromium is not installed (harness/deps.sh test installs it: apt-get install chromium)";
+  return r.exit_code == 0 ? "" : "chromium is not installed (tools/deps.sh test installs it: apt-get install chromium)";
 }
 
 std::vector<std::string> chromium(const TempDir& dir, std::vector<std::string> more) {

@@ -158,7 +158,7 @@ main() {
     *) echo "usage: $0 [--no-cache]" >&2; exit 2 ;;
   esac
   [[ $(id -u) -eq 0 ]] || die "needs root (debootstrap, mount and pivot_root); run: sudo $0"
-  "$repo/harness/deps.sh" fresh-machine
+  "$repo/tools/deps.sh" fresh-machine
   exec 9<"$0"  # one run at a time; the lock is this script itself, so no file is left behind
   flock -n 9 || die "another fresh-machine run is going on (it holds a lock on $0)"
   check_readme_commands

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz_targets.h"
-#include "netem/fault_spec.h"
+#include "netem/faults/fault_spec.h"
 
 namespace rpclab::fuzz {
 namespace {

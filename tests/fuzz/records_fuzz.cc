@@ -12,7 +12,7 @@
 
 #include "core/call_record.h"
 #include "fuzz_targets.h"
-#include "harness/result_record.h"
+#include "harness/run/result_record.h"
 
 namespace rpclab::fuzz {
 

@@ -16,8 +16,8 @@
 #include <fstream>
 
 #include "harness/harness_e2e_util.h"
-#include "netem/capabilities.h"
-#include "netem/topology.h"
+#include "netem/topology/capabilities.h"
+#include "netem/topology/topology.h"
 #include "support/nobody_programs.h"
 #include "support/process.h"
 #include "support/server_process.h"

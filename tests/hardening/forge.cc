@@ -1,6 +1,6 @@
 #include "forge.h"
 
-#include "harness/text_table.h"
+#include "harness/kit/text_table.h"
 #include "raw/raw_frame.h"
 #include "support/wire.h"
 

@@ -26,9 +26,9 @@
 #include <thread>
 
 #include "harness/harness_e2e_util.h"
-#include "harness/matrix.h"
+#include "harness/dependability/matrix.h"
 #include "netem/netem_test_util.h"
-#include "netem/topology.h"
+#include "netem/topology/topology.h"
 #include "process_table.h"
 #include "support/process.h"
 #include "support/temp_dir.h"

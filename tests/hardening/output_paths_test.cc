@@ -18,7 +18,7 @@
 #include "core/atomic_file.h"
 #include "core/call_record.h"
 #include "harness/harness_e2e_util.h"
-#include "harness/run_folder.h"
+#include "harness/run/run_folder.h"
 #include "support/process.h"
 #include "support/server_process.h"
 #include "support/temp_dir.h"

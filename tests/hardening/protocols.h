@@ -1,5 +1,5 @@
 // How the wire-abuse tests speak each transport's protocol: one row per
-// row of the transport table (src/core/transport_table.cc). protocol_of()
+// row of the transport table (src/transport_table.cc). protocol_of()
 // throws for a transport with no row, so a new transport fails these
 // tests loudly until it has one (ProtocolTable.CoversEveryTransport).
 #pragma once

@@ -17,7 +17,7 @@
 
 #include "forge.h"
 #include "protocols.h"
-#include "harness/text_table.h"
+#include "harness/kit/text_table.h"
 #include "probe.h"
 #include "support/proc_stats.h"
 #include "rpc/rpc_test_util.h"

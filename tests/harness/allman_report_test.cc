@@ -7,9 +7,10 @@
 #include <sstream>
 
 #include "core/kiraly.h"
-#include "harness/allman_report.h"
-#include "harness/speed_report.h"
-#include "harness/speed_summary.h"
+#include "harness/speed/allman_report.h"
+#include "harness/speed/speed_report.h"
+#include "harness/speed/speed_rows.h"
+#include "harness/speed/speed_summary.h"
 #include "synthetic_records.h"
 
 namespace rpclab::harness {

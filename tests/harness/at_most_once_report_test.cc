@@ -1,6 +1,6 @@
 // The at-most-once cost table pairs each cell with the same cell whose
 // server kept the table, and only those.
-#include "harness/at_most_once_report.h"
+#include "harness/speed/at_most_once_report.h"
 
 #include <gtest/gtest.h>
 

@@ -1,13 +1,13 @@
-// The attribution of extra executions to causes (harness/attribution.h),
+// The attribution of extra executions to causes (harness/causes/attribution.h),
 // on hand-made journals, client records and wires: one test per cause, the
 // ways a cause is refused (unexplained), and the sum over causes.
-#include "harness/attribution.h"
+#include "harness/causes/attribution.h"
 
 #include <gtest/gtest.h>
 
 #include "core/journal_format.h"
-#include "harness/causes_report.h"
-#include "harness/wire_record.h"
+#include "harness/causes/causes_report.h"
+#include "harness/causes/wire_record.h"
 
 namespace rpclab::harness {
 namespace {

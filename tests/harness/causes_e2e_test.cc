@@ -12,10 +12,10 @@
 
 #include "core/atomic_file.h"
 #include "core/journal_reader.h"
-#include "harness/cell_causes.h"
-#include "harness/dependability_trial.h"
-#include "harness/wire_record.h"
-#include "netem/topology.h"
+#include "harness/causes/cell_causes.h"
+#include "harness/dependability/dependability_trial.h"
+#include "harness/causes/wire_record.h"
+#include "netem/topology/topology.h"
 #include "harness_e2e_util.h"
 #include "support/temp_dir.h"
 
@@ -250,7 +250,7 @@ TEST(LoopbackCapture, OnTheHostsLoTheCellSaysWhyThereIsNone) {
   caps.netns = true;
   EXPECT_EQ(harness::why_host_loopback(caps), "") << "root with namespaces: a namespace of its own";
 
-  netem::CommandLog log;
+  process::CommandLog log;
   harness::CellConfig cell;
   cell.transport = "sunrpc-udp";
   harness::TrialCapture c = harness::start_capture(cell, "on", netem::Host{"", "127.0.0.1", ""}, "127.0.0.1:700",
@@ -265,7 +265,7 @@ TEST(LoopbackCapture, OnTheHostsLoTheCellSaysWhyThereIsNone) {
 // why, and `bpf` alone does not fall back.
 TEST(WireCaptureBackends, SaysWhichRanAndWhyTheOthersCouldNot) {
   if (!is_root()) GTEST_SKIP() << "needs root: network namespaces, eBPF and nftables";
-  netem::CommandLog log;
+  process::CommandLog log;
   auto topology = netem::Topology::create(netem::TopologyKind::kTwoHost, log);
   const netem::Host& client = topology->client();
   {

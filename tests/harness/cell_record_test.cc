@@ -5,14 +5,14 @@
 
 #include <numeric>
 
-#include "harness/cell_events.h"
-#include "harness/classify.h"
-#include "harness/dependability_report.h"
-#include "harness/experiment.h"
-#include "harness/result_record.h"
-#include "harness/run_cells.h"
-#include "harness/trial_counts.h"
-#include "harness/trial_run.h"
+#include "harness/dependability/cell_events.h"
+#include "harness/dependability/classify.h"
+#include "harness/dependability/dependability_report.h"
+#include "harness/run/experiment.h"
+#include "harness/run/result_record.h"
+#include "harness/run/run_cells.h"
+#include "harness/dependability/trial_counts.h"
+#include "harness/run/trial_run.h"
 #include "synthetic_trials.h"
 
 namespace rpclab::harness {

@@ -2,7 +2,7 @@
 // clients with gaps, and executions no client accounts for.
 #include <gtest/gtest.h>
 
-#include "harness/classify.h"
+#include "harness/dependability/classify.h"
 
 namespace rpclab::harness {
 namespace {

@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "core/atomic_file.h"
-#include "harness/run_compare.h"
+#include "harness/report/run_compare.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 #include "synthetic_records.h"

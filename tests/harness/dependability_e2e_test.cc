@@ -12,10 +12,10 @@
 
 #include "core/atomic_file.h"
 #include "core/journal_reader.h"
-#include "harness/matrix.h"
+#include "harness/dependability/matrix.h"
 #include "harness_e2e_util.h"
 #include "support/nobody_programs.h"
-#include "netem/command_log.h"
+#include "process/command_log.h"
 #include "support/temp_dir.h"
 #include "support/wait.h"
 
@@ -282,7 +282,7 @@ TEST(DependabilityE2E, CtrlCKeepsFinishedTrialsAndResumeDoesNotRunThemAgain) {
   double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
   EXPECT_EQ(code, 130) << describe_exit(code);
   EXPECT_LT(took, 5.0);
-  std::string hint = "Continue with:\n  " + netem::shell_line(argv) + " --resume " + netem::shell_line({dir.file("run")});
+  std::string hint = "Continue with:\n  " + process::shell_line(argv) + " --resume " + process::shell_line({dir.file("run")});
   EXPECT_NE(read_whole_file(dir.file("run.log")).find(hint), std::string::npos) << read_whole_file(dir.file("run.log"));
   ProcessResult left = run_program({"pgrep", "-f", dir.path()});
   EXPECT_TRUE(left.out.empty()) << "processes of the run outlived it: " << left.out;

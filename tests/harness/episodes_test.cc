@@ -3,7 +3,7 @@
 // scattered independent duplicates, and the edges of both rules.
 #include <gtest/gtest.h>
 
-#include "harness/episodes.h"
+#include "harness/dependability/episodes.h"
 
 namespace rpclab::harness {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "core/atomic_file.h"
 #include "harness_e2e_util.h"
-#include "netem/capabilities.h"
+#include "netem/topology/capabilities.h"
 #include "support/temp_dir.h"
 
 namespace rpclab::test {

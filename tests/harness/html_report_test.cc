@@ -5,8 +5,8 @@
 
 #include <regex>
 
-#include "harness/html_report.h"
-#include "harness/html_writer.h"
+#include "harness/report/html_report.h"
+#include "harness/report/html_writer.h"
 #include "synthetic_records.h"
 
 namespace rpclab::harness {

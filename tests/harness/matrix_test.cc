@@ -3,9 +3,9 @@
 #include <map>
 #include <set>
 
-#include "harness/cell_config.h"
-#include "harness/matrix.h"
-#include "harness/speed_matrix.h"
+#include "harness/run/cell_config.h"
+#include "harness/dependability/matrix.h"
+#include "harness/speed/speed_matrix.h"
 
 namespace rpclab::harness {
 namespace {

@@ -10,13 +10,14 @@
 #include <regex>
 
 #include "core/atomic_file.h"
-#include "harness/experiment.h"
-#include "harness/matrix.h"
-#include "harness/plots.h"
-#include "harness/result_record.h"
-#include "harness/speed_matrix.h"
-#include "harness/speed_report.h"
-#include "netem/command_runner.h"
+#include "harness/run/experiment.h"
+#include "harness/dependability/matrix.h"
+#include "harness/kit/plot.h"
+#include "harness/run/result_record.h"
+#include "harness/speed/speed_matrix.h"
+#include "harness/speed/speed_report.h"
+#include "harness/speed/speed_rows.h"
+#include "process/command_runner.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 #include "synthetic_records.h"
@@ -52,7 +53,7 @@ std::vector<std::string> draw_run(const std::vector<json>& records, const std::s
   for (const json& r : records) lines += r.dump() + "\n";
   write_file_atomically(dir + "/results.jsonl", lines);
   std::vector<json> read = read_records(dir + "/results.jsonl", nullptr);
-  netem::CommandLog log;
+  process::CommandLog log;
   std::vector<std::string> notes;
   find_experiment(read.front().value("experiment", "")).plots(read, dir, log, &notes);
   std::vector<std::string> scripts;
@@ -169,7 +170,7 @@ TEST(Plots, LatencyDistributionsAndSymlogAxesShowOnlyPossibleValues) {
 // What gnuplot itself drew, in a copy of the run folder: its scripts must
 // name their files relative to the folder they are in.
 TEST(Plots, ACopiedRunFolderRedrawsWithTheSameAxes) {
-  if (netem::tool_path("gnuplot").find('/') == std::string::npos)
+  if (process::tool_path("gnuplot").find('/') == std::string::npos)
     GTEST_SKIP() << "gnuplot is not installed (apt-get install gnuplot-nox)";
   TempDir dir, copy;
   draw_run(dependability_run("quick"), dir.path());

@@ -1,6 +1,6 @@
 // The live line's ETA: counted trials at their pace per call, timed
 // trials (fixed duration) at their wall time per fixed second.
-#include "harness/progress.h"
+#include "harness/run/progress.h"
 
 #include <gtest/gtest.h>
 

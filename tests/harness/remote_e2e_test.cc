@@ -10,7 +10,7 @@
 #include <fstream>
 
 #include "harness_e2e_util.h"
-#include "netem/remote_faults.h"
+#include "netem/faults/remote_faults.h"
 #include "ssh_hosts.h"
 #include "support/temp_dir.h"
 #include "support/wait.h"

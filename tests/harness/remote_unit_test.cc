@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "harness/remote_packages.h"
-#include "harness/remote_watchdog.h"
+#include "harness/remote/remote_packages.h"
+#include "harness/remote/remote_watchdog.h"
 
 namespace rpclab::harness {
 namespace {

@@ -1,4 +1,4 @@
-// `rpclab report` and harness/docs-tables.sh on a run folder made by hand:
+// `rpclab report` and tools/docs-tables.sh on a run folder made by hand:
 // the tables docs quote come from a named run, with its id and date, and a
 // refresh replaces exactly the blocks of that run's preset.
 #include <gtest/gtest.h>
@@ -8,9 +8,9 @@
 #include <fstream>
 
 #include "core/atomic_file.h"
-#include "harness/experiment.h"
-#include "harness/run_cells.h"
-#include "harness/run_folder.h"
+#include "harness/run/experiment.h"
+#include "harness/run/run_cells.h"
+#include "harness/run/run_folder.h"
 #include "harness_e2e_util.h"
 #include "support/temp_dir.h"
 #include "synthetic_records.h"
@@ -64,7 +64,7 @@ TEST(ReportCommand, DocsTablesRefreshesOnlyTheBlocksOfTheRunsPreset) {
                     "another run's table\n<!-- end rpclab report -->\nAfter.\n";
   write_file_atomically(dir.file("page.md"), doc);
   ProcessResult r = run_program(
-      {RPCLAB_SOURCE_DIR "/harness/docs-tables.sh", bin("rpclab"), dir.file("run"), dir.file("page.md")}, 60s);
+      {RPCLAB_SOURCE_DIR "/tools/docs-tables.sh", bin("rpclab"), dir.file("run"), dir.file("page.md")}, 60s);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("1 table(s) refreshed"), std::string::npos) << r.out;
   std::string page = read_whole_file(dir.file("page.md"));
@@ -76,7 +76,7 @@ TEST(ReportCommand, DocsTablesRefreshesOnlyTheBlocksOfTheRunsPreset) {
   EXPECT_NE(page.find("<!-- end rpclab report -->\n\nBetween.\n"), std::string::npos) << page;
   EXPECT_NE(page.find("<!-- end rpclab report -->\nAfter.\n"), std::string::npos) << page;
   // Refreshing again changes nothing: the block holds the command's output alone.
-  run_program({RPCLAB_SOURCE_DIR "/harness/docs-tables.sh", bin("rpclab"), dir.file("run"), dir.file("page.md")}, 60s);
+  run_program({RPCLAB_SOURCE_DIR "/tools/docs-tables.sh", bin("rpclab"), dir.file("run"), dir.file("page.md")}, 60s);
   EXPECT_EQ(read_whole_file(dir.file("page.md")), page);
 }
 
@@ -99,7 +99,7 @@ TEST(ReportCommand, DocsTablesRefreshesThePageOfTheRunsExperiment) {
                         "<!-- begin rpclab report levy1989 loopback-persistent -->\nstale\n<!-- end rpclab report -->\n");
   ProcessResult r = run_program({"/bin/sh", "-c",
                                  "cd \"$1\" && \"$2\" \"$3\" run", "sh", dir.path(),
-                                 RPCLAB_SOURCE_DIR "/harness/docs-tables.sh", bin("rpclab")},
+                                 RPCLAB_SOURCE_DIR "/tools/docs-tables.sh", bin("rpclab")},
                                 60s);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("docs/speed.md: 1 table(s) refreshed"), std::string::npos) << r.out;

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "harness/speed_metrics.h"
+#include "harness/speed/speed_metrics.h"
 
 namespace rpclab::harness {
 namespace {

@@ -5,9 +5,10 @@
 
 #include <algorithm>
 
-#include "harness/latency_order.h"
-#include "harness/speed_report.h"
-#include "harness/stats.h"
+#include "harness/speed/latency_order.h"
+#include "harness/speed/speed_report.h"
+#include "harness/speed/speed_rows.h"
+#include "harness/kit/stats.h"
 #include "synthetic_records.h"
 
 namespace rpclab::harness {
@@ -53,7 +54,7 @@ TEST(SpeedReport, TheOrderLineAgreesWithWelchForEveryPair) {
       << text;
 }
 
-// `rpclab report --table` (and through it harness/docs-tables.sh) gets
+// `rpclab report --table` (and through it tools/docs-tables.sh) gets
 // the tables it names and no other, in the order it names them.
 TEST(SpeedReport, TablesByIdAreThoseTablesAlone) {
   std::vector<nlohmann::json> records = {speed_record("raw-tcp", 1, 12, kRawTcp),

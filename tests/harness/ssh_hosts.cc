@@ -35,7 +35,7 @@ void write(const std::string& path, const std::string& text) { std::ofstream(pat
 std::string SshHosts::unavailable() {
   if (geteuid() != 0) return "needs root: the two ssh hosts are network namespaces (run as root)";
   if (::access("/usr/sbin/sshd", X_OK) != 0)
-    return "needs Debian's openssh-server for a real sshd (apt-get install openssh-server; harness/deps.sh test)";
+    return "needs Debian's openssh-server for a real sshd (apt-get install openssh-server; tools/deps.sh test)";
   if (::access("/usr/bin/ssh", X_OK) != 0) return "needs the ssh client (openssh-client)";
   return "";
 }

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "harness/stats.h"
+#include "harness/kit/stats.h"
 
 namespace rpclab::harness {
 namespace {

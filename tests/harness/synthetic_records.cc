@@ -2,9 +2,9 @@
 
 #include <numeric>
 
-#include "harness/classify.h"
-#include "harness/dependability_summary.h"
-#include "harness/result_record.h"
+#include "harness/dependability/classify.h"
+#include "harness/dependability/dependability_summary.h"
+#include "harness/run/result_record.h"
 
 namespace rpclab::harness {
 

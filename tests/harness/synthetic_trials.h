@@ -7,10 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/cell_config.h"
-#include "harness/classify.h"
-#include "harness/trial_counts.h"
-#include "harness/trial_run.h"
+#include "harness/run/cell_config.h"
+#include "harness/dependability/classify.h"
+#include "harness/dependability/trial_counts.h"
+#include "harness/run/trial_run.h"
 
 namespace rpclab::harness {
 

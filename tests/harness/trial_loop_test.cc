@@ -8,12 +8,12 @@
 #include <map>
 #include <set>
 
-#include "harness/experiment.h"
-#include "harness/result_record.h"
-#include "harness/run_cells.h"
-#include "harness/trial_book.h"
-#include "harness/trial_run.h"
-#include "harness/trial_schedule.h"
+#include "harness/run/experiment.h"
+#include "harness/run/result_record.h"
+#include "harness/run/run_cells.h"
+#include "harness/run/trial_book.h"
+#include "harness/run/trial_run.h"
+#include "harness/run/trial_schedule.h"
 #include "support/temp_dir.h"
 
 namespace rpclab::harness {
@@ -118,7 +118,7 @@ struct FakeExperiment {
     e.name = "dependability";
     e.schedule = shuffled_trials;
     e.trial_runner = [this](RunFolder&, CellEnvironment&) -> TrialRunner {
-      return [this](const CellConfig& cell, const TrialPlace& place, CellEnvironment&, netem::CommandLog&, json& t) {
+      return [this](const CellConfig& cell, const TrialPlace& place, CellEnvironment&, process::CommandLog&, json& t) {
         ran.emplace_back(place.cell_index, place.trial);
         if (ran.size() >= stop_after) stop = true;
         if (place.cell_index == 1 && place.trial == 2) throw std::runtime_error("server died mid-run");
@@ -194,7 +194,7 @@ TEST(RunCells, ASkippedTrialSkipsItsCell) {
   Experiment e = FakeExperiment().row();
   size_t asked = 0;
   e.trial_runner = [&asked](RunFolder&, CellEnvironment&) -> TrialRunner {
-    return [&asked](const CellConfig& cell, const TrialPlace&, CellEnvironment&, netem::CommandLog&, json& t) {
+    return [&asked](const CellConfig& cell, const TrialPlace&, CellEnvironment&, process::CommandLog&, json& t) {
       ++asked;
       if (cell.hogs == 1) mark(t, "skipped", "needs root");
     };

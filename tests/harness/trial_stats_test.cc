@@ -4,8 +4,8 @@
 // form the cell's record keeps.
 #include <gtest/gtest.h>
 
-#include "harness/trial_join.h"
-#include "harness/trial_stats.h"
+#include "harness/dependability/trial_join.h"
+#include "harness/dependability/trial_stats.h"
 
 namespace rpclab::harness {
 namespace {

@@ -1,12 +1,12 @@
 // Tables and CSV are views of records: check them on hand-made records.
 #include <gtest/gtest.h>
 
-#include "harness/classify.h"
-#include "harness/csv_view.h"
-#include "harness/dependability_summary.h"
-#include "harness/dependability_report.h"
-#include "harness/result_record.h"
-#include "harness/text_table.h"
+#include "harness/dependability/classify.h"
+#include "harness/report/csv_view.h"
+#include "harness/dependability/dependability_summary.h"
+#include "harness/dependability/dependability_report.h"
+#include "harness/run/result_record.h"
+#include "harness/kit/text_table.h"
 #include "synthetic_records.h"
 
 namespace rpclab::harness {

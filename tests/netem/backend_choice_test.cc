@@ -1,7 +1,7 @@
 // Which backend runs a spec, and the errors for requests that cannot work.
 #include <gtest/gtest.h>
 
-#include "netem/fault_backend.h"
+#include "netem/faults/fault_backend.h"
 
 namespace rpclab::netem {
 namespace {

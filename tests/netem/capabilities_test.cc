@@ -3,7 +3,7 @@
 // instead of "no".
 #include <gtest/gtest.h>
 
-#include "netem/capabilities.h"
+#include "netem/topology/capabilities.h"
 
 namespace rpclab::netem {
 namespace {

@@ -10,15 +10,16 @@
 #include <sstream>
 #include <thread>
 
-#include "netem/capabilities.h"
-#include "netem/child_process.h"
-#include "netem/command_runner.h"
-#include "netem/load_meter.h"
-#include "netem/schedstat.h"
-#include "netem/server_load.h"
+#include "netem/topology/capabilities.h"
+#include "process/child_process.h"
+#include "process/command_runner.h"
+#include "netem/load/load_meter.h"
+#include "netem/load/schedstat.h"
+#include "netem/load/server_load.h"
 #include "support/wait.h"
 
 namespace rpclab::netem {
+using namespace rpclab::process;  // the process layer (process/) the netem code runs on
 namespace {
 
 using test::wait_until;

@@ -4,10 +4,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "netem/fault_backend.h"
-#include "netem/link_event_rules.h"
-#include "netem/netem_qdisc.h"
-#include "netem/nft_rules.h"
+#include "netem/faults/fault_backend.h"
+#include "netem/events/link_event_rules.h"
+#include "netem/faults/netem_qdisc.h"
+#include "netem/faults/nft_rules.h"
 
 namespace rpclab::netem {
 namespace {

@@ -5,9 +5,10 @@
 
 #include <stdexcept>
 
-#include "netem/event_runner.h"
+#include "netem/events/event_runner.h"
 
 namespace rpclab::netem {
+using namespace rpclab::process;  // the process layer (process/) the netem code runs on
 namespace {
 
 using namespace std::chrono_literals;

@@ -3,7 +3,7 @@
 // than its period, events of one group that can overlap).
 #include <gtest/gtest.h>
 
-#include "netem/fault_spec.h"
+#include "netem/faults/fault_spec.h"
 #include "netem_test_util.h"
 
 namespace rpclab::netem {

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "netem/fault_backend.h"
-#include "netem/fault_fields.h"
+#include "netem/faults/fault_backend.h"
+#include "netem/faults/fault_fields.h"
 #include "netem_test_util.h"
 
 namespace rpclab::netem {

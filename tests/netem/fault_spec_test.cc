@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "netem/fault_spec.h"
+#include "netem/faults/fault_spec.h"
 
 namespace rpclab::netem {
 namespace {

@@ -20,13 +20,14 @@
 #include <iterator>
 #include <thread>
 
-#include "netem/event_runner.h"
-#include "netem/fault_backend.h"
-#include "netem/topology.h"
-#include "netem/uml_guest.h"
+#include "netem/events/event_runner.h"
+#include "netem/faults/backend_factory.h"
+#include "netem/topology/topology.h"
+#include "netem/topology/uml_guest.h"
 #include "netem_test_util.h"
 
 namespace rpclab::netem {
+using namespace rpclab::process;  // the process layer (process/) the netem code runs on
 namespace {
 
 using namespace std::chrono_literals;

@@ -7,10 +7,11 @@
 
 #include <sys/stat.h>
 
-#include "netem/link_test.h"
+#include "netem/linktest/link_test.h"
 #include "netem_test_util.h"
 
 namespace rpclab::netem {
+using namespace rpclab::process;  // the process layer (process/) the netem code runs on
 namespace {
 
 using testing::why_not_nftables;

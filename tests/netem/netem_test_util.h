@@ -13,8 +13,8 @@
 
 #include <gtest/gtest.h>
 
-#include "netem/capabilities.h"
-#include "netem/fault_spec.h"
+#include "netem/topology/capabilities.h"
+#include "netem/faults/fault_spec.h"
 
 namespace rpclab::netem::testing {
 

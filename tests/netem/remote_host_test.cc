@@ -2,11 +2,12 @@
 // into one sentence with the fix, and what the server's end can apply.
 #include <gtest/gtest.h>
 
-#include "netem/netem_qdisc.h"
-#include "netem/remote_faults.h"
-#include "netem/remote_host.h"
+#include "netem/faults/netem_qdisc.h"
+#include "netem/faults/remote_faults.h"
+#include "process/remote_host.h"
 
 namespace rpclab::netem {
+using namespace rpclab::process;  // the process layer (process/) the netem code runs on
 namespace {
 
 TEST(SshTarget, ParsesUserHostAndPort) {

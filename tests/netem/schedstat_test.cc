@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "netem/schedstat.h"
+#include "netem/load/schedstat.h"
 
 namespace rpclab::netem {
 namespace {

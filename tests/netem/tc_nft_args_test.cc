@@ -1,10 +1,10 @@
 // The exact commands the netem and nftables backends run.
 #include <gtest/gtest.h>
 
-#include "netem/fault_spec.h"
-#include "netem/link_event_rules.h"
-#include "netem/netem_qdisc.h"
-#include "netem/nft_rules.h"
+#include "netem/faults/fault_spec.h"
+#include "netem/events/link_event_rules.h"
+#include "netem/faults/netem_qdisc.h"
+#include "netem/faults/nft_rules.h"
 
 namespace rpclab::netem {
 namespace {

@@ -14,8 +14,8 @@
 
 #include "core/cli_support.h"
 #include "core/transport.h"
-#include "harness/latency_pin.h"
-#include "harness/stats.h"
+#include "harness/speed/latency_pin.h"
+#include "harness/kit/stats.h"
 #include "support/client_process.h"
 #include "support/server_process.h"
 

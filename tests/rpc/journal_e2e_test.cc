@@ -169,7 +169,7 @@ int64_t realtime_now() {
 // network copy would arrive, then a third time later: three runs the XID
 // cannot tell apart. The kernel's receive stamp in each record falls
 // inside the sendto that carried it, which is what lets the attribution
-// (harness/attribution.h) match a run to its transmission.
+// (harness/causes/attribution.h) match a run to its transmission.
 TEST(JournalE2e, KernelStampsTellApartTransmissionsOfOneXid) {
   TempDir dir;
   ServerProcess server(ServerSpec{"sunrpc-udp", {"--journal", dir.file("journal.bin")}});

@@ -1,6 +1,6 @@
 // Messages that are almost calls a server would run, per transport, for
 // the garbage tests: one row per row of the transport table
-// (src/core/transport_table.cc). wire_fixture() throws for a transport
+// (src/transport_table.cc). wire_fixture() throws for a transport
 // with no row, so a new transport fails Garbage.* loudly until it has one
 // (WireFixtures.CoverEveryTransport). Every crafted NEXT names kRogueClient.
 #pragma once

@@ -18,7 +18,7 @@
 #include <thread>
 
 #include "core/atomic_file.h"
-#include "netem/event_runner.h"
+#include "netem/events/event_runner.h"
 #include "rpc_test_util.h"
 #include "support/client_process.h"
 #include "support/process.h"
@@ -228,7 +228,7 @@ TEST_P(RetryPolicyE2E, AppRetryAcrossAServerCrashAndRestart) {
   auto args = app_client_args(transport, "127.0.0.1:" + std::to_string(server.port()), 2000000, 1000, 40, 200);
   args.insert(args.end(), {"--record", record});
   Child client(args, dir.file("client.log"));
-  netem::CommandLog log;
+  process::CommandLog log;
   netem::EventRunner runner(netem::parse_profile("event = server-crash at=0s for=500ms\n", "t"), {nullptr, &server},
                             log);
   std::optional<int> code;

@@ -1,0 +1,97 @@
+#include "harness/causes/cell_causes.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "core/atomic_file.h"
+#include "core/journal_reader.h"
+#include "harness/causes/attribution.h"
+#include "harness/run/cell_failure.h"
+#include "harness/causes/wire_record.h"
+
+namespace rpclab::harness {
+namespace {
+
+uint16_t port_of(const std::string& endpoint) {
+  return static_cast<uint16_t>(std::stoul(endpoint.substr(endpoint.rfind(':') + 1)));
+}
+
+// The executed NEXT calls of the journal that a client recorded: a call
+// in flight when a client was stopped ran but is in no record, and the
+// join (extra_executions) counts only recorded calls.
+std::vector<Execution> recorded_executions(const std::string& journal_path, const ClientResults& clients) {
+  std::set<std::pair<uint32_t, uint32_t>> recorded;
+  for (size_t k = 0; k < clients.records.size(); ++k)
+    for (const CallEntry& c : clients.records[k].calls) recorded.insert({static_cast<uint32_t>(k + 1), c.seq});
+  std::vector<Execution> out;
+  JournalFile file(journal_path);
+  check_journal(file.bytes());
+  for_each_record(file.bytes(), [&](const journal::Record& r) {
+    if (r.kind != static_cast<uint8_t>(journal::RecordKind::kExecuted) || !recorded.count({r.client_id, r.seq})) return;
+    int64_t arrival = (r.known & journal::kKnowsKernelArrival) ? r.realtime_ns : 0;
+    out.push_back({r.client_id, r.seq, r.known, r.request_id, r.peer_port, r.attempt, arrival});
+  });
+  return out;
+}
+
+std::map<std::pair<uint32_t, uint32_t>, uint32_t> app_attempts(const ClientResults& clients) {
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> out;
+  for (size_t k = 0; k < clients.records.size(); ++k)
+    for (const CallEntry& c : clients.records[k].calls)
+      if (c.attempts > 1) out[{static_cast<uint32_t>(k + 1), c.seq}] = c.attempts;
+  return out;
+}
+
+// The capture stopped and kept on disk; what went wrong instead, if anything.
+std::string keep_wire(TrialCapture& capture, const CellFiles& files) {
+  if (!capture.capture) return capture.missing;
+  capture.capture->stop();
+  if (!capture.capture->missing().empty()) return capture.capture->missing();
+  try {
+    write_file_atomically(files.path("wire.bin"), format_wire(capture.capture->wire()));
+  } catch (const std::exception& e) {
+    return fmt::format("wire.bin cannot be written: {}", e.what());
+  }
+  return "";
+}
+
+}  // namespace
+
+TrialCapture start_capture(const CellConfig& cell, const std::string& choice, const netem::Host& client,
+                           const std::string& server_endpoint, const std::string& host_loopback_why,
+                           process::CommandLog& log) {
+  const TransportRow* row = find_transport(cell.transport);
+  if (!row || !row->traits.wire_xid) return {nullptr, "this transport's requests carry no XID a capture can follow"};
+  if (client.netns.empty())
+    return {nullptr, fmt::format("host loopback ({}): rpclab puts no capture rules on the host's own lo",
+                                 host_loopback_why)};
+  if (choice == "off") return {nullptr, "turned off (--wire-capture off)"};
+  auto capture = std::make_unique<WireCapture>(client, server_endpoint.substr(0, server_endpoint.rfind(':')),
+                                               port_of(server_endpoint), choice, log);
+  std::string missing = capture->missing();
+  if (!missing.empty()) return {nullptr, missing};
+  return {std::move(capture), ""};
+}
+
+nlohmann::json trial_causes(const CellConfig& cell, TrialCapture& capture, const CellFiles& files,
+                            const ClientResults& clients, uint64_t extra_executions) {
+  AttributionInput in;
+  in.drains_stale_replies = cell.drain_stale_replies;
+  std::string missing = keep_wire(capture, files);
+  if (missing.empty()) in.wire = capture.capture->wire();
+  in.executions = recorded_executions(files.path("journal.bin"), clients);
+  in.app_attempts = app_attempts(clients);
+  Attribution a = attribute(in);
+  if (a.extra_executions != extra_executions)
+    throw CellFailure(fmt::format("the attribution found {} extra executions in journal.bin, the join {}",
+                                  a.extra_executions, extra_executions));
+  nlohmann::json j = a.counts.to_json();
+  a.cascades.add_to(j);
+  j["capture"] = missing.empty() ? capture.capture->backend() : "none: " + missing;
+  j["capture_packets"] = in.wire ? nlohmann::json(in.wire->packets.size()) : nlohmann::json(nullptr);
+  j["capture_drops"] = in.wire ? nlohmann::json(in.wire->drops) : nlohmann::json(nullptr);
+  return j;
+}
+
+}  // namespace rpclab::harness

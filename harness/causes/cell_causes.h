@@ -1,0 +1,40 @@
+// A dependability trial's causes: the wire capture started around its
+// clients where the cell allows one (a two-host link, or a loopback cell in
+// a namespace of its own), and afterwards the attribution
+// (attribution.h) of the trial's extra executions, as the trial record's
+// `causes` object (docs/results-format.md).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/run/cell_config.h"
+#include "harness/run/cell_processes.h"
+#include "harness/causes/wire_capture.h"
+#include "netem/topology/topology.h"
+
+namespace rpclab::harness {
+
+struct TrialCapture {
+  std::unique_ptr<WireCapture> capture;
+  std::string missing;  // why there is none, when there is none
+};
+
+// Starts the capture on the client's end of the link (a two-host veth, or
+// the lo of a loopback cell's own namespace) for a transport whose
+// datagrams lead with their XID, with `choice` (--wire-capture, not
+// "off"); otherwise says why not. A client on the host's own lo gets none (rpclab puts no
+// rules on the host's interfaces): `host_loopback_why` says why it is there.
+TrialCapture start_capture(const CellConfig& cell, const std::string& choice, const netem::Host& client,
+                           const std::string& server_endpoint, const std::string& host_loopback_why,
+                           process::CommandLog& log);
+
+// Stops the capture, writes `wire.bin`, and attributes every execution in
+// the trial's journal beyond its call's first. Throws CellFailure when the
+// causes do not add up to the join's `extra_executions`.
+nlohmann::json trial_causes(const CellConfig& cell, TrialCapture& capture, const CellFiles& files,
+                            const ClientResults& clients, uint64_t extra_executions);
+
+}  // namespace rpclab::harness

@@ -1,0 +1,93 @@
+// rpclab: the harness. Subcommands run the experiments, report on this
+// machine, and clean up. A screen of glue over harness/ and netem/.
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "core/cli_support.h"
+#include "core/install_paths.h"
+#include "harness/cli/compare_command.h"
+#include "harness/cli/dependability_command.h"
+#include "harness/dependability/dependability_trial.h"
+#include "harness/run/experiment_run.h"
+#include "harness/run/guest_cell.h"
+#include "harness/cli/report_command.h"
+#include "harness/cli/speed_command.h"
+#include "netem/topology/capabilities.h"
+#include "netem/topology/topology.h"
+
+namespace {
+
+int doctor() {
+  std::printf("%s", rpclab::netem::describe(rpclab::netem::probe_capabilities()).c_str());
+  return rpclab::kExitOk;
+}
+
+int clean_net() {
+  if (::geteuid() != 0 && !rpclab::netem::list_our_namespaces().empty()) {
+    std::fprintf(stderr, "rpclab clean-net: removing network namespaces needs root: sudo make clean-net\n");
+    return rpclab::kExitSetup;
+  }
+  rpclab::process::CommandLog log;
+  auto removed = rpclab::netem::remove_all_namespaces(log);
+  for (const std::string& ns : removed) std::printf("removed %s\n", ns.c_str());
+  std::printf("%zu rpclab namespace(s) removed\n", removed.size());
+  return rpclab::kExitOk;
+}
+
+bool has_subcommand(CLI::App& app, const std::string& name) {
+  try {
+    return app.get_subcommand(name) != nullptr;
+  } catch (const CLI::OptionNotFound&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"rpclab: how often RPC calls are silently lost or run twice, and what a call costs", "rpclab"};
+  app.require_subcommand(1);
+  auto dependability = rpclab::harness::add_dependability_command(app);
+  auto speed = rpclab::harness::add_speed_command(app);
+  auto report = rpclab::harness::add_report_command(app);
+  auto compare = rpclab::harness::add_compare_command(app);
+  app.add_subcommand("doctor", "what this machine can do, and what will be skipped and why");
+  app.add_subcommand("clean-net", "remove every network namespace rpclab created (make clean-net)");
+  rpclab::harness::GuestTrial guest;
+  CLI::App* cell = app.add_subcommand("cell", "run one trial of a cell from a JSON file (used inside the UML guest)");
+  cell->add_option("--spec", guest.spec_path)->required();
+  cell->add_option("--result", guest.result_path)->required();
+  cell->add_option("--run-id", guest.run_id);
+  cell->add_option("--trial", guest.trial);
+  cell->add_option("--trials", guest.trials);
+  cell->add_option("--cell-index", guest.cell_index);
+  cell->group("");  // internal: not listed in --help
+  rpclab::add_version_flags(app);
+  // CLI11 would only say "A subcommand is required" of a misspelt one.
+  if (argc > 1 && argv[1][0] != '-' && !has_subcommand(app, argv[1])) {
+    std::fprintf(stderr, "rpclab: unknown command '%s' (commands: dependability, speed, report, compare, doctor, clean-net)\n",
+                 argv[1]);
+    return rpclab::kExitUsage;
+  }
+  rpclab::harness::remember_command_line(argc, argv);
+  rpclab::parse_or_exit(app, argc, argv);
+
+  try {
+    if (app.got_subcommand("dependability")) return dependability();
+    if (app.got_subcommand("speed")) return speed();
+    if (app.got_subcommand("report")) return report();
+    if (app.got_subcommand("compare")) return compare();
+    if (app.got_subcommand("doctor")) return doctor();
+    if (app.got_subcommand("clean-net")) return clean_net();
+    if (app.got_subcommand("cell")) {  // inside the guest, only dependability trials run
+      guest.bin_dir = rpclab::program_dir();
+      return rpclab::harness::run_cell_command(guest, rpclab::harness::run_dependability_trial);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rpclab: %s\n", e.what());
+    return rpclab::kExitFailed;
+  }
+  return rpclab::kExitUsage;
+}

@@ -1,0 +1,119 @@
+#include "harness/cli/report_command.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include "core/cli_support.h"
+#include "harness/run/experiment.h"
+#include "harness/run/experiment_run.h"
+#include "harness/report/html_report.h"
+#include "harness/run/provenance.h"
+#include "harness/run/result_record.h"
+
+namespace rpclab::harness {
+namespace {
+
+struct Flags {
+  std::string run_dir;
+  bool markdown = false;
+  std::vector<std::string> tables;
+  std::string if_preset;
+};
+
+// What the tables came from, in words a reader can check: the run's id,
+// when it started, the command, and how many cells and trials.
+std::string markdown_heading(const nlohmann::json& meta, const std::vector<nlohmann::json>& records) {
+  size_t trials = 0;
+  for (const nlohmann::json& r : records) trials += r.value("trials", size_t{1});
+  std::string date = meta.value("started_at", std::string("?")).substr(0, 10);
+  return fmt::format("Run `{}` of {} (`{}`; {} cells, {} trials).\n\n", meta.value("run_id", std::string("?")), date,
+                     meta.value("command_line", std::string("?")), records.size(), trials);
+}
+
+// report.html and its plots again; the gnuplot lines are not added to the
+// run's commands.log, which records the run.
+int rerender_html(const std::string& run_dir) {
+  process::CommandLog log;
+  std::vector<std::string> notes;
+  try {
+    HtmlReportFiles files = write_html_report(run_dir, log, &notes);
+    for (const std::string& n : notes) std::fprintf(stderr, "rpclab report: %s\n", n.c_str());
+    std::fprintf(stderr, "Report: %s\n", files.html.c_str());
+    return kExitOk;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rpclab report: %s\n", e.what());
+    return kExitSetup;
+  }
+}
+
+int run(const Flags& f) {
+  std::ifstream in(f.run_dir + "/metadata.json");
+  nlohmann::json meta = nlohmann::json::parse(in, nullptr, false);
+  if (!in || meta.is_discarded() || !std::filesystem::exists(f.run_dir + "/results.jsonl")) {
+    std::fprintf(stderr, "rpclab report: %s is not a run folder (it needs metadata.json and results.jsonl): give "
+                 "the folder a run wrote, e.g. results/latest\n", f.run_dir.c_str());
+    return kExitUsage;
+  }
+  if (!f.if_preset.empty() && meta.value("preset", "") != f.if_preset) {
+    std::fprintf(stderr, "rpclab report: %s is a run of preset %s, not %s: nothing printed\n", f.run_dir.c_str(),
+                 meta.value("preset", std::string("?")).c_str(), f.if_preset.c_str());
+    return kExitOk;
+  }
+  const Experiment* experiment = nullptr;
+  try {
+    experiment = &find_experiment(meta.value("experiment", ""));
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "rpclab report: %s/metadata.json: %s\n", f.run_dir.c_str(), e.what());
+    return kExitUsage;
+  }
+  for (const std::string& t : f.tables)
+    if (std::find(experiment->report_tables.begin(), experiment->report_tables.end(), t) ==
+        experiment->report_tables.end()) {
+      std::string known;
+      for (const std::string& k : experiment->report_tables) known += (known.empty() ? "" : ", ") + k;
+      std::fprintf(stderr, "rpclab report: --table %s: %s reports have %s\n", t.c_str(), experiment->name.c_str(),
+                   known.empty() ? "no tables to choose from" : ("the tables " + known).c_str());
+      return kExitUsage;
+    }
+  std::vector<std::string> warnings;
+  std::vector<nlohmann::json> records = latest_per_cell(read_records(f.run_dir + "/results.jsonl", &warnings));
+  for (const std::string& w : warnings) std::fprintf(stderr, "rpclab report: %s\n", w.c_str());
+  ReportOptions options;
+  options.data_dir = reference_data_dir();
+  options.markdown = f.markdown;
+  options.tables = f.tables;
+  std::string text = experiment->report(records, options);
+  if (!f.markdown) text = with_title(meta.value("title", std::string()), text);
+  std::printf("%s%s", f.markdown ? markdown_heading(meta, records).c_str() : "", text.c_str());
+  if (f.markdown || !f.tables.empty()) return kExitOk;  // for docs: the tables alone
+  return rerender_html(f.run_dir);
+}
+
+// "dependability: levy-load, ...; speed: levy, ...", from the experiments'
+// own lists, so the help cannot fall behind them.
+std::string table_ids_by_experiment() {
+  std::string out;
+  for (const Experiment& e : experiments())
+    out += fmt::format("{}{}: {}", out.empty() ? "" : "; ", e.name, fmt::join(e.report_tables, ", "));
+  return out;
+}
+
+}  // namespace
+
+std::function<int()> add_report_command(CLI::App& app) {
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = app.add_subcommand("report", "print a run folder's tables again and re-render its report.html and plots from results.jsonl (--markdown: "
+                                    "the tables alone, for docs/)");
+  cmd->add_option("run", f->run_dir, "the run folder, e.g. results/latest")->required();
+  cmd->add_flag("--markdown", f->markdown, "Markdown tables headed by the run's id, date and command");
+  cmd->add_option("--table", f->tables, "only these tables (" + table_ids_by_experiment() + ")")->delimiter(',');
+  cmd->add_option("--if-preset", f->if_preset, "print nothing (exit 0) unless the run is of this preset: for "
+                  "tools/docs-tables.sh");
+  return [f] { return run(*f); };
+}
+
+}  // namespace rpclab::harness

@@ -1,0 +1,43 @@
+// A trial's timed events (the fault spec's `events`), run around its
+// clients by netem::EventRunner: link events with the trial's fault
+// backend, server events through its ServerUnderTest. What they did goes
+// into the trial's record.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "netem/events/event_runner.h"
+
+namespace rpclab::harness {
+
+class CellEvents {
+ public:
+  // Idle when the spec has no events. Throws CellFailure when an event
+  // lacks its target (a link event on a trial without a fault backend).
+  // With `duration_ms`, no occurrence starts at or after it.
+  CellEvents(const netem::FaultSpec& spec, std::optional<int64_t> duration_ms, netem::FaultBackend* link,
+             netem::ServerControl& server, process::CommandLog& log);
+
+  // From the clients' wait loop; the first call is the clients' start.
+  void poll();
+  // The clients are done: ends what is still in force (a partition up, the
+  // server down or stopped), so the results can be read.
+  void finish();
+  // `events`: one entry per occurrence (results-format.md, "Timed
+  // events"); `warnings`: what a phase did not manage and said so (ss -K
+  // that closed nothing). Also after a failure, for the failed trial.
+  void add_to(nlohmann::json& trial) const;
+
+ private:
+  std::optional<netem::EventRunner> runner_;
+};
+
+// The `warning` of every phase in an EventRunner record, each with the
+// event and phase it came from.
+std::vector<std::string> event_warnings(const nlohmann::json& events);
+
+}  // namespace rpclab::harness

@@ -1,0 +1,70 @@
+#include "harness/dependability/dependability_plots.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "harness/causes/cascade_plots.h"
+#include "harness/dependability/dependability_report.h"
+#include "harness/kit/plot.h"
+
+namespace rpclab::harness {
+namespace {
+
+using nlohmann::json;
+
+double rate(const json& r, const char* key) { return r.at("silent_per_million").value(key, 0.0); }
+
+void add_point(Series& s, double x, const json& r) {
+  s.x.push_back(x);
+  s.y.push_back(rate(r, "value"));
+  s.low.push_back(rate(r, "ci95_low"));
+  s.high.push_back(rate(r, "ci95_high"));
+}
+
+}  // namespace
+
+std::vector<std::string> dependability_plots(const std::vector<json>& records, const std::string& dir,
+                                             process::CommandLog& log, std::vector<std::string>* notes) {
+  PlotSpec by_load{"silent-vs-load", "Silent errors vs server load (no network faults)", "CPU hogs on the server's CPU",
+                   "silent errors per 1,000,000 calls (symlog; bars: 95% interval)", XAxis::kCount};
+  PlotSpec by_faults{"silent-vs-faults", "Silent errors vs loss and duplication (load 0, two-host link)", "",
+                     "silent errors per 1,000,000 calls (symlog; bars: 95% interval)", XAxis::kCategory};
+  by_load.symlogy = by_faults.symlogy = true;
+  std::map<std::string, size_t> load_series, fault_series;
+  for (const json& r : records) {
+    if (r.value("experiment", "") != "dependability" || r.value("status", "") != "ok") continue;
+    if (has_events(r)) continue;  // the failures table shows them; neither axis here is theirs
+    std::string variant = row_variant(r);
+    if (!has_faults(r)) {
+      if (!load_series.count(variant)) {
+        load_series[variant] = by_load.series.size();
+        by_load.series.push_back({variant});
+      }
+      add_point(by_load.series[load_series[variant]], r.at("cell").value("hogs", 0), r);
+    } else if (r.at("cell").value("hogs", 0) == 0) {
+      const json& f = r.at("cell").at("faults");
+      std::string tic = fmt::format("loss {}/dup {}", f.value("loss_pct", 0.0), f.value("dup_pct", 0.0));
+      auto it = std::find(by_faults.xtics.begin(), by_faults.xtics.end(), tic);
+      double x = static_cast<double>(it - by_faults.xtics.begin());
+      if (it == by_faults.xtics.end()) by_faults.xtics.push_back(tic);
+      if (!fault_series.count(variant)) {
+        fault_series[variant] = by_faults.series.size();
+        by_faults.series.push_back({variant});
+      }
+      add_point(by_faults.series[fault_series[variant]], x, r);
+    }
+  }
+  std::vector<std::string> pngs;
+  for (const PlotSpec* p : {&by_load, &by_faults}) {
+    if (p->series.empty()) continue;
+    std::string why, png = draw(*p, dir, log, &why);
+    if (!png.empty()) pngs.push_back(png);
+    else notes->push_back("plot skipped: " + why);
+  }
+  for (const std::string& png : cascade_plots(records, dir, log, notes)) pngs.push_back(png);
+  return pngs;
+}
+
+}  // namespace rpclab::harness

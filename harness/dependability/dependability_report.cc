@@ -1,0 +1,517 @@
+#include "harness/dependability/dependability_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "core/transport.h"
+#include "harness/causes/causes_report.h"
+#include "harness/kit/text_table.h"
+#include "harness/dependability/trial_stats.h"
+#include "netem/faults/fault_spec.h"
+
+namespace rpclab::harness {
+namespace {
+
+using nlohmann::json;
+
+// Terminal tables wider than this are split into several.
+constexpr size_t kWidth = 118;
+
+bool usable(const json& r) { return r.value("experiment", "") == "dependability" && r.value("status", "") == "ok"; }
+
+double at(const json& r, const char* pointer) {
+  json::json_pointer p(pointer);
+  return r.contains(p) && r.at(p).is_number() ? r.at(p).get<double>() : 0.0;
+}
+
+std::optional<double> maybe_at(const json& r, const char* pointer) {
+  json::json_pointer p(pointer);
+  if (!r.contains(p) || !r.at(p).is_number()) return std::nullopt;
+  return r.at(p).get<double>();
+}
+
+// A rate per million as the tables print it: "266,910", "0.4", "0".
+std::string per_million(double v) {
+  if (v > 0 && v < 9.95) return fmt::format("{:.1f}", v);
+  return grouped(static_cast<uint64_t>(std::llround(v)));
+}
+
+// One interval the old way, for the table of classes and older records.
+std::string rate_cell(const json& r) {
+  double v = at(r, "/silent_per_million/value"), lo = at(r, "/silent_per_million/ci95_low"),
+         hi = at(r, "/silent_per_million/ci95_high");
+  if (v == 0) return "0 (<" + per_million(hi) + ")";
+  return fmt::format("{} [{}-{}]", per_million(v), per_million(lo), per_million(hi));
+}
+
+std::string silent_and_dup(const json& r) {
+  return per_million(at(r, "/silent_per_million/value")) + " / " +
+         per_million(at(r, "/rates_per_million/duplicate_calls/value"));
+}
+
+std::optional<OverTrials> over(const json& r, const char* figure) {
+  if (!r.contains("over_trials") || !r.at("over_trials").contains(figure)) return std::nullopt;
+  return OverTrials::from_json(r.at("over_trials").at(figure));
+}
+
+std::string headline(const json& r) {
+  auto o = over(r, "silent");
+  return o ? trials_headline(*o) : rate_cell(r);  // a record from before trials
+}
+
+std::string median_and_bootstrap(const json& r) {
+  auto o = over(r, "silent");
+  if (!o || o->trials == 0) return "-";
+  return fmt::format("{} [{}-{}]", per_million(o->median_per_million), per_million(o->bootstrap.low_per_million),
+                     per_million(o->bootstrap.high_per_million));
+}
+
+std::string onsets(const json& r) {
+  json::json_pointer p("/episodes/onsets_per_trial");
+  if (!r.contains(p)) return "-";
+  std::vector<size_t> n = r.at(p).get<std::vector<size_t>>();
+  if (n.size() <= 8) {
+    std::string s;
+    for (size_t x : n) s += (s.empty() ? "" : ",") + std::to_string(x);
+    return s;
+  }
+  size_t total = 0, most = 0;
+  for (size_t x : n) total += x, most = std::max(most, x);
+  return fmt::format("{} (<= {}/trial)", total, most);
+}
+
+std::string one_decimal(const std::optional<double>& v) { return v ? fixed(*v, 1) : "-"; }
+
+// What the cell's line cannot hold: spreads far beyond chance, where the
+// errors came from (onsets), failed trials.
+std::string cell_note(const json& r) {
+  std::vector<std::string> notes;
+  std::string silent = over(r, "silent") ? dispersion_note(*over(r, "silent")) : "";
+  std::string dup = over(r, "duplicate_calls") ? dispersion_note(*over(r, "duplicate_calls")) : "";
+  if (!silent.empty()) notes.push_back("silent errors: " + silent);
+  if (!dup.empty() && dup != silent) notes.push_back("dup calls: " + dup);
+  json::json_pointer e("/episodes/note");
+  if (r.contains(e) && !r.at(e).get<std::string>().empty()) notes.push_back(r.at(e).get<std::string>());
+  if (!r.value("reason", "").empty()) notes.push_back(r.value("reason", ""));
+  std::string out;
+  for (const std::string& n : notes) out += (out.empty() ? "" : "; ") + n;
+  return out;
+}
+
+template <typename Key>
+void add_unique(std::vector<Key>& seen, const Key& k) {
+  if (std::find(seen.begin(), seen.end(), k) == seen.end()) seen.push_back(k);
+}
+
+std::string fault_column(const json& r) {
+  const json& spec = r.at("cell").at("faults");
+  std::string s = fmt::format("loss {}% dup {}%", spec.value("loss_pct", 0.0), spec.value("dup_pct", 0.0));
+  int hogs = r.at("cell").value("hogs", 0);
+  return hogs ? s + fmt::format(" load {}", hogs) : s;
+}
+
+// The kinds of a cell's timed events: "server-crash", "partition+reset".
+std::string event_kinds(const json& r) {
+  std::string kinds;
+  for (const json& e : r.at("cell").at("faults").value("events", json::array()))
+    if (kinds.find(e.value("kind", "?")) == std::string::npos) kinds += (kinds.empty() ? "" : "+") + e.value("kind", "?");
+  return kinds;
+}
+
+// "1/5": loss 1%, duplication 5%, for the trials table's narrow column;
+// the events' kinds for a cell with events.
+std::string fault_short(const json& r) {
+  if (has_events(r)) return event_kinds(r);
+  const json& spec = r.at("cell").at("faults");
+  std::string s = fmt::format("{}/{}", spec.value("loss_pct", 0.0), spec.value("dup_pct", 0.0));
+  int hogs = r.at("cell").value("hogs", 0);
+  return hogs ? s + fmt::format(" load {}", hogs) : s;
+}
+
+std::string range_text(std::vector<double> v) {
+  if (v.empty()) return "-";
+  auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  return fixed(*lo, 1) == fixed(*hi, 1) ? fixed(*lo, 1) : fixed(*lo, 1) + "-" + fixed(*hi, 1);
+}
+
+double mean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return v.empty() ? 0 : s / static_cast<double>(v.size());
+}
+
+// Levy's 1989 dependability rows, keyed by his load column, from the CSV.
+std::vector<std::pair<std::string, std::vector<std::string>>> levy_rows(const std::string& data_dir) {
+  std::ifstream in(data_dir + "/levy1989-dependability.csv");
+  std::vector<std::pair<std::string, std::vector<std::string>>> rows;
+  bool header_seen = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    if (!header_seen) {
+      header_seen = true;
+      continue;
+    }
+    std::stringstream fields(line);
+    std::string name, cell;
+    std::getline(fields, name, ',');
+    std::vector<std::string> cells;
+    while (std::getline(fields, cell, ',')) cells.push_back(cell.empty() ? "-" : cell);
+    rows.emplace_back(name + " (Levy 1989)", cells);
+  }
+  return rows;
+}
+
+// The cells of one table: records, the row names (without the client count
+// when every cell has the same, which the title says instead), columns.
+struct Grid {
+  std::vector<const json*> records;
+  bool same_clients = true;
+  std::string row(const json& r) const { return row_variant(r, !same_clients); }
+  std::string clients_note() const {
+    if (records.empty() || !same_clients) return "";
+    int n = records.front()->value("clients", 1);
+    return n > 1 ? fmt::format(", {} clients a cell", n) : "";
+  }
+};
+
+// The records of one kind of table: no faults (load), steady faults, or
+// timed events (failures).
+enum class Kind { kLoad, kFaults, kEvents };
+Kind kind_of(const json& r) { return has_events(r) ? Kind::kEvents : has_faults(r) ? Kind::kFaults : Kind::kLoad; }
+
+Grid grid(const std::vector<json>& records, Kind kind) {
+  Grid g;
+  for (const json& r : records)
+    if (usable(r) && kind_of(r) == kind) g.records.push_back(&r);
+  for (const json* r : g.records) g.same_clients &= r->value("clients", 1) == g.records.front()->value("clients", 1);
+  return g;
+}
+
+std::string section(const std::string& title, const TextTable& t, const ReportOptions& o) {
+  return (o.markdown ? title : wrapped(title, kWidth)) + "\n\n" + (o.markdown ? t.render_markdown() : t.render(kWidth));
+}
+
+void add_levy_rows(TextTable& t, const std::vector<int>& hogs, const std::string& data_dir) {
+  auto levy = levy_rows(data_dir);
+  if (levy.empty()) return;
+  t.rule();
+  static const std::vector<int> kLevyLoads = {0, 5, 10, 20};  // his load averages ~0.1, 5, 10, 20
+  for (auto& [name, cells] : levy) {
+    std::vector<std::string> row = {name};
+    for (int h : hogs) {
+      auto it = std::find(kLevyLoads.begin(), kLevyLoads.end(), h);
+      size_t col = static_cast<size_t>(it - kLevyLoads.begin());
+      row.push_back(it != kLevyLoads.end() && col < cells.size() ? cells[col] : "");
+    }
+    t.add(row);
+  }
+}
+
+std::string levy_load(const std::vector<json>& records, const ReportOptions& o) {
+  Grid g = grid(records, Kind::kLoad);
+  if (g.records.empty()) return "";
+  std::vector<int> hogs;
+  std::vector<std::string> variants;
+  std::map<std::pair<std::string, int>, const json*> cell;
+  for (const json* r : g.records) {
+    int h = r->at("cell").value("hogs", 0);
+    add_unique(hogs, h);
+    add_unique(variants, g.row(*r));
+    cell[{g.row(*r), h}] = r;
+  }
+  std::sort(hogs.begin(), hogs.end());
+  std::vector<std::string> headers = {"silent / dup calls per 1,000,000"};
+  for (int h : hogs) headers.push_back(fmt::format("load {}", h));
+  TextTable t(headers);
+  for (const std::string& v : variants) {
+    std::vector<std::string> row = {v};
+    for (int h : hogs) row.push_back(cell.count({v, h}) ? silent_and_dup(*cell[{v, h}]) : "-");
+    t.add(row);
+  }
+  // The load on the server's CPU, as each column's cells measured it.
+  for (auto [label, pointer, scale] : {std::tuple{"server CPU: runnable tasks", "/load/server_cpu_run_queue", 1.0},
+                                       std::tuple{"server: wait per timeslice, ms", "/load/server_wait_us_per_timeslice", 1e-3},
+                                       std::tuple{"machine: runnable tasks (all CPUs)", "/load/run_queue_mean", 1.0}}) {
+    std::vector<std::string> row = {label};
+    for (int h : hogs) {
+      std::vector<double> v;
+      for (const json* r : g.records)
+        if (r->at("cell").value("hogs", 0) == h)
+          if (auto x = maybe_at(*r, pointer)) v.push_back(*x * scale);
+      row.push_back(v.empty() ? "-" : fixed(mean(v), scale < 1 ? 2 : 1));
+    }
+    t.add(row);
+  }
+  add_levy_rows(t, hogs, o.data_dir);
+  return section("Dependability (Levy's layout" + g.clients_note() +
+                     "; retry 15 s is libtirpc's default): silent errors (silent losses + calls run twice that the "
+                     "client saw succeed) / duplicate "
+                     "calls (calls run twice or more, whatever the client was told), each per 1,000,000 calls over "
+                     "all the cell's trials. Load = CPU-bound hogs on the server's CPU; below, what that CPU's run "
+                     "queue and the server's own wait to run measured. Over trials, with intervals: next table.",
+                 t, o);
+}
+
+std::string levy_faults(const std::vector<json>& records, const ReportOptions& o) {
+  Grid g = grid(records, Kind::kFaults);
+  if (g.records.empty()) return "";
+  std::vector<std::string> columns, variants, backends;
+  std::map<std::pair<std::string, std::string>, const json*> cell;
+  for (const json* r : g.records) {
+    add_unique(columns, fault_column(*r));
+    add_unique(variants, g.row(*r));
+    add_unique(backends, r->at("faults").value("backend", std::string("?")));
+    cell[{g.row(*r), fault_column(*r)}] = r;
+  }
+  std::vector<std::string> headers = {"silent / dup calls per 1,000,000"};
+  headers.insert(headers.end(), columns.begin(), columns.end());
+  TextTable t(headers);
+  for (const std::string& v : variants) {
+    std::vector<std::string> row = {v};
+    for (const std::string& c : columns) row.push_back(cell.count({v, c}) ? silent_and_dup(*cell[{v, c}]) : "-");
+    t.add(row);
+  }
+  std::vector<std::string> measured = {"measured loss% / dup%"};
+  for (const std::string& c : columns) {
+    std::vector<double> loss, dup;
+    for (const std::string& v : variants)
+      if (cell.count({v, c}) && maybe_at(*cell[{v, c}], "/faults/measured_loss_pct")) {
+        loss.push_back(at(*cell[{v, c}], "/faults/measured_loss_pct"));
+        dup.push_back(at(*cell[{v, c}], "/faults/measured_dup_pct"));
+      }
+    measured.push_back(loss.empty() ? "-" : range_text(loss) + " / " + range_text(dup));
+  }
+  t.add(measured);
+  std::string by;
+  for (const std::string& b : backends)  // the 0/0 control cell has no backend: not one that made faults
+    if (b != "none") by += (by.empty() ? "" : ", ") + b;
+  if (by.empty()) by = "no backend";
+  return section("Dependability under network faults (two-host link" + g.clients_note() +
+                     "): silent errors / duplicate calls per 1,000,000 calls over all the cell's trials; measured = "
+                     "what the link's counters saw in every cell of the column (range over the rows), by " + by + ".",
+                 t, o);
+}
+
+// One line per cell over its trials, grouped by row variant, the variants
+// in the order of their first cell (the matrix's, which is the transport
+// table's), as in the Levy tables above.
+std::string trials_table(const std::vector<json>& records, bool faults, const ReportOptions& o) {
+  Grid g = grid(records, faults ? Kind::kFaults : Kind::kLoad);
+  if (faults) {  // the failures' cells too, after the steady faults'
+    Grid events = grid(records, Kind::kEvents);
+    g.records.insert(g.records.end(), events.records.begin(), events.records.end());
+  }
+  if (g.records.empty()) return "";
+  std::map<std::string, size_t> first;
+  for (const json* r : g.records) first.emplace(g.row(*r), first.size());
+  std::vector<const json*> sorted = g.records;
+  std::stable_sort(sorted.begin(), sorted.end(), [&](const json* a, const json* b) {
+    if (g.row(*a) != g.row(*b)) return first.at(g.row(*a)) < first.at(g.row(*b));
+    return faults ? false : a->at("cell").value("hogs", 0) < b->at("cell").value("hogs", 0);
+  });
+  TextTable t({"cell", faults ? "loss/dup" : "load", "silent/M over trials", "median [bootstrap]", "onsets", "dup/M",
+               "CPU rq"});
+  std::string last;
+  for (const json* r : sorted) {
+    std::string variant = g.row(*r);
+    t.add({variant == last ? "" : variant,
+           faults ? fault_short(*r) : std::to_string(r->at("cell").value("hogs", 0)), headline(*r),
+           median_and_bootstrap(*r), onsets(*r), per_million(at(*r, "/rates_per_million/duplicate_calls/value")),
+           one_decimal(maybe_at(*r, "/load/server_cpu_run_queue"))});
+    t.note(cell_note(*r));
+    last = variant;
+  }
+  return section(std::string(faults ? "Under faults" : "Under load") + ", over trials" + g.clients_note() +
+                     ": silent errors per 1,000,000 calls (silent/M) in how many of a cell's independent trials, "
+                     "and how many; the median of the trials' rates and a 95% bootstrap interval of the pooled rate "
+                     "(trials, then clients, resampled); onsets (a cascade counts once) per trial; dup/M: duplicate "
+                     "calls per 1,000,000; CPU rq: runnable tasks on the server's CPU, as measured" +
+                     (faults ? "; loss/dup: the link's loss and duplication, %." : ".") +
+                     " A note under a cell: spreads far beyond chance, where its errors came from, failed trials.",
+                 t, o);
+}
+
+// Every class of a failures cell, as counts over its trials: silent loss /
+// silent duplicate / duplicate told failure / indeterminate / clean failure.
+std::string five_classes(const json& r) {
+  const json& c = r.at("classes");
+  auto n = [&](const char* k) { return c.value(k, uint64_t{0}); };
+  uint64_t told_failure = n("duplicate_calls") - std::min(n("duplicate_calls"), n("silent_duplicates"));
+  return fmt::format("{} / {} / {} / {} / {}", grouped(n("silent_loss")), grouped(n("silent_duplicates")),
+                     grouped(told_failure), grouped(n("indeterminate")), grouped(n("clean_failure")));
+}
+
+// How many occurrences each trial of the column's cells had, e.g. "3 x 2".
+std::string occurrences(const std::vector<const json*>& cells) {
+  std::vector<size_t> n;
+  for (const json* r : cells)
+    if (r->contains("events"))
+      for (const json& k : r->at("events").at("occurrences_per_trial")) n.push_back(k.get<size_t>());
+  if (n.empty()) return "-";
+  auto [lo, hi] = std::minmax_element(n.begin(), n.end());
+  return *lo == *hi ? std::to_string(*lo) : fmt::format("{}-{}", *lo, *hi);
+}
+
+// Levy's layout for the failures TCP cannot hide: a row per transport,
+// retry policy and at-most-once, a column per kind of event, every class.
+std::string failures_table(const std::vector<json>& records, const ReportOptions& o) {
+  Grid g = grid(records, Kind::kEvents);
+  if (g.records.empty()) return "";
+  std::vector<std::string> columns, variants, schedules;
+  std::map<std::pair<std::string, std::string>, const json*> cell;
+  std::map<std::string, std::vector<const json*>> by_column;
+  for (const json* r : g.records) {
+    std::string col = event_kinds(*r);
+    add_unique(columns, col);
+    add_unique(variants, g.row(*r));
+    add_unique(schedules, netem::FaultSpec::from_json(r->at("cell").at("faults")).summary());
+    cell[{g.row(*r), col}] = r;
+    by_column[col].push_back(r);
+  }
+  TextTable t([&] {
+    std::vector<std::string> h = {"calls: silent loss / silent dup / dup told failure / indeterminate / clean fail"};
+    h.insert(h.end(), columns.begin(), columns.end());
+    return h;
+  }());
+  for (const std::string& v : variants) {
+    std::vector<std::string> row = {v};
+    for (const std::string& c : columns) row.push_back(cell.count({v, c}) ? five_classes(*cell[{v, c}]) : "-");
+    t.add(row);
+  }
+  std::vector<std::string> occurred = {"events per trial (each cell)"};
+  for (const std::string& c : columns) occurred.push_back(occurrences(by_column[c]));
+  t.add(occurred);
+  std::string what;
+  for (const std::string& s : schedules) what += (what.empty() ? "" : "; ") + s;
+  return section("Failures TCP cannot hide (" + what + g.clients_note() +
+                     "): calls by class, counted over all the cell's trials. silent dup = ran twice or more and the "
+                     "client saw success; dup told failure = ran twice or more and the client was told it failed; "
+                     "indeterminate = ran once, reported as failed; clean fail = never ran, reported as failed. "
+                     "+app:K = the client's own retry loop (a new handle, the same call up to K times more); "
+                     "+at-most-once = the server answers a repeat from its table.",
+                 t, o);
+}
+
+std::string classes_table(const std::vector<json>& records, const ReportOptions& o) {
+  TextTable t({"cell", "trials", "calls", "correct", "silent loss", "dup calls", "extra exec", "silent dup",
+               "indeterm.", "clean fail", "Levy mism.", "silent/M [95%]", "calls/s"});
+  for (const json& r : records) {
+    if (!usable(r)) continue;
+    const json& c = r.at("classes");
+    auto n = [&](const char* k) { return grouped(c.value(k, uint64_t{0})); };
+    t.add({r.value("label", ""), fmt::format("{}/{}", r.value("trials_ok", 1), r.value("trials", 1)),
+           grouped(r.value("calls", uint64_t{0})), n("correct"), n("silent_loss"), n("duplicate_calls"),
+           n("extra_executions"), n("silent_duplicates"), n("indeterminate"), n("clean_failure"),
+           grouped(r.value("levy_mismatches", uint64_t{0})), rate_cell(r), fixed(r.value("calls_per_s", 0.0), 0)});
+  }
+  if (t.empty()) return "";
+  return section("Every call, by class (all trials of each cell together):", t, o);
+}
+
+std::string causes_section(const std::vector<json>& records, const ReportOptions& o) {
+  TextTable t = causes_table(records);
+  if (t.empty()) return "";
+  return section("Why each extra execution ran (all trials of each cell together): copy = a network copy of the "
+                 "request; rexmit = the client's retransmit timer; stale = libtirpc's resend on a reply to another "
+                 "XID; lib = the library's retry; app = the application's retry; unexpl = not shown (no capture, or "
+                 "datagrams lost where it cannot tell which); cascades = runs of 2 or more consecutive calls of one "
+                 "client that each ran more than once, by the cause of the first one's extra execution; capture = "
+                 "the wire capture's backend (bpf, or nflog where the kernel refuses eBPF), or why there was none "
+                 "(docs/dependability.md, \"How a cause is decided\").",
+                 t, o);
+}
+
+std::string not_measured(const std::vector<json>& records) {
+  std::string out;
+  for (const json& r : records) {
+    if (r.value("experiment", "") != "dependability" || r.value("status", "") == "ok") continue;
+    out += fmt::format("  {} {}: {}\n", r.value("status", ""), r.value("label", ""), r.value("reason", ""));
+  }
+  return out.empty() ? "" : "Cells not measured:\n" + out;
+}
+
+}  // namespace
+
+bool has_events(const json& record) {
+  const json& spec = record.at("cell").at("faults");
+  return spec.contains("events") && !spec.at("events").empty();
+}
+
+bool has_faults(const json& record) {
+  // The faults table's own control cell (loss 0, dup 0 on the link) belongs
+  // with the faults table, not in the load table.
+  if (record.at("cell").value("block", "") == "faults") return true;
+  try {
+    return !netem::FaultSpec::from_json(record.at("cell").at("faults")).empty();
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+namespace {
+
+// The library's own retransmit interval, "15 s" for libtirpc's.
+std::string default_retry(const TransportRow& row) {
+  ClientOptions defaults;
+  defaults.transport = std::string(row.name);
+  int ms = row.client_settings(defaults).retry_timeout_ms;
+  return ms % 1000 == 0 ? fmt::format("{} s", ms / 1000) : fmt::format("{} ms", ms);
+}
+
+}  // namespace
+
+std::string row_variant(const json& record, bool with_clients) {
+  const json& c = record.at("cell");
+  std::string v = c.value("transport", "?");
+  const TransportRow* row = find_transport(v);
+  if (row && row->traits.retransmits) {  // the retransmit interval is part of what the row measures
+    const json& retry = c.at("retry_timeout_ms");
+    v += retry.is_null() ? fmt::format(" retry {}", default_retry(*row))
+                         : fmt::format(" retry {} ms", retry.get<int>());
+  }
+  if (c.value("drc", 0)) v += " +drc";
+  if (c.value("drain_stale_replies", false)) v += " +drain";
+  RetryChoice retry = RetryChoice::of_cell(c);
+  // "+app:5", "+library retry": the client's retry policy, apart from
+  // sunrpc-udp's retransmit interval ("retry 20 ms") above.
+  if (retry.policy == RetryPolicy::kApp) v += " +" + retry.name();
+  if (retry.policy == RetryPolicy::kLibrary) v += " +library retry";
+  if (c.value("at_most_once", false)) v += " +at-most-once";
+  if (c.value("tcp_nodelay", false)) v += " nodelay";
+  if (c.value("connect", "") == "per-call") v += " per-call";
+  if (with_clients && c.value("clients", 1) > 1) v += fmt::format(" x{} clients", c.value("clients", 1));
+  return v;
+}
+
+const std::vector<std::string>& dependability_report_tables() {
+  static const std::vector<std::string> ids = {"levy-load",     "levy-faults", "failures",    "trials-load",
+                                               "trials-faults", "classes",     "causes",     "not-measured"};
+  return ids;
+}
+
+std::string dependability_report(const std::vector<json>& records, const ReportOptions& o) {
+  auto wanted = [&](const std::string& id) {
+    return o.tables.empty() || std::find(o.tables.begin(), o.tables.end(), id) != o.tables.end();
+  };
+  std::vector<std::pair<std::string, std::string>> parts = {
+      {"levy-load", wanted("levy-load") ? levy_load(records, o) : ""},
+      {"levy-faults", wanted("levy-faults") ? levy_faults(records, o) : ""},
+      {"failures", wanted("failures") ? failures_table(records, o) : ""},
+      {"trials-load", wanted("trials-load") ? trials_table(records, false, o) : ""},
+      {"trials-faults", wanted("trials-faults") ? trials_table(records, true, o) : ""},
+      {"classes", wanted("classes") ? classes_table(records, o) : ""},
+      {"causes", wanted("causes") ? causes_section(records, o) : ""},
+      {"not-measured", wanted("not-measured") ? not_measured(records) : ""}};
+  std::string out;
+  for (const auto& [id, part] : parts)
+    if (!part.empty()) out += (out.empty() ? "" : "\n") + part;
+  return out;
+}
+
+}  // namespace rpclab::harness

@@ -1,0 +1,31 @@
+// Views of dependability records (results.jsonl, the latest record of each
+// cell): Levy's layout (rows: transport, columns: server load, each cell
+// silent errors / calls run twice, per 1,000,000) beside his 1989 numbers;
+// the same under network faults; under timed events (failures: a row per
+// transport, retry policy and at-most-once, a column per event, every
+// class); the cells over their trials (in how many
+// trials errors happened, the median and bootstrap interval, the onsets,
+// the load on the server's CPU); and every call by class.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/run/experiment.h"
+
+namespace rpclab::harness {
+
+// Table ids for ReportOptions::tables, in the order they print.
+const std::vector<std::string>& dependability_report_tables();
+std::string dependability_report(const std::vector<nlohmann::json>& records, const ReportOptions& options);
+
+// "sunrpc-udp retry 20 ms", "grpc": the transport and the settings that make
+// a row, without the load and fault axes that make the columns.
+std::string row_variant(const nlohmann::json& record, bool with_clients = true);
+
+bool has_faults(const nlohmann::json& record);  // steady faults or timed events
+bool has_events(const nlohmann::json& record);  // timed events (the failures table's cells)
+
+}  // namespace rpclab::harness

@@ -1,0 +1,25 @@
+// A dependability cell's record from its trials' records: the classes and
+// rates pooled over the trials (the stable fields every view reads), the
+// statistics over trials of silent errors, duplicate calls and extra
+// executions, the onsets of each trial, and the load and faults measured.
+#pragma once
+
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/run/cell_config.h"
+#include "harness/dependability/classify.h"
+
+namespace rpclab::harness {
+
+// A CellSummary (experiment.h).
+void summarize_dependability(const CellConfig& cell, const std::vector<nlohmann::json>& trials,
+                             const std::vector<nlohmann::json>& earlier, nlohmann::json& record);
+
+// Puts the join's numbers into a record: calls, classes, Levy's mismatches
+// and every rate per million with its interval (also used by tests on
+// hand-made data).
+void add_classes(nlohmann::json& record, const ClassCounts& classes);
+
+}  // namespace rpclab::harness

@@ -1,0 +1,148 @@
+#include "harness/dependability/episodes.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "harness/kit/text_table.h"
+
+namespace rpclab::harness {
+namespace {
+
+// One client's errors from an onset to the clean stretch that ends them.
+struct Run {
+  uint32_t client_id = 0;
+  double onset_s = 0;
+  double last_s = 0;
+  uint64_t calls = 0;
+  uint64_t silent = 0;
+  uint64_t extra_executions = 0;
+};
+
+std::vector<Run> client_runs(std::vector<ErrorCall>& errors, uint64_t clean_calls) {
+  std::sort(errors.begin(), errors.end(), [](const ErrorCall& a, const ErrorCall& b) {
+    return a.client_id != b.client_id ? a.client_id < b.client_id : a.index < b.index;
+  });
+  std::vector<Run> runs;
+  for (size_t i = 0; i < errors.size(); ++i) {
+    const ErrorCall& e = errors[i];
+    bool same_client = i > 0 && errors[i - 1].client_id == e.client_id;
+    uint64_t clean_between = same_client && e.index > errors[i - 1].index ? e.index - errors[i - 1].index - 1 : 0;
+    if (!same_client || clean_between >= clean_calls) runs.push_back({e.client_id, e.end_s, e.end_s});
+    Run& run = runs.back();
+    run.last_s = std::max(run.last_s, e.end_s);
+    ++run.calls;
+    run.silent += e.silent ? 1 : 0;
+    run.extra_executions += e.extra_executions;
+  }
+  return runs;
+}
+
+// An onset early in a trial is ms, not "0.0 s".
+std::string seconds_text(double s) { return s < 1 ? fmt::format("{:.1f} ms", s * 1e3) : fmt::format("{:.1f} s", s); }
+
+}  // namespace
+
+Episodes find_episodes(std::vector<ErrorCall> errors, const EpisodeRules& rules) {
+  std::vector<Run> runs = client_runs(errors, rules.clean_calls);
+  std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) {
+    return a.onset_s != b.onset_s ? a.onset_s < b.onset_s : a.client_id < b.client_id;
+  });
+  Episodes found;
+  found.rules = rules;
+  std::vector<uint32_t> clients;  // of the episode being built
+  for (const Run& run : runs) {
+    // Anchored on the episode's first onset, not chained from onset to onset,
+    // so a stream of independent onsets cannot merge into one long episode.
+    if (found.list.empty() || run.onset_s - found.list.back().onset_s > rules.window_s) {
+      found.list.push_back({run.onset_s, run.last_s});
+      clients.clear();
+    }
+    Episode& e = found.list.back();
+    e.onset_spread_s = run.onset_s - e.onset_s;
+    e.last_error_s = std::max(e.last_error_s, run.last_s);
+    if (std::find(clients.begin(), clients.end(), run.client_id) == clients.end()) {
+      clients.push_back(run.client_id);
+      ++e.clients;
+    }
+    e.error_calls += run.calls;
+    e.silent += run.silent;
+    e.extra_executions += run.extra_executions;
+  }
+  return found;
+}
+
+uint64_t Episodes::error_calls() const {
+  uint64_t n = 0;
+  for (const Episode& e : list) n += e.error_calls;
+  return n;
+}
+
+std::optional<double> Episodes::first_onset_s() const {
+  if (list.empty()) return std::nullopt;
+  return list.front().onset_s;
+}
+
+double Episodes::errors_per_onset() const {
+  return list.empty() ? 0 : static_cast<double>(error_calls()) / static_cast<double>(list.size());
+}
+
+nlohmann::json Episodes::to_json(size_t listed) const {
+  nlohmann::json episodes = nlohmann::json::array();
+  for (size_t i = 0; i < std::min(listed, list.size()); ++i) {
+    const Episode& e = list[i];
+    episodes.push_back({{"onset_s", e.onset_s},
+                        {"last_error_s", e.last_error_s},
+                        {"onset_spread_s", e.onset_spread_s},
+                        {"clients", e.clients},
+                        {"error_calls", e.error_calls},
+                        {"silent", e.silent},
+                        {"extra_executions", e.extra_executions}});
+  }
+  auto first = first_onset_s();
+  return {{"rules", {{"clean_calls", rules.clean_calls}, {"window_s", rules.window_s}}},
+          {"onsets", onsets()},
+          {"error_calls", error_calls()},
+          {"errors_per_onset", errors_per_onset()},
+          {"first_onset_s", first ? nlohmann::json(*first) : nlohmann::json(nullptr)},
+          {"episodes", episodes},
+          {"episodes_listed", episodes.size()}};
+}
+
+TrialOnsets TrialOnsets::of(const Episodes& e) { return {e.onsets(), e.error_calls(), e.first_onset_s()}; }
+
+TrialOnsets TrialOnsets::from_json(const nlohmann::json& j) {
+  TrialOnsets t;
+  t.onsets = j.at("onsets").get<size_t>();
+  t.error_calls = j.at("error_calls").get<uint64_t>();
+  if (!j.at("first_onset_s").is_null()) t.first_onset_s = j.at("first_onset_s").get<double>();
+  return t;
+}
+
+std::string onsets_note(const std::vector<Episodes>& trials) {
+  std::vector<TrialOnsets> list;
+  for (const Episodes& e : trials) list.push_back(TrialOnsets::of(e));
+  return onsets_note(list);
+}
+
+std::string onsets_note(const std::vector<TrialOnsets>& trials) {
+  std::vector<size_t> onsets;
+  std::vector<double> firsts;
+  uint64_t errors = 0, total_onsets = 0;
+  for (const TrialOnsets& t : trials) {
+    onsets.push_back(t.onsets);
+    total_onsets += t.onsets;
+    errors += t.error_calls;
+    if (t.first_onset_s) firsts.push_back(*t.first_onset_s);
+  }
+  if (total_onsets == 0) return "";
+  auto [lo, hi] = std::minmax_element(firsts.begin(), firsts.end());
+  std::string first = *lo == *hi ? seconds_text(*lo) : seconds_text(*lo) + "-" + seconds_text(*hi);
+  double per_onset = static_cast<double>(errors) / static_cast<double>(total_onsets);
+  return fmt::format("onsets per trial {}; {} errors per onset; first onset {} after the clients started",
+                     fmt::join(onsets, ", "), grouped(static_cast<uint64_t>(std::llround(per_onset))), first);
+}
+
+}  // namespace rpclab::harness

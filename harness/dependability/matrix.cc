@@ -1,0 +1,488 @@
+#include "harness/dependability/matrix.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "netem/faults/fault_backend.h"
+
+namespace rpclab::harness {
+namespace {
+
+using netem::FaultSpec;
+using netem::TopologyKind;
+
+// Every RPC system of the tables (xmlrpc-pstream, xmlrpc-c's variant
+// without HTTP, runs when named: docs/running.md says why not here).
+const std::vector<std::string> kAllRpc = {"sunrpc-udp", "sunrpc-tcp", "grpc", "xmlrpc", "jsonrpc"};
+const std::vector<std::string> kStreamRpc = {"sunrpc-tcp", "grpc", "xmlrpc", "jsonrpc"};
+// levy1989 gives these half the calls of the others, so that `make
+// run-dependability` stays within 25 minutes.
+const std::vector<std::string> kHttpRpc = {"xmlrpc", "jsonrpc"};
+
+// The levy1989 preset's size, in one place to retune: every cell runs as
+// kLevyTrials independent trials, each of this many calls shared by its 8
+// clients (kHttpRpc's cells: half as many). docs/dependability.md ("The
+// presets") says why these numbers; `make run-dependability` must stay
+// within 25 minutes on a 2-core VM.
+constexpr int kLevyTrials = 5;
+constexpr uint64_t kLevyLoadCallsPerTrial = 16000;   // 80,000 a cell
+constexpr uint64_t kLevyFaultCallsPerTrial = 3200;   // 16,000 a cell
+constexpr double kLevyCascadeShare = 0.25;           // 4,000 a trial, 20,000 a cell
+constexpr int kShortRetryMs = 20;   // the "short" retransmit interval of the issue and the notes
+constexpr int kFaultTimeoutMs = 1000;
+
+FaultSpec dup_only(double pct) {
+  FaultSpec f;
+  f.dup_pct = pct;
+  return f;
+}
+
+FaultSpec loss_and_dup(double loss, double dup) {
+  FaultSpec f;
+  f.loss_pct = loss;
+  f.dup_pct = dup;
+  return f;
+}
+
+// Levy's table: load on the server, nothing on the network (loopback, so it
+// runs without root), 100,000 calls per cell over its trials; then loss x
+// duplication on the two-host link at load 0. Under loss a 15 s retransmit
+// interval would cost 15 s per lost packet, so the faults table uses the
+// short interval and a 1 s total timeout for every transport (which also
+// shows how timeouts lie).
+std::vector<Block> levy1989() {
+  // Eight clients share a trial's calls: under 20 hogs the server gets a
+  // twenty-first of its CPU and one client would wait ~6 ms a call; eight
+  // keep its queue busy, as a real server's would be.
+  Block load{"load", {"sunrpc-udp", "sunrpc-tcp", "grpc"}};
+  load.hogs = {0, 5, 10, 20};
+  load.retry_timeouts_ms = {std::nullopt, kShortRetryMs};
+  load.clients = {8};
+  load.calls = kLevyLoadCallsPerTrial;
+  load.trials = kLevyTrials;
+  // sunrpc-udp at the 20 ms interval under 5, 10 and 20 hogs: 79,810 of
+  // 80,000 calls ran twice at load 20 (run 20261126-012900), and those three
+  // cells took 16 of its 43 minutes. A quarter of the calls shows the same
+  // cascade in every trial and keeps the run within its 25 minutes.
+  load.cascade_share = kLevyCascadeShare;
+
+  Block faults{"faults", {"sunrpc-udp", "sunrpc-tcp", "grpc"}};
+  faults.faults = fault_grid({0, 1, 5}, {0, 1, 5}, netem::Direction::kBoth);
+  faults.retry_timeouts_ms = {kShortRetryMs};
+  faults.clients = {8};
+  // The cells under 5% loss cost the most (TCP and gRPC wait out
+  // retransmissions: ~300 calls/s).
+  faults.calls = kLevyFaultCallsPerTrial;
+  faults.trials = kLevyTrials;
+  faults.timeout_ms = kFaultTimeoutMs;
+  faults.topology = TopologyKind::kTwoHost;
+
+  // XML-RPC and JSON-RPC over HTTP get half the calls: a 5% loss cell costs
+  // them as much as it costs Sun RPC over TCP (about 70 s for 20,000
+  // calls), and a load cell twice its CPU. Their 50,000 and 10,000 calls a
+  // cell bound a zero at 60 and 300 per million.
+  for (const std::string& t : kHttpRpc) {
+    load.transports.push_back(t);
+    load.call_share[t] = 0.5;
+    faults.transports.push_back(t);
+    faults.call_share[t] = 0.5;
+  }
+  return {load, faults};
+}
+
+// What fixes what: the reply cache and draining stale replies, alone and
+// together, under duplication, loss, and both.
+std::vector<Block> remedies() {
+  Block b{"remedies", {"sunrpc-udp"}};
+  b.about_these_transports = true;
+  b.faults = {dup_only(5), loss_and_dup(5, 0), loss_and_dup(5, 5)};
+  b.retry_timeouts_ms = {kShortRetryMs};
+  b.drc = {0, 1024};
+  b.drain = {false, true};
+  b.calls = 3000;
+  b.trials = 3;
+  b.timeout_ms = kFaultTimeoutMs;
+  b.topology = TopologyKind::kTwoHost;
+  return {b};
+}
+
+// CI: every transport clean on loopback, then 5% duplication on the link.
+std::vector<Block> quick() {
+  Block clean{"clean", kAllRpc};
+  clean.calls = 1000;
+  clean.trials = 3;
+
+  Block udp_dup{"udp-dup", {"sunrpc-udp"}};
+  udp_dup.about_these_transports = true;
+  udp_dup.faults = {dup_only(5)};
+  udp_dup.retry_timeouts_ms = {kShortRetryMs};
+  udp_dup.drc = {0, 1024};
+  udp_dup.calls = 1000;
+  udp_dup.trials = 3;
+  udp_dup.timeout_ms = kFaultTimeoutMs;
+  udp_dup.topology = TopologyKind::kTwoHost;
+
+  Block stream_dup = udp_dup;
+  stream_dup.name = "stream-dup";
+  stream_dup.transports = kStreamRpc;
+  stream_dup.about_these_transports = false;
+  stream_dup.drc = {0};
+  stream_dup.retry_timeouts_ms = {std::nullopt};
+  stream_dup.calls = 1000;
+  return {clean, udp_dup, stream_dup};
+}
+
+// A transport the preset or --transports names; both are checked against
+// the table before expansion.
+const TransportRow& row_of(const std::string& transport) {
+  const TransportRow* row = find_transport(transport);
+  if (!row) throw std::invalid_argument("unknown transport '" + transport + "' (known: " + transport_names() + ")");
+  return *row;
+}
+
+// A cell's calls per trial: the block's, times its transport's share, times
+// the cascade share for a cell under load whose client retransmits on a
+// short interval (there nearly every call runs twice while the server has a
+// hog's share of its CPU, so a few such cells would cost most of a run).
+uint64_t calls_for(const Block& b, const CellConfig& c) {
+  auto share = b.call_share.find(c.transport);
+  double fraction = share == b.call_share.end() ? 1.0 : share->second;
+  if (c.hogs > 0 && c.retry_timeout_ms) fraction *= b.cascade_share;
+  return static_cast<uint64_t>(static_cast<double>(b.calls) * fraction);
+}
+
+// The failures TCP cannot hide (issue 11): each kind of timed event alone,
+// repeated through a 5 s trial, against a 1 s deadline; each retry policy
+// a transport's row allows (none, library where there is one to turn on,
+// the client's own loop); the server's at-most-once table off and on. A
+// second table gives sunrpc-udp the 20 ms retransmit interval with and
+// without the reply cache (with the stock 15 s interval nothing is
+// retransmitted within the deadline, so the cache would see nothing). The
+// cache is crossed with at-most-once off only: with both on, the
+// at-most-once table answers every repeat before the cache is asked.
+// Sized to run within 20 minutes on a 2-core VM: 56 + 24 cells of 2
+// trials, about 6 s a trial with the link's setup.
+constexpr int64_t kFailuresTrialMs = 5000;
+constexpr int kFailuresAppRetries = 5;  // 50+100+200+400+800 ms of backoff: outlasts a 1 s crash, a 1.5 s stall
+
+FaultSpec event_only(const std::string& event) { return netem::parse_profile("event = " + event + "\n", ""); }
+
+Block failures_block(const std::string& name, const std::vector<std::string>& transports) {
+  Block b{name, transports};
+  // Each twice in a trial; a partition and a stall outlast the deadline, a
+  // crash's restart comes within it.
+  b.faults = {event_only("server-crash at=1s for=1s every=2500ms"),
+              event_only("partition at=500ms for=2s every=2500ms"),
+              event_only("reset at=500ms every=1s"),
+              event_only("server-stall at=1s for=1500ms every=2500ms")};
+  b.retries = {RetryChoice{}, RetryChoice{RetryPolicy::kLibrary, 0},
+               RetryChoice{RetryPolicy::kApp, kFailuresAppRetries}};
+  b.at_most_once = {false, true};
+  b.calls = 1000000;  // a cap: the trial lasts kFailuresTrialMs
+  b.duration_ms = kFailuresTrialMs;
+  b.trials = 2;
+  b.timeout_ms = kFaultTimeoutMs;
+  b.topology = TopologyKind::kTwoHost;
+  return b;
+}
+
+std::vector<Block> failures() {
+  // The issue's three; the text transports are one --transports away.
+  Block all = failures_block("failures", {"sunrpc-udp", "sunrpc-tcp", "grpc"});
+  Block udp = failures_block("failures-udp", {"sunrpc-udp"});
+  udp.about_these_transports = true;
+  udp.retry_timeouts_ms = {kShortRetryMs};
+  udp.drc = {0, 1024};
+  udp.at_most_once = {false};
+  Block udp_at_most_once = udp;
+  udp_at_most_once.name = "failures-udp-amo";
+  udp_at_most_once.drc = {0};
+  udp_at_most_once.at_most_once = {true};
+  return {all, udp, udp_at_most_once};
+}
+
+// The presets, one row each: its name and its tables.
+struct Preset {
+  const char* name;
+  std::vector<Block> (*blocks)();
+};
+const std::vector<Preset>& presets() {
+  static const std::vector<Preset> table = {
+      {"levy1989", levy1989}, {"remedies", remedies}, {"quick", quick}, {"failures", failures}};
+  return table;
+}
+
+bool has_events(const Block& b) {
+  return std::any_of(b.faults.begin(), b.faults.end(), [](const FaultSpec& f) { return !f.events.empty(); });
+}
+
+// Faults that are all server events (a crash, a stall) need no link: such
+// a table may stay on loopback.
+bool server_events_only(const Block& b) {
+  for (const FaultSpec& f : b.faults) {
+    FaultSpec steady = f;
+    steady.events.clear();
+    if (!steady.empty()) return false;
+    for (const netem::FaultEvent& e : f.events)
+      if (e.kind->target != netem::EventTarget::kServer) return false;
+  }
+  return true;
+}
+
+// The axis' retry policies that `transport`'s row allows (library only
+// where the library has a retry to turn on); none when it allows none.
+std::vector<RetryChoice> retries_for(const std::string& transport, const std::vector<RetryChoice>& axis) {
+  std::vector<RetryChoice> kept;
+  const TransportRow* row = find_transport(transport);
+  for (const RetryChoice& r : axis)
+    if (row && !retry_policy_refusal(*row, r.policy) && std::find(kept.begin(), kept.end(), r) == kept.end())
+      kept.push_back(r);
+  if (kept.empty()) kept.push_back(RetryChoice{});
+  return kept;
+}
+
+template <typename T>
+std::vector<T> only_for(bool applies, const std::vector<T>& axis, T neutral) {
+  return applies ? axis : std::vector<T>{neutral};
+}
+
+// Keeps the tables named by --tables; every name must be one of the preset's.
+void keep_tables(std::vector<Block>& blocks, const std::vector<std::string>& names) {
+  std::string known;
+  for (const Block& b : blocks) known += (known.empty() ? "" : ", ") + b.name;
+  for (const std::string& name : names)
+    if (std::none_of(blocks.begin(), blocks.end(), [&](const Block& b) { return b.name == name; }))
+      throw std::invalid_argument("--tables: '" + name + "' is not a table of this preset (its tables: " + known + ")");
+  blocks.erase(std::remove_if(blocks.begin(), blocks.end(),
+                              [&](const Block& b) { return std::find(names.begin(), names.end(), b.name) == names.end(); }),
+               blocks.end());
+}
+
+// What can be known before any cell runs: each client needs a call of its
+// own, and a backend named with --faults-backend must be able to apply the
+// table's faults at all (nftables cannot delay). `calls_flag` sets the
+// table's count.
+void check_block(const Block& b, const std::string& calls_flag) {
+  int clients = *std::max_element(b.clients.begin(), b.clients.end());
+  if (b.calls < static_cast<uint64_t>(clients))
+    throw std::invalid_argument(fmt::format(
+        "table {}: {} calls per trial cannot be shared by {} clients (each needs at least one): give {} {} or more, "
+        "or fewer --clients", b.name, b.calls, clients, calls_flag, clients));
+  for (const FaultSpec& f : b.faults) netem::check_backend_can_apply(b.faults_backend, f);
+  for (const FaultSpec& f : b.faults)
+    for (const netem::FaultEvent& e : f.events)
+      if (b.duration_ms && e.first_end_ms() > *b.duration_ms)
+        throw std::invalid_argument(fmt::format(
+            "table {}: the event '{}' ends {} ms after the clients start, and a cell lasts {} ms: give --duration {} "
+            "or more, or an event that ends sooner", b.name, e.summary(), e.first_end_ms(), *b.duration_ms,
+            (e.first_end_ms() + 999) / 1000));
+}
+
+}  // namespace
+
+std::vector<FaultSpec> fault_grid(const std::vector<double>& loss_pct, const std::vector<double>& dup_pct,
+                                  netem::Direction direction) {
+  std::vector<FaultSpec> grid;
+  for (double loss : loss_pct)
+    for (double dup : dup_pct) {
+      FaultSpec f = loss_and_dup(loss, dup);
+      f.direction = direction;
+      f.validate();
+      grid.push_back(f);
+    }
+  return grid;
+}
+
+std::vector<std::string> dependability_presets() {
+  std::vector<std::string> names;
+  for (const Preset& p : presets()) names.push_back(p.name);
+  return names;
+}
+
+std::vector<Block> dependability_preset(const std::string& name) {
+  std::string known;
+  for (const Preset& p : presets()) {
+    if (name == p.name) return p.blocks();
+    known += (known.empty() ? "" : ", ") + std::string(p.name);
+  }
+  throw std::invalid_argument("unknown preset '" + name + "' (known: " + known + ")");
+}
+
+namespace {
+
+// --transports replaces a table's transports, except in a table about its
+// own transports' options (the reply cache, the retransmit interval), where
+// it picks among them; a table left with none is left out.
+std::vector<std::string> narrow_transports(std::vector<Block>& blocks, const std::vector<std::string>& named) {
+  for (const std::string& t : named)
+    if (!find_transport(t)) throw std::invalid_argument("unknown transport '" + t + "' (known: " + transport_names() + ")");
+  std::vector<std::string> notes;
+  std::vector<Block> kept;
+  for (Block& b : blocks) {
+    if (!b.about_these_transports) {
+      b.transports = named;
+    } else {
+      std::vector<std::string> picked;
+      for (const std::string& t : b.transports)
+        if (std::find(named.begin(), named.end(), t) != named.end()) picked.push_back(t);
+      if (picked.empty()) {
+        notes.push_back(fmt::format("table {} is about {} and --transports does not name it: left out", b.name,
+                                    fmt::join(b.transports, ", ")));
+        continue;
+      }
+      b.transports = picked;
+    }
+    kept.push_back(b);
+  }
+  if (kept.empty())
+    throw std::invalid_argument(fmt::format("--transports {}: no table of this preset runs it ({})",
+                                            fmt::join(named, ","), fmt::join(notes, "; ")));
+  blocks.swap(kept);
+  return notes;
+}
+
+}  // namespace
+
+std::vector<std::string> apply_overrides(std::vector<Block>& blocks, const AxisOverrides& o) {
+  if (o.blocks) keep_tables(blocks, *o.blocks);
+  std::vector<std::string> notes;
+  if (o.transports) notes = narrow_transports(blocks, *o.transports);
+  std::optional<std::vector<FaultSpec>> faults;
+  netem::Direction direction = netem::Direction::kBoth;
+  if (o.direction) {
+    auto d = netem::parse_direction(*o.direction);
+    if (!d) throw netem::SpecError("--direction: '" + *o.direction + "' is not to-server, to-client or both");
+    direction = *d;
+  }
+  if (o.profile) faults = std::vector<FaultSpec>{netem::load_profile(*o.profile)};
+  if (o.loss_pct || o.dup_pct)
+    faults = fault_grid(o.loss_pct.value_or(std::vector<double>{0}), o.dup_pct.value_or(std::vector<double>{0}),
+                        direction);
+  if (o.profile && o.direction) faults->front().direction = direction;
+  for (Block& b : blocks) {
+    bool had_faults = b.faults.size() > 1 || !b.faults.front().empty();
+    if (o.hogs) b.hogs = *o.hogs;
+    if (faults) b.faults = *faults;
+    if (o.direction && !faults)
+      for (FaultSpec& f : b.faults) f.direction = direction;  // the preset's own faults, turned around
+    if (o.retry_timeouts_ms) b.retry_timeouts_ms = *o.retry_timeouts_ms;
+    if (o.drc) b.drc = *o.drc;
+    if (o.drain) b.drain = *o.drain;
+    if (o.clients) b.clients = *o.clients;
+    if (o.connects) b.connects = *o.connects;
+    if (had_faults ? o.fault_calls.has_value() : o.calls.has_value()) {
+      b.calls = had_faults ? *o.fault_calls : *o.calls;
+      b.call_share.clear();  // a count given on the command line is every transport's, every cell's
+      b.cascade_share = 1.0;
+    }
+    if (o.timeout_ms) b.timeout_ms = o.timeout_ms;
+    if (o.topology) b.topology = *o.topology;
+    if (o.faults_backend) b.faults_backend = *o.faults_backend;
+    if (o.no_pin) b.pin = false;
+    if (o.retries) b.retries = *o.retries;
+    if (o.at_most_once) b.at_most_once = *o.at_most_once;
+    if (o.duration_ms) b.duration_ms = o.duration_ms;
+    if (o.trials) b.trials = *o.trials;
+    bool has_faults = b.faults.size() > 1 || !b.faults.front().empty();
+    if (has_faults && b.topology == TopologyKind::kLoopback && !server_events_only(b))
+      b.topology = TopologyKind::kTwoHost;  // faults live on the link between two hosts
+    if (has_events(b) && !b.duration_ms) b.duration_ms = kEventCellMs;
+    check_block(b, had_faults ? "--fault-calls" : "--calls");
+  }
+  return notes;
+}
+
+std::vector<std::string> uneven_splits(const std::vector<Block>& blocks) {
+  std::vector<std::string> notes;
+  for (const Block& b : blocks)
+    for (int clients : b.clients) {
+      uint64_t each = b.calls / static_cast<uint64_t>(clients);
+      if (b.calls % static_cast<uint64_t>(clients) == 0) continue;
+      notes.push_back(fmt::format("table {}: {} calls do not split evenly over {} clients; each client makes {}, "
+                                  "{} in all", b.name, b.calls, clients, each, each * static_cast<uint64_t>(clients)));
+    }
+  return notes;
+}
+
+std::vector<std::string> retry_policies_left_out(const std::vector<Block>& blocks) {
+  std::vector<std::string> notes;
+  for (const Block& b : blocks)
+    for (const std::string& transport : b.transports) {
+      const TransportRow* row = find_transport(transport);
+      for (const RetryChoice& r : b.retries)
+        if (row)
+          if (auto why = retry_policy_refusal(*row, r.policy))
+            notes.push_back(fmt::format("table {}: {} (its cells run without it)", b.name, *why));
+    }
+  return notes;
+}
+
+namespace {
+
+// Every cell of `cells` once per value of an axis, the values' order inner
+// to the cells': `values(cell)` gives the values that apply to that cell,
+// `set(cell, value)` puts one in.
+template <typename Values, typename Set>
+void fan_out(std::vector<CellConfig>& cells, Values values, Set set) {
+  std::vector<CellConfig> out;
+  for (const CellConfig& c : cells)
+    for (const auto& v : values(c)) {
+      CellConfig d = c;
+      set(d, v);
+      out.push_back(d);
+    }
+  cells.swap(out);
+}
+
+std::vector<CellConfig> expand_block(const Block& b) {
+  CellConfig c;
+  c.experiment = "dependability";
+  c.block = b.name;
+  c.topology = b.topology;
+  c.faults_backend = b.faults_backend;
+  c.timeout_ms = b.timeout_ms;
+  c.pin = b.pin;
+  c.duration_ms = b.duration_ms;
+  c.trials = b.trials;
+  std::vector<CellConfig> cells = {c};
+  auto all = [](const auto& axis) { return [&axis](const CellConfig&) { return axis; }; };
+  // An axis only a row that accepts its option fans out over (the retransmit
+  // interval, the reply cache, draining: sunrpc-udp's today).
+  auto if_accepts = [](TransportOption option, const auto& axis, auto neutral) {
+    return [option, &axis, neutral](const CellConfig& c) {
+      return only_for(row_of(c.transport).accepts(option), axis, neutral);
+    };
+  };
+  fan_out(cells, all(b.transports), [](CellConfig& c, const std::string& t) { c.transport = t; });
+  fan_out(cells, all(b.faults), [](CellConfig& c, const FaultSpec& f) { c.faults = f; });
+  fan_out(cells, all(b.hogs), [](CellConfig& c, int h) { c.hogs = h; });
+  fan_out(cells, if_accepts(kOptRetryTimeout, b.retry_timeouts_ms, std::optional<int>{}),
+          [](CellConfig& c, std::optional<int> r) { c.retry_timeout_ms = r; });
+  fan_out(cells, if_accepts(kOptReplyCache, b.drc, 0), [](CellConfig& c, int d) { c.drc = d; });
+  fan_out(cells, if_accepts(kOptDrainStaleReplies, b.drain, false), [](CellConfig& c, bool d) { c.drain_stale_replies = d; });
+  fan_out(cells, [&b](const CellConfig& c) { return retries_for(c.transport, b.retries); },
+          [](CellConfig& c, const RetryChoice& r) { c.retry = r; });
+  fan_out(cells, all(b.at_most_once), [](CellConfig& c, bool on) { c.at_most_once = on; });
+  fan_out(cells, all(b.clients), [&b](CellConfig& c, int clients) {
+    c.clients = clients;
+    c.calls_per_client = std::max<uint64_t>(1, calls_for(b, c) / static_cast<uint64_t>(clients));
+  });
+  fan_out(cells, all(b.connects), [](CellConfig& c, ConnectMode m) { c.connect = m; });
+  return cells;
+}
+
+}  // namespace
+
+std::vector<CellConfig> expand_dependability(const std::vector<Block>& blocks) {
+  std::vector<CellConfig> cells;
+  for (const Block& b : blocks) {
+    std::vector<CellConfig> block = expand_block(b);
+    cells.insert(cells.end(), block.begin(), block.end());
+  }
+  return cells;
+}
+
+}  // namespace rpclab::harness

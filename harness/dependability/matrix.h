@@ -1,0 +1,93 @@
+// Experiment matrices: a preset is a list of blocks, each a small cross
+// product of axes; flags override an axis in every block it applies to.
+// Expansion skips combinations that mean nothing (a retry interval for a
+// transport that never retransmits, a reply cache for TCP).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/transport.h"
+#include "harness/run/cell_config.h"
+#include "netem/faults/fault_spec.h"
+#include "netem/topology/topology.h"
+
+namespace rpclab::harness {
+
+struct Block {
+  std::string name;
+  std::vector<std::string> transports;
+  bool about_these_transports = false;  // the table tests their own options: --transports only picks among them
+  std::vector<int> hogs = {0};
+  std::vector<netem::FaultSpec> faults = {netem::FaultSpec{}};
+  std::vector<std::optional<int>> retry_timeouts_ms = {std::nullopt};  // sunrpc-udp only
+  std::vector<int> drc = {0};                                          // sunrpc-udp only
+  std::vector<bool> drain = {false};                                   // sunrpc-udp only
+  std::vector<int> clients = {1};
+  std::vector<ConnectMode> connects = {ConnectMode::kPersistent};
+  uint64_t calls = 100000;                     // per trial, split over its clients
+  std::map<std::string, double> call_share;    // transport -> share of `calls` it makes (a preset's budget)
+  double cascade_share = 1.0;  // and of that, a cell's share under load with a retransmit interval set
+  int trials = 1;                              // independent trials of each cell
+  std::optional<int> timeout_ms;
+  netem::TopologyKind topology = netem::TopologyKind::kLoopback;
+  std::string faults_backend = "auto";
+  bool pin = true;
+  std::vector<RetryChoice> retries = {RetryChoice{}};  // each transport takes those its row allows
+  std::vector<bool> at_most_once = {false};
+  std::optional<int64_t> duration_ms;  // set for cells with timed events (kEventCellMs unless given)
+};
+
+// How long a cell with timed events runs when nothing says: long enough
+// for a few occurrences of the shipped profiles' events.
+inline constexpr int64_t kEventCellMs = 10000;
+
+// Overrides from the command line; an unset field leaves the preset's axis.
+struct AxisOverrides {
+  std::optional<std::vector<std::string>> blocks;  // keep only these tables of the preset
+  std::optional<std::vector<std::string>> transports;
+  std::optional<std::vector<int>> hogs;
+  std::optional<std::vector<double>> loss_pct, dup_pct;
+  std::optional<std::string> profile;
+  std::optional<std::vector<std::optional<int>>> retry_timeouts_ms;
+  std::optional<std::vector<int>> drc;
+  std::optional<std::vector<bool>> drain;
+  std::optional<std::vector<int>> clients;
+  std::optional<std::vector<ConnectMode>> connects;
+  std::optional<uint64_t> calls;        // per trial, blocks without faults
+  std::optional<uint64_t> fault_calls;  // per trial, blocks with faults
+  std::optional<int> trials;
+  std::optional<int> timeout_ms;
+  std::optional<netem::TopologyKind> topology;
+  std::optional<std::string> faults_backend;
+  std::optional<std::string> direction;
+  bool no_pin = false;
+  std::optional<std::vector<RetryChoice>> retries;
+  std::optional<std::vector<bool>> at_most_once;
+  std::optional<int64_t> duration_ms;
+};
+
+std::vector<std::string> dependability_presets();  // names, for --help and errors
+// Throws std::invalid_argument for an unknown preset name.
+std::vector<Block> dependability_preset(const std::string& name);
+// Throws netem::SpecError / std::invalid_argument for impossible overrides:
+// a table name the preset lacks, fewer calls than clients, faults that the
+// named --faults-backend can never apply, --transports that leave no table.
+// Returns one line per table --transports left out, for the run to say so.
+std::vector<std::string> apply_overrides(std::vector<Block>& blocks, const AxisOverrides& o);
+std::vector<CellConfig> expand_dependability(const std::vector<Block>& blocks);
+// One line per table whose calls do not divide by its clients (each client
+// makes calls / clients, rounded down), for the run to say so.
+std::vector<std::string> uneven_splits(const std::vector<Block>& blocks);
+// One line per table and transport that a retry policy of the axis does
+// not apply to (its row says why), whose cells run without it.
+std::vector<std::string> retry_policies_left_out(const std::vector<Block>& blocks);
+
+// The loss x duplication grid as fault specs (direction both unless given).
+std::vector<netem::FaultSpec> fault_grid(const std::vector<double>& loss_pct, const std::vector<double>& dup_pct,
+                                         netem::Direction direction);
+
+}  // namespace rpclab::harness

@@ -1,0 +1,48 @@
+// Plots as PNG and SVG under the run folder (the SVG for report.html to
+// inline), drawn by gnuplot from data files the harness writes beside them. The scripts name their files relative to the
+// run folder, so a copied folder redraws with `gnuplot NAME.gp` inside it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "process/command_log.h"
+
+namespace rpclab::harness {
+
+// One line per series: x values with y and its 95% interval.
+struct Series {
+  std::string title;
+  std::vector<double> x, y, low, high;
+};
+
+// What the x axis holds, which decides its ticks, its range and whether
+// points are joined:
+// - a measure (payload bytes): a linear or log axis ending at the data;
+// - a count (hogs, clients): ticks only at the counts measured, a range
+//   that never goes below 0, points joined along the count;
+// - categories (fault settings): one label each, points not joined, and
+//   the series set side by side within a category so none hides another.
+enum class XAxis { kMeasure, kCount, kCategory };
+
+struct PlotSpec {
+  std::string name;      // file stem: <dir>/<name>.png, .dat, .gp
+  std::string title, xlabel, ylabel;
+  XAxis x = XAxis::kMeasure;
+  bool logx = false, logy = false;  // a linear y axis starts at 0: every y here is a rate, a count or a time
+  // y drawn as log10(1 + y), ticks labelled 0, 1, 10, 100...: a log axis
+  // that still shows zeros and the interval bounds that reach them.
+  bool symlogy = false;
+  std::string style;                // gnuplot "with" for every series; "" = error bars (lines on a measure axis)
+  std::vector<std::string> xtics;   // kCategory: the labels of x = 0, 1, 2...
+  std::vector<Series> series;
+};
+
+// Draws the plot as <name>.png and <name>.svg; returns the PNG path, or ""
+// with `why` set (no gnuplot, nothing to draw, gnuplot failed).
+std::string draw(const PlotSpec& plot, const std::string& dir, process::CommandLog& log, std::string* why);
+
+// The SVG beside a PNG that draw() returned: <stem>.svg.
+std::string svg_beside(const std::string& png);
+
+}  // namespace rpclab::harness

@@ -1,0 +1,74 @@
+#include "harness/report/csv_view.h"
+
+#include <map>
+#include <set>
+
+namespace rpclab::harness {
+namespace {
+
+using nlohmann::json;
+
+// Columns a person looks for first; the rest follow alphabetically.
+const std::vector<std::string> kLeading = {"experiment", "label", "transport", "topology", "connect", "clients",
+                                           "size", "status", "reason"};
+
+const std::set<std::string> kLeftOut = {"cell", "faults.counters_before", "faults.counters_after", "faults.spec",
+                                        "trial_means_us"};
+
+void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std::string, std::string>>& out) {
+  if (kLeftOut.count(prefix)) return;
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it)
+      flatten(it.value(), prefix.empty() ? it.key() : prefix + "." + it.key(), out);
+  } else if (j.is_string()) {
+    out.emplace_back(prefix, j.get<std::string>());
+  } else if (j.is_null()) {
+    out.emplace_back(prefix, "");
+  } else {
+    out.emplace_back(prefix, j.dump());
+  }
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? "\"\"" : std::string(1, c);
+  return q + "\"";
+}
+
+}  // namespace
+
+std::string records_to_csv(const std::vector<json>& records) {
+  std::vector<std::string> columns;
+  std::set<std::string> known;
+  std::set<std::string> present;
+  for (const json& r : records)
+    for (const std::string& k : kLeading)
+      if (r.contains(k)) present.insert(k);
+  for (const std::string& k : kLeading)
+    if (present.count(k)) columns.push_back(k), known.insert(k);
+  std::vector<std::map<std::string, std::string>> rows;
+  for (const json& r : records) {
+    std::vector<std::pair<std::string, std::string>> flat;
+    flatten(r, "", flat);
+    std::map<std::string, std::string> row;
+    for (auto& [k, v] : flat) {
+      if (known.insert(k).second) columns.push_back(k);
+      row[k] = v;
+    }
+    rows.push_back(std::move(row));
+  }
+  std::string out;
+  for (size_t i = 0; i < columns.size(); ++i) out += (i ? "," : "") + csv_field(columns[i]);
+  out += "\n";
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < columns.size(); ++i) {
+      auto it = row.find(columns[i]);
+      out += (i ? "," : "") + (it == row.end() ? "" : csv_field(it->second));
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace rpclab::harness

@@ -1,0 +1,43 @@
+// report.html: one self-contained page per run folder, a view of its
+// results.jsonl like report.txt (docs/running.md, "How to read the
+// report"): the run's metadata, the tables of report.txt as HTML tables,
+// every plot inline as SVG, every cell's classes or latencies, and each
+// cell's settings, link state and commands one click away.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "process/command_log.h"
+
+namespace rpclab::harness {
+
+struct HtmlReportInput {
+  nlohmann::json metadata;               // metadata.json
+  std::vector<nlohmann::json> records;   // the latest record of each cell
+  std::vector<std::string> plot_pngs;    // drawn plots; the SVG beside each is inlined
+  std::string tables_markdown;           // the experiment's report, as Markdown
+  std::string commands_log;              // commands.log, to cut into cells
+};
+
+std::string html_report(const HtmlReportInput& in);
+
+struct HtmlReportFiles {
+  std::string html;               // <run_dir>/report.html
+  std::vector<std::string> pngs;  // the plots drawn (an SVG beside each)
+};
+
+// Draws the run's plots and writes <run_dir>/report.html from results.jsonl
+// and metadata.json. Throws std::runtime_error (not a run folder,
+// report.html is not a regular file).
+HtmlReportFiles write_html_report(const std::string& run_dir, process::CommandLog& log,
+                                  std::vector<std::string>* notes);
+
+// Writes report.html as a run ends; a failure becomes a note, since the
+// run's results are on disk whatever happens to one view of them.
+HtmlReportFiles html_report_at_end(const std::string& run_dir, process::CommandLog& log,
+                                   std::vector<std::string>* notes);
+
+}  // namespace rpclab::harness

@@ -1,0 +1,162 @@
+#include "harness/run/cell_config.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace rpclab::harness {
+namespace {
+
+template <typename T>
+nlohmann::json optional_json(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+template <typename T>
+std::optional<T> optional_from(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+  return j.at(key).get<T>();
+}
+
+}  // namespace
+
+std::string RetryChoice::name() const {
+  std::string n(retry_policy_name(policy));
+  return policy == RetryPolicy::kApp ? n + ":" + std::to_string(app_retries) : n;
+}
+
+RetryChoice RetryChoice::parse(const std::string& text) {
+  auto colon = text.find(':');
+  auto policy = parse_retry_policy(text.substr(0, colon));
+  RetryChoice c;
+  if (policy) c.policy = *policy;
+  bool app = policy == RetryPolicy::kApp;
+  if (!policy || (colon != std::string::npos) != app)
+    throw std::invalid_argument("'" + text + "' is not none, library or app:K (K retries, 1..1000)");
+  if (!app) return c;
+  std::string k = text.substr(colon + 1);
+  if (k.empty() || k.size() > 4 || k.find_first_not_of("0123456789") != std::string::npos || std::stoi(k) < 1 ||
+      std::stoi(k) > 1000)
+    throw std::invalid_argument("'" + text + "': K in app:K is the number of retries, 1..1000");
+  c.app_retries = std::stoi(k);
+  return c;
+}
+
+RetryChoice RetryChoice::of_cell(const nlohmann::json& cell) {
+  if (cell.contains("app_retries")) return {RetryPolicy::kApp, cell.at("app_retries").get<int>()};
+  if (cell.value("grpc_retry", false)) return {RetryPolicy::kLibrary, 0};
+  return {};
+}
+
+nlohmann::json CellConfig::to_json() const {
+  nlohmann::json j = {{"experiment", experiment},
+                      {"block", block},
+                      {"transport", transport},
+                      {"topology", netem::topology_name(topology)},
+                      {"connect", std::string(connect_mode_name(connect))},
+                      {"clients", clients},
+                      {"calls_per_client", calls_per_client},
+                      {"hogs", hogs},
+                      {"faults", faults.to_json()},
+                      {"faults_backend", faults_backend},
+                      {"drc", drc},
+                      {"retry_timeout_ms", optional_json(retry_timeout_ms)},
+                      {"timeout_ms", optional_json(timeout_ms)},
+                      {"drain_stale_replies", drain_stale_replies},
+                      // The library policy, under the name it had when gRPC's was
+                      // the only one (older cells keep their identity).
+                      {"grpc_retry", retry.policy == RetryPolicy::kLibrary},
+                      {"pin", pin},
+                      {"udp_bufsize", udp_bufsize},
+                      {"size", size},
+                      {"trials", trials},
+                      {"warmup", warmup}};
+  // Only when on, so the cells of runs made before the flag keep their
+  // identity (--resume matches on it).
+  if (at_most_once) j["at_most_once"] = true;
+  if (tcp_nodelay) j["tcp_nodelay"] = true;
+  if (op != "echo") j["op"] = op;
+  if (retry.policy == RetryPolicy::kApp) j["app_retries"] = retry.app_retries;
+  if (duration_ms) j["duration_ms"] = *duration_ms;
+  return j;
+}
+
+CellConfig CellConfig::from_json(const nlohmann::json& j) {
+  try {
+    CellConfig c;
+    c.experiment = j.at("experiment").get<std::string>();
+    c.block = j.value("block", "");
+    c.transport = j.at("transport").get<std::string>();
+    auto topology = netem::parse_topology(j.at("topology").get<std::string>());
+    auto connect = parse_connect_mode(j.at("connect").get<std::string>());
+    if (!topology || !connect) throw std::invalid_argument("unknown topology or connect mode");
+    c.topology = *topology;
+    c.connect = *connect;
+    c.clients = j.at("clients").get<int>();
+    c.calls_per_client = j.at("calls_per_client").get<uint64_t>();
+    c.hogs = j.at("hogs").get<int>();
+    c.faults = netem::FaultSpec::from_json(j.at("faults"));
+    c.faults_backend = j.at("faults_backend").get<std::string>();
+    c.drc = j.at("drc").get<int>();
+    c.retry_timeout_ms = optional_from<int>(j, "retry_timeout_ms");
+    c.timeout_ms = optional_from<int>(j, "timeout_ms");
+    c.drain_stale_replies = j.at("drain_stale_replies").get<bool>();
+    c.retry = RetryChoice::of_cell(j);
+    c.at_most_once = j.value("at_most_once", false);
+    c.duration_ms = optional_from<int64_t>(j, "duration_ms");
+    c.pin = j.at("pin").get<bool>();
+    c.udp_bufsize = j.at("udp_bufsize").get<size_t>();
+    c.tcp_nodelay = j.value("tcp_nodelay", false);  // records before it had none
+    c.op = j.value("op", "echo");  // cells before the Allman workload were all ECHO
+    c.size = j.at("size").get<size_t>();
+    c.trials = j.at("trials").get<int>();
+    c.warmup = j.at("warmup").get<uint64_t>();
+    return c;
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument(std::string("not a cell configuration: ") + e.what());
+  }
+}
+
+std::string CellConfig::label() const {
+  std::string s = fmt::format("{} {} {}", transport, netem::topology_name(topology), connect_mode_name(connect));
+  if (clients > 1) s += fmt::format(" x{}", clients);
+  if (tcp_nodelay) s += " nodelay";
+  if (experiment == "speed" && op != "echo") return s + fmt::format(" {} N={}", op, size);
+  if (experiment == "speed") return s + fmt::format(" {} B", size);
+  if (hogs) s += fmt::format(" load {}", hogs);
+  if (!faults.empty()) s += " " + faults.summary();
+  if (retry_timeout_ms) s += fmt::format(" retry {}ms", *retry_timeout_ms);
+  if (drc) s += " drc";
+  if (drain_stale_replies) s += " drain";
+  if (retry.policy != RetryPolicy::kNone) s += " retry " + retry.name();
+  if (at_most_once) s += " at-most-once";
+  if (duration_ms) s += fmt::format(" for {} s", static_cast<double>(*duration_ms) / 1000);
+  return s;
+}
+
+ClientOptions CellConfig::client_options() const {
+  const TransportRow* row = find_transport(transport);
+  ClientOptions o;
+  o.transport = transport;
+  o.timeout_ms = timeout_ms;
+  o.retry_timeout_ms = retry_timeout_ms;
+  o.udp_bufsize = udp_bufsize;
+  o.drain_stale_replies = drain_stale_replies;
+  o.tcp_nodelay = tcp_nodelay && row && row->accepts(kOptTcpNodelayClient);
+  o.retry_policy = retry.policy;
+  if (retry.policy == RetryPolicy::kApp) o.app_retry.retries = retry.app_retries;
+  o.connect = connect;
+  return o;
+}
+
+ServerOptions CellConfig::server_options() const {
+  const TransportRow* row = find_transport(transport);
+  ServerOptions o;
+  o.transport = transport;
+  o.drc_entries = drc;
+  o.udp_bufsize = udp_bufsize;
+  o.tcp_nodelay = tcp_nodelay && row && row->accepts(kOptTcpNodelayServer);
+  return o;
+}
+
+}  // namespace rpclab::harness

@@ -1,0 +1,75 @@
+// One cell of an experiment matrix: every setting that defines it. Its JSON
+// form is its identity (--resume matches on it) and the way a cell travels
+// into a user-mode-linux guest.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/transport.h"
+#include "netem/faults/fault_spec.h"
+#include "netem/topology/topology.h"
+
+namespace rpclab::harness {
+
+// A client retry policy as a matrix axis: none, library, or app with its K
+// ("app:3"). Parsed from --retry-policy; its name is the axis value.
+struct RetryChoice {
+  RetryPolicy policy = RetryPolicy::kNone;
+  int app_retries = 0;  // K, with app
+
+  std::string name() const;  // "none" | "library" | "app:3"
+  // Throws std::invalid_argument saying what is accepted.
+  static RetryChoice parse(const std::string& text);
+  bool operator==(const RetryChoice& o) const { return policy == o.policy && app_retries == o.app_retries; }
+  // From a cell's JSON (CellConfig::to_json), the one place that knows its keys.
+  static RetryChoice of_cell(const nlohmann::json& cell);
+};
+
+struct CellConfig {
+  std::string experiment;                 // "dependability" | "speed"
+  std::string block;                      // the preset's table this cell belongs to ("load", "faults", ...)
+  std::string transport;
+  netem::TopologyKind topology = netem::TopologyKind::kLoopback;
+  ConnectMode connect = ConnectMode::kPersistent;
+  int clients = 1;
+  uint64_t calls_per_client = 1000;
+
+  // Dependability axes.
+  int hogs = 0;                           // CPU-bound processes on the server's CPU
+  netem::FaultSpec faults;
+  std::string faults_backend = "auto";    // auto | netem | uml-netem | nftables
+  int drc = 0;                            // sunrpc-udp duplicate request cache entries
+  std::optional<int> retry_timeout_ms;    // sunrpc-udp; unset = libtirpc's 15 s
+  std::optional<int> timeout_ms;          // unset = the library default
+  bool drain_stale_replies = false;
+  RetryChoice retry;                      // what the clients do after a failed call
+  bool at_most_once = false;              // the server answers repeats from its table (all transports)
+  // Clients make no new call after this (a cell with timed events runs for
+  // a fixed time; calls_per_client is then a cap). Unset: until the calls.
+  std::optional<int64_t> duration_ms;
+  bool pin = true;                        // server+hogs on CPU 0, clients on the rest
+  size_t udp_bufsize = 0;
+  bool tcp_nodelay = false;               // on each side whose transport row takes it
+
+  // Speed axes.
+  std::string op = "echo";                // what each call is (client_run.h's names): echo, or Allman's four
+  size_t size = 0;                        // ECHO bytes, or N doubles for Allman's operations
+  int trials = 1;
+  uint64_t warmup = 0;
+
+  uint64_t total_calls() const { return calls_per_client * static_cast<uint64_t>(clients); }
+  nlohmann::json to_json() const;
+  static CellConfig from_json(const nlohmann::json& j);  // throws std::invalid_argument
+  std::string id() const { return to_json().dump(); }
+  std::string label() const;  // short human name: "sunrpc-udp two-host load 5 retry 20ms"
+  // Host and port left for the runner to fill; only the options the
+  // transport's row takes are set.
+  ClientOptions client_options() const;
+  ServerOptions server_options() const;
+};
+
+}  // namespace rpclab::harness

@@ -1,0 +1,329 @@
+#include "harness/run/cell_processes.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <thread>
+
+#include "core/atomic_file.h"
+#include "core/cli_support.h"
+#include "core/journal_reader.h"
+#include "harness/run/cell_failure.h"
+
+namespace rpclab::harness {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr auto kReadyTimeout = 20s;
+constexpr auto kStopGrace = 10s;
+
+std::optional<nlohmann::json> read_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;  // caught between write and rename cannot happen; a stray file can
+  }
+}
+
+void check_interrupt(const ProcessPlacement& placement) {
+  if (placement.stop && placement.stop->load()) throw Interrupted();
+}
+
+}  // namespace
+
+// `listen`: ADDR:PORT.
+std::vector<std::string> server_argv(const CellConfig& cell, const std::string& listen, const CellFiles& files,
+                                     const std::string& bin_dir) {
+  std::vector<std::string> argv = {bin_dir + "/rpclab-server", "--transport", cell.transport,
+                                   "--listen", listen, "--ledger", files.path("ledger.bin"),
+                                   "--ready-file", files.path("server.ready"), "--stats-file",
+                                   files.path("server.stats")};
+  // Dependability cells always journal: it costs a few percent per call
+  // (docs/architecture.md) and keeps the executions of a server that dies.
+  // The at-most-once table is durable through the journal, so a speed cell
+  // that measures it pays for both.
+  if (cell.experiment == "dependability" || cell.at_most_once)
+    argv.insert(argv.end(), {"--journal", files.path("journal.bin")});
+  if (cell.at_most_once) argv.push_back("--at-most-once");
+  if (cell.drc) argv.insert(argv.end(), {"--drc", std::to_string(cell.drc)});
+  if (cell.udp_bufsize) argv.insert(argv.end(), {"--udp-bufsize", std::to_string(cell.udp_bufsize)});
+  if (cell.server_options().tcp_nodelay) argv.push_back("--tcp-nodelay");
+  return argv;
+}
+
+std::vector<std::string> client_argv(const CellConfig& cell, int k, const std::string& endpoint,
+                                     const CellFiles& files, const std::string& bin_dir) {
+  std::vector<std::string> argv = {bin_dir + "/rpclab-client", "--transport", cell.transport,
+                                   "--server", endpoint, "--calls", std::to_string(cell.calls_per_client),
+                                   "--client-id", std::to_string(k), "--connect",
+                                   std::string(connect_mode_name(cell.connect)), "--record",
+                                   files.client_record(k)};
+  if (cell.timeout_ms) argv.insert(argv.end(), {"--timeout", std::to_string(*cell.timeout_ms)});
+  if (cell.retry_timeout_ms) argv.insert(argv.end(), {"--retry-timeout", std::to_string(*cell.retry_timeout_ms)});
+  if (cell.udp_bufsize) argv.insert(argv.end(), {"--udp-bufsize", std::to_string(cell.udp_bufsize)});
+  if (cell.drain_stale_replies) argv.push_back("--drain-stale-replies");
+  if (cell.client_options().tcp_nodelay) argv.push_back("--tcp-nodelay");
+  if (cell.retry.policy != RetryPolicy::kNone)
+    argv.insert(argv.end(), {"--retry-policy", std::string(retry_policy_name(cell.retry.policy))});
+  if (cell.retry.policy == RetryPolicy::kApp) argv.insert(argv.end(), {"--app-retries", std::to_string(cell.retry.app_retries)});
+  if (cell.duration_ms) argv.insert(argv.end(), {"--duration", std::to_string(*cell.duration_ms)});
+  return argv;
+}
+
+std::string log_tail(const std::string& path, size_t lines) {
+  std::ifstream in(path);
+  std::vector<std::string> all;
+  for (std::string line; std::getline(in, line);) all.push_back(line);
+  std::string tail;
+  for (size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); ++i) {
+    if (!tail.empty()) tail += " | ";
+    tail += all[i];
+  }
+  return tail.empty() ? "(no output)" : tail;
+}
+
+ProcessPlacement place_processes(const CellConfig& cell, const std::string& bin_dir, int cpus,
+                                 const std::atomic<bool>* stop) {
+  ProcessPlacement p;
+  p.bin_dir = bin_dir;
+  p.stop = stop;
+  if (cell.pin && cpus >= 2) {
+    p.server_cpus = {0};
+    for (int c = 1; c < cpus; ++c) p.client_cpus.push_back(c);
+  }
+  return p;
+}
+
+namespace {
+
+// A server event that restarts the server needs its port free while it is
+// down: below the ephemeral range no client socket is given it (a client
+// that retried on a new socket once took a killed raw-udp server's port).
+uint16_t first_port_below_ephemeral() {
+  std::ifstream range("/proc/sys/net/ipv4/ip_local_port_range");
+  int low = 32768;
+  range >> low;
+  // Spread over 2,000 ports by pid, so runs side by side rarely collide.
+  return static_cast<uint16_t>(std::max(1024, low - 1 - static_cast<int>(::getpid() % 2000)));
+}
+
+// Server events may start it again (a crash), so it gets a fixed port.
+bool has_server_events(const CellConfig& cell) {
+  return std::any_of(cell.faults.events.begin(), cell.faults.events.end(),
+                     [](const netem::FaultEvent& e) { return e.kind->target == netem::EventTarget::kServer; });
+}
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+ServerUnderTest::ServerUnderTest(const CellConfig& cell, const netem::Host& host, const CellFiles& files,
+                                 const ProcessPlacement& placement, process::CommandLog& log)
+    : cell_(cell), host_(host), files_(files), placement_(placement), log_(log), address_(host.address) {
+  if (!has_server_events(cell)) {
+    if (!start(0)) throw CellFailure("server did not start: " + log_tail(log_path()));
+    return;
+  }
+  constexpr int kTries = 50;
+  uint16_t port = first_port_below_ephemeral();
+  for (int i = 0; i < kTries; ++i, --port)
+    if (start(port)) return;
+  throw CellFailure(fmt::format("server did not start on any of {} ports below the ephemeral range (from {} "
+                                "down): {}", kTries, port + kTries, log_tail(log_path())));
+}
+
+ServerUnderTest::~ServerUnderTest() = default;
+
+std::string ServerUnderTest::log_path() const {
+  return lives_ <= 1 ? files_.path("server.log") : files_.path(fmt::format("server-{}.log", lives_));
+}
+
+bool ServerUnderTest::start(uint16_t port) {
+  ::unlink(files_.path("server.ready").c_str());
+  ++lives_;
+  stats_generation_ = 0;
+  process::SpawnOptions spawn;
+  spawn.netns = host_.netns;
+  spawn.cpus = placement_.server_cpus;
+  spawn.stderr_path = spawn.stdout_path = log_path();
+  std::vector<std::string> argv = server_argv(cell_, address_ + ":" + std::to_string(port), files_, placement_.bin_dir);
+  process_ = std::make_unique<process::ChildProcess>(argv, spawn, log_);
+  auto deadline = std::chrono::steady_clock::now() + kReadyTimeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (auto ready = read_json_file(files_.path("server.ready"))) {
+      port_ = ready->at("port").get<uint16_t>();
+      killed_ = false;
+      return true;
+    }
+    if (auto status = process_->poll()) {
+      if (port && WIFEXITED(*status) && WEXITSTATUS(*status) == kExitSetup &&
+          log_tail(log_path()).find("in use") != std::string::npos) {
+        --lives_;  // not a life: the next port is tried
+        return false;
+      }
+      throw CellFailure(fmt::format("server did not start ({}): {}", process::describe_wait_status(*status),
+                                    log_tail(log_path())));
+    }
+    check_interrupt(placement_);
+    std::this_thread::sleep_for(10ms);
+  }
+  throw CellFailure(fmt::format("server did not report ready within {} s: {}", kReadyTimeout.count(),
+                                log_tail(log_path())));
+}
+
+pid_t ServerUnderTest::pid() const { return process_->pid(); }
+
+std::string ServerUnderTest::endpoint() const { return address_ + ":" + std::to_string(port_); }
+
+std::optional<nlohmann::json> ServerUnderTest::stats() {
+  if (!process_->running()) return std::nullopt;
+  int want = ++stats_generation_;
+  ::kill(process_->pid(), SIGUSR1);
+  // A server pinned beside hogs, on a machine busy with other work, can
+  // take far longer than its usual millisecond to answer: 100 ms failed 173
+  // of 5,064 speed trials beside two builds. Wait up to 5 s, and stop early
+  // if it died.
+  auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (std::chrono::steady_clock::now() < deadline && process_->running()) {
+    auto s = read_json_file(files_.path("server.stats"));
+    if (s && s->value("generation", 0) >= want) {
+      stats_generation_ = s->value("generation", want);
+      return s;
+    }
+    std::this_thread::sleep_for(2ms);
+  }
+  return std::nullopt;
+}
+
+void ServerUnderTest::check_alive() {
+  if (killed_) return;
+  if (auto status = process_->poll())
+    throw CellFailure(fmt::format("server died mid-run ({}): {}", process::describe_wait_status(*status),
+                                  log_tail(log_path())));
+}
+
+nlohmann::json ServerUnderTest::kill() {
+  check_alive();
+  pid_t pid = process_->pid();
+  process_->signal(SIGKILL);
+  int status = process_->wait_for(kStopGrace).value_or(-1);
+  killed_ = true;
+  log_.comment(fmt::format("server {} killed by the event ({})", pid, process::describe_wait_status(status)));
+  return {{"signal", "SIGKILL"}, {"pid", pid}};
+}
+
+nlohmann::json ServerUnderTest::restart() {
+  auto began = std::chrono::steady_clock::now();
+  uint16_t port = port_;
+  if (!start(port))
+    throw CellFailure(fmt::format("the server did not restart on port {}: it is taken ({})", port,
+                                  log_tail(log_path())));
+  return {{"pid", process_->pid()}, {"port", port_}, {"ready_ms", ms_since(began)}, {"log", log_path().substr(files_.dir.size() + 1)}};
+}
+
+nlohmann::json ServerUnderTest::pause() {
+  check_alive();
+  ::kill(process_->pid(), SIGSTOP);
+  return {{"signal", "SIGSTOP"}, {"pid", process_->pid()}};
+}
+
+nlohmann::json ServerUnderTest::resume() {
+  ::kill(process_->pid(), SIGCONT);
+  return {{"signal", "SIGCONT"}, {"pid", process_->pid()}};
+}
+
+Ledger ServerUnderTest::stop_and_read_ledger() {
+  if (killed_) return read_ledger();  // down at the end: its journal is all there is
+  check_alive();
+  int status = process_->stop(kStopGrace);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw CellFailure(fmt::format("server did not stop cleanly ({}): {}", process::describe_wait_status(status),
+                                  log_tail(log_path())));
+  return read_ledger();
+}
+
+// The journal is the record of what ran, durable even when a server dies
+// (then it is all there is); after a clean stop the server's own ledger.bin
+// must say the same, or one of the two is wrong and the cell is not to be
+// trusted.
+Ledger ServerUnderTest::read_ledger() const { return read_server_ledger(files_); }
+
+Ledger read_server_ledger(const CellFiles& files) {
+  auto exists = [&](const char* name) { return ::access(files.path(name).c_str(), F_OK) == 0; };
+  try {
+    if (!exists("journal.bin")) return Ledger::read_file(files.path("ledger.bin"));
+    Ledger journaled = read_journal_ledger(files.path("journal.bin"));
+    if (exists("ledger.bin") &&
+        journaled.serialize() != Ledger::read_file(files.path("ledger.bin")).serialize())
+      throw CellFailure("the server's ledger.bin and its journal.bin disagree on what ran");
+    return journaled;
+  } catch (const CellFailure&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw CellFailure(std::string("cannot read the server's ledger: ") + e.what());
+  }
+}
+
+ClientResults run_clients(const CellConfig& cell, const std::vector<std::string>& extra_args,
+                          const netem::Host& host, const std::string& endpoint, const CellFiles& files,
+                          const ProcessPlacement& placement, std::chrono::seconds limit,
+                          const std::function<void()>& tick, process::CommandLog& log,
+                          const std::function<void()>& poll) {
+  std::vector<std::unique_ptr<process::ChildProcess>> clients;
+  for (int k = 1; k <= cell.clients; ++k) {
+    process::SpawnOptions spawn;
+    spawn.netns = host.netns;
+    spawn.cpus = placement.client_cpus;
+    spawn.stdout_path = spawn.stderr_path = files.client_log(k);
+    std::vector<std::string> argv = client_argv(cell, k, endpoint, files, placement.bin_dir);
+    argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+    clients.push_back(std::make_unique<process::ChildProcess>(argv, spawn, log));
+  }
+  ClientResults results;
+  auto started = std::chrono::steady_clock::now();
+  auto next_tick = started + 1s;
+  for (;;) {
+    bool all_done = true;
+    for (auto& c : clients) all_done = all_done && c->poll().has_value();
+    if (all_done) break;
+    check_interrupt(placement);
+    if (poll) poll();
+    auto now = std::chrono::steady_clock::now();
+    if (now - started > limit && !results.truncated) {
+      results.truncated = true;  // clients write what they have on SIGTERM
+      for (auto& c : clients) c->signal(SIGTERM);
+    }
+    if (now >= next_tick) {
+      tick();
+      next_tick = now + 1s;
+    }
+    std::this_thread::sleep_for(5ms);
+  }
+  for (int k = 1; k <= cell.clients; ++k) {
+    int status = *clients[k - 1]->poll();
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+      throw CellFailure(fmt::format("client {} failed ({}): {}", k, process::describe_wait_status(status),
+                                    log_tail(files.client_log(k))));
+    results.records.push_back(read_client_record(files, k));
+  }
+  return results;
+}
+
+CallRecord read_client_record(const CellFiles& files, int k) {
+  try {
+    return CallRecord::read_file(files.client_record(k));
+  } catch (const std::exception& e) {
+    throw CellFailure(fmt::format("cannot read client {}'s call record: {}", k, e.what()));
+  }
+}
+
+}  // namespace rpclab::harness

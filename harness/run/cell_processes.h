@@ -1,0 +1,140 @@
+// The processes of one cell: a server under test and its clients, each a
+// real rpclab-server / rpclab-client process in its host's namespace.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/call_record.h"
+#include "core/ledger.h"
+#include "harness/run/cell_config.h"
+#include "process/child_process.h"
+#include "netem/events/event_runner.h"
+#include "netem/topology/topology.h"
+
+namespace rpclab::harness {
+
+// Where a cell keeps its files: logs, call records, the ledger.
+struct CellFiles {
+  std::string dir;
+  std::string path(const std::string& name) const { return dir + "/" + name; }
+  std::string client_record(int k) const { return path("client-" + std::to_string(k) + ".rec"); }
+  std::string client_log(int k) const { return path("client-" + std::to_string(k) + ".log"); }
+};
+
+struct ProcessPlacement {
+  std::string bin_dir;                // where rpclab-server and rpclab-client live
+  std::vector<int> server_cpus, client_cpus;
+  const std::atomic<bool>* stop = nullptr;  // set on SIGINT/SIGTERM of the harness
+};
+
+// CPU sets for a cell: with pinning and two or more CPUs, the server (and
+// its hogs) get CPU 0 and the clients the rest, as Levy's clients ran on
+// unloaded machines.
+ProcessPlacement place_processes(const CellConfig& cell, const std::string& bin_dir, int cpus,
+                                 const std::atomic<bool>* stop);
+
+// rpclab-server's command line for `cell`, listening on ADDR:PORT, its
+// files in `files` (on whichever host runs it).
+std::vector<std::string> server_argv(const CellConfig& cell, const std::string& listen, const CellFiles& files,
+                                     const std::string& bin_dir);
+
+// rpclab-client's command line for client `k` of `cell` against
+// `endpoint`, its record in `files` (on whichever host runs it).
+std::vector<std::string> client_argv(const CellConfig& cell, int k, const std::string& endpoint,
+                                     const CellFiles& files, const std::string& bin_dir);
+
+// What the server ran: its journal, checked against its ledger.bin when it
+// stopped cleanly (both in `files`). Throws CellFailure.
+Ledger read_server_ledger(const CellFiles& files);
+
+// What a speed trial asks of its server, wherever it runs: on this host
+// (ServerUnderTest) or on --server-host (RemoteServer).
+class ServingServer {
+ public:
+  virtual ~ServingServer() = default;
+  virtual std::string endpoint() const = 0;  // "ADDR:PORT" for clients
+  // Counters and CPU time so far (SIGUSR1 -> stats file); nullopt if no answer.
+  virtual std::optional<nlohmann::json> stats() = 0;
+  // Throws CellFailure if the server has died, unless an event killed it.
+  virtual void check_alive() = 0;
+};
+
+// The server of a cell, and the ServerControl its server events act on:
+// killed and started again on the same address, stopped and continued.
+class ServerUnderTest : public netem::ServerControl, public ServingServer {
+ public:
+  // Starts the server and waits until it serves; throws CellFailure with the
+  // server's own words when it cannot start (port in use, bad option). A
+  // cell whose events restart the server gets a port below the ephemeral
+  // range, so no client socket can take it while the server is down.
+  ServerUnderTest(const CellConfig& cell, const netem::Host& host, const CellFiles& files,
+                  const ProcessPlacement& placement, process::CommandLog& log);
+  ~ServerUnderTest() override;
+
+  std::string endpoint() const override;
+  pid_t pid() const;
+  std::optional<nlohmann::json> stats() override;
+  void check_alive() override;
+  // SIGTERM, then the ledger: from the journal, checked against the
+  // ledger.bin the server wrote. Throws CellFailure.
+  Ledger stop_and_read_ledger();
+
+  // ServerControl, for server-crash and server-stall events.
+  nlohmann::json kill() override;
+  nlohmann::json restart() override;  // throws CellFailure when it does not serve again
+  nlohmann::json pause() override;
+  nlohmann::json resume() override;
+
+ private:
+  // Starts one life of the server on `port` (0: any); false when it exited
+  // because the port is taken. Throws CellFailure for any other failure.
+  bool start(uint16_t port);
+  std::string log_path() const;  // this life's log
+  Ledger read_ledger() const;
+
+  // Copies: a restart needs them long after the caller's locals are gone
+  // (a speed session keeps its servers for the whole run).
+  const CellConfig cell_;
+  const netem::Host host_;
+  const CellFiles& files_;
+  const ProcessPlacement placement_;
+  process::CommandLog& log_;
+  std::string address_;
+  uint16_t port_ = 0;
+  int lives_ = 0;            // starts so far: the first, then one per restart
+  bool killed_ = false;      // down because an event killed it
+  int stats_generation_ = 0;
+  std::unique_ptr<process::ChildProcess> process_;
+};
+
+struct ClientResults {
+  std::vector<CallRecord> records;  // index k-1 for client k
+  bool truncated = false;           // the cell's time limit stopped them early
+};
+
+// Starts `cell.clients` clients against `endpoint`, waits for all of them
+// (calling `tick` about once a second, and `poll`, when given, on every
+// pass of its 5 ms wait loop: the timed events' hook), and reads their
+// call records. Clients still running at `limit` get SIGTERM and write what
+// they have.
+ClientResults run_clients(const CellConfig& cell, const std::vector<std::string>& extra_args,
+                          const netem::Host& host, const std::string& endpoint, const CellFiles& files,
+                          const ProcessPlacement& placement, std::chrono::seconds limit,
+                          const std::function<void()>& tick, process::CommandLog& log,
+                          const std::function<void()>& poll = {});
+
+// Client k's call record in `files`. Throws CellFailure.
+CallRecord read_client_record(const CellFiles& files, int k);
+
+// The last lines of a log file, for failure reasons.
+std::string log_tail(const std::string& path, size_t lines = 5);
+
+}  // namespace rpclab::harness

@@ -1,0 +1,230 @@
+#include "harness/run/run_cells.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "harness/run/cell_failure.h"
+#include "harness/run/output_flags.h"
+#include "harness/run/result_record.h"
+#include "harness/run/trial_book.h"
+#include "harness/run/trial_run.h"
+#include "netem/topology/topology.h"
+
+namespace rpclab::harness {
+namespace {
+
+uint32_t trials_of(const CellConfig& cell) { return static_cast<uint32_t>(std::max(1, cell.trials)); }
+
+// The cell's status from its trials': skipped when one was (the cell cannot
+// run here), failed when none ended ok, else ok with a note of the failures.
+void set_status(nlohmann::json& record, const std::vector<nlohmann::json>& trials, size_t ok,
+                const nlohmann::json& failed) {
+  for (const nlohmann::json& t : trials)
+    if (t.value("status", "") == "skipped") return mark(record, "skipped", t.value("reason", ""));
+  if (ok == 0) {
+    std::string why = failed.empty() ? "no trial ran" : failed.front().value("reason", "");
+    return mark(record, "failed", failed.size() > 1 ? fmt::format("all {} trials failed; trial {}: {}", failed.size(),
+                                                                   failed.front().value("trial", 0), why)
+                                                    : why);
+  }
+  if (!failed.empty())
+    mark(record, "ok", fmt::format("{} of {} trials failed, the figures are over the other {} (trial {}: {})",
+                                   failed.size(), ok + failed.size(), ok, failed.front().value("trial", 0),
+                                   failed.front().value("reason", "")));
+}
+
+}  // namespace
+
+std::vector<nlohmann::json> ok_trials(const std::vector<nlohmann::json>& trials) {
+  std::vector<nlohmann::json> ok;
+  for (const nlohmann::json& t : trials)
+    if (t.value("status", "") == "ok") ok.push_back(t);
+  return ok;
+}
+
+int RunSummary::exit_code() const {
+  if (interrupted) return 130;
+  return failed || trials_failed ? 1 : 0;
+}
+
+nlohmann::json summary_json(const RunSummary& s) {
+  return {{"ok", s.ok},
+          {"skipped", s.skipped},
+          {"failed", s.failed},
+          {"resumed", s.resumed},
+          {"trials_run", s.trials_run},
+          {"trials_failed", s.trials_failed},
+          {"trials_resumed", s.trials_resumed},
+          {"interrupted", s.interrupted}};
+}
+
+void print_closing_words(const RunSummary& s, const RunFolder& folder) {
+  if (s.interrupted)
+    std::fprintf(stderr, "rpclab: interrupted; finished trials are kept. Continue with:\n  %s\n",
+                 resume_hint(folder).c_str());
+  if (s.failed)
+    std::fprintf(stderr, "rpclab: %zu cell(s) failed; their reasons are in the tables above and in results.jsonl\n",
+                 s.failed);
+  if (s.trials_failed)
+    std::fprintf(stderr, "rpclab: %zu trial(s) failed; each cell's record says which and why (trials_failed), "
+                 "and --resume runs them again\n", s.trials_failed);
+}
+
+nlohmann::json cell_record(const Experiment& experiment, const CellConfig& cell, size_t cell_index,
+                           const std::string& cell_dir, const std::vector<nlohmann::json>& trials,
+                           const std::vector<nlohmann::json>& earlier, const std::string& run_id) {
+  nlohmann::json record = base_record(cell, run_id);
+  record["cell_index"] = cell_index;
+  record["cell_dir"] = cell_dir;
+  record["trials"] = trials_of(cell);
+  std::vector<nlohmann::json> ok;
+  nlohmann::json failed = nlohmann::json::array(), listed = nlohmann::json::array();
+  std::string started, ended;
+  double wall_s = 0;
+  for (const nlohmann::json& t : trials) {
+    if (t.value("status", "") == "ok") ok.push_back(t);
+    if (t.value("status", "") == "failed") failed.push_back({{"trial", t.value("trial", 0)}, {"reason", t.value("reason", "")}});
+    std::string s = t.value("started_at", ""), e = t.value("ended_at", "");
+    if (started.empty() || s < started) started = s;  // ISO 8601 UTC sorts as text
+    ended = std::max(ended, e);
+    wall_s += t.value("wall_s", 0.0);
+    listed.push_back(without_identity(t));
+  }
+  record["started_at"] = started;
+  record["ended_at"] = ended;
+  record["wall_s"] = wall_s;  // the trials' own time: they ran among other cells' trials
+  record["trials_ok"] = ok.size();
+  record["trials_failed"] = failed;
+  set_status(record, trials, ok.size(), failed);
+  try {
+    experiment.summarize(cell, trials, earlier, record);
+  } catch (const std::exception& e) {  // a trial's files gone or damaged: this cell fails, the run goes on
+    mark(record, "failed", std::string("cannot make the cell's figures from its trials: ") + e.what());
+  }
+  record["per_trial"] = listed;
+  add_promised_fields(record);
+  return record;
+}
+
+namespace {
+
+// A trial with timed events lasts its duration; any other makes its calls.
+TrialWork work_of(const CellConfig& cell) {
+  if (cell.duration_ms) return TrialWork{0, static_cast<double>(*cell.duration_ms) / 1000.0};
+  return TrialWork{cell.total_calls(), 0};
+}
+
+
+// The loop's state: the folder, what is on disk, and the counts so far.
+struct Loop {
+  const Experiment& experiment;
+  const std::vector<CellConfig>& cells;
+  RunFolder& folder;
+  CellEnvironment& env;
+  TrialBook book;
+  RunSummary summary;
+  std::vector<bool> recorded;  // a cell record was written by this run
+  bool json_lines;             // --format json: each record also to stdout
+
+  void finish_cell_if_complete(size_t index, Progress* progress) {
+    const CellConfig& cell = cells[index];
+    if (recorded[index] || book.cell_done(cell.id()) || !book.cell_complete(cell.id(), trials_of(cell))) return;
+    std::string dir = folder.cell_dir(index + 1, cell.label());
+    nlohmann::json record =
+        cell_record(experiment, cell, index + 1, dir, book.trials_of(cell.id()), book.cell_records(), env.run_id);
+    folder.append(record);
+    if (json_lines) print_json_line(record);
+    book.add_cell(record);
+    recorded[index] = true;
+    std::string status = record.value("status", "");
+    ++(status == "ok" ? summary.ok : status == "skipped" ? summary.skipped : summary.failed);
+    if (progress && status != "skipped")
+      progress->note(fmt::format("    cell {}: {}", cell.label(), experiment.outcome_words(record)));
+  }
+
+  // A trial's folder is made fresh: nothing of an earlier, interrupted
+  // attempt (a ready file with an old port, an old ledger) can be read.
+  TrialPlace place(const TrialSlot& slot) {
+    const CellConfig& cell = cells[slot.cell];
+    TrialPlace p{slot.cell + 1, slot.trial, trials_of(cell), ""};
+    p.dir = folder.cell_dir(slot.cell + 1, cell.label()) + "/trial-" + std::to_string(slot.trial);
+    std::filesystem::remove_all(p.dir);
+    std::filesystem::create_directories(p.dir);
+    return p;
+  }
+};
+
+}  // namespace
+
+RunSummary run_cells(const Experiment& experiment, const std::vector<CellConfig>& cells, const RunOptions& options,
+                     RunFolder& folder, const std::atomic<bool>& stop, CellEnvironment& env) {
+  std::vector<std::string> warnings;
+  Loop loop{experiment, cells, folder, env, TrialBook(folder.trials_path(), folder.results_path(), &warnings), {},
+            std::vector<bool>(cells.size(), false), options.json_lines};
+  for (const std::string& w : warnings) std::fprintf(stderr, "rpclab: %s\n", w.c_str());
+  loop.summary.dir = folder.dir();
+  if (env.caps.root)
+    for (const std::string& ns : netem::remove_stale_namespaces(folder.log()))
+      std::fprintf(stderr, "rpclab: removed namespace %s left by a run that no longer exists\n", ns.c_str());
+  env.stop = &stop;
+  env.cell_time_limit_s = options.cell_time_limit_s;
+  env.run_id = folder.run_id();
+
+  std::vector<TrialSlot> todo;
+  TrialWork work;
+  for (size_t i = 0; i < cells.size(); ++i) loop.summary.resumed += loop.book.cell_done(cells[i].id()) ? 1 : 0;
+  for (const TrialSlot& slot : experiment.schedule(cells, options.shuffle_seed)) {
+    const CellConfig& cell = cells[slot.cell];
+    if (loop.book.cell_done(cell.id()) || loop.book.trial_done(cell.id(), slot.trial)) {
+      ++loop.summary.trials_resumed;
+      continue;
+    }
+    todo.push_back(slot);
+    work += work_of(cell);
+  }
+  if (loop.summary.trials_resumed)
+    std::fprintf(stderr, "rpclab: resuming: %zu trials already done (%zu cells whole), %zu to run\n",
+                 loop.summary.trials_resumed, loop.summary.resumed, todo.size());
+  for (size_t i = 0; i < cells.size(); ++i) loop.finish_cell_if_complete(i, nullptr);  // killed between two appends
+
+  TrialRunner runner = experiment.trial_runner(folder, env);
+  Progress progress(todo.size(), work);
+  env.progress = &progress;
+  size_t shown = 0;
+  for (const TrialSlot& slot : todo) {
+    const CellConfig& cell = cells[slot.cell];
+    if (stop.load()) {
+      loop.summary.interrupted = true;
+      break;
+    }
+    if (loop.book.cell_skipped(cell.id())) {  // an earlier trial found that this cell cannot run here
+      progress.skip_trial(work_of(cell));
+      continue;
+    }
+    TrialPlace place = loop.place(slot);
+    std::string name = fmt::format("{}, trial {}/{}", cell.label(), place.trial, place.trials);
+    progress.begin_trial(++shown, name, work_of(cell));
+    folder.log().comment(fmt::format("cell {}/{} trial {}/{}: {}", place.cell_index, cells.size(), place.trial,
+                                     place.trials, cell.label()));
+    nlohmann::json trial;
+    try {
+      trial = run_trial(runner, cell, place, env, folder.log());
+    } catch (const Interrupted&) {
+      loop.summary.interrupted = true;
+      progress.note(fmt::format("[{}] {}: interrupted; this trial is not recorded", shown, name));
+      break;
+    }
+    folder.append_trial(trial);
+    loop.book.add_trial(trial);
+    ++loop.summary.trials_run;
+    loop.summary.trials_failed += trial.value("status", "") == "failed" ? 1 : 0;
+    progress.end_trial(experiment.outcome_words(trial));
+    loop.finish_cell_if_complete(slot.cell, &progress);
+  }
+  env.progress = nullptr;
+  return loop.summary;
+}
+
+}  // namespace rpclab::harness

@@ -1,0 +1,52 @@
+// A run's folder: results/<timestamp>/ with results.jsonl (appended as each
+// cell ends), trials.jsonl (as each trial ends), commands.log,
+// metadata.json, per-cell folders, and the views; results/latest points at
+// the newest. A run folder holds one run: a new run goes into a new or
+// empty folder, and only --resume reopens one.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "process/command_log.h"
+
+namespace rpclab::harness {
+
+enum class FolderUse {
+  kNew,     // a new run: a timestamped folder, or `explicit_dir` if it is absent or empty
+  kResume,  // --resume: `explicit_dir` must already hold a run
+};
+
+class RunFolder {
+ public:
+  // Opens the run's folder and points results/latest at it. Throws
+  // std::invalid_argument (a usage error) when `explicit_dir` would mix
+  // this run with another run or with files that are not this run's, and
+  // SetupError when the folder cannot be made.
+  RunFolder(const std::string& results_root, const std::string& explicit_dir, FolderUse use);
+
+  const std::string& dir() const { return dir_; }
+  // Unique across folders, machines and --out names; kept by a resume.
+  const std::string& run_id() const { return run_id_; }
+  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  std::string results_path() const { return path("results.jsonl"); }
+  std::string trials_path() const { return path("trials.jsonl"); }
+  std::string cell_dir(size_t index, const std::string& label);  // created
+  process::CommandLog& log() { return log_; }
+
+  // One durable line per finished cell (results.jsonl) or trial
+  // (trials.jsonl): a crash keeps every earlier one.
+  void append(const nlohmann::json& record) { append_line(results_path(), record); }
+  void append_trial(const nlohmann::json& trial) { append_line(trials_path(), trial); }
+  // Writes metadata.json, with the run_id added.
+  void write_metadata(nlohmann::json metadata);
+
+ private:
+  static void append_line(const std::string& file, const nlohmann::json& record);
+  std::string dir_;
+  std::string run_id_;
+  process::CommandLog log_;
+};
+
+}  // namespace rpclab::harness

@@ -1,0 +1,294 @@
+#include "harness/speed/allman_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+#include "core/client_run.h"
+#include "core/kiraly.h"
+#include "core/transport.h"
+#include "harness/kit/plot.h"
+#include "harness/speed/speed_rows.h"
+#include "harness/speed/speed_matrix.h"
+#include "harness/kit/text_table.h"
+
+namespace rpclab::harness {
+namespace {
+
+using nlohmann::json;
+using Csv = std::vector<std::map<std::string, std::string>>;
+
+// Rows of a docs/data CSV: '#' lines are its source, the first other line
+// its header. A missing file is no rows (the 2003 columns stay empty).
+Csv read_csv(const std::string& path) {
+  Csv rows;
+  std::ifstream in(path);
+  std::vector<std::string> header;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> fields;
+    std::stringstream f(line);
+    for (std::string field; std::getline(f, field, ',');) fields.push_back(field);
+    if (header.empty()) {
+      header = fields;
+      continue;
+    }
+    std::map<std::string, std::string> row;
+    for (size_t i = 0; i < header.size() && i < fields.size(); ++i) row[header[i]] = fields[i];
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::string find_field(const Csv& rows, const std::string& op, const std::string& system, const std::string& field) {
+  for (const auto& row : rows)
+    if (row.count("operation") && row.at("operation") == op && row.at("system") == system && row.count(field))
+      return row.at(field);
+  return "";
+}
+
+std::string op_of(const json& r) { return r.value("cell", json::object()).value("op", "echo"); }
+using Pick = bool (*)(const json&);
+size_t n_of(const json& r) { return r.value("size", size_t{0}); }
+
+int op_rank(const std::string& op) {
+  auto parsed = parse_operation(op);
+  return parsed ? static_cast<int>(*parsed) : 99;
+}
+
+std::string allman_name(const std::string& transport) {
+  const TransportRow* row = find_transport(transport);
+  return row ? std::string(row->traits.allman_name) : "";
+}
+
+std::string kiraly_name(const std::string& transport) {
+  const TransportRow* row = find_transport(transport);
+  return row ? std::string(row->traits.kiraly_name) : "";
+}
+
+std::string floor_name(const std::string& transport) {
+  const TransportRow* row = find_transport(transport);
+  return row ? std::string(row->traits.floor) : "";
+}
+
+// Where and how a cell ran: "two-host persistent", "loopback per-call x2".
+std::string place(const json& r) {
+  int clients = r.value("clients", 1);
+  return r.value("topology", "") + " " + r.value("connect", "") + (clients > 1 ? " x" + std::to_string(clients) : "");
+}
+
+// A measured cell's place: operation, N, link, connection, clients.
+using Group = std::tuple<int, size_t, std::string, std::string, int>;
+Group group_of(const json& r) {
+  return {op_rank(op_of(r)), n_of(r), r.value("topology", ""), r.value("connect", ""), r.value("clients", 1)};
+}
+
+// The measured records `pick` takes, by group, in the table's transport order.
+std::map<Group, std::vector<const json*>> by_group(const std::vector<json>& records, Pick pick = allman_record) {
+  std::map<Group, std::vector<const json*>> groups;
+  for (const json& r : records)
+    if (r.value("status", "") == "ok" && pick(r)) groups[group_of(r)].push_back(&r);
+  for (auto& [key, rows] : groups)
+    std::stable_sort(rows.begin(), rows.end(), [](const json* a, const json* b) {
+      return table_rank(a->value("transport", "")) < table_rank(b->value("transport", ""));
+    });
+  return groups;
+}
+
+const json* floor_of(const json& r, const std::vector<const json*>& group) {
+  std::string floor = floor_name(r.value("transport", ""));
+  bool at_most_once = r.value("cell", json::object()).value("at_most_once", false);
+  for (const json* other : group) {
+    const json& cell = other->value("cell", json::object());
+    if (other->value("transport", "") == floor && !cell.value("tcp_nodelay", false) &&
+        cell.value("at_most_once", false) == at_most_once)
+      return other;
+  }
+  return nullptr;
+}
+
+double wire(const json& r, const char* key) {
+  const json& w = r.value("wire", json());
+  return w.is_object() && w.value(key, json()).is_number() ? w[key].get<double>() : -1;
+}
+
+std::string bytes_text(double v) { return v < 0 ? "-" : grouped(static_cast<uint64_t>(v + 0.5)); }
+
+// Request plus response bytes, over the floor's.
+std::string bytes_ratio(const json& r, const json* floor) {
+  double mine = wire(r, "request_bytes_per_call") + wire(r, "response_bytes_per_call");
+  if (!floor || wire(r, "request_bytes_per_call") < 0 || wire(*floor, "request_bytes_per_call") < 0) return "-";
+  double base = wire(*floor, "request_bytes_per_call") + wire(*floor, "response_bytes_per_call");
+  return base > 0 ? fixed(mine / base, 2) : "-";
+}
+
+// Both sides' CPU per call over the floor's for the same operation and N:
+// what the RPC system's encoding and decoding cost, as an upper bound (it
+// also holds its HTTP, framing and dispatch); Allman's "encode/decode"
+// share, measured from the outside. '-' for the floor itself or without one.
+std::string cpu_over_floor(const json& r, const json* floor) {
+  auto both = [](const json& rec) {
+    const json& cpu = rec.value("cpu_us_per_call", json::object());
+    const json &cli = cpu.value("client", json()), &srv = cpu.value("server", json());
+    return cli.is_number() && srv.is_number() ? cli.get<double>() + srv.get<double>() : -1.0;
+  };
+  if (!floor || floor == &r) return "-";
+  double mine = both(r), base = both(*floor);
+  return mine < 0 || base < 0 ? "-" : fixed(mine - base, 1);
+}
+
+std::string paper_ratio(const Csv& bytes, const std::string& op, const std::string& system) {
+  auto total = [&](const std::string& sys) {
+    std::string req = find_field(bytes, op, sys, "request_bytes"), rep = find_field(bytes, op, sys, "response_bytes");
+    return req.empty() || rep.empty() ? -1.0 : std::stod(req) + std::stod(rep);
+  };
+  double mine = total(system), base = total("java.net");
+  return mine > 0 && base > 0 ? fixed(mine / base, 2) : "";
+}
+
+bool paper_size(const json& r) { return n_of(r) == 50000 || op_of(r) == "is-prime"; }
+
+}  // namespace
+
+bool allman_record(const json& record) {
+  return record.value("experiment", "") == "speed" && workload_of(op_of(record)) == "allman";
+}
+
+bool kiraly_run(const json& record) {
+  return record.value("experiment", "") == "speed" && workload_of(op_of(record)) == "kiraly";
+}
+
+std::string allman_bytes_table(const std::vector<json>& records, const std::string& data_dir) {
+  auto groups = by_group(records);
+  // Each operation at its largest N (Allman's 50,000 when it ran).
+  std::map<std::tuple<int, std::string, std::string, int>, size_t> largest;
+  for (const auto& [g, rows] : groups) {
+    size_t& n = largest[{std::get<0>(g), std::get<2>(g), std::get<3>(g), std::get<4>(g)}];
+    n = std::max(n, std::get<1>(g));
+  }
+  Csv paper = read_csv(data_dir + "/allman2003-bytes.csv");
+  TextTable t({"operation", "N", "link", "transport", "request B", "response B", "x floor", "2003 request B",
+               "2003 response B", "2003 x java.net"});
+  for (const auto& [g, rows] : groups) {
+    if (largest[{std::get<0>(g), std::get<2>(g), std::get<3>(g), std::get<4>(g)}] != std::get<1>(g)) continue;
+    if (!t.empty()) t.rule();
+    for (const json* r : rows) {
+      std::string op = op_of(*r), system = allman_name(r->value("transport", ""));
+      bool beside = !system.empty() && paper_size(*r);
+      t.add({op, std::to_string(n_of(*r)), place(*r), variant(*r),
+             bytes_text(wire(*r, "request_bytes_per_call")), bytes_text(wire(*r, "response_bytes_per_call")),
+             bytes_ratio(*r, floor_of(*r, rows)), beside ? find_field(paper, op, system, "request_bytes") : "",
+             beside ? find_field(paper, op, system, "response_bytes") : "", beside ? paper_ratio(paper, op, system) : ""});
+    }
+  }
+  if (t.empty()) return "";
+  return "Bytes per call, as Allman's Table 5: the RPC's own bytes each way (the link's frame counters on the "
+         "client's\nend of the two-host link, less 66 B of Ethernet/IP/TCP headers per frame; '-' = not counted, "
+         "e.g. on loopback).\nx floor = (request + response) / the floor's; 2003: Allman's java.net and XML-RPC "
+         "(docs/data/allman2003-bytes.csv).\n\n" +
+         t.render();
+}
+
+std::string allman_speed_table(const std::vector<json>& records, const std::string& data_dir) {
+  Csv paper = read_csv(data_dir + "/allman2003-times.csv");
+  TextTable t({"operation", "N", "link", "transport", "p50 us", "p99 us", "calls/s", "cpu us/call cli", "srv",
+               "cpu - floor", "request B", "response B", "x floor", "2003 s"});
+  for (const auto& [g, rows] : by_group(records)) {
+    if (!t.empty()) t.rule();
+    for (const json* r : rows) {
+      std::string system = allman_name(r->value("transport", ""));
+      std::string then = !system.empty() && paper_size(*r) ? find_field(paper, op_of(*r), system, "transaction_s") : "";
+      const json& cpu = r->value("cpu_us_per_call", json::object());
+      auto num = [](const json& v, int d) { return v.is_number() ? fixed(v.get<double>(), d) : std::string("-"); };
+      t.add({op_of(*r), std::to_string(n_of(*r)), place(*r), variant(*r), num(r->value("p50_us", json()), 1),
+             num(r->value("p99_us", json()), 1), num(r->value("calls_per_s", json()), 1),
+             num(cpu.value("client", json()), 1), num(cpu.value("server", json()), 1),
+             cpu_over_floor(*r, floor_of(*r, rows)), bytes_text(wire(*r, "request_bytes_per_call")),
+             bytes_text(wire(*r, "response_bytes_per_call")), num(r->value("ratio_to_floor", json()), 2), then});
+    }
+  }
+  if (t.empty()) return "";
+  return "Allman's operations, per call (x floor = p50 / the floor's p50; cpu - floor = client + server CPU per "
+         "call\nless the floor's: encoding, decoding and the rest of the library's own work; 2003 s = Allman's median "
+         "XML-RPC or\njava.net transaction over a LAN, a connection each, docs/data/allman2003-times.csv):\n\n" +
+         t.render();
+}
+
+namespace {
+
+// Kiraly's "small" and "binary" rows: without the photo, and with his 1 MB.
+std::string kiraly_data(size_t photo) { return photo == 0 ? "small" : photo == kKiralyPhotoBytes ? "binary" : ""; }
+
+// The response's bytes over the photo's: base64's 4/3 (plus line breaks and
+// markup) for the text transports, about 1 for the binary ones.
+std::string per_photo_byte(const json& r) {
+  double rep = wire(r, "response_bytes_per_call");
+  return rep < 0 || n_of(r) == 0 ? "-" : fixed(rep / static_cast<double>(n_of(r)), 3);
+}
+
+}  // namespace
+
+std::string kiraly_table(const std::vector<json>& records, const std::string& data_dir) {
+  Csv paper = read_csv(data_dir + "/kiraly2018-record.csv");
+  TextTable t({"photo B", "link", "transport", "request B", "response B", "resp/photo", "x floor B", "p50 us",
+               "p99 us", "calls/s", "cpu us/call cli", "srv", "x floor", "s/100 calls", "2018 s/100 calls"});
+  for (const auto& [g, rows] : by_group(records, kiraly_run)) {
+    if (!t.empty()) t.rule();
+    for (const json* r : rows) {
+      std::string system = kiraly_name(r->value("transport", "")), then;
+      for (const auto& row : paper)
+        if (!system.empty() && row.at("system") == system && row.at("data") == kiraly_data(n_of(*r)))
+          then = row.at("seconds_per_100_calls");
+      const json& cpu = r->value("cpu_us_per_call", json::object());
+      auto num = [](const json& v, int d) { return v.is_number() ? fixed(v.get<double>(), d) : std::string("-"); };
+      t.add({grouped(n_of(*r)), place(*r), variant(*r), bytes_text(wire(*r, "request_bytes_per_call")),
+             bytes_text(wire(*r, "response_bytes_per_call")), per_photo_byte(*r), bytes_ratio(*r, floor_of(*r, rows)),
+             num(r->value("p50_us", json()), 1), num(r->value("p99_us", json()), 1),
+             num(r->value("calls_per_s", json()), 1), num(cpu.value("client", json()), 1),
+             num(cpu.value("server", json()), 1), num(r->value("ratio_to_floor", json()), 2),
+             num(r->value("seconds_per_100_calls", json()), 4), then.empty() ? "" : fixed(std::stod(then), 4)});
+    }
+  }
+  if (t.empty()) return "";
+  return "Kiraly's record: GetRecord per call without (0) and with its photo (bytes from the link, as in Allman's "
+         "table;\nresp/photo = response bytes / photo bytes: base64's 4/3 for XML-RPC and JSON-RPC; x floor B and "
+         "x floor: bytes\nand p50 over the floor's; s/100 calls = mean x 100, Kiraly's measure; 2018: his C++ client "
+         "and server,\ndocs/data/kiraly2018-record.csv):\n\n" +
+         t.render();
+}
+
+std::vector<std::string> allman_plots(const std::vector<json>& records, const std::string& dir,
+                                      process::CommandLog& log, std::vector<std::string>* notes) {
+  std::map<std::string, PlotSpec> plots;  // by operation
+  std::map<std::pair<std::string, std::string>, size_t> series;
+  for (const auto& [g, rows] : by_group(records))
+    for (const json* r : rows) {
+      std::string op = op_of(*r);
+      if (!sized_op(op)) continue;
+      PlotSpec& p = plots[op];
+      if (p.name.empty())
+        p = {"allman-" + op + "-vs-n", "Allman's " + op + ": time per call vs N (p50, bars p50..p99)",
+             "N doubles", "microseconds per call", XAxis::kMeasure, true, true};
+      std::string title = variant(*r) + " " + r->value("topology", "") + " " + r->value("connect", "");
+      auto key = std::make_pair(op, title);
+      if (!series.count(key)) series[key] = p.series.size(), p.series.push_back({title});
+      Series& s = p.series[series[key]];
+      s.x.push_back(static_cast<double>(n_of(*r)));
+      s.y.push_back(r->value("p50_us", 0.0));
+      s.low.push_back(r->value("p50_us", 0.0));
+      s.high.push_back(r->value("p99_us", 0.0));
+    }
+  std::vector<std::string> pngs;
+  for (const auto& [op, p] : plots) {
+    std::string why, png = draw(p, dir, log, &why);
+    if (!png.empty()) pngs.push_back(png);
+    else notes->push_back("plot skipped: " + why);
+  }
+  return pngs;
+}
+
+}  // namespace rpclab::harness

@@ -1,0 +1,70 @@
+#include "harness/speed/latency_plots.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+
+#include "harness/speed/speed_rows.h"
+
+namespace rpclab::harness {
+namespace {
+
+using nlohmann::json;
+
+bool drawn_cell(const json& r) {
+  const json& c = r.value("cell", json::object());
+  return r.value("experiment", "") == "speed" && r.value("status", "") == "ok" && !r.value("calibration", false) &&
+         c.value("topology", "") == "loopback" && c.value("connect", "") == "persistent" &&
+         c.value("clients", 0) == 1 && r.contains("latency_histogram") && echo_run(r);  // ECHO only
+}
+
+// A bucket's points: the CDF at its upper edge, the histogram's share at
+// its geometric middle (the x axis is logarithmic).
+void add_distribution(const json& h, const std::string& title, PlotSpec& cdf, PlotSpec& hist) {
+  std::vector<double> low = h.value("low_us", std::vector<double>());
+  std::vector<double> counts = h.value("counts", std::vector<double>());
+  double total = 0, seen = 0, step = std::pow(10.0, 1.0 / h.value("buckets_per_decade", 10));
+  for (double c : counts) total += c;
+  if (total <= 0 || low.size() != counts.size()) return;
+  Series c{title}, s{title};
+  for (size_t i = 0; i < low.size(); ++i) {
+    seen += counts[i];
+    double share = counts[i] / total, frac = seen / total;
+    c.x.push_back(low[i] * step), c.y.push_back(frac), c.low.push_back(frac), c.high.push_back(frac);
+    s.x.push_back(low[i] * std::sqrt(step)), s.y.push_back(share), s.low.push_back(share), s.high.push_back(share);
+  }
+  cdf.series.push_back(c);
+  hist.series.push_back(s);
+}
+
+}  // namespace
+
+std::vector<PlotSpec> latency_distribution_specs(const std::vector<json>& records) {
+  std::map<size_t, std::pair<PlotSpec, PlotSpec>> by_size;
+  for (const json& r : records) {
+    if (!drawn_cell(r)) continue;
+    size_t size = r.at("cell").value("size", size_t{0});
+    auto [it, added] = by_size.try_emplace(size);
+    if (added) {
+      std::string label = size_label(size);
+      it->second.first = {"latency-cdf-" + label, "Latency CDF, " + label + " B (loopback, persistent, 1 client)",
+                          "microseconds per call (log)", "fraction of calls at or below", XAxis::kMeasure, true};
+      it->second.second = {"latency-histogram-" + label,
+                           "Latency histogram, " + label + " B (loopback, persistent, 1 client; 10 buckets per decade)",
+                           "microseconds per call (log)", "fraction of calls in the bucket", XAxis::kMeasure, true};
+      it->second.first.style = "steps";
+      it->second.second.style = "histeps";
+    }
+    add_distribution(r.at("latency_histogram"), variant(r), it->second.first, it->second.second);
+  }
+  std::vector<PlotSpec> specs;
+  for (auto& [size, pair] : by_size) {
+    if (pair.first.series.empty()) continue;
+    specs.push_back(pair.first);
+    specs.push_back(pair.second);
+  }
+  return specs;
+}
+
+}  // namespace rpclab::harness

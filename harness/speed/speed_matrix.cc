@@ -1,0 +1,231 @@
+#include "harness/speed/speed_matrix.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+#include "core/client_run.h"
+#include "core/kiraly.h"
+
+namespace rpclab::harness {
+namespace {
+
+using netem::TopologyKind;
+
+// Floors first, so their figures are known when the RPC transports' ratios
+// are written; then the table's order.
+std::pair<bool, size_t> rank(const std::string& transport) {
+  const auto& table = transports();
+  for (size_t i = 0; i < table.size(); ++i)
+    if (table[i].name == transport) return {!table[i].floor(), i};
+  return {true, table.size()};
+}
+
+const TransportRow& row_of(const std::string& transport) {
+  const TransportRow* row = find_transport(transport);
+  if (!row) throw std::invalid_argument("unknown transport '" + transport + "' (known: " + transport_names() + ")");
+  return *row;
+}
+
+Operation op_of(const std::string& name) {
+  auto op = parse_operation(name);
+  if (!op) throw std::invalid_argument("unknown operation '" + name + "' (known: " + operation_names() + ")");
+  return *op;
+}
+
+uint64_t calls_per_trial(const SpeedAxes& a, const std::string& transport, const std::string& op, size_t size) {
+  size_t bytes = is_calibration(transport) ? size : payload_bytes(op_of(op), size);
+  if (is_calibration(transport) || !a.bytes_per_trial || !bytes) return a.calls_per_trial;
+  return std::min(a.calls_per_trial, std::max<uint64_t>(kMinCallsPerTrial, a.bytes_per_trial / bytes));
+}
+
+CellConfig speed_cell(const SpeedAxes& a, const std::string& transport, const std::string& op, TopologyKind topology,
+                      ConnectMode connect, int clients, size_t size, bool nodelay, bool at_most_once = false) {
+  CellConfig c;
+  c.experiment = "speed";
+  c.op = op;
+  c.transport = transport;
+  c.topology = topology;
+  c.connect = connect;
+  c.clients = clients;
+  c.size = size;
+  c.trials = is_calibration(transport) ? 1 : a.trials;  // sockperf measures once, for a second
+  c.calls_per_client = calls_per_trial(a, transport, op, size);
+  c.warmup = a.warmup;
+  c.timeout_ms = a.timeout_ms;
+  c.udp_bufsize = is_calibration(transport) || !row_of(transport).accepts(kOptUdpBufsize) ? 0 : a.udp_bufsize;
+  c.tcp_nodelay = nodelay;
+  c.at_most_once = at_most_once;
+  c.pin = false;  // two CPUs, up to four clients and a server: let the scheduler place them
+  return c;
+}
+
+}  // namespace
+
+bool is_calibration(const std::string& transport) { return transport == kSockperfUdp || transport == kSockperfTcp; }
+
+bool takes_nodelay(const std::string& transport) {
+  if (is_calibration(transport)) return false;
+  const TransportRow& row = row_of(transport);
+  return row.accepts(kOptTcpNodelayClient) || row.accepts(kOptTcpNodelayServer);
+}
+
+std::string speed_group(const CellConfig& cell) {
+  if (is_calibration(cell.transport)) return cell.transport + "/" + std::to_string(cell.size);  // alone
+  std::string op = cell.op == "echo" ? "" : "/" + cell.op;  // echo groups keep their names of before
+  return fmt::format("{}/{}/{}/{}{}", netem::topology_name(cell.topology), connect_mode_name(cell.connect),
+                     cell.clients, cell.size, op);
+}
+
+bool sized_op(const std::string& op) { return payload_bytes(op_of(op), 1) > 0; }
+
+namespace {
+
+// Allman's setting: N = 50,000 doubles, and smaller N for the curve; one
+// client, a kept connection. A 50,000-double XML-RPC call costs tens of
+// milliseconds here, so a trial is 10 calls, 3 trials a cell. The bytes
+// on the wire are counted on the two-host link (speed_command picks
+// loopback without root, and says so); sockperf has no part in it.
+// What the workloads beside Levy's share: one client on a kept connection,
+// every call counted whatever its bytes, no sockperf calibration.
+void one_client_kept(SpeedAxes& a, TopologyKind topology) {
+  a.clients = {1};
+  a.connects = {ConnectMode::kPersistent};
+  a.topologies = {topology};
+  a.bytes_per_trial = 0;
+  a.calibrate = false;
+}
+
+void apply_allman(SpeedAxes& a) {
+  one_client_kept(a, TopologyKind::kTwoHost);
+  a.ops = {"is-prime", "average", "get-rand-nums", "log-transform"};
+  a.sizes = {50, 500, 5000, 50000};
+  a.trials = 3;
+  a.calls_per_trial = 10;
+  a.warmup = 2;
+  a.timeout_ms = 60000;
+}
+
+// Kiraly's setting (seed 003): one record without its photo ("small") and
+// with the 1 MiB photo ("binary"), --sizes as the photo's bytes; otherwise
+// Allman's (one client, kept connection, bytes counted on the two-host link).
+void apply_kiraly(SpeedAxes& a) {
+  apply_allman(a);
+  a.ops = {"get-record"};
+  a.sizes = {0, kKiralyPhotoBytes};
+}
+
+void apply_echo(SpeedAxes& a) { a.ops = {"echo"}; }
+
+// What the at-most-once layer costs a call (issue 11): NEXT, the call it
+// guards, with the server's table and journal off and on, side by side in
+// one group so their trials take turns. One client, a kept connection,
+// loopback: the cost is CPU and a durable write, not the network.
+void apply_at_most_once(SpeedAxes& a) {
+  one_client_kept(a, TopologyKind::kLoopback);
+  a.ops = {"next"};
+  a.at_most_once = {false, true};
+  a.trials = 10;
+  a.calls_per_trial = 500;
+  a.warmup = 50;
+}
+
+}  // namespace
+
+const std::vector<SpeedWorkload>& speed_workloads() {
+  static const std::vector<SpeedWorkload> table = {
+      {"echo", "Levy's: ECHO of --sizes opaque bytes", apply_echo},
+      {"allman", "Allman's four operations (IsPrime, Average, GetRandNums, LogTransform) of --sizes doubles",
+       apply_allman},
+      {"kiraly", "Kiraly's record (GetRecord) without and with its 1 MiB photo; --sizes as the photo's bytes",
+       apply_kiraly},
+      {"at-most-once", "NEXT with the server's at-most-once table and its journal off, then on", apply_at_most_once},
+  };
+  return table;
+}
+
+std::string workload_of(const std::string& op) {
+  for (const SpeedWorkload& w : speed_workloads()) {
+    SpeedAxes a;
+    w.apply(a);
+    if (std::find(a.ops.begin(), a.ops.end(), op) != a.ops.end()) return w.name;
+  }
+  return "";
+}
+
+const SpeedWorkload* find_speed_workload(const std::string& name) {
+  for (const SpeedWorkload& w : speed_workloads())
+    if (name == w.name) return &w;
+  return nullptr;
+}
+
+std::string speed_workload_names() {
+  std::string names;
+  for (const SpeedWorkload& w : speed_workloads()) names += (names.empty() ? "" : ", ") + std::string(w.name);
+  return names;
+}
+
+SpeedAxes speed_preset(const std::string& name) {
+  SpeedAxes a;
+  // Every transport but xmlrpc-pstream, whose stock setting (no
+  // TCP_NODELAY) makes 10 calls a second: it runs when named, with
+  // --tcp-nodelay off,on to show why (docs/running.md).
+  a.transports = {"raw-udp", "raw-tcp", "sunrpc-udp", "sunrpc-tcp", "grpc", "xmlrpc", "jsonrpc"};
+  a.connects = {ConnectMode::kPerCall, ConnectMode::kPersistent};
+  a.topologies = {TopologyKind::kLoopback, TopologyKind::kTwoHost};
+  if (name == "levy1989") {
+    a.sizes = {12, 512, 8192, 16384, 65536, 1 << 20};
+    a.clients = {1, 2, 4};
+    // The run must stay within 15 minutes. With 10 trials of 100 calls it
+    // took 20 min 35 s (run 20261126-081352), 60% of it in the 64 KiB
+    // and 1 MiB cells: a 1 MiB call costs 1 to 6 ms, and xmlrpc and jsonrpc
+    // 25 to 55 ms (base64 and a text parser on each side). Capped at 8 MiB
+    // a client, a 1 MiB trial makes 10 calls (the least a trial makes);
+    // 64 KiB and below keep 100, in 8 trials rather than 10: 14 min 21 s
+    // (run 20261126-090234, nothing else running).
+    a.bytes_per_trial = size_t{8} << 20;
+    a.trials = 8;
+  } else if (name == "quick") {
+    a.sizes = {12, 8192};
+    a.clients = {1, 2};
+    a.trials = 3;
+    a.calls_per_trial = 50;
+    a.warmup = 10;
+  } else {
+    throw std::invalid_argument("unknown speed preset '" + name + "' (known: levy1989, quick)");
+  }
+  return a;
+}
+
+std::vector<CellConfig> expand_speed(const SpeedAxes& a) {
+  std::vector<std::string> order = a.transports;
+  for (const std::string& t : order) row_of(t);  // every name known before any cell
+  for (const std::string& op : a.ops) op_of(op);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const std::string& x, const std::string& y) { return rank(x) < rank(y); });
+  std::vector<CellConfig> cells;
+  for (TopologyKind topology : a.topologies) {
+    if (a.calibrate)
+      for (const char* tool : {kSockperfUdp, kSockperfTcp})
+        for (size_t size : a.sizes)
+          cells.push_back(speed_cell(a, tool, "echo", topology, ConnectMode::kPersistent, 1, size, false));
+    // Every transport of one (connection, clients, size) in a row, the
+    // floor first: their trials then take turns (speed_group), so a ratio
+    // to the floor compares figures taken in the same rounds, and the VM's
+    // slow drifts touch both alike.
+    for (ConnectMode connect : a.connects)
+      for (int clients : a.clients)
+        for (const std::string& op : a.ops)
+          for (size_t size : sized_op(op) ? a.sizes : std::vector<size_t>{0})
+            for (const std::string& transport : order)
+              for (bool nodelay : takes_nodelay(transport) ? a.nodelay : std::vector<bool>{false})
+                for (bool at_most_once : a.at_most_once)
+                  cells.push_back(
+                      speed_cell(a, transport, op, topology, connect, clients, size, nodelay, at_most_once));
+  }
+  return cells;
+}
+
+}  // namespace rpclab::harness

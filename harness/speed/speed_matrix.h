@@ -1,0 +1,73 @@
+// The speed experiment's matrix: Levy's axes (size, parallel clients, same
+// vs other machine, a connection per call) plus persistent connections,
+// larger sizes, the raw floor and sockperf calibration.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/transport.h"
+#include "harness/run/cell_config.h"
+#include "netem/topology/topology.h"
+
+namespace rpclab::harness {
+
+struct SpeedAxes {
+  std::vector<std::string> ops = {"echo"};  // the workload's operations (client_run.h names)
+  std::vector<std::string> transports;
+  std::vector<size_t> sizes;
+  std::vector<int> clients;
+  std::vector<netem::TopologyKind> topologies;
+  std::vector<ConnectMode> connects;
+  int trials = 10;
+  uint64_t calls_per_trial = 100;
+  uint64_t warmup = 20;
+  int timeout_ms = 10000;     // a lost datagram on the floor (no retransmit) costs this
+  size_t udp_bufsize = 0;
+  std::vector<bool> nodelay = {false};  // TCP_NODELAY off/on, for the transports whose row takes it
+  std::vector<bool> at_most_once = {false};  // the server's at-most-once table (with its journal) off/on
+  // Each client makes at most this many payload bytes of calls per trial,
+  // and at least kMinCallsPerTrial; 0 = no cap.
+  size_t bytes_per_trial = 0;
+  bool calibrate = true;      // sockperf ping-pong at the same sizes, when installed
+};
+
+// Calibration pseudo-transports: sockperf itself, not an rpclab transport.
+inline constexpr const char* kSockperfUdp = "sockperf-udp";
+inline constexpr const char* kSockperfTcp = "sockperf-tcp";
+bool is_calibration(const std::string& transport);
+inline constexpr uint64_t kMinCallsPerTrial = 10;
+// Whether a transport's row takes --tcp-nodelay on either side.
+bool takes_nodelay(const std::string& transport);
+
+// The comparison group a cell's trials take turns in: (topology,
+// connection, clients, operation, size); a calibration cell is a group of
+// its own.
+std::string speed_group(const CellConfig& cell);
+
+SpeedAxes speed_preset(const std::string& name);  // throws std::invalid_argument
+
+// A workload: what each call is, one row each. `echo` is Levy's (opaque
+// bytes of --sizes); `allman` is Allman's four operations (seed 000) with
+// --sizes as N doubles; `kiraly` is Kiraly's record (seed 003) with --sizes
+// as its photo's bytes. apply() sets its ops and its own defaults on axes
+// from a preset; flags given on the command line are applied after it.
+struct SpeedWorkload {
+  const char* name;
+  const char* summary;
+  void (*apply)(SpeedAxes& axes);
+};
+const std::vector<SpeedWorkload>& speed_workloads();
+const SpeedWorkload* find_speed_workload(const std::string& name);
+std::string speed_workload_names();  // "echo, allman, kiraly, at-most-once"
+// The workload whose row runs `op` ("echo", "allman", "kiraly"), or "".
+std::string workload_of(const std::string& op);
+// An operation that carries no vector (IsPrime) runs at one size only.
+bool sized_op(const std::string& op);
+// Cells ordered so each topology's calibration runs first and the cells
+// of one group are adjacent, the floor first (their trials take turns:
+// trial_rounds with speed_group).
+std::vector<CellConfig> expand_speed(const SpeedAxes& axes);
+
+}  // namespace rpclab::harness

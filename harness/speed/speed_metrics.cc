@@ -1,0 +1,107 @@
+#include "harness/speed/speed_metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace rpclab::harness {
+namespace {
+
+double us(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
+
+// One trial's clients: their successful latencies, and when they ran.
+struct TrialSpan {
+  double sum_us = 0;
+  size_t ok = 0;
+  int64_t first_start = std::numeric_limits<int64_t>::max(), last_start = 0, last_end = 0;
+};
+
+TrialSpan add_trial(const std::vector<CallRecord>& clients, SpeedMetrics& m, std::vector<double>& all, double& cpu_us) {
+  TrialSpan t;
+  for (const CallRecord& r : clients) {
+    for (const CallEntry& e : r.calls) {
+      if (e.kind != ErrorKind::kOk) {
+        ++m.errors;
+        continue;
+      }
+      t.sum_us += us(e.latency_ns);
+      ++t.ok;
+      all.push_back(us(e.latency_ns));
+    }
+    int64_t start = r.header.value("start_realtime_ns", int64_t{0});
+    t.first_start = std::min(t.first_start, start);
+    t.last_start = std::max(t.last_start, start);
+    t.last_end = std::max(t.last_end, r.header.value("end_realtime_ns", int64_t{0}));
+    cpu_us += r.header.value("cpu_user_us", 0.0) + r.header.value("cpu_sys_us", 0.0);
+  }
+  return t;
+}
+
+void fill_histogram(const std::vector<double>& sorted, SpeedMetrics& m) {
+  for (double us : sorted) {
+    double low = histogram_bucket_low(us);
+    if (m.histogram_low_us.empty() || m.histogram_low_us.back() != low) {
+      m.histogram_low_us.push_back(low);
+      m.histogram_counts.push_back(0);
+    }
+    ++m.histogram_counts.back();
+  }
+}
+
+}  // namespace
+
+double histogram_bucket_low(double us) {
+  double i = std::floor(std::log10(std::max(us, 0.1)) * kHistogramBucketsPerDecade + 1e-9);
+  return std::pow(10.0, i / kHistogramBucketsPerDecade);
+}
+
+SpeedMetrics speed_metrics(const std::vector<std::vector<CallRecord>>& trials) {
+  SpeedMetrics m;
+  std::vector<double> all;
+  double cpu_us = 0, span_s = 0;
+  for (const std::vector<CallRecord>& clients : trials) {
+    TrialSpan t = add_trial(clients, m, all, cpu_us);
+    if (clients.empty()) continue;
+    if (t.ok) m.trial_means_us.push_back(t.sum_us / static_cast<double>(t.ok));
+    span_s += static_cast<double>(t.last_end - t.first_start) / 1e9;
+    m.start_skew_ms = std::max(m.start_skew_ms, static_cast<double>(t.last_start - t.first_start) / 1e6);
+  }
+  m.calls = all.size();
+  if (all.empty()) return m;
+  std::sort(all.begin(), all.end());
+  m.p50_us = percentile_sorted(all, 50);
+  m.p90_us = percentile_sorted(all, 90);
+  m.p99_us = percentile_sorted(all, 99);
+  m.p999_us = percentile_sorted(all, 99.9);
+  m.max_us = all.back();
+  fill_histogram(all, m);
+  m.mean_us = std::accumulate(all.begin(), all.end(), 0.0) / static_cast<double>(all.size());
+  m.trials = summarize(m.trial_means_us);
+  // Levy timed a client's 100 calls; with calls back to back that is 100
+  // times the mean call.
+  m.seconds_per_100_calls = m.mean_us * 100 / 1e6;
+  m.calls_per_s = span_s > 0 ? static_cast<double>(m.calls + m.errors) / span_s : 0;
+  m.client_cpu_us_per_call = cpu_us / static_cast<double>(m.calls + m.errors);
+  return m;
+}
+
+nlohmann::json SpeedMetrics::to_json() const {
+  return {{"calls_measured", calls},
+          {"errors", errors},
+          {"p50_us", p50_us},
+          {"p90_us", p90_us},
+          {"p99_us", p99_us},
+          {"p999_us", p999_us},
+          {"max_us", max_us},
+          {"mean_us", mean_us},
+          {"trial_means_us", trial_means_us},
+          {"mean_ci95_us", {trials.ci95_low, trials.ci95_high}},
+          {"seconds_per_100_calls", seconds_per_100_calls},
+          {"calls_per_s", calls_per_s},
+          {"start_skew_ms", start_skew_ms},
+          {"latency_histogram",
+           {{"buckets_per_decade", kHistogramBucketsPerDecade}, {"low_us", histogram_low_us}, {"counts", histogram_counts}}}};
+}
+
+}  // namespace rpclab::harness

@@ -1,0 +1,42 @@
+// What a speed cell's call records say about a call's cost: exact
+// percentiles, per-trial means, Levy's seconds per 100 calls, throughput and
+// client CPU time. Pure functions of the records, so they are unit-tested.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/call_record.h"
+#include "harness/kit/stats.h"
+
+namespace rpclab::harness {
+
+struct SpeedMetrics {
+  uint64_t calls = 0;             // successful calls measured
+  uint64_t errors = 0;            // calls that failed (not in the latency figures)
+  double p50_us = 0, p90_us = 0, p99_us = 0, p999_us = 0, max_us = 0, mean_us = 0;
+  std::vector<double> trial_means_us;  // one per trial, over every client's calls in it, in trial order
+  Summary trials;                      // mean and 95% interval of the trial means
+  double seconds_per_100_calls = 0;    // per client, as Levy timed it
+  double calls_per_s = 0;              // all clients together: calls / the trials' spans (first start to last end)
+  double client_cpu_us_per_call = 0;
+  double start_skew_ms = 0;            // how far apart the clients began, at most over the trials
+  // Every successful call of every trial in logarithmic buckets (10 per
+  // decade): the latency distribution report.html draws, kept in the record
+  // so the views need nothing else. Only buckets with calls, ascending.
+  std::vector<double> histogram_low_us;
+  std::vector<uint64_t> histogram_counts;
+  nlohmann::json to_json() const;
+};
+
+// Each trial is its own run of the clients: `trials[t]` holds every
+// client's call record of trial t.
+SpeedMetrics speed_metrics(const std::vector<std::vector<CallRecord>>& trials);
+
+inline constexpr int kHistogramBucketsPerDecade = 10;
+// The lower edge of the bucket that holds `us` (at least 0.1 us).
+double histogram_bucket_low(double us);
+
+}  // namespace rpclab::harness

@@ -1,0 +1,307 @@
+#include "harness/speed/speed_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "core/transport.h"
+#include "harness/speed/allman_report.h"
+#include "harness/speed/at_most_once_report.h"
+#include "harness/speed/latency_order.h"
+#include "harness/speed/latency_plots.h"
+#include "harness/speed/speed_rows.h"
+#include "harness/kit/plot.h"
+#include "harness/kit/stats.h"
+#include "harness/kit/text_table.h"
+
+namespace rpclab::harness {
+namespace {
+
+using nlohmann::json;
+
+// Levy's tables are of ECHO; Allman's and Kiraly's operations and the
+// at-most-once NEXT have their own (allman_report.h, at_most_once_report.h).
+bool measured(const json& r) { return r.value("status", "") == "ok" && echo_run(r); }
+bool calibration(const json& r) { return r.value("calibration", false); }
+
+std::string topology(const json& r) { return r.value("topology", ""); }
+std::string connect(const json& r) { return r.value("connect", ""); }
+int clients(const json& r) { return r.value("clients", 1); }
+size_t size(const json& r) { return r.value("size", size_t{0}); }
+
+std::string levy_name(const std::string& transport) {
+  const TransportRow* row = find_transport(transport);
+  return row ? std::string(row->traits.levy_name) : "";
+}
+
+bool is_floor(const std::string& transport) {
+  const TransportRow* row = find_transport(transport);
+  return row && row->floor();
+}
+
+// Levy's 1989 timing rows: (implementation, clients, size label) -> same, different.
+std::map<std::tuple<std::string, int, std::string>, std::pair<std::string, std::string>> levy_timing(
+    const std::string& data_dir) {
+  std::map<std::tuple<std::string, int, std::string>, std::pair<std::string, std::string>> rows;
+  std::ifstream in(data_dir + "/levy1989-speed.csv");
+  bool header = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    if (!header) {
+      header = true;
+      continue;
+    }
+    std::stringstream f(line);
+    std::string impl, n, sz, same, diff;
+    std::getline(f, impl, ',');
+    std::getline(f, n, ',');
+    std::getline(f, sz, ',');
+    std::getline(f, same, ',');
+    std::getline(f, diff, ',');
+    rows[{impl, std::stoi(n), sz}] = {same, diff};
+  }
+  return rows;
+}
+
+std::string opt_fixed(const json& v, int decimals) {
+  return v.is_number() ? fixed(v.get<double>(), decimals) : "-";
+}
+
+std::string levy_table(const std::vector<json>& records, const std::string& data_dir) {
+  // The table's order: Levy's Sun RPC rows first, then today's additions.
+  std::map<std::tuple<long, std::string, int, size_t>, std::map<std::string, const json*>> rows;
+  for (const json& r : records)
+    if (measured(r) && !calibration(r) && connect(r) == "per-call")
+      rows[{table_rank(r.value("transport", "")), variant(r), clients(r), size(r)}][topology(r)] = &r;
+  if (rows.empty()) return "";
+  auto levy = levy_timing(data_dir);
+  TextTable t({"implementation", "clients", "size", "same machine s/100", "other machine s/100", "1989 same",
+               "1989 other"});
+  std::string last;
+  for (const auto& [key, by_topology] : rows) {
+    const auto& [order, transport, n, sz] = key;
+    std::string implementation = by_topology.begin()->second->value("transport", "");
+    if (!last.empty() && last != transport) t.rule();
+    last = transport;
+    auto at = [&by_topology = by_topology](const char* topo) {
+      auto it = by_topology.find(topo);
+      return it == by_topology.end() ? std::string("-") : opt_fixed(it->second->at("seconds_per_100_calls"), 4);
+    };
+    auto old = levy.find({levy_name(implementation), n, size_label(sz)});
+    t.add({transport, std::to_string(n), size_label(sz), at("loopback"), at("two-host"),
+           old == levy.end() ? "" : old->second.first, old == levy.end() ? "" : old->second.second});
+  }
+  return "Levy's timing table: seconds for 100 calls per client, a new connection per call (his setting);\n"
+         "same machine = loopback, other machine = two namespaces joined by a veth pair.\n\n" +
+         t.render();
+}
+
+std::string ordering(const std::vector<const json*>& group) {
+  std::vector<TimedTransport> timed;
+  for (const json* r : group)
+    timed.push_back({variant(*r), r->value("mean_us", 0.0),
+                     r->value("trial_means_us", std::vector<double>{})});
+  return latency_order(timed, 0.01);
+}
+
+std::string percentile_table(const std::vector<json>& records, const std::string& topo, const std::string& mode,
+                             bool one_client_only) {
+  TextTable t({"transport", "clients", "size", "p50 us", "p90 us", "p99 us", "p99.9 us", "max us", "calls/s",
+               "cpu us/call cli", "srv", "bytes/call", "x floor"});
+  std::map<std::pair<int, size_t>, std::vector<const json*>> groups;
+  std::string last;
+  for (const json& r : records) {
+    if (!measured(r) || calibration(r) || topology(r) != topo || connect(r) != mode) continue;
+    if (one_client_only && clients(r) != 1) continue;
+    groups[{clients(r), size(r)}].push_back(&r);
+    if (!last.empty() && last != variant(r)) t.rule();
+    last = variant(r);
+    const json& w = r.value("welch_vs_floor", json());
+    std::string ratio = opt_fixed(r.value("ratio_to_floor", json()), 2);
+    if (w.is_object()) ratio += w.value("significant_at_0_01", false) ? "*" : " ";
+    const json& wire = r.value("wire", json());
+    t.add({variant(r), std::to_string(clients(r)), size_label(size(r)), opt_fixed(r["p50_us"], 1),
+           opt_fixed(r["p90_us"], 1), opt_fixed(r["p99_us"], 1), opt_fixed(r["p999_us"], 1), opt_fixed(r["max_us"], 1),
+           opt_fixed(r["calls_per_s"], 0), opt_fixed(r["cpu_us_per_call"]["client"], 1),
+           opt_fixed(r["cpu_us_per_call"]["server"], 1),
+           wire.is_object() ? opt_fixed(wire["bytes_per_call"], 0) : "-", ratio});
+  }
+  if (t.empty()) return "";
+  std::string out = fmt::format("Per-call latency, {} connection, {} (microseconds; x floor = p50 / raw floor p50, "
+                                "* = the trial means differ from the floor's by Welch's t-test at alpha 0.01):\n\n",
+                                mode, topo) +
+                    t.render();
+  out += "\nOrder by mean latency (Welch's t-test on the trial means, alpha 0.01): '<' = every transport before it "
+         "is\nsignificantly faster than every one after it; ',' = not separated; significant pairs inside a group "
+         "follow it:\n";
+  for (const auto& [key, group] : groups)
+    out += fmt::format("  {} client(s), {:>4}: {}\n", key.first, size_label(key.second), ordering(group));
+  return out;
+}
+
+// One pair of columns per floor that has a sockperf calibration.
+std::string calibration_table(const std::vector<json>& records) {
+  std::vector<const TransportRow*> floors;
+  std::vector<std::string> headers = {"topology", "size"};
+  for (const TransportRow& row : transports())
+    if (!row.traits.calibration.empty()) {
+      floors.push_back(&row);
+      for (std::string h : {std::string(row.traits.calibration) + " p50", std::string(row.name) + " p50",
+                            std::string("raw/sockperf")})
+        headers.push_back(h);
+    }
+  TextTable t(headers);
+  std::map<std::pair<std::string, size_t>, std::map<std::string, const json*>> rows;
+  for (const json& r : records) {
+    if (!measured(r)) continue;
+    bool floor = is_floor(r.value("transport", "")) && connect(r) == "persistent" && clients(r) == 1 &&
+                 !r.value("cell", json::object()).value("tcp_nodelay", false);
+    if (calibration(r) || floor) rows[{topology(r), size(r)}][r.value("transport", "")] = &r;
+  }
+  for (const auto& [key, by] : rows) {
+    auto p50 = [&by = by](const std::string& t) { return by.count(t) ? opt_fixed(by.at(t)->at("p50_us"), 1) : "-"; };
+    auto ratio = [&by = by](const std::string& raw) {
+      return by.count(raw) ? opt_fixed(by.at(raw)->value("ratio_to_sockperf", json()), 2) : "-";
+    };
+    std::vector<std::string> line = {key.first, size_label(key.second)};
+    bool any = false;
+    for (const TransportRow* f : floors) {
+      std::string tool(f->traits.calibration), name(f->name);
+      any |= by.count(tool) > 0;
+      for (const std::string& cell : {p50(tool), p50(name), ratio(name)}) line.push_back(cell);
+    }
+    if (any) t.add(line);
+  }
+  if (t.empty()) return "";
+  return "Calibration: sockperf ping-pong --full-rtt (p50 us) against rpclab's raw floor "
+         "(persistent, 1 client):\n\n" + t.render();
+}
+
+std::string header(const std::vector<json>& records) {
+  for (const json& r : records)
+    if (r.value("experiment", "") == "speed")
+      return r.value("latency_pinned", false)
+                 ? "Timing: /dev/cpu_dma_latency held at 0 for the run (no idle wake-up delay in the figures).\n"
+                   "Closed loop: each client waits for a reply before the next call, as in Levy's test.\n\n"
+                 : "Timing: /dev/cpu_dma_latency could NOT be held at 0; on a VM expect ~100 us of idle wake-up in "
+                   "every call.\nClosed loop: each client waits for a reply before the next call, as in Levy's "
+                   "test.\n\n";
+  return "";
+}
+
+std::string not_measured(const std::vector<json>& records) {
+  std::map<std::string, int> reasons;
+  for (const json& r : records)
+    if (r.value("experiment", "") == "speed" && r.value("status", "") != "ok")
+      ++reasons[r.value("status", "") + ": " + r.value("transport", "") + ": " + r.value("reason", "")];
+  std::string out;
+  for (const auto& [why, n] : reasons) out += fmt::format("  {} cell(s) {}\n", n, why);
+  return out.empty() ? "" : "Cells not measured:\n" + out;
+}
+
+// The tables one can ask for by id, each a view of the records.
+struct SpeedTable {
+  const char* id;
+  std::string (*render)(const std::vector<json>& records, const std::string& data_dir);
+};
+
+const std::vector<SpeedTable>& speed_table_rows() {
+  static const std::vector<SpeedTable> rows = {
+      {"levy", levy_table},
+      {"loopback-persistent",
+       [](const std::vector<json>& r, const std::string&) { return percentile_table(r, "loopback", "persistent", true); }},
+      {"calibration", [](const std::vector<json>& r, const std::string&) { return calibration_table(r); }},
+      {"not-measured", [](const std::vector<json>& r, const std::string&) { return not_measured(r); }},
+  };
+  return rows;
+}
+
+}  // namespace
+
+const std::vector<std::string>& speed_report_tables() {
+  static const std::vector<std::string> ids = [] {
+    std::vector<std::string> out;
+    for (const SpeedTable& t : speed_table_rows()) out.push_back(t.id);
+    return out;
+  }();
+  return ids;
+}
+
+std::string speed_tables(const std::vector<json>& records, const std::string& data_dir,
+                         const std::vector<std::string>& ids) {
+  std::string out;
+  for (const std::string& id : ids)
+    for (const SpeedTable& t : speed_table_rows())
+      if (id == t.id) {
+        std::string part = t.render(records, data_dir);
+        if (!part.empty()) out += (out.empty() ? "" : "\n") + part;
+      }
+  return out;
+}
+
+SpeedReport speed_report(const std::vector<json>& records, const std::string& data_dir) {
+  SpeedReport out;
+  std::string head = header(records), levy = levy_table(records, data_dir), cal = calibration_table(records),
+              skipped = not_measured(records);
+  std::string brief = percentile_table(records, "loopback", "persistent", true);
+  std::string allman = allman_bytes_table(records, data_dir);
+  if (!allman.empty()) allman += "\n" + allman_speed_table(records, data_dir) + "\n";
+  std::string kiraly = kiraly_table(records, data_dir);
+  if (!kiraly.empty()) allman += kiraly + "\n";
+  allman += at_most_once_cost_table(records);
+  out.summary = head + levy + "\n" + brief + "\n" + allman + cal + "\n" + skipped;
+  out.full = head + levy + "\n" + allman;
+  for (const char* topo : {"loopback", "two-host"})
+    for (const char* mode : {"persistent", "per-call"}) {
+      std::string t = percentile_table(records, topo, mode, false);
+      if (!t.empty()) out.full += t + "\n";
+    }
+  out.full += cal + "\n" + skipped;
+  return out;
+}
+
+std::vector<std::string> speed_plots(const std::vector<json>& records, const std::string& dir, process::CommandLog& log,
+                                     std::vector<std::string>* notes) {
+  PlotSpec by_size{"latency-vs-size", "Call latency vs payload size (loopback, persistent, 1 client; bars p50..p99)",
+                   "payload bytes", "microseconds per call", XAxis::kMeasure, true, true};
+  PlotSpec by_clients{"throughput-vs-clients", "Throughput vs parallel clients (loopback, persistent, 12 B)",
+                      "parallel clients", "calls per second (all clients)", XAxis::kCount};
+  std::map<std::string, size_t> size_series, client_series;
+  for (const json& r : records) {
+    if (!measured(r) || calibration(r) || topology(r) != "loopback" || connect(r) != "persistent") continue;
+    std::string t = variant(r);
+    if (clients(r) == 1) {
+      if (!size_series.count(t)) size_series[t] = by_size.series.size(), by_size.series.push_back({t});
+      Series& s = by_size.series[size_series[t]];
+      s.x.push_back(std::max<double>(1, static_cast<double>(size(r))));
+      s.y.push_back(r.value("p50_us", 0.0));
+      s.low.push_back(r.value("p50_us", 0.0));
+      s.high.push_back(r.value("p99_us", 0.0));
+    }
+    if (size(r) == 12) {
+      if (!client_series.count(t)) client_series[t] = by_clients.series.size(), by_clients.series.push_back({t});
+      Series& s = by_clients.series[client_series[t]];
+      double v = r.value("calls_per_s", 0.0);
+      s.x.push_back(clients(r));
+      s.y.push_back(v);
+      s.low.push_back(v);
+      s.high.push_back(v);
+    }
+  }
+  std::vector<std::string> pngs = allman_plots(records, dir, log, notes);
+  std::vector<PlotSpec> plots = {by_size, by_clients};
+  for (PlotSpec& d : latency_distribution_specs(records)) plots.push_back(std::move(d));
+  for (const PlotSpec& p : plots) {
+    if (p.series.empty()) continue;
+    std::string why, png = draw(p, dir, log, &why);
+    if (!png.empty()) pngs.push_back(png);
+    else notes->push_back("plot skipped: " + why);
+  }
+  return pngs;
+}
+
+}  // namespace rpclab::harness

@@ -1,0 +1,38 @@
+#include "harness/speed/speed_rows.h"
+
+#include "core/transport.h"
+#include "harness/speed/speed_matrix.h"
+
+namespace rpclab::harness {
+
+using nlohmann::json;
+
+// The table's order; a transport this build does not know (an older
+// record) goes last.
+long table_rank(const std::string& transport) {
+  const auto& table = transports();
+  for (size_t i = 0; i < table.size(); ++i)
+    if (table[i].name == transport) return static_cast<long>(i);
+  return static_cast<long>(table.size());
+}
+
+// A row of the tables: the transport, " nodelay" when the cell set
+// TCP_NODELAY (--tcp-nodelay on), " +at-most-once" when its server kept
+// the at-most-once table (--workload at-most-once).
+std::string variant(const json& r) {
+  const json& cell = r.value("cell", json::object());
+  bool nodelay = cell.value("tcp_nodelay", false), at_most_once = cell.value("at_most_once", false);
+  return r.value("transport", "") + (nodelay ? " nodelay" : "") + (at_most_once ? " +at-most-once" : "");
+}
+
+std::string size_label(size_t bytes) {
+  if (bytes >= (1 << 20) && bytes % (1 << 20) == 0) return std::to_string(bytes >> 20) + "M";
+  if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes >> 10) + "K";
+  return std::to_string(bytes);
+}
+
+bool echo_run(const json& record) {
+  return record.value("experiment", "") == "speed" && workload_of(record.value("cell", json::object()).value("op", "echo")) == "echo";
+}
+
+}  // namespace rpclab::harness

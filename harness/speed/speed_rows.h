@@ -1,0 +1,24 @@
+// What every speed table says of a record the same way: its row (the
+// transport and its variant), the rows' order, the size's label, and
+// which workload it measured. The tables themselves are in speed_report,
+// allman_report, at_most_once_report and latency_plots.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace rpclab::harness {
+
+std::string size_label(size_t bytes);  // 12, 512, 8K, 16K, 64K, 1M
+// A transport's place in the table's order (an unknown one last), and a
+// record's row name: the transport, and " nodelay" when the cell set it.
+long table_rank(const std::string& transport);
+std::string variant(const nlohmann::json& record);
+
+// A speed record of ECHO, Levy's workload (what Levy's tables and the
+// latency plots show; NEXT of the at-most-once workload has its own).
+bool echo_run(const nlohmann::json& record);
+
+}  // namespace rpclab::harness

@@ -1,0 +1,285 @@
+#include "harness/speed/speed_session.h"
+
+#include <time.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <thread>
+
+#include "core/atomic_file.h"
+#include "core/client_run.h"
+#include "harness/run/cell_failure.h"
+#include "harness/run/result_record.h"
+#include "harness/speed/sockperf.h"
+#include "harness/speed/speed_matrix.h"
+#include "harness/speed/speed_metrics.h"
+#include "process/command_runner.h"
+
+namespace rpclab::harness {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+// Parallel clients start their recorded calls together at this offset from
+// launch, until a one-client trial has shown how long a launch takes:
+// enough for the slowest (gRPC) client to start and warm up.
+constexpr double kFirstBarrierMs = 300;
+constexpr double kLeastBarrierMs = 50;
+constexpr int kSockperfPort = 11111;
+
+int64_t realtime_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+// The client's end of the two-host link, each way: what it sends (tx) is
+// the requests, with the ACKs of the replies; what it receives (rx), the
+// replies with the ACKs of the requests. Packets as the kernel counts them
+// (`ip -s link`; an offloaded run of segments is one), headers included;
+// speed_summary takes the headers off.
+struct WireCounters {
+  uint64_t tx_bytes = 0, tx_packets = 0, rx_bytes = 0, rx_packets = 0;
+};
+
+WireCounters read_wire(const netem::Host& client, process::CommandLog& log) {
+  process::CommandResult r = process::run_checked({"ip", "-s", "-j", "link", "show", "dev", client.ifname}, log, client.netns);
+  json j = json::parse(r.out);
+  const json& s = j.at(0).at("stats64");
+  return {s.at("tx").at("bytes").get<uint64_t>(), s.at("tx").at("packets").get<uint64_t>(),
+          s.at("rx").at("bytes").get<uint64_t>(), s.at("rx").at("packets").get<uint64_t>()};
+}
+
+json wire_delta(const WireCounters& before, const WireCounters& after) {
+  uint64_t tx = after.tx_bytes - before.tx_bytes, rx = after.rx_bytes - before.rx_bytes;
+  uint64_t tx_p = after.tx_packets - before.tx_packets, rx_p = after.rx_packets - before.rx_packets;
+  return {{"bytes", tx + rx}, {"packets", tx_p + rx_p}, {"tx_bytes", tx}, {"tx_packets", tx_p},
+          {"rx_bytes", rx}, {"rx_packets", rx_p}};
+}
+
+// Calls the server ran in a trial, whatever their kind (warm-up included,
+// as the link's counters include it).
+double served(const json& stats) {
+  return stats.value("echo_calls", 0.0) + stats.value("next_calls", 0.0) + stats.value("allman_calls", 0.0) +
+         stats.value("record_calls", 0.0);
+}
+
+double server_cpu_us(const json& stats) {
+  return stats.value("cpu_user_us", 0.0) + stats.value("cpu_sys_us", 0.0);
+}
+
+std::string skip_reason(const CellConfig& cell, const CellEnvironment& env) {
+  if (env.remote && is_calibration(cell.transport))
+    return "sockperf calibration runs between this host's own namespaces, not with --server-host";
+  if (env.remote) return "";
+  if (cell.topology == netem::TopologyKind::kTwoHost && !env.caps.root)
+    return "the two-host topology needs root for network namespaces";
+  if (is_calibration(cell.transport)) {
+    if (!env.caps.sockperf) return "sockperf is not installed (apt-get install sockperf)";
+    if (cell.size > kSockperfMaxSize) return fmt::format("sockperf's messages stop below {} bytes", kSockperfMaxSize + 1);
+    return "";
+  }
+  const TransportRow* row = find_transport(cell.transport);
+  if (!row) return "";
+  ClientSettings s = row->client_settings(cell.client_options());
+  Operation op = *parse_operation(cell.op);
+  size_t bytes = payload_bytes(op, cell.size);
+  if (bytes > s.max_payload) {
+    std::string note(row->traits.payload_note);
+    std::string what = size_unit(op).empty() ? "" : fmt::format(" ({} {})", cell.size, size_unit(op));
+    return fmt::format("{} bytes{} do not fit one {} call (at most {}{})", bytes, what, cell.transport, s.max_payload,
+                       note.empty() ? "" : "; " + note);
+  }
+  return "";
+}
+
+// A barrier is learnt per topology, transport, connection mode and size:
+// launching and warming up a client is what it has to cover.
+std::string start_key(const CellConfig& cell) {
+  return fmt::format("{}/{}/{}/{}/{}", netem::topology_name(cell.topology), cell.transport,
+                     connect_mode_name(cell.connect), cell.op, cell.size);
+}
+
+}  // namespace
+
+SpeedSession::~SpeedSession() {
+  servers_.clear();  // before the namespaces they serve in
+  topologies_.clear();
+}
+
+std::string SpeedSession::server_key(const CellConfig& cell) {
+  return fmt::format("{}-{}-{}{}{}", netem::topology_name(cell.topology), cell.transport, cell.udp_bufsize,
+                     cell.server_options().tcp_nodelay ? "-nodelay" : "", cell.at_most_once ? "-at-most-once" : "");
+}
+
+netem::Topology& SpeedSession::topology(netem::TopologyKind kind, process::CommandLog& log) {
+  auto& slot = topologies_[kind];
+  if (!slot) {
+    slot = netem::Topology::create(kind, log);
+    // Per-call cells open thousands of connections a minute; let the client
+    // reuse TIME_WAIT ports inside our own namespace (loopback already does).
+    if (kind == netem::TopologyKind::kTwoHost)
+      process::run_checked({"sysctl", "-q", "-w", "net.ipv4.tcp_tw_reuse=1"}, log, slot->client().netns);
+  }
+  return *slot;
+}
+
+ServerUnderTest& SpeedSession::server(const CellConfig& cell, netem::Topology& topo, CellEnvironment& env,
+                                      process::CommandLog& log) {
+  RunningServer& slot = servers_[server_key(cell)];
+  if (slot.server) {
+    slot.server->check_alive();
+    return *slot.server;
+  }
+  slot.files = std::make_unique<CellFiles>(CellFiles{run_dir_ + "/servers/" + server_key(cell)});
+  std::filesystem::create_directories(slot.files->dir);
+  ProcessPlacement placement = place_processes(cell, env.bin_dir, env.caps.cpus, env.stop);
+  slot.server = std::make_unique<ServerUnderTest>(cell, topo.server(), *slot.files, placement, log);
+  return *slot.server;
+}
+
+// The watchdog fires this long after a trial's time limit.
+constexpr int kWatchdogGrace_s = 5;
+
+ServingServer& SpeedSession::remote_server(const CellConfig& cell, CellEnvironment& env) {
+  int deadline_s = env.cell_time_limit_s + kWatchdogGrace_s;
+  RunningServer& slot = servers_["remote-" + server_key(cell)];
+  if (slot.remote) {
+    slot.remote->check_alive();
+    slot.remote->rearm(deadline_s);
+    return *slot.remote;
+  }
+  slot.remote = std::make_unique<RemoteServer>(cell, *env.remote, "speed-" + server_key(cell), deadline_s, env.stop);
+  return *slot.remote;
+}
+
+// The barrier for parallel clients: three times the longest a single
+// client of the same kind took from launch to its first recorded call,
+// times the clients per CPU (they launch together), at least 50 ms; 300 ms
+// until one has been seen. Each trial whose clients still began more than
+// a millisecond apart doubles it for that many clients (at most 300 ms).
+// The barrier used and the skew are in the trial's record.
+double SpeedSession::barrier_ms(const CellConfig& cell) const {
+  auto launch = launch_ms_.find(start_key(cell));
+  if (launch == launch_ms_.end()) return kFirstBarrierMs;
+  double cpus = std::max(1u, std::thread::hardware_concurrency());
+  auto late = late_.find(start_key(cell) + "/x" + std::to_string(cell.clients));
+  double doubling = late == late_.end() ? 1 : std::pow(2.0, late->second);
+  return std::clamp(3 * launch->second * std::ceil(cell.clients / cpus) * doubling, kLeastBarrierMs, kFirstBarrierMs);
+}
+
+std::vector<std::string> SpeedSession::call_args(const CellConfig& cell, double* barrier) const {
+  std::vector<std::string> args = {"--op", cell.op, "--size", std::to_string(cell.size), "--warmup",
+                                   std::to_string(cell.warmup)};
+  *barrier = cell.clients > 1 ? barrier_ms(cell) : 0;
+  if (cell.clients > 1)
+    args.insert(args.end(), {"--start-at", std::to_string(realtime_ns() + static_cast<int64_t>(*barrier * 1e6))});
+  return args;
+}
+
+void SpeedSession::learn_start(const CellConfig& cell, const std::vector<CallRecord>& records, int64_t launched_ns) {
+  if (records.empty()) return;
+  int64_t first = INT64_MAX, last = 0;
+  for (const CallRecord& r : records) {
+    first = std::min(first, r.header.value("start_realtime_ns", int64_t{0}));
+    last = std::max(last, r.header.value("start_realtime_ns", int64_t{0}));
+  }
+  if (cell.clients == 1) {
+    double& launch = launch_ms_[start_key(cell)];
+    launch = std::max(launch, static_cast<double>(first - launched_ns) / 1e6);
+  } else if (static_cast<double>(last - first) / 1e6 > 1) {
+    ++late_[start_key(cell) + "/x" + std::to_string(cell.clients)];
+  }
+}
+
+void SpeedSession::measure_rpc(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env,
+                               process::CommandLog& log, json& trial) {
+  // With --server-host the clients run in this process's own namespace, and
+  // the wire counters of its interface are not ours to read.
+  netem::Topology* topo = env.remote ? nullptr : &topology(cell.topology, log);
+  ServingServer& srv = env.remote ? remote_server(cell, env) : server(cell, *topo, env, log);
+  if (env.remote) trial["hosts"] = env.remote->facts();
+  auto before = srv.stats();
+  if (!before) throw CellFailure("the server did not answer a stats request (SIGUSR1)");
+  bool two_host = topo && cell.topology == netem::TopologyKind::kTwoHost;
+  WireCounters wire_before = two_host ? read_wire(topo->client(), log) : WireCounters{};
+  CellFiles files{place.dir};
+  ProcessPlacement placement = place_processes(cell, env.bin_dir, env.remote ? 1 : env.caps.cpus, env.stop);
+  double barrier = 0;
+  int64_t launched = realtime_ns();
+  std::vector<std::string> args = call_args(cell, &barrier);
+  ClientResults clients = run_clients(cell, args, topo ? topo->client() : netem::Host{}, srv.endpoint(), files, placement,
+                                      std::chrono::seconds(env.cell_time_limit_s), [&] { srv.check_alive(); }, log);
+  auto after = srv.stats();
+  if (!after) throw CellFailure("the server did not answer a stats request after the trial");
+  learn_start(cell, clients.records, launched);
+  SpeedMetrics m = speed_metrics({clients.records});
+  trial.update(json{{"calls_measured", m.calls}, {"errors", m.errors}, {"p50_us", m.p50_us}, {"p99_us", m.p99_us},
+                    {"mean_us", m.mean_us}, {"calls_per_s", m.calls_per_s}, {"start_skew_ms", m.start_skew_ms},
+                    {"start_barrier_ms", barrier}, {"client_cpu_us", m.client_cpu_us_per_call * (m.calls + m.errors)}});
+  trial["calls_served"] = served(*after) - served(*before);
+  trial["server_cpu_us"] = server_cpu_us(*after) - server_cpu_us(*before);
+  trial["wire"] = json(nullptr);
+  if (two_host) {
+    trial["wire"] = wire_delta(wire_before, read_wire(topo->client(), log));
+  }
+  trial["settings"] = clients.records.front().header.value("settings", json::object());
+  if (clients.truncated) mark(trial, "ok", "the cell time limit stopped the clients early");
+}
+
+void SpeedSession::measure_sockperf(const CellConfig& cell, const TrialPlace& place, process::CommandLog& log,
+                                    json& trial) {
+  netem::Topology& topo = topology(cell.topology, log);
+  bool tcp = cell.transport == kSockperfTcp;
+  std::string port = std::to_string(kSockperfPort);
+  std::vector<std::string> server_argv = {"sockperf", "server", "-i", topo.server().address, "-p", port};
+  std::vector<std::string> client_argv = {"sockperf", "ping-pong", "-i", topo.server().address, "-p", port,
+                                          "-m", std::to_string(std::max(cell.size, kSockperfMinSize)),
+                                          "-t", "1", "--full-rtt"};
+  if (tcp) server_argv.push_back("--tcp"), client_argv.push_back("--tcp");
+  server_argv[0] = client_argv[0] = process::tool_path("sockperf");
+  process::SpawnOptions s;
+  s.netns = topo.server().netns;
+  s.stdout_path = s.stderr_path = place.dir + "/sockperf-server.log";
+  process::ChildProcess server(server_argv, s, log);
+  std::this_thread::sleep_for(300ms);  // sockperf has no readiness signal
+  process::SpawnOptions c;
+  c.netns = topo.client().netns;
+  c.stdout_path = c.stderr_path = place.dir + "/sockperf-client.log";
+  process::ChildProcess client(client_argv, c, log);
+  auto status = client.wait_for(30s);
+  server.stop(2s);
+  std::string output = read_whole_file(place.dir + "/sockperf-client.log");
+  auto r = parse_sockperf(output);
+  if (!status || !r) throw CellFailure("sockperf ping-pong gave no result: " + log_tail(place.dir + "/sockperf-client.log"));
+  trial.update(json{{"p50_us", r->p50_us}, {"p90_us", r->p90_us}, {"p99_us", r->p99_us}, {"p999_us", r->p999_us},
+                    {"max_us", r->max_us}, {"mean_us", r->avg_us}, {"calls_measured", r->observations},
+                    {"calls_per_s", r->duration_s > 0 ? r->observations / r->duration_s : 0.0},
+                    {"seconds_per_100_calls", r->avg_us * 100 / 1e6}, {"calibration", true},
+                    {"sockperf_message_size", std::max(cell.size, kSockperfMinSize)}});
+}
+
+void SpeedSession::run_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env,
+                             process::CommandLog& log, json& trial) {
+  trial["latency_pinned"] = latency_pinned_;
+  if (std::string why = skip_reason(cell, env); !why.empty()) return mark(trial, "skipped", why);
+  try {
+    if (is_calibration(cell.transport))
+      measure_sockperf(cell, place, log, trial);
+    else
+      measure_rpc(cell, place, env, log, trial);
+  } catch (const Interrupted&) {
+    throw;
+  } catch (...) {
+    servers_.erase(server_key(cell));  // a server in doubt is not reused
+    servers_.erase("remote-" + server_key(cell));
+    throw;
+  }
+}
+
+}  // namespace rpclab::harness

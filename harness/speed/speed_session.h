@@ -1,0 +1,63 @@
+// Runs speed trials. Unlike a dependability trial, a speed trial needs no
+// fresh server or ledger, so a session keeps each topology up for the
+// whole run and one server per transport and topology while it lasts. The
+// trials of one (connection, clients, size) group take turns (floor, A, B,
+// floor, A, B, ...: speed_matrix.h), so every server of a topology serves
+// in turn; each trial is one run of the clients.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/run/cell_processes.h"
+#include "harness/run/experiment.h"
+#include "harness/remote/remote_server.h"
+#include "process/command_log.h"
+#include "netem/topology/topology.h"
+
+namespace rpclab::harness {
+
+class SpeedSession {
+ public:
+  SpeedSession(std::string run_dir, bool latency_pinned) : run_dir_(std::move(run_dir)), latency_pinned_(latency_pinned) {}
+  ~SpeedSession();
+  // A TrialRunner (experiment.h).
+  void run_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env, process::CommandLog& log,
+                 nlohmann::json& trial);
+
+ private:
+  netem::Topology& topology(netem::TopologyKind kind, process::CommandLog& log);
+  ServerUnderTest& server(const CellConfig& cell, netem::Topology& topo, CellEnvironment& env, process::CommandLog& log);
+  // --server-host: the server there, its dead-man switch armed for this trial.
+  ServingServer& remote_server(const CellConfig& cell, CellEnvironment& env);
+  void measure_rpc(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env, process::CommandLog& log,
+                   nlohmann::json& trial);
+  void measure_sockperf(const CellConfig& cell, const TrialPlace& place, process::CommandLog& log,
+                        nlohmann::json& trial);
+  double barrier_ms(const CellConfig& cell) const;
+  std::vector<std::string> call_args(const CellConfig& cell, double* barrier) const;
+  void learn_start(const CellConfig& cell, const std::vector<CallRecord>& records, int64_t launched_ns);
+  static std::string server_key(const CellConfig& cell);
+  struct RunningServer {
+    std::unique_ptr<CellFiles> files;
+    std::unique_ptr<ServerUnderTest> server;
+    std::unique_ptr<RemoteServer> remote;
+  };
+
+  std::string run_dir_;
+  bool latency_pinned_;
+  std::map<netem::TopologyKind, std::unique_ptr<netem::Topology>> topologies_;
+  std::map<std::string, RunningServer> servers_;  // by server_key
+  // Parallel clients start their recorded calls together at a barrier
+  // (--start-at), learnt from how long one client took to launch and warm
+  // up, by topology, transport, connection and size (see barrier_ms), and
+  // how many trials of each client count began apart all the same.
+  std::map<std::string, double> launch_ms_;
+  std::map<std::string, int> late_;
+};
+
+}  // namespace rpclab::harness

@@ -1,0 +1,27 @@
+// A speed cell's record from its trials: percentiles over every call of
+// every trial (from the trials' call records), one mean per trial, and
+// the comparisons with the floor and with sockperf, whose cells' records
+// the run has already written (their trials ran in the same rounds).
+#pragma once
+
+#include "core/transport.h"
+
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/run/cell_config.h"
+
+namespace rpclab::harness {
+
+// A CellSummary (experiment.h).
+void summarize_speed(const CellConfig& cell, const std::vector<nlohmann::json>& trials,
+                     const std::vector<nlohmann::json>& earlier, nlohmann::json& record);
+
+// The bytes each way per call, from the trials' link counters ("wire":
+// tx/rx bytes and packets of the client's end) over the calls the server
+// ran: frames, and the RPC's own bytes with each frame's headers taken
+// off. Null when a trial counted nothing (loopback).
+nlohmann::json wire_summary(const TransportRow& row, const std::vector<nlohmann::json>& ok_trials, double served);
+
+}  // namespace rpclab::harness

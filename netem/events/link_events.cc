@@ -1,0 +1,100 @@
+// Link events, applied with the fault backend's own tool in both hosts'
+// namespaces (nft for the nftables backend, tc for netem), every command in
+// the commands log. The rules themselves: link_event_rules.h.
+#include <fmt/format.h>
+
+#include "process/command_runner.h"
+#include "netem/events/event_apply.h"
+#include "netem/events/event_runner.h"
+#include "netem/faults/fault_backend.h"
+#include "netem/events/link_event_rules.h"
+#include "netem/faults/nft_rules.h"
+
+namespace rpclab::netem {
+
+namespace {
+
+// Each end of the link, and the direction its ingress receives.
+struct End {
+  const Host* host;
+  const Host* peer;
+  const char* receives;
+};
+std::vector<End> ends(const Topology& t) {
+  return {{&t.server(), &t.client(), "to_server"}, {&t.client(), &t.server(), "to_client"}};
+}
+
+uint64_t nft_rule_packets(FaultBackend& b, const Host& h, const char* table, const char* comment) {
+  auto counters = parse_nft_counters(process::run_checked(nft_list_table_argv(table), b.log(), h.netns).out);
+  return counters[comment].packets;
+}
+
+// Starts: a table per end with `rule`; ends: both ends' counters first,
+// then both tables go, so the two directions open within one command of
+// each other.
+nlohmann::json nft_event(FaultBackend& b, EventPhase phase, const char* table, const char* rule,
+                         const char* comment, const char* counted) {
+  nlohmann::json did = {{"tool", "nft"}};
+  for (const End& e : ends(b.topology())) {
+    if (phase == EventPhase::kStart)
+      process::run_checked(nft_event_table_argv(table, e.host->ifname, rule, comment), b.log(), e.host->netns);
+    else
+      did[fmt::format("{}_{}", counted, e.receives)] = nft_rule_packets(b, *e.host, table, comment);
+  }
+  if (phase == EventPhase::kEnd)
+    for (const End& e : ends(b.topology())) process::run_checked(nft_delete_table_argv(table), b.log(), e.host->netns);
+  return did;
+}
+
+nlohmann::json tc_partition(FaultBackend& b, EventPhase phase) {
+  nlohmann::json did = {{"tool", "tc"}};
+  for (const End& e : ends(b.topology())) {
+    if (phase == EventPhase::kStart) {
+      for (const auto& argv : tc_partition_argvs(e.host->ifname)) process::run_checked(argv, b.log(), e.host->netns);
+      continue;
+    }
+    std::string listed = process::run_checked(tc_list_ingress_argv(e.host->ifname), b.log(), e.host->netns).out;
+    did[std::string("dropped_") + e.receives] = parse_tc_dropped(listed);
+  }
+  if (phase == EventPhase::kEnd)
+    for (const End& e : ends(b.topology())) process::run_checked(tc_remove_ingress_argv(e.host->ifname), b.log(), e.host->netns);
+  return did;
+}
+
+}  // namespace
+
+// Every packet either way dropped at the receiving end; the end reports how
+// many each end dropped.
+nlohmann::json apply_partition(EventTargets& t, const FaultEvent&, EventPhase phase) {
+  FaultBackend& b = *t.link;
+  if (b.kind() == BackendKind::kNftables) return nft_event(b, phase, kPartitionTable, "counter drop", "partition", "dropped");
+  return tc_partition(b, phase);
+}
+
+// At the start, `ss -K` in the server's namespace, then in the client's:
+// the kernel closes each socket and sends its peer a reset. With for=, every
+// TCP segment that arrives at either end meanwhile is answered with a reset
+// (connections made again die at once; new ones are refused); the end
+// reports how many were answered so.
+nlohmann::json apply_reset(EventTargets& t, const FaultEvent& event, EventPhase phase) {
+  FaultBackend& b = *t.link;
+  // Resets themselves pass: both ends have the rule, and a reset answered
+  // (dropped) at the other end would never reach its socket.
+  const char* rule = "tcp flags & rst == 0 counter reject with tcp reset";
+  if (phase == EventPhase::kEnd) return nft_event(b, phase, kResetTable, rule, "reset", "reset");
+  nlohmann::json did = event.for_ms > 0 ? nft_event(b, phase, kResetTable, rule, "reset", "reset")
+                                        : nlohmann::json{{"tool", "ss"}};
+  size_t established = 0, closed = 0;
+  for (const End& e : ends(b.topology())) {
+    established += count_socket_lines(process::run_checked(ss_established_argv(e.peer->address), b.log(), e.host->netns).out);
+    size_t n = count_socket_lines(process::run_checked(ss_kill_argv(e.peer->address), b.log(), e.host->netns).out);
+    did[std::string("closed_at_") + (e.host == &b.topology().server() ? "server" : "client")] = n;
+    closed += n;
+  }
+  // ss -K skips silently what the kernel cannot close: say so in the record.
+  if (established > 0 && closed == 0)
+    did["warning"] = "ss -K closed none of the established connections: the kernel needs CONFIG_INET_DIAG_DESTROY=y";
+  return did;
+}
+
+}  // namespace rpclab::netem

@@ -1,0 +1,165 @@
+#include "netem/faults/fault_backend.h"
+
+#include <sys/utsname.h>
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "netem/faults/fault_fields.h"
+
+namespace rpclab::netem {
+
+namespace {
+
+constexpr const char* kUmlInstall = "apt-get install user-mode-linux busybox-static (or make deps)";
+
+std::string kernel_release() {
+  utsname u{};
+  ::uname(&u);
+  return u.release;
+}
+
+std::string words(const std::vector<std::string>& list) { return fmt::format("{}", fmt::join(list, ", ")); }
+
+// What `kind` can apply, from the field and event tables: "loss,
+// duplication, partition, reset".
+std::string applies(BackendKind kind) {
+  std::vector<std::string> out;
+  auto add = [&out](const std::string& w) {
+    if (std::find(out.begin(), out.end(), w) == out.end()) out.push_back(w);
+  };
+  for (const FaultField& f : fault_fields())
+    if (f.summary_word && (f.backends & backend_bit(kind))) add(f.what);
+  for (const EventKind& e : event_kinds())
+    if (e.target == EventTarget::kLink && (e.backends & backend_bit(kind))) add(e.name);
+  return words(out);
+}
+
+// Throws unless `kind` can apply all of `spec`: "--faults-backend nftables
+// cannot apply delay (it applies loss, duplication, partition, reset): use ...".
+void require_can_apply(BackendKind kind, const FaultSpec& spec, const std::string& instead) {
+  auto missing = spec.unsupported_by(kind);
+  if (!missing.empty())
+    throw SpecError(fmt::format("--faults-backend {} cannot apply {} (it applies {}): use {}", backend_name(kind),
+                                words(missing), applies(kind), instead));
+}
+
+Choice require(BackendKind kind, bool available, const std::string& missing, const std::string& why) {
+  if (!available) throw SpecError(missing);
+  return {kind, why};
+}
+
+nlohmann::json direction_json(const DirectionCounters& d) {
+  return {{"offered", d.offered},
+          {"dropped", d.dropped},
+          {"duplicated", d.duplicated},
+          {"delivered", d.delivered},
+          {"bytes_delivered", d.bytes_delivered}};
+}
+
+DirectionCounters minus(const DirectionCounters& a, const DirectionCounters& b) {
+  return {a.offered - b.offered, a.dropped - b.dropped, a.duplicated - b.duplicated, a.delivered - b.delivered,
+          a.bytes_delivered - b.bytes_delivered};
+}
+
+}  // namespace
+
+std::string backend_name(BackendKind kind) {
+  switch (kind) {
+    case BackendKind::kNone: return "none";
+    case BackendKind::kNetem: return "netem";
+    case BackendKind::kUmlNetem: return "uml-netem";
+    case BackendKind::kNftables: return "nftables";
+  }
+  return "none";
+}
+
+std::optional<BackendKind> parse_backend(const std::string& name) {
+  for (auto k : {BackendKind::kNone, BackendKind::kNetem, BackendKind::kUmlNetem, BackendKind::kNftables})
+    if (backend_name(k) == name) return k;
+  return std::nullopt;
+}
+
+nlohmann::json LinkCounters::to_json() const {
+  return {{"to_server", direction_json(to_server)}, {"to_client", direction_json(to_client)}, {"source", source}};
+}
+
+static Choice choose_auto(const FaultSpec& spec, const Capabilities& caps, const std::string& no_netem,
+                          const std::string& no_nft, const std::string& no_uml);
+
+Choice choose_backend(const std::string& requested, const FaultSpec& spec, const Capabilities& caps) {
+  if (requested != "auto" && !parse_backend(requested))
+    throw SpecError("--faults-backend " + requested + ": must be auto, netem, uml-netem or nftables");
+  if (spec.empty()) return {BackendKind::kNone, "no faults requested"};
+  if (!spec.has_link_faults()) return {BackendKind::kNone, "no link faults requested (server events need no backend)"};
+  if (!caps.root) throw SpecError("faults (" + spec.summary() + ") need root: network namespaces, tc and nft");
+  const std::string no_netem = "this kernel (" + kernel_release() + ") has no sch_netem";
+  const std::string no_uml = std::string("user-mode-linux is not installed: ") + kUmlInstall;
+  const std::string no_nft =
+      "nftables with the netdev family (ingress/egress hooks, dup, numgen) does not work here (it needs the nftables "
+      "package and a kernel of 5.16 or later for the egress hook; otherwise use uml-netem: " + std::string(kUmlInstall) +
+      ")";
+
+  if (requested == "netem") {
+    require_can_apply(BackendKind::kNetem, spec, "nftables");
+    return require(BackendKind::kNetem, caps.host_netem,
+                   "--faults-backend netem: " + no_netem + "; use uml-netem (" + kUmlInstall +
+                       ") or, for " + applies(BackendKind::kNftables) + " only, nftables",
+                   "requested; host kernel has sch_netem");
+  }
+  if (requested == "uml-netem") {
+    require_can_apply(BackendKind::kUmlNetem, spec, "nftables");
+    return require(BackendKind::kUmlNetem, caps.uml, "--faults-backend uml-netem: " + no_uml,
+                   "requested; netem inside a user-mode-linux " + caps.uml_kernel + " guest");
+  }
+  if (requested == "nftables") {
+    require_can_apply(BackendKind::kNftables, spec, "netem or uml-netem");
+    return require(BackendKind::kNftables, caps.nftables, "--faults-backend nftables: " + no_nft,
+                   "requested; nftables can apply all the spec asks");
+  }
+  return choose_auto(spec, caps, no_netem, no_nft, no_uml);
+}
+
+// The first backend that is here and can apply all of `spec`.
+static Choice choose_auto(const FaultSpec& spec, const Capabilities& caps, const std::string& no_netem,
+                          const std::string& no_nft, const std::string& no_uml) {
+  auto netem_lacks = spec.unsupported_by(BackendKind::kNetem), nft_lacks = spec.unsupported_by(BackendKind::kNftables);
+  if (caps.host_netem && netem_lacks.empty()) return {BackendKind::kNetem, "host kernel has sch_netem"};
+  std::string why_not_netem = caps.host_netem ? "netem cannot apply " + words(netem_lacks) : no_netem;
+  if (nft_lacks.empty() && caps.nftables)
+    return {BackendKind::kNftables, why_not_netem + "; nftables can apply all the spec asks"};
+  if (caps.uml && netem_lacks.empty())
+    return {BackendKind::kUmlNetem, why_not_netem + "; spec asks " + (nft_lacks.empty() ? "what nftables does, but "
+                                    "nftables is unusable" : "for " + words(nft_lacks) + ", which nftables cannot do")};
+  throw SpecError("no fault backend can apply " + spec.summary() + " here: " + why_not_netem + "; " +
+                  (nft_lacks.empty() ? no_nft : "nftables cannot do " + words(nft_lacks)) + "; " +
+                  (netem_lacks.empty() ? no_uml : "netem and uml-netem cannot do " + words(netem_lacks)));
+}
+
+void check_backend_can_apply(const std::string& requested, const FaultSpec& spec) {
+  Capabilities everything;  // a machine that has every backend, so only what a backend can do is left
+  everything.root = everything.netns = everything.host_netem = everything.nftables = everything.uml = true;
+  choose_backend(requested, spec, everything);
+}
+
+MeasuredFaults measure(const LinkCounters& before, const LinkCounters& after, Direction direction) {
+  DirectionCounters sum;
+  auto add = [&sum](const DirectionCounters& d) {
+    sum.offered += d.offered;
+    sum.dropped += d.dropped;
+    sum.duplicated += d.duplicated;
+  };
+  if (impairs(direction, Direction::kToServer)) add(minus(after.to_server, before.to_server));
+  if (impairs(direction, Direction::kToClient)) add(minus(after.to_client, before.to_client));
+  MeasuredFaults m;
+  m.offered = sum.offered;
+  if (sum.offered == 0) return m;
+  // Loss is over what the link carried (copies included: they can be lost
+  // too); duplication over what the senders offered.
+  m.loss_pct = 100.0 * sum.dropped / static_cast<double>(sum.offered + sum.duplicated);
+  m.dup_pct = 100.0 * sum.duplicated / static_cast<double>(sum.offered);
+  return m;
+}
+
+}  // namespace rpclab::netem
