@@ -1,26 +1,6 @@
 #include "harness/dependability/classify.h"
 
 namespace rpclab::harness {
-namespace {
-
-void classify_call(const CallEntry& call, uint32_t ran, ClassCounts& c) {
-  if (call.kind != ErrorKind::kOk) ++c.client_errors[std::string(error_kind_name(call.kind))];
-  if (ran >= 2) {
-    ++c.duplicate_calls;
-    c.extra_executions += ran - 1;
-  }
-  switch (class_of(call.kind, ran)) {
-    case CallClass::kCorrect: ++c.correct; break;
-    case CallClass::kSilentLoss: ++c.silent_loss; break;
-    case CallClass::kSilentDuplicate: ++c.silent_duplicates; break;
-    case CallClass::kReportedDuplicate: break;
-    case CallClass::kIndeterminate: ++c.indeterminate; break;
-    case CallClass::kCleanFailure: ++c.clean_failure; break;
-  }
-}
-
-}  // namespace
-
 CallClass class_of(ErrorKind seen, uint32_t ran) {
   bool ok = seen == ErrorKind::kOk;
   if (ran >= 2) return ok ? CallClass::kSilentDuplicate : CallClass::kReportedDuplicate;
@@ -28,24 +8,29 @@ CallClass class_of(ErrorKind seen, uint32_t ran) {
   return ran == 1 ? CallClass::kIndeterminate : CallClass::kCleanFailure;
 }
 
-ClassCounts classify(const std::vector<ClientCalls>& clients, const Ledger& ledger) {
-  ClassCounts c;
-  c.unrecorded = ledger.unrecorded();
-  for (const ClientCalls& client : clients) {
-    uint64_t accounted = 0, silent_before = c.silent();
-    for (const CallEntry& call : client.record->calls) {
-      uint32_t ran = ledger.count(client.client_id, call.seq);
-      ++c.calls;
-      accounted += ran;
-      classify_call(call, ran, c);
-    }
-    // A record naming one seq twice would account for more than ran.
-    uint64_t total = ledger.total_executions(client.client_id);
-    c.unissued_executions += total > accounted ? total - accounted : 0;
-    c.levy_mismatches += ledger.mismatches(client.client_id);
-    if (c.silent() > silent_before) ++c.clients_with_silent_errors;
+void ClassCounts::add_call(ErrorKind seen, uint32_t ran) {
+  ++calls;
+  if (seen != ErrorKind::kOk) ++client_errors[std::string(error_kind_name(seen))];
+  if (ran >= 2) {
+    ++duplicate_calls;
+    extra_executions += ran - 1;
   }
-  return c;
+  switch (class_of(seen, ran)) {
+    case CallClass::kCorrect: ++correct; break;
+    case CallClass::kSilentLoss: ++silent_loss; break;
+    case CallClass::kSilentDuplicate: ++silent_duplicates; break;
+    case CallClass::kReportedDuplicate: break;
+    case CallClass::kIndeterminate: ++indeterminate; break;
+    case CallClass::kCleanFailure: ++clean_failure; break;
+  }
+}
+
+void ClassCounts::end_client(const Ledger& ledger, uint32_t client_id, uint64_t accounted, uint64_t silent_before) {
+  // A record naming one seq twice would account for more than ran.
+  uint64_t total = ledger.total_executions(client_id);
+  unissued_executions += total > accounted ? total - accounted : 0;
+  levy_mismatches += ledger.mismatches(client_id);
+  if (silent() > silent_before) ++clients_with_silent_errors;
 }
 
 nlohmann::json ClassCounts::to_json() const {

@@ -47,6 +47,13 @@ struct ClassCounts {
   std::map<std::string, uint64_t> client_errors;  // reported errors by kind
 
   uint64_t silent() const { return silent_loss + silent_duplicates; }
+  // One call the client recorded, which the server ran `ran` times.
+  void add_call(ErrorKind seen, uint32_t ran);
+  // What the ledger says of one client beyond its recorded calls, after
+  // them: executions no call of its record accounts for (`accounted`: the
+  // executions of its calls), Levy's mismatches, and whether it had a
+  // silent error (`silent_before`: silent() before its calls).
+  void end_client(const Ledger& ledger, uint32_t client_id, uint64_t accounted, uint64_t silent_before);
   nlohmann::json to_json() const;
   // The counts of several trials add up; clients_with_silent_errors then
   // counts client-trials.
@@ -60,6 +67,6 @@ struct ClientCalls {
   const CallRecord* record = nullptr;
 };
 
-ClassCounts classify(const std::vector<ClientCalls>& clients, const Ledger& ledger);
+// The join itself, once per trial, is trial_join.h.
 
 }  // namespace rpclab::harness

@@ -15,8 +15,9 @@ int64_t earliest_start_ns(const std::vector<ClientCalls>& clients) {
 }
 
 ClientTrialCounts join_client(const ClientCalls& client, const Ledger& ledger, int64_t origin_ns,
-                              std::vector<ErrorCall>& errors) {
+                              ClassCounts& classes, std::vector<ErrorCall>& errors) {
   const CallRecord& r = *client.record;
+  uint64_t accounted = 0, silent_before = classes.silent();
   ClientTrialCounts c;
   c.client_id = client.client_id;
   double record_start_ns = static_cast<double>(start_ns(r) - origin_ns);
@@ -25,6 +26,8 @@ ClientTrialCounts join_client(const ClientCalls& client, const Ledger& ledger, i
     // Each call's own start (version 1 records: estimated when read).
     double end_ns = record_start_ns + static_cast<double>(call.start_ns) + static_cast<double>(call.latency_ns);
     uint32_t ran = ledger.count(client.client_id, call.seq);
+    accounted += ran;
+    classes.add_call(call.kind, ran);
     CallClass cls = class_of(call.kind, ran);
     ++c.calls;
     bool silent = is_silent(cls);
@@ -40,6 +43,7 @@ ClientTrialCounts join_client(const ClientCalls& client, const Ledger& ledger, i
     }
     c.silent += silent ? 1 : 0;
   }
+  classes.end_client(ledger, client.client_id, accounted, silent_before);
   return c;
 }
 
@@ -48,10 +52,15 @@ ClientTrialCounts join_client(const ClientCalls& client, const Ledger& ledger, i
 TrialJoin join_trial(uint32_t trial, const std::vector<ClientCalls>& clients, const Ledger& ledger) {
   TrialJoin join;
   join.counts.trial = trial;
+  join.classes.unrecorded = ledger.unrecorded();
   int64_t origin = earliest_start_ns(clients);
   for (const ClientCalls& client : clients)
-    join.counts.clients.push_back(join_client(client, ledger, origin, join.errors));
+    join.counts.clients.push_back(join_client(client, ledger, origin, join.classes, join.errors));
   return join;
+}
+
+ClassCounts classify(const std::vector<ClientCalls>& clients, const Ledger& ledger) {
+  return join_trial(0, clients, ledger).classes;
 }
 
 }  // namespace rpclab::harness

@@ -1,6 +1,8 @@
-// One trial's join in the shapes the statistics over trials (TrialCounts)
-// and the episode detector (ErrorCall) read, made from the same client
-// records and ledger that classify() reads, by the same class rules.
+// One trial's join, made once: every call a client recorded against how
+// many times the server's ledger says it ran, in the three shapes the
+// trial's record needs: the classes (classify.h), each client's counts for
+// the statistics over trials (TrialCounts), and the calls in error with
+// their times for the episode detector (ErrorCall).
 #pragma once
 
 #include <cstdint>
@@ -14,6 +16,7 @@
 namespace rpclab::harness {
 
 struct TrialJoin {
+  ClassCounts classes;
   TrialCounts counts;
   std::vector<ErrorCall> errors;  // times from the earliest client's first call
 };
@@ -26,5 +29,8 @@ struct TrialJoin {
 // records, so at worst a few ms by the end of a 10,000-call client, and far
 // less in practice since the own time is spread evenly.
 TrialJoin join_trial(uint32_t trial, const std::vector<ClientCalls>& clients, const Ledger& ledger);
+
+// The classes alone (join_trial(...).classes).
+ClassCounts classify(const std::vector<ClientCalls>& clients, const Ledger& ledger);
 
 }  // namespace rpclab::harness

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/dependability/classify.h"
+#include "harness/dependability/trial_join.h"
 
 namespace rpclab::harness {
 namespace {

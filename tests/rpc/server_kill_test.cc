@@ -21,7 +21,7 @@
 
 #include "core/atomic_file.h"
 #include "core/journal_reader.h"
-#include "harness/dependability/classify.h"
+#include "harness/dependability/trial_join.h"
 #include "rpc_test_util.h"
 #include "support/wait.h"
 #include "support/process.h"
