@@ -58,16 +58,15 @@ std::string keep_wire(TrialCapture& capture, const CellFiles& files) {
 
 }  // namespace
 
-TrialCapture start_capture(const CellConfig& cell, const std::string& choice, const netem::Host& client,
-                           const std::string& server_endpoint, const std::string& host_loopback_why,
-                           process::CommandLog& log) {
+TrialCapture start_capture(const CellConfig& cell, const std::string& choice, const ClientEnd& client,
+                           const std::string& server_endpoint, process::CommandLog& log) {
+  if (!client.host) return {nullptr, client.why_not};
   const TransportRow* row = find_transport(cell.transport);
   if (!row || !row->traits.wire_xid) return {nullptr, "this transport's requests carry no XID a capture can follow"};
-  if (client.netns.empty())
-    return {nullptr, fmt::format("host loopback ({}): rpclab puts no capture rules on the host's own lo",
-                                 host_loopback_why)};
+  if (client.host->netns.empty())
+    return {nullptr, fmt::format("{}: rpclab puts no capture rules on the host's own lo", client.why_not)};
   if (choice == "off") return {nullptr, "turned off (--wire-capture off)"};
-  auto capture = std::make_unique<WireCapture>(client, server_endpoint.substr(0, server_endpoint.rfind(':')),
+  auto capture = std::make_unique<WireCapture>(*client.host, server_endpoint.substr(0, server_endpoint.rfind(':')),
                                                port_of(server_endpoint), choice, log);
   std::string missing = capture->missing();
   if (!missing.empty()) return {nullptr, missing};

@@ -11,7 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/run/cell_config.h"
-#include "harness/run/cell_processes.h"
+#include "harness/placement/cell_processes.h"
+#include "harness/placement/placement.h"
 #include "harness/causes/wire_capture.h"
 #include "netem/topology/topology.h"
 
@@ -25,11 +26,11 @@ struct TrialCapture {
 // Starts the capture on the client's end of the link (a two-host veth, or
 // the lo of a loopback cell's own namespace) for a transport whose
 // datagrams lead with their XID, with `choice` (--wire-capture, not
-// "off"); otherwise says why not. A client on the host's own lo gets none (rpclab puts no
-// rules on the host's interfaces): `host_loopback_why` says why it is there.
-TrialCapture start_capture(const CellConfig& cell, const std::string& choice, const netem::Host& client,
-                           const std::string& server_endpoint, const std::string& host_loopback_why,
-                           process::CommandLog& log);
+// "off"); otherwise says why not. A client on the host's own lo, or on
+// another machine, gets none (rpclab puts no rules on the host's
+// interfaces): `client.why_not` says why it is there.
+TrialCapture start_capture(const CellConfig& cell, const std::string& choice, const ClientEnd& client,
+                           const std::string& server_endpoint, process::CommandLog& log);
 
 // Stops the capture, writes `wire.bin`, and attributes every execution in
 // the trial's journal beyond its call's first. Throws CellFailure when the

@@ -3,17 +3,18 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "core/cli_support.h"
 #include "core/install_paths.h"
 #include "harness/cli/compare_command.h"
-#include "harness/cli/dependability_command.h"
-#include "harness/dependability/dependability_trial.h"
-#include "harness/run/experiment_run.h"
-#include "harness/run/guest_cell.h"
+#include "harness/cli/experiment_command.h"
+#include "harness/cli/experiments.h"
 #include "harness/cli/report_command.h"
-#include "harness/cli/speed_command.h"
+#include "harness/run/experiment_run.h"
+#include "harness/placement/guest_cell.h"
 #include "netem/topology/capabilities.h"
 #include "netem/topology/topology.h"
 
@@ -49,8 +50,9 @@ bool has_subcommand(CLI::App& app, const std::string& name) {
 int main(int argc, char** argv) {
   CLI::App app{"rpclab: how often RPC calls are silently lost or run twice, and what a call costs", "rpclab"};
   app.require_subcommand(1);
-  auto dependability = rpclab::harness::add_dependability_command(app);
-  auto speed = rpclab::harness::add_speed_command(app);
+  std::vector<std::function<int()>> experiment_commands;
+  for (const rpclab::harness::Experiment& e : rpclab::harness::experiments())
+    experiment_commands.push_back(rpclab::harness::add_experiment_command(app, e));
   auto report = rpclab::harness::add_report_command(app);
   auto compare = rpclab::harness::add_compare_command(app);
   app.add_subcommand("doctor", "what this machine can do, and what will be skipped and why");
@@ -67,23 +69,28 @@ int main(int argc, char** argv) {
   rpclab::add_version_flags(app);
   // CLI11 would only say "A subcommand is required" of a misspelt one.
   if (argc > 1 && argv[1][0] != '-' && !has_subcommand(app, argv[1])) {
-    std::fprintf(stderr, "rpclab: unknown command '%s' (commands: dependability, speed, report, compare, doctor, clean-net)\n",
-                 argv[1]);
+    std::string known;
+    for (const CLI::App* c : app.get_subcommands([](CLI::App* c) { return !c->get_group().empty(); }))
+      known += (known.empty() ? "" : ", ") + c->get_name();
+    std::fprintf(stderr, "rpclab: unknown command '%s' (commands: %s)\n", argv[1], known.c_str());
     return rpclab::kExitUsage;
   }
   rpclab::harness::remember_command_line(argc, argv);
   rpclab::parse_or_exit(app, argc, argv);
 
   try {
-    if (app.got_subcommand("dependability")) return dependability();
-    if (app.got_subcommand("speed")) return speed();
+    const auto& rows = rpclab::harness::experiments();
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (app.got_subcommand(rows[i].name)) return experiment_commands[i]();
     if (app.got_subcommand("report")) return report();
     if (app.got_subcommand("compare")) return compare();
     if (app.got_subcommand("doctor")) return doctor();
     if (app.got_subcommand("clean-net")) return clean_net();
-    if (app.got_subcommand("cell")) {  // inside the guest, only dependability trials run
+    if (app.got_subcommand("cell")) {  // inside the guest: a trial of the cell's own experiment
       guest.bin_dir = rpclab::program_dir();
-      return rpclab::harness::run_cell_command(guest, rpclab::harness::run_dependability_trial);
+      return rpclab::harness::run_cell_command(guest, [](const rpclab::harness::CellConfig& cell) {
+        return &rpclab::harness::find_experiment(cell.experiment);
+      });
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rpclab: %s\n", e.what());

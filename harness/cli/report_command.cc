@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "core/cli_support.h"
-#include "harness/run/experiment.h"
+#include "harness/cli/experiments.h"
 #include "harness/run/experiment_run.h"
 #include "harness/report/html_report.h"
 #include "harness/run/provenance.h"
@@ -36,11 +36,11 @@ std::string markdown_heading(const nlohmann::json& meta, const std::vector<nlohm
 
 // report.html and its plots again; the gnuplot lines are not added to the
 // run's commands.log, which records the run.
-int rerender_html(const std::string& run_dir) {
+int rerender_html(const Experiment& experiment, const std::string& run_dir) {
   process::CommandLog log;
   std::vector<std::string> notes;
   try {
-    HtmlReportFiles files = write_html_report(run_dir, log, &notes);
+    HtmlReportFiles files = write_html_report(experiment, run_dir, log, &notes);
     for (const std::string& n : notes) std::fprintf(stderr, "rpclab report: %s\n", n.c_str());
     std::fprintf(stderr, "Report: %s\n", files.html.c_str());
     return kExitOk;
@@ -70,11 +70,11 @@ int run(const Flags& f) {
     std::fprintf(stderr, "rpclab report: %s/metadata.json: %s\n", f.run_dir.c_str(), e.what());
     return kExitUsage;
   }
+  std::vector<std::string> ids = experiment->table_ids();
   for (const std::string& t : f.tables)
-    if (std::find(experiment->report_tables.begin(), experiment->report_tables.end(), t) ==
-        experiment->report_tables.end()) {
+    if (std::find(ids.begin(), ids.end(), t) == ids.end()) {
       std::string known;
-      for (const std::string& k : experiment->report_tables) known += (known.empty() ? "" : ", ") + k;
+      for (const std::string& k : ids) known += (known.empty() ? "" : ", ") + k;
       std::fprintf(stderr, "rpclab report: --table %s: %s reports have %s\n", t.c_str(), experiment->name.c_str(),
                    known.empty() ? "no tables to choose from" : ("the tables " + known).c_str());
       return kExitUsage;
@@ -90,7 +90,7 @@ int run(const Flags& f) {
   if (!f.markdown) text = with_title(meta.value("title", std::string()), text);
   std::printf("%s%s", f.markdown ? markdown_heading(meta, records).c_str() : "", text.c_str());
   if (f.markdown || !f.tables.empty()) return kExitOk;  // for docs: the tables alone
-  return rerender_html(f.run_dir);
+  return rerender_html(*experiment, f.run_dir);
 }
 
 // "dependability: levy-load, ...; speed: levy, ...", from the experiments'
@@ -98,7 +98,7 @@ int run(const Flags& f) {
 std::string table_ids_by_experiment() {
   std::string out;
   for (const Experiment& e : experiments())
-    out += fmt::format("{}{}: {}", out.empty() ? "" : "; ", e.name, fmt::join(e.report_tables, ", "));
+    out += fmt::format("{}{}: {}", out.empty() ? "" : "; ", e.name, fmt::join(e.table_ids(), ", "));
   return out;
 }
 

@@ -7,10 +7,10 @@
 namespace rpclab::harness {
 
 CellEvents::CellEvents(const netem::FaultSpec& spec, std::optional<int64_t> duration_ms, netem::FaultBackend* link,
-                       netem::ServerControl& server, process::CommandLog& log) {
+                       netem::ServerControl* server, process::CommandLog& log) {
   if (spec.events.empty()) return;
   try {
-    runner_.emplace(spec, netem::EventTargets{link, &server}, log);
+    runner_.emplace(spec, netem::EventTargets{link, server}, log);
   } catch (const netem::SpecError& e) {
     throw CellFailure(e.what());
   }

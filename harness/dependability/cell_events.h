@@ -17,10 +17,11 @@ namespace rpclab::harness {
 class CellEvents {
  public:
   // Idle when the spec has no events. Throws CellFailure when an event
-  // lacks its target (a link event on a trial without a fault backend).
+  // lacks its target (a link event on a trial without a fault backend, a
+  // server event where nothing can act on the server).
   // With `duration_ms`, no occurrence starts at or after it.
   CellEvents(const netem::FaultSpec& spec, std::optional<int64_t> duration_ms, netem::FaultBackend* link,
-             netem::ServerControl& server, process::CommandLog& log);
+             netem::ServerControl* server, process::CommandLog& log);
 
   // From the clients' wait loop; the first call is the clients' start.
   void poll();

@@ -17,8 +17,9 @@
 
 namespace rpclab::harness {
 
-// Table ids for ReportOptions::tables, in the order they print.
-const std::vector<std::string>& dependability_report_tables();
+// The report's tables, in the order they print (the row's, experiment.h).
+const std::vector<ReportTable>& dependability_tables();
+// Those tables, as the row's report would render them.
 std::string dependability_report(const std::vector<nlohmann::json>& records, const ReportOptions& options);
 
 // "sunrpc-udp retry 20 ms", "grpc": the transport and the settings that make

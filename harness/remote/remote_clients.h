@@ -11,7 +11,7 @@
 #include <string>
 
 #include "harness/run/cell_config.h"
-#include "harness/run/cell_processes.h"
+#include "harness/placement/cell_processes.h"
 #include "harness/remote/remote_session.h"
 
 namespace rpclab::harness {

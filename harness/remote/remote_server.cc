@@ -100,7 +100,7 @@ void RemoteServer::cancel_watchdog() { switch_.cancel(); }
 
 std::string RemoteServer::endpoint() const { return session_.server_addr() + ":" + std::to_string(port_); }
 
-void RemoteServer::rearm(int deadline_s) {
+void RemoteServer::keep_for(int deadline_s) {
   cancel_watchdog();
   deadline_s_ = deadline_s;
   start_watchdog(deadline_s);

@@ -13,13 +13,13 @@
 
 #include "core/ledger.h"
 #include "harness/run/cell_config.h"
-#include "harness/run/cell_processes.h"
+#include "harness/placement/cell_processes.h"
 #include "harness/remote/remote_session.h"
 #include "harness/remote/remote_watchdog.h"
 
 namespace rpclab::harness {
 
-class RemoteServer : public ServingServer {
+class RemoteServer : public TrialServer {
  public:
   // `dir_name`: the trial's folder under the run's remote folder.
   // `deadline_s`: seconds from now when the watchdog cleans up.
@@ -36,11 +36,12 @@ class RemoteServer : public ServingServer {
   void check_alive() override;
   // A server kept over many trials (speed): the watchdog starts again with
   // `deadline_s` from now, before each trial.
-  void rearm(int deadline_s);
+  void keep_for(int deadline_s) override;
   // SIGTERM, wait until it has gone, fetch its files into `local`, cancel
   // the watchdog, remove the remote folder; then the ledger, read here.
-  Ledger stop_and_read_ledger(const CellFiles& local);
+  Ledger stop_and_read_ledger(const CellFiles& local) override;
   nlohmann::json to_json() const;  // the watchdog and the remote folder, for the trial
+  void describe(nlohmann::json& trial) const override { trial["remote_server"] = to_json(); }
 
  private:
   void start_watchdog(int deadline_s);

@@ -191,14 +191,13 @@ std::string html_report(const HtmlReportInput& in) {
   return html::page(heading, body);
 }
 
-HtmlReportFiles write_html_report(const std::string& run_dir, process::CommandLog& log,
+HtmlReportFiles write_html_report(const Experiment& experiment, const std::string& run_dir, process::CommandLog& log,
                                   std::vector<std::string>* notes) {
   HtmlReportInput in;
   std::ifstream meta(run_dir + "/metadata.json");
   in.metadata = json::parse(meta, nullptr, false);
   if (!meta || !in.metadata.is_object() || !fs::exists(run_dir + "/results.jsonl"))
     throw std::runtime_error(run_dir + " is not a run folder (it needs metadata.json and results.jsonl)");
-  const Experiment& experiment = find_experiment(in.metadata.value("experiment", ""));
   in.records = latest_per_cell(read_records(run_dir + "/results.jsonl", notes));
   ReportOptions options;
   options.data_dir = reference_data_dir();
@@ -212,10 +211,10 @@ HtmlReportFiles write_html_report(const std::string& run_dir, process::CommandLo
   return {fs::absolute(path).lexically_normal().string(), in.plot_pngs};
 }
 
-HtmlReportFiles html_report_at_end(const std::string& run_dir, process::CommandLog& log,
+HtmlReportFiles html_report_at_end(const Experiment& experiment, const std::string& run_dir, process::CommandLog& log,
                                    std::vector<std::string>* notes) {
   try {
-    return write_html_report(run_dir, log, notes);
+    return write_html_report(experiment, run_dir, log, notes);
   } catch (const std::exception& e) {
     notes->push_back(std::string("report.html not written: ") + e.what());
     return {};

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/run/experiment.h"
 #include "process/command_log.h"
 
 namespace rpclab::harness {
@@ -30,14 +31,14 @@ struct HtmlReportFiles {
 };
 
 // Draws the run's plots and writes <run_dir>/report.html from results.jsonl
-// and metadata.json. Throws std::runtime_error (not a run folder,
-// report.html is not a regular file).
-HtmlReportFiles write_html_report(const std::string& run_dir, process::CommandLog& log,
+// and metadata.json, with `experiment`'s tables and plots. Throws
+// std::runtime_error (not a run folder, report.html is not a regular file).
+HtmlReportFiles write_html_report(const Experiment& experiment, const std::string& run_dir, process::CommandLog& log,
                                   std::vector<std::string>* notes);
 
 // Writes report.html as a run ends; a failure becomes a note, since the
 // run's results are on disk whatever happens to one view of them.
-HtmlReportFiles html_report_at_end(const std::string& run_dir, process::CommandLog& log,
+HtmlReportFiles html_report_at_end(const Experiment& experiment, const std::string& run_dir, process::CommandLog& log,
                                    std::vector<std::string>* notes);
 
 }  // namespace rpclab::harness

@@ -2,15 +2,23 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
+#include <memory>
 #include <string>
 
+#include "harness/run/cell_config.h"
 #include "harness/run/progress.h"
 #include "netem/topology/capabilities.h"
 #include "process/command_log.h"
 
 namespace rpclab::harness {
 
-class RemoteSession;
+class Placement;  // placement/placement.h
+
+// How a run places its trials on another machine: set by the command when
+// --server-host is given (remote/remote_placement.h); unset, trials run on
+// this kernel.
+using RemotePlacements = std::function<std::unique_ptr<Placement>(const CellConfig& cell, process::CommandLog& log)>;
 
 struct CellEnvironment {
   std::string run_id;
@@ -22,8 +30,9 @@ struct CellEnvironment {
   int cell_time_limit_s = 300;
   std::string wire_capture = "on";        // dependability: --wire-capture (WireCapture::kChoices)
   bool latency_pinned = false;            // speed: /dev/cpu_dma_latency held at 0 for the run
-  RemoteSession* remote = nullptr;        // --server-host: the server runs there, the clients here
-  RemoteSession* remote_clients = nullptr;  // --client-host: ... or the clients there
+  // --server-host (and --client-host): how a trial is placed there; unset:
+  // on this kernel.
+  RemotePlacements remote;
 };
 
 }  // namespace rpclab::harness

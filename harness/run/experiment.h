@@ -1,15 +1,22 @@
-// An experiment is a row in a table: its name, the order its trials run
-// in, the function that runs one trial, the function that makes a cell's
-// record from its trials' records, and its report. The run loop
-// (run_cells.h) owns everything around them for every experiment: resume,
-// start and end times, failure capture, progress, the records on disk.
+// An experiment is a row in a table: its command's own flags and the cells
+// they plan, the order its trials run in, the function that runs one trial,
+// the function that makes a cell's record from its trials' records, its
+// report tables and plots. Everything around them is the same for every
+// experiment and written once: the command (cli/experiment_command.h:
+// flags every run takes, the run folder, resume, metadata.json, the views,
+// the exit code) and the run loop (run_cells.h: trials, failures,
+// progress, the records on disk). A new experiment is a row and its own
+// files, with no copy of either.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "harness/run/cell_config.h"
@@ -18,8 +25,6 @@
 #include "process/command_log.h"
 
 namespace rpclab::harness {
-
-class RunFolder;
 
 // Which trial of which cell, and its folder (made fresh and empty).
 struct TrialPlace {
@@ -49,28 +54,89 @@ std::vector<nlohmann::json> ok_trials(const std::vector<nlohmann::json>& trials)
 struct ReportOptions {
   std::string data_dir;             // docs/data: Levy's 1989 figures
   bool markdown = false;            // Markdown tables for docs, instead of aligned text
-  bool brief = false;               // the terminal's summary rather than every table
-  std::vector<std::string> tables;  // only these tables (by id); empty = all
+  bool brief = false;               // the terminal's tables rather than every table
+  std::vector<std::string> tables;  // only these tables (by id), in this order; empty = all
+};
+
+// One table of an experiment's report: named once, here, and found by its
+// id everywhere else (`rpclab report --table`, tools/docs-tables.sh).
+struct ReportTable {
+  std::string id;     // "levy-load"
+  std::string title;  // what it shows, one line (`rpclab report --help`)
+  std::function<std::string(const std::vector<nlohmann::json>& records, const ReportOptions& options)> render;
+  bool in_file = true;      // report.txt, report.html, `rpclab report`
+  bool on_terminal = true;  // what the run prints as it ends
+};
+
+// What an experiment's flags ask for, before anything runs.
+struct Plan {
+  std::vector<CellConfig> cells;
+  std::string what;                // "preset quick", for the run's opening line
+  std::vector<std::string> notes;  // said on stderr before the run (tables left out, uneven splits)
+  nlohmann::json metadata;         // the experiment's own fields of metadata.json (preset, workload, ...)
+};
+
+// Where the run is about to happen, for a planner that depends on it.
+struct PlanContext {
+  bool root = false;
+  bool server_host = false;  // --server-host: the server is on another machine
+  bool client_host = false;  // --client-host: ... and the clients on a third
+};
+
+// Something the run holds while it lasts (speed: /dev/cpu_dma_latency at 0).
+struct RunHold {
+  virtual ~RunHold() = default;
+};
+
+// An experiment's own flags, parsed into the object by CLI11; the
+// experiment command calls plan() once they are parsed.
+class ExperimentFlags {
+ public:
+  virtual ~ExperimentFlags() = default;
+  // The cells. Throws std::invalid_argument or CLI::ValidationError for
+  // flags that do not make a run (a usage error, exit 2, nothing run).
+  virtual Plan plan(const PlanContext& context) = 0;
+  // Just before the run, with the machine known: what the run holds, what
+  // its environment and metadata.json get, and what the person is told.
+  // Returns null when the run holds nothing.
+  virtual std::unique_ptr<RunHold> prepare(CellEnvironment& env, nlohmann::json& metadata) { return nullptr; }
+  // The trials' order is drawn from a seed (--shuffle-seed).
+  virtual bool shuffles() const { return false; }
+  virtual std::optional<uint64_t> shuffle_seed() const { return std::nullopt; }
 };
 
 struct Experiment {
-  std::string name;  // "dependability", "speed": the record's `experiment`
+  std::string name;  // "dependability", "speed": the command and the record's `experiment`
+  std::string help;  // the command's one line in `rpclab --help`
+  // Adds the experiment's own flags to its command.
+  std::function<std::unique_ptr<ExperimentFlags>(CLI::App& command)> add_flags;
   std::function<std::vector<TrialSlot>(const std::vector<CellConfig>&, uint64_t shuffle_seed)> schedule;
-  // A runner for one run: speed's keeps its servers and links for the run.
-  std::function<TrialRunner(RunFolder&, CellEnvironment&)> trial_runner;
+  // A runner for one run, whose folder is `run_dir` (speed's keeps its
+  // servers and links for the run, its servers' files there).
+  std::function<TrialRunner(const std::string& run_dir, CellEnvironment&)> trial_runner;
   CellSummary summarize;
-  std::function<std::string(const std::vector<nlohmann::json>& records, const ReportOptions&)> report;
-  std::vector<std::string> report_tables;  // the ids `--table` takes
+  std::vector<ReportTable> tables;  // in the order they print
+  // Its tables are aligned text that Markdown shows in a code block
+  // (speed); otherwise each table renders Markdown itself.
+  bool markdown_in_code_block = false;
   // Draws the plots (PNG and SVG) into the run folder; returns the PNGs.
   std::function<std::vector<std::string>(const std::vector<nlohmann::json>& records, const std::string& dir,
                                          process::CommandLog& log, std::vector<std::string>* notes)>
       plots;
-  // A finished trial or cell in a few words, for its progress line.
+  // A finished trial or cell that ran ok in a few words, for its progress
+  // line (the loop words the others).
   std::function<std::string(const nlohmann::json& record)> outcome_words;
+
+  // The report: its tables (render_report below).
+  std::string report(const std::vector<nlohmann::json>& records, const ReportOptions& options) const;
+  std::vector<std::string> table_ids() const;
 };
 
-const std::vector<Experiment>& experiments();
-// Throws std::invalid_argument naming the known ones.
-const Experiment& find_experiment(const std::string& name);
+// The tables `options` asks for (by id, in that order; else those for the
+// file, or with `brief` for the terminal), each that has something to
+// show, a blank line between them; in a Markdown code block when asked
+// for Markdown of tables that are aligned text.
+std::string render_report(const std::vector<ReportTable>& tables, const std::vector<nlohmann::json>& records,
+                          const ReportOptions& options, bool markdown_in_code_block = false);
 
 }  // namespace rpclab::harness

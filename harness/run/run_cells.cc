@@ -17,6 +17,14 @@ namespace {
 
 uint32_t trials_of(const CellConfig& cell) { return static_cast<uint32_t>(std::max(1, cell.trials)); }
 
+// A finished trial or cell in a few words: why it did not run, or the
+// experiment's words for what it measured.
+std::string outcome_words(const Experiment& experiment, const nlohmann::json& record) {
+  std::string status = record.value("status", "");
+  if (status == "ok") return experiment.outcome_words(record);
+  return (status == "failed" ? "FAILED: " : "skipped: ") + record.value("reason", "");
+}
+
 // The cell's status from its trials': skipped when one was (the cell cannot
 // run here), failed when none ended ok, else ok with a note of the failures.
 void set_status(nlohmann::json& record, const std::vector<nlohmann::json>& trials, size_t ok,
@@ -141,7 +149,7 @@ struct Loop {
     std::string status = record.value("status", "");
     ++(status == "ok" ? summary.ok : status == "skipped" ? summary.skipped : summary.failed);
     if (progress && status != "skipped")
-      progress->note(fmt::format("    cell {}: {}", cell.label(), experiment.outcome_words(record)));
+      progress->note(fmt::format("    cell {}: {}", cell.label(), outcome_words(experiment, record)));
   }
 
   // A trial's folder is made fresh: nothing of an earlier, interrupted
@@ -189,7 +197,7 @@ RunSummary run_cells(const Experiment& experiment, const std::vector<CellConfig>
                  loop.summary.trials_resumed, loop.summary.resumed, todo.size());
   for (size_t i = 0; i < cells.size(); ++i) loop.finish_cell_if_complete(i, nullptr);  // killed between two appends
 
-  TrialRunner runner = experiment.trial_runner(folder, env);
+  TrialRunner runner = experiment.trial_runner(folder.dir(), env);
   Progress progress(todo.size(), work);
   env.progress = &progress;
   size_t shown = 0;
@@ -220,7 +228,7 @@ RunSummary run_cells(const Experiment& experiment, const std::vector<CellConfig>
     loop.book.add_trial(trial);
     ++loop.summary.trials_run;
     loop.summary.trials_failed += trial.value("status", "") == "failed" ? 1 : 0;
-    progress.end_trial(experiment.outcome_words(trial));
+    progress.end_trial(outcome_words(experiment, trial));
     loop.finish_cell_if_complete(slot.cell, &progress);
   }
   env.progress = nullptr;

@@ -59,7 +59,7 @@ std::string at_most_once_cost_table(const std::vector<json>& records) {
   if (t.empty()) return "";
   return "What at-most-once costs a NEXT (the server's table and its journal, off and on, trials taking turns; "
          "on / off = the p50s' ratio,\n* = Welch p < 0.01 over the trial means; server CPU per call from its own counters):\n\n" +
-         t.render() + "\n";
+         t.render();
 }
 
 }  // namespace rpclab::harness

@@ -186,10 +186,10 @@ std::string header(const std::vector<json>& records) {
     if (r.value("experiment", "") == "speed")
       return r.value("latency_pinned", false)
                  ? "Timing: /dev/cpu_dma_latency held at 0 for the run (no idle wake-up delay in the figures).\n"
-                   "Closed loop: each client waits for a reply before the next call, as in Levy's test.\n\n"
+                   "Closed loop: each client waits for a reply before the next call, as in Levy's test.\n"
                  : "Timing: /dev/cpu_dma_latency could NOT be held at 0; on a VM expect ~100 us of idle wake-up in "
                    "every call.\nClosed loop: each client waits for a reply before the next call, as in Levy's "
-                   "test.\n\n";
+                   "test.\n";
   return "";
 }
 
@@ -203,65 +203,48 @@ std::string not_measured(const std::vector<json>& records) {
   return out.empty() ? "" : "Cells not measured:\n" + out;
 }
 
-// The tables one can ask for by id, each a view of the records.
-struct SpeedTable {
-  const char* id;
-  std::string (*render)(const std::vector<json>& records, const std::string& data_dir);
-};
-
-const std::vector<SpeedTable>& speed_table_rows() {
-  static const std::vector<SpeedTable> rows = {
-      {"levy", levy_table},
-      {"loopback-persistent",
-       [](const std::vector<json>& r, const std::string&) { return percentile_table(r, "loopback", "persistent", true); }},
-      {"calibration", [](const std::vector<json>& r, const std::string&) { return calibration_table(r); }},
-      {"not-measured", [](const std::vector<json>& r, const std::string&) { return not_measured(r); }},
-  };
-  return rows;
-}
-
 }  // namespace
 
-const std::vector<std::string>& speed_report_tables() {
-  static const std::vector<std::string> ids = [] {
-    std::vector<std::string> out;
-    for (const SpeedTable& t : speed_table_rows()) out.push_back(t.id);
-    return out;
-  }();
-  return ids;
+const std::vector<ReportTable>& speed_tables() {
+  using Records = std::vector<json>;
+  // The terminal shows the one-client loopback latencies; report.txt every
+  // topology and connection mode instead.
+  static const std::vector<ReportTable> tables = {
+      {"timing", "how the calls were timed", [](const Records& r, const ReportOptions&) { return header(r); }},
+      {"levy", "Levy's timing table: seconds per 100 calls, a new connection per call, beside his 1989 figures",
+       [](const Records& r, const ReportOptions& o) { return levy_table(r, o.data_dir); }},
+      {"loopback-persistent", "per-call latency percentiles, loopback, one client, persistent connection",
+       [](const Records& r, const ReportOptions&) { return percentile_table(r, "loopback", "persistent", true); },
+       false, true},
+      {"allman-bytes", "Allman's Table 5: bytes per call each way, at each operation's largest N",
+       [](const Records& r, const ReportOptions& o) { return allman_bytes_table(r, o.data_dir); }},
+      {"allman-speed", "Allman's operations per call: latency, calls/s, CPU, bytes, against the floor",
+       [](const Records& r, const ReportOptions& o) { return allman_speed_table(r, o.data_dir); }},
+      {"kiraly", "Kiraly's record with and without its photo: bytes each way and latency",
+       [](const Records& r, const ReportOptions& o) { return kiraly_table(r, o.data_dir); }},
+      {"at-most-once", "what the at-most-once table costs a NEXT",
+       [](const Records& r, const ReportOptions&) { return at_most_once_cost_table(r); }},
+      {"percentiles", "per-call latency percentiles for every topology and connection mode",
+       [](const Records& r, const ReportOptions&) {
+         std::string out;
+         for (const char* topo : {"loopback", "two-host"})
+           for (const char* mode : {"persistent", "per-call"}) {
+             std::string t = percentile_table(r, topo, mode, false);
+             if (!t.empty()) out += (out.empty() ? "" : "\n") + t;
+           }
+         return out;
+       },
+       true, false},
+      {"calibration", "sockperf ping-pong against rpclab's raw floor",
+       [](const Records& r, const ReportOptions&) { return calibration_table(r); }},
+      {"not-measured", "cells skipped or failed, and why",
+       [](const Records& r, const ReportOptions&) { return not_measured(r); }},
+  };
+  return tables;
 }
 
-std::string speed_tables(const std::vector<json>& records, const std::string& data_dir,
-                         const std::vector<std::string>& ids) {
-  std::string out;
-  for (const std::string& id : ids)
-    for (const SpeedTable& t : speed_table_rows())
-      if (id == t.id) {
-        std::string part = t.render(records, data_dir);
-        if (!part.empty()) out += (out.empty() ? "" : "\n") + part;
-      }
-  return out;
-}
-
-SpeedReport speed_report(const std::vector<json>& records, const std::string& data_dir) {
-  SpeedReport out;
-  std::string head = header(records), levy = levy_table(records, data_dir), cal = calibration_table(records),
-              skipped = not_measured(records);
-  std::string brief = percentile_table(records, "loopback", "persistent", true);
-  std::string allman = allman_bytes_table(records, data_dir);
-  if (!allman.empty()) allman += "\n" + allman_speed_table(records, data_dir) + "\n";
-  std::string kiraly = kiraly_table(records, data_dir);
-  if (!kiraly.empty()) allman += kiraly + "\n";
-  allman += at_most_once_cost_table(records);
-  out.summary = head + levy + "\n" + brief + "\n" + allman + cal + "\n" + skipped;
-  out.full = head + levy + "\n" + allman;
-  for (const char* topo : {"loopback", "two-host"})
-    for (const char* mode : {"persistent", "per-call"}) {
-      std::string t = percentile_table(records, topo, mode, false);
-      if (!t.empty()) out.full += t + "\n";
-    }
-  out.full += cal + "\n" + skipped;
-  return out;
+std::string speed_report(const std::vector<json>& records, const ReportOptions& options) {
+  return render_report(speed_tables(), records, options, true);
 }
 
 std::vector<std::string> speed_plots(const std::vector<json>& records, const std::string& dir, process::CommandLog& log,

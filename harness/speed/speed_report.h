@@ -9,22 +9,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/run/experiment.h"
 #include "process/command_log.h"
 
 namespace rpclab::harness {
 
-struct SpeedReport {
-  std::string summary;  // what the terminal shows
-  std::string full;     // report.txt: every table
-};
-
-SpeedReport speed_report(const std::vector<nlohmann::json>& records, const std::string& data_dir);
-
-// The tables `rpclab report --table` can pick (docs/speed.md quotes them
-// through tools/docs-tables.sh), and those tables alone, in that order.
-const std::vector<std::string>& speed_report_tables();
-std::string speed_tables(const std::vector<nlohmann::json>& records, const std::string& data_dir,
-                         const std::vector<std::string>& ids);
+// The report's tables, in the order they print (the row's, experiment.h).
+const std::vector<ReportTable>& speed_tables();
+// Those tables, as the row's report would render them.
+std::string speed_report(const std::vector<nlohmann::json>& records, const ReportOptions& options);
 
 std::vector<std::string> speed_plots(const std::vector<nlohmann::json>& records, const std::string& dir,
                                      process::CommandLog& log, std::vector<std::string>* notes);

@@ -13,6 +13,7 @@
 #include "core/atomic_file.h"
 #include "core/client_run.h"
 #include "harness/run/cell_failure.h"
+#include "harness/placement/local_placement.h"
 #include "harness/run/result_record.h"
 #include "harness/speed/sockperf.h"
 #include "harness/speed/speed_matrix.h"
@@ -109,7 +110,7 @@ std::string start_key(const CellConfig& cell) {
 
 SpeedSession::~SpeedSession() {
   servers_.clear();  // before the namespaces they serve in
-  topologies_.clear();
+  placements_.clear();
 }
 
 std::string SpeedSession::server_key(const CellConfig& cell) {
@@ -117,45 +118,35 @@ std::string SpeedSession::server_key(const CellConfig& cell) {
                      cell.server_options().tcp_nodelay ? "-nodelay" : "", cell.at_most_once ? "-at-most-once" : "");
 }
 
-netem::Topology& SpeedSession::topology(netem::TopologyKind kind, process::CommandLog& log) {
-  auto& slot = topologies_[kind];
-  if (!slot) {
-    slot = netem::Topology::create(kind, log);
-    // Per-call cells open thousands of connections a minute; let the client
-    // reuse TIME_WAIT ports inside our own namespace (loopback already does).
-    if (kind == netem::TopologyKind::kTwoHost)
-      process::run_checked({"sysctl", "-q", "-w", "net.ipv4.tcp_tw_reuse=1"}, log, slot->client().netns);
-  }
+Placement& SpeedSession::placement(const CellConfig& cell, CellEnvironment& env, process::CommandLog& log) {
+  auto& slot = placements_[cell.topology];
+  if (slot) return *slot;
+  if (env.remote) return *(slot = env.remote(cell, log));
+  // A speed cell's loopback is the host's own: the calls cross nothing the
+  // harness made, as a user's would.
+  slot = std::make_unique<LocalPlacement>(cell.topology, netem::LoopbackPlace::kHost,
+                                          netem::Choice{netem::BackendKind::kNone, "no faults"}, env, log);
+  // Per-call cells open thousands of connections a minute; let the client
+  // reuse TIME_WAIT ports inside our own namespace (loopback already does).
+  if (cell.topology == netem::TopologyKind::kTwoHost)
+    process::run_checked({"sysctl", "-q", "-w", "net.ipv4.tcp_tw_reuse=1"}, log, slot->client_end().host->netns);
   return *slot;
 }
 
-ServerUnderTest& SpeedSession::server(const CellConfig& cell, netem::Topology& topo, CellEnvironment& env,
-                                      process::CommandLog& log) {
+// The watchdog of a kept server fires this long after a trial's time limit.
+constexpr int kWatchdogGrace_s = 5;
+
+TrialServer& SpeedSession::server(const CellConfig& cell, Placement& at, CellEnvironment& env) {
   RunningServer& slot = servers_[server_key(cell)];
   if (slot.server) {
     slot.server->check_alive();
+    slot.server->keep_for(env.cell_time_limit_s + kWatchdogGrace_s);
     return *slot.server;
   }
   slot.files = std::make_unique<CellFiles>(CellFiles{run_dir_ + "/servers/" + server_key(cell)});
   std::filesystem::create_directories(slot.files->dir);
-  ProcessPlacement placement = place_processes(cell, env.bin_dir, env.caps.cpus, env.stop);
-  slot.server = std::make_unique<ServerUnderTest>(cell, topo.server(), *slot.files, placement, log);
+  slot.server = at.start_server(cell, *slot.files, "speed-" + server_key(cell));
   return *slot.server;
-}
-
-// The watchdog fires this long after a trial's time limit.
-constexpr int kWatchdogGrace_s = 5;
-
-ServingServer& SpeedSession::remote_server(const CellConfig& cell, CellEnvironment& env) {
-  int deadline_s = env.cell_time_limit_s + kWatchdogGrace_s;
-  RunningServer& slot = servers_["remote-" + server_key(cell)];
-  if (slot.remote) {
-    slot.remote->check_alive();
-    slot.remote->rearm(deadline_s);
-    return *slot.remote;
-  }
-  slot.remote = std::make_unique<RemoteServer>(cell, *env.remote, "speed-" + server_key(cell), deadline_s, env.stop);
-  return *slot.remote;
 }
 
 // The barrier for parallel clients: three times the longest a single
@@ -199,22 +190,22 @@ void SpeedSession::learn_start(const CellConfig& cell, const std::vector<CallRec
 
 void SpeedSession::measure_rpc(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env,
                                process::CommandLog& log, json& trial) {
-  // With --server-host the clients run in this process's own namespace, and
-  // the wire counters of its interface are not ours to read.
-  netem::Topology* topo = env.remote ? nullptr : &topology(cell.topology, log);
-  ServingServer& srv = env.remote ? remote_server(cell, env) : server(cell, *topo, env, log);
-  if (env.remote) trial["hosts"] = env.remote->facts();
+  Placement& at = placement(cell, env, log);
+  TrialServer& srv = server(cell, at, env);
+  at.describe(trial);
   auto before = srv.stats();
   if (!before) throw CellFailure("the server did not answer a stats request (SIGUSR1)");
-  bool two_host = topo && cell.topology == netem::TopologyKind::kTwoHost;
-  WireCounters wire_before = two_host ? read_wire(topo->client(), log) : WireCounters{};
+  // The link's counters are read where the client's end is this machine's
+  // own namespace (not with --server-host: that interface is not ours).
+  const netem::Host* client = at.client_end().host;
+  bool two_host = client && !client->netns.empty() && cell.topology == netem::TopologyKind::kTwoHost;
+  WireCounters wire_before = two_host ? read_wire(*client, log) : WireCounters{};
   CellFiles files{place.dir};
-  ProcessPlacement placement = place_processes(cell, env.bin_dir, env.remote ? 1 : env.caps.cpus, env.stop);
   double barrier = 0;
   int64_t launched = realtime_ns();
   std::vector<std::string> args = call_args(cell, &barrier);
-  ClientResults clients = run_clients(cell, args, topo ? topo->client() : netem::Host{}, srv.endpoint(), files, placement,
-                                      std::chrono::seconds(env.cell_time_limit_s), [&] { srv.check_alive(); }, log);
+  ClientResults clients = at.run_clients(cell, args, srv.endpoint(), files, place,
+                                         std::chrono::seconds(env.cell_time_limit_s), [&] { srv.check_alive(); }, {});
   auto after = srv.stats();
   if (!after) throw CellFailure("the server did not answer a stats request after the trial");
   learn_start(cell, clients.records, launched);
@@ -225,31 +216,31 @@ void SpeedSession::measure_rpc(const CellConfig& cell, const TrialPlace& place, 
   trial["calls_served"] = served(*after) - served(*before);
   trial["server_cpu_us"] = server_cpu_us(*after) - server_cpu_us(*before);
   trial["wire"] = json(nullptr);
-  if (two_host) {
-    trial["wire"] = wire_delta(wire_before, read_wire(topo->client(), log));
-  }
+  if (two_host) trial["wire"] = wire_delta(wire_before, read_wire(*client, log));
   trial["settings"] = clients.records.front().header.value("settings", json::object());
   if (clients.truncated) mark(trial, "ok", "the cell time limit stopped the clients early");
 }
 
-void SpeedSession::measure_sockperf(const CellConfig& cell, const TrialPlace& place, process::CommandLog& log,
-                                    json& trial) {
-  netem::Topology& topo = topology(cell.topology, log);
+void SpeedSession::measure_sockperf(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env,
+                                    process::CommandLog& log, json& trial) {
+  Placement& at = placement(cell, env, log);
+  const netem::Host& server_host = *at.server_end();
+  const netem::Host& client_host = *at.client_end().host;
   bool tcp = cell.transport == kSockperfTcp;
   std::string port = std::to_string(kSockperfPort);
-  std::vector<std::string> server_argv = {"sockperf", "server", "-i", topo.server().address, "-p", port};
-  std::vector<std::string> client_argv = {"sockperf", "ping-pong", "-i", topo.server().address, "-p", port,
+  std::vector<std::string> server_argv = {"sockperf", "server", "-i", server_host.address, "-p", port};
+  std::vector<std::string> client_argv = {"sockperf", "ping-pong", "-i", server_host.address, "-p", port,
                                           "-m", std::to_string(std::max(cell.size, kSockperfMinSize)),
                                           "-t", "1", "--full-rtt"};
   if (tcp) server_argv.push_back("--tcp"), client_argv.push_back("--tcp");
   server_argv[0] = client_argv[0] = process::tool_path("sockperf");
   process::SpawnOptions s;
-  s.netns = topo.server().netns;
+  s.netns = server_host.netns;
   s.stdout_path = s.stderr_path = place.dir + "/sockperf-server.log";
   process::ChildProcess server(server_argv, s, log);
   std::this_thread::sleep_for(300ms);  // sockperf has no readiness signal
   process::SpawnOptions c;
-  c.netns = topo.client().netns;
+  c.netns = client_host.netns;
   c.stdout_path = c.stderr_path = place.dir + "/sockperf-client.log";
   process::ChildProcess client(client_argv, c, log);
   auto status = client.wait_for(30s);
@@ -270,14 +261,13 @@ void SpeedSession::run_trial(const CellConfig& cell, const TrialPlace& place, Ce
   if (std::string why = skip_reason(cell, env); !why.empty()) return mark(trial, "skipped", why);
   try {
     if (is_calibration(cell.transport))
-      measure_sockperf(cell, place, log, trial);
+      measure_sockperf(cell, place, env, log, trial);
     else
       measure_rpc(cell, place, env, log, trial);
   } catch (const Interrupted&) {
     throw;
   } catch (...) {
     servers_.erase(server_key(cell));  // a server in doubt is not reused
-    servers_.erase("remote-" + server_key(cell));
     throw;
   }
 }

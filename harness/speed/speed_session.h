@@ -13,9 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/run/cell_processes.h"
+#include "harness/placement/cell_processes.h"
 #include "harness/run/experiment.h"
-#include "harness/remote/remote_server.h"
+#include "harness/placement/placement.h"
 #include "process/command_log.h"
 #include "netem/topology/topology.h"
 
@@ -30,13 +30,14 @@ class SpeedSession {
                  nlohmann::json& trial);
 
  private:
-  netem::Topology& topology(netem::TopologyKind kind, process::CommandLog& log);
-  ServerUnderTest& server(const CellConfig& cell, netem::Topology& topo, CellEnvironment& env, process::CommandLog& log);
-  // --server-host: the server there, its dead-man switch armed for this trial.
-  ServingServer& remote_server(const CellConfig& cell, CellEnvironment& env);
+  // Where the cell's trials run: this kernel's hosts of its topology, or
+  // --server-host, kept for the run.
+  Placement& placement(const CellConfig& cell, CellEnvironment& env, process::CommandLog& log);
+  // The cell's server, started once and kept; made ready for one more trial.
+  TrialServer& server(const CellConfig& cell, Placement& at, CellEnvironment& env);
   void measure_rpc(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env, process::CommandLog& log,
                    nlohmann::json& trial);
-  void measure_sockperf(const CellConfig& cell, const TrialPlace& place, process::CommandLog& log,
+  void measure_sockperf(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env, process::CommandLog& log,
                         nlohmann::json& trial);
   double barrier_ms(const CellConfig& cell) const;
   std::vector<std::string> call_args(const CellConfig& cell, double* barrier) const;
@@ -44,13 +45,12 @@ class SpeedSession {
   static std::string server_key(const CellConfig& cell);
   struct RunningServer {
     std::unique_ptr<CellFiles> files;
-    std::unique_ptr<ServerUnderTest> server;
-    std::unique_ptr<RemoteServer> remote;
+    std::unique_ptr<TrialServer> server;
   };
 
   std::string run_dir_;
   bool latency_pinned_;
-  std::map<netem::TopologyKind, std::unique_ptr<netem::Topology>> topologies_;
+  std::map<netem::TopologyKind, std::unique_ptr<Placement>> placements_;
   std::map<std::string, RunningServer> servers_;  // by server_key
   // Parallel clients start their recorded calls together at a barrier
   // (--start-at), learnt from how long one client took to launch and warm

@@ -91,7 +91,7 @@ TEST(AllmanBytes, TheSpeedTableHasEveryNAndTheReportKeepsLevysTablesToEcho) {
   EXPECT_NE(line_of(speed, {"log-transform", "5000", "xmlrpc"}), "") << speed;
   EXPECT_NE(line_of(speed, {"log-transform", "50000", "xmlrpc", "95.303"}), "") << speed;
   EXPECT_EQ(line_of(speed, {"log-transform", "5000", "95.303"}), "") << "2003's figure is for N = 50,000 only";
-  std::string report = speed_report(records, kData).full;
+  std::string report = speed_report(records, {kData});
   EXPECT_NE(report.find("as Allman's Table 5"), std::string::npos) << report;
   // Levy's percentile tables list ECHO cells by size: the 12 B one only.
   EXPECT_NE(line_of(report, {"raw-tcp", "12"}), "") << report;
@@ -113,7 +113,7 @@ TEST(AllmanBytes, TheSpeedTableGivesTheCpuOverTheFloors) {
 TEST(AllmanBytes, NoAllmanRecordsNoAllmanTables) {
   std::vector<json> echo = {speed_record("raw-tcp", 1, 12, {50, 51, 49})};
   EXPECT_EQ(allman_bytes_table(echo, kData), "");
-  EXPECT_EQ(speed_report(echo, kData).full.find("Allman"), std::string::npos);
+  EXPECT_EQ(speed_report(echo, {kData}).find("Allman"), std::string::npos);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "core/journal_reader.h"
 #include "harness/causes/cell_causes.h"
 #include "harness/dependability/dependability_trial.h"
+#include "harness/placement/local_placement.h"
 #include "harness/causes/wire_record.h"
 #include "netem/topology/topology.h"
 #include "harness_e2e_util.h"
@@ -253,8 +254,9 @@ TEST(LoopbackCapture, OnTheHostsLoTheCellSaysWhyThereIsNone) {
   process::CommandLog log;
   harness::CellConfig cell;
   cell.transport = "sunrpc-udp";
-  harness::TrialCapture c = harness::start_capture(cell, "on", netem::Host{"", "127.0.0.1", ""}, "127.0.0.1:700",
-                                                   why, log);
+  netem::Host host_lo{"", "127.0.0.1", ""};
+  harness::TrialCapture c =
+      harness::start_capture(cell, "on", {&host_lo, "host loopback (" + why + ")"}, "127.0.0.1:700", log);
   EXPECT_EQ(c.capture, nullptr);
   EXPECT_EQ(c.missing, "host loopback (" + why + "): rpclab puts no capture rules on the host's own lo");
   EXPECT_TRUE(log.lines().empty()) << "nothing was run on the host";

@@ -8,7 +8,7 @@
 #include "harness/dependability/cell_events.h"
 #include "harness/dependability/classify.h"
 #include "harness/dependability/dependability_report.h"
-#include "harness/run/experiment.h"
+#include "harness/cli/experiments.h"
 #include "harness/run/result_record.h"
 #include "harness/run/run_cells.h"
 #include "harness/dependability/trial_counts.h"

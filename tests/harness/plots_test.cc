@@ -10,7 +10,7 @@
 #include <regex>
 
 #include "core/atomic_file.h"
-#include "harness/run/experiment.h"
+#include "harness/cli/experiments.h"
 #include "harness/dependability/matrix.h"
 #include "harness/kit/plot.h"
 #include "harness/run/result_record.h"

@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "core/atomic_file.h"
-#include "harness/run/experiment.h"
+#include "harness/cli/experiments.h"
 #include "harness/run/run_cells.h"
 #include "harness/run/run_folder.h"
 #include "harness_e2e_util.h"

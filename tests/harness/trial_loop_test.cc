@@ -117,7 +117,7 @@ struct FakeExperiment {
     Experiment e;
     e.name = "dependability";
     e.schedule = shuffled_trials;
-    e.trial_runner = [this](RunFolder&, CellEnvironment&) -> TrialRunner {
+    e.trial_runner = [this](const std::string&, CellEnvironment&) -> TrialRunner {
       return [this](const CellConfig& cell, const TrialPlace& place, CellEnvironment&, process::CommandLog&, json& t) {
         ran.emplace_back(place.cell_index, place.trial);
         if (ran.size() >= stop_after) stop = true;
@@ -193,7 +193,7 @@ TEST(RunCells, ASkippedTrialSkipsItsCell) {
   std::atomic<bool> stop{false};
   Experiment e = FakeExperiment().row();
   size_t asked = 0;
-  e.trial_runner = [&asked](RunFolder&, CellEnvironment&) -> TrialRunner {
+  e.trial_runner = [&asked](const std::string&, CellEnvironment&) -> TrialRunner {
     return [&asked](const CellConfig& cell, const TrialPlace&, CellEnvironment&, process::CommandLog&, json& t) {
       ++asked;
       if (cell.hogs == 1) mark(t, "skipped", "needs root");

@@ -5,6 +5,7 @@
 // trial runner it is given: this file knows no experiment.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -20,12 +21,14 @@ void run_trial_in_guest(const CellConfig& cell, const TrialPlace& place, const n
                         CellEnvironment& env, process::CommandLog& log, nlohmann::json& trial);
 
 // Inside the guest: `rpclab cell --spec FILE --result FILE --trial K`
-// runs `runner` for that trial, guarded like every trial (trial_run.h).
+// runs that trial with the runner of the cell's experiment (`experiment_of`
+// finds its row), guarded like every trial (trial_run.h).
 struct GuestTrial {
   std::string spec_path, result_path, run_id, bin_dir;
   uint32_t trial = 1, trials = 1;
   size_t cell_index = 1;
 };
-int run_cell_command(const GuestTrial& what, const TrialRunner& runner);
+int run_cell_command(const GuestTrial& what,
+                     const std::function<const Experiment*(const CellConfig&)>& experiment_of);
 
 }  // namespace rpclab::harness

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <sys/types.h>
 #include <string>
 #include <vector>
 
@@ -55,21 +56,34 @@ std::vector<std::string> client_argv(const CellConfig& cell, int k, const std::s
 // stopped cleanly (both in `files`). Throws CellFailure.
 Ledger read_server_ledger(const CellFiles& files);
 
-// What a speed trial asks of its server, wherever it runs: on this host
-// (ServerUnderTest) or on --server-host (RemoteServer).
-class ServingServer {
+// A trial's server, wherever it runs: on this kernel (ServerUnderTest) or
+// on --server-host (RemoteServer).
+class TrialServer {
  public:
-  virtual ~ServingServer() = default;
+  virtual ~TrialServer() = default;
   virtual std::string endpoint() const = 0;  // "ADDR:PORT" for clients
   // Counters and CPU time so far (SIGUSR1 -> stats file); nullopt if no answer.
   virtual std::optional<nlohmann::json> stats() = 0;
   // Throws CellFailure if the server has died, unless an event killed it.
   virtual void check_alive() = 0;
+  // SIGTERM, then what it ran: from its journal, checked against the
+  // ledger.bin it wrote, both fetched into `files` first if they are
+  // elsewhere. Throws CellFailure.
+  virtual Ledger stop_and_read_ledger(const CellFiles& files) = 0;
+  // What server events (a crash, a stall) act on; null where none can.
+  virtual netem::ServerControl* control() { return nullptr; }
+  // Its process id on this kernel, for the load meter; none elsewhere.
+  virtual std::optional<pid_t> local_pid() const { return std::nullopt; }
+  // A server kept for many trials (speed): made ready for one more that
+  // lasts at most `seconds` (a remote one's dead-man switch starts again).
+  virtual void keep_for(int seconds) {}
+  // What the trial's record says of it beyond where it ran.
+  virtual void describe(nlohmann::json& trial) const {}
 };
 
 // The server of a cell, and the ServerControl its server events act on:
 // killed and started again on the same address, stopped and continued.
-class ServerUnderTest : public netem::ServerControl, public ServingServer {
+class ServerUnderTest : public netem::ServerControl, public TrialServer {
  public:
   // Starts the server and waits until it serves; throws CellFailure with the
   // server's own words when it cannot start (port in use, bad option). A
@@ -80,12 +94,13 @@ class ServerUnderTest : public netem::ServerControl, public ServingServer {
   ~ServerUnderTest() override;
 
   std::string endpoint() const override;
-  pid_t pid() const;
+  std::optional<pid_t> local_pid() const override;
   std::optional<nlohmann::json> stats() override;
   void check_alive() override;
   // SIGTERM, then the ledger: from the journal, checked against the
-  // ledger.bin the server wrote. Throws CellFailure.
-  Ledger stop_and_read_ledger();
+  // ledger.bin the server wrote (in its own files). Throws CellFailure.
+  Ledger stop_and_read_ledger(const CellFiles& files) override;
+  netem::ServerControl* control() override { return this; }
 
   // ServerControl, for server-crash and server-stall events.
   nlohmann::json kill() override;

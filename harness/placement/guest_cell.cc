@@ -1,4 +1,4 @@
-#include "harness/run/guest_cell.h"
+#include "harness/placement/guest_cell.h"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include "core/atomic_file.h"
 #include "core/cli_support.h"
 #include "harness/run/cell_failure.h"
-#include "harness/run/cell_processes.h"
+#include "harness/placement/cell_processes.h"
 #include "harness/run/result_record.h"
 #include "harness/run/trial_run.h"
 #include "netem/topology/uml_guest.h"
@@ -67,7 +67,8 @@ void run_trial_in_guest(const CellConfig& cell, const TrialPlace& place, const n
                     {"note", "timings inside the guest are not comparable with the host's"}};
 }
 
-int run_cell_command(const GuestTrial& what, const TrialRunner& runner) {
+int run_cell_command(const GuestTrial& what,
+                     const std::function<const Experiment*(const CellConfig&)>& experiment_of) {
   CellConfig cell = CellConfig::from_json(nlohmann::json::parse(read_whole_file(what.spec_path)));
   TrialPlace place{what.cell_index, what.trial, what.trials,
                    std::filesystem::path(what.spec_path).parent_path().string()};
@@ -77,6 +78,7 @@ int run_cell_command(const GuestTrial& what, const TrialRunner& runner) {
   env.bin_dir = what.bin_dir;
   env.caps = netem::probe_capabilities();
   env.inside_guest = true;
+  TrialRunner runner = experiment_of(cell)->trial_runner(place.dir, env);
   nlohmann::json trial = run_trial(runner, cell, place, env, log);
   write_file_atomically(what.result_path, trial.dump() + "\n");
   return kExitOk;

@@ -1,4 +1,4 @@
-#include "harness/run/cell_processes.h"
+#include "harness/placement/cell_processes.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -180,7 +180,7 @@ bool ServerUnderTest::start(uint16_t port) {
                                 log_tail(log_path())));
 }
 
-pid_t ServerUnderTest::pid() const { return process_->pid(); }
+std::optional<pid_t> ServerUnderTest::local_pid() const { return process_->pid(); }
 
 std::string ServerUnderTest::endpoint() const { return address_ + ":" + std::to_string(port_); }
 
@@ -241,7 +241,7 @@ nlohmann::json ServerUnderTest::resume() {
   return {{"signal", "SIGCONT"}, {"pid", process_->pid()}};
 }
 
-Ledger ServerUnderTest::stop_and_read_ledger() {
+Ledger ServerUnderTest::stop_and_read_ledger(const CellFiles&) {
   if (killed_) return read_ledger();  // down at the end: its journal is all there is
   check_alive();
   int status = process_->stop(kStopGrace);

@@ -1,0 +1,37 @@
+#include "harness/run/experiment.h"
+
+#include <algorithm>
+
+namespace rpclab::harness {
+
+std::string render_report(const std::vector<ReportTable>& tables, const std::vector<nlohmann::json>& records,
+                          const ReportOptions& options, bool markdown_in_code_block) {
+  std::vector<const ReportTable*> chosen;
+  if (!options.tables.empty()) {
+    for (const std::string& id : options.tables)
+      for (const ReportTable& t : tables)
+        if (t.id == id) chosen.push_back(&t);
+  } else {
+    for (const ReportTable& t : tables)
+      if (options.brief ? t.on_terminal : t.in_file) chosen.push_back(&t);
+  }
+  std::string out;
+  for (const ReportTable* t : chosen) {
+    std::string part = t->render(records, options);
+    if (!part.empty()) out += (out.empty() ? "" : "\n") + part;
+  }
+  if (options.markdown && markdown_in_code_block && !out.empty()) return "```\n" + out + "```\n";
+  return out;
+}
+
+std::string Experiment::report(const std::vector<nlohmann::json>& records, const ReportOptions& options) const {
+  return render_report(tables, records, options, markdown_in_code_block);
+}
+
+std::vector<std::string> Experiment::table_ids() const {
+  std::vector<std::string> ids;
+  for (const ReportTable& t : tables) ids.push_back(t.id);
+  return ids;
+}
+
+}  // namespace rpclab::harness

@@ -1,0 +1,178 @@
+#include "harness/speed/speed_experiment.h"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "core/cli_support.h"
+#include "harness/speed/latency_pin.h"
+#include "harness/speed/speed_matrix.h"
+#include "harness/speed/speed_report.h"
+#include "harness/speed/speed_session.h"
+#include "harness/speed/speed_summary.h"
+
+namespace rpclab::harness {
+namespace {
+
+using nlohmann::json;
+
+struct Flags {
+  std::string preset = "levy1989";
+  std::string workload = "echo";
+  std::vector<std::string> transports, topologies, connects;
+  std::vector<size_t> sizes;
+  std::vector<int> clients;
+  int trials = 0, timeout_ms = 0;
+  uint64_t calls_per_trial = 0, warmup = 0;
+  size_t udp_bufsize = 0;
+  std::vector<std::string> nodelay;
+  bool calibrate = true;
+};
+
+SpeedAxes axes(const Flags& f, bool root) {
+  SpeedAxes a = speed_preset(f.preset);
+  find_speed_workload(f.workload)->apply(a);
+  // The two-host link is where the bytes are counted; without root there
+  // are no namespaces, so the workload runs on loopback, without them.
+  if (!root && f.topologies.empty() && a.topologies == std::vector<netem::TopologyKind>{netem::TopologyKind::kTwoHost}) {
+    std::fprintf(stderr, "rpclab speed: not root: the %s workload runs on loopback, and no bytes on the wire are "
+                 "counted (run as root for the two-host link)\n", f.workload.c_str());
+    a.topologies = {netem::TopologyKind::kLoopback};
+  }
+  if (!f.transports.empty()) {
+    for (const std::string& t : f.transports)
+      if (!find_transport(t)) throw std::invalid_argument("--transports: unknown transport '" + t + "' (known: " +
+                                                          transport_names() + ")");
+    a.transports = f.transports;
+  }
+  if (!f.sizes.empty()) a.sizes = f.sizes;
+  if (!f.clients.empty()) a.clients = f.clients;
+  if (!f.topologies.empty()) {
+    a.topologies.clear();
+    for (const std::string& t : f.topologies) a.topologies.push_back(*netem::parse_topology(t));
+  }
+  if (!f.connects.empty()) {
+    a.connects.clear();
+    for (const std::string& c : f.connects) a.connects.push_back(*parse_connect_mode(c));
+  }
+  if (f.trials) a.trials = f.trials;
+  if (f.calls_per_trial) a.calls_per_trial = f.calls_per_trial;
+  if (f.warmup) a.warmup = f.warmup;
+  if (f.timeout_ms) a.timeout_ms = f.timeout_ms;
+  if (f.udp_bufsize) a.udp_bufsize = f.udp_bufsize;
+  if (!f.nodelay.empty()) {
+    a.nodelay.clear();
+    for (const std::string& v : f.nodelay) a.nodelay.push_back(v == "on");
+  }
+  a.calibrate = a.calibrate && f.calibrate;  // a workload without sockperf (allman) stays without
+  return a;
+}
+
+class SpeedFlags : public ExperimentFlags {
+ public:
+  explicit SpeedFlags(CLI::App& cmd);
+  Plan plan(const PlanContext& context) override;
+  std::unique_ptr<RunHold> prepare(CellEnvironment& env, json& metadata) override;
+
+ private:
+  Flags f;
+};
+
+SpeedFlags::SpeedFlags(CLI::App& cmd) {
+  cmd.add_option("--preset", f.preset, "levy1989 | quick")->check(CLI::IsMember({"levy1989", "quick"}))
+      ->capture_default_str();
+  cmd.add_option("--workload", f.workload, "what each call is: " + speed_workload_names() +
+                  " (allman: Allman's four operations, --sizes as N doubles, default 50,500,5000,50000; "
+                  "kiraly: Kiraly's record, --sizes as its photo's bytes, default 0,1048576; docs/speed.md)")
+      ->check([](const std::string& w) {
+        return find_speed_workload(w) ? std::string() : "one of: " + speed_workload_names();
+      })
+      ->capture_default_str();
+  cmd.add_option("--transports", f.transports, "comma-separated transports")->delimiter(',');
+  cmd.add_option("--sizes", f.sizes, "payload bytes, e.g. 12,512,8192; with --workload allman, N doubles; kiraly, photo bytes")->delimiter(',')
+      ->check(in_range(size_t{0}, size_t{16} << 20));
+  cmd.add_option("--clients", f.clients, "parallel clients, e.g. 1,2,4")->delimiter(',')->check(in_range(1, 64));
+  cmd.add_option("--topologies", f.topologies, "loopback,two-host")->delimiter(',')
+      ->check(CLI::IsMember({"loopback", "two-host"}));
+  cmd.add_option("--connect", f.connects, "per-call,persistent")->delimiter(',')
+      ->check(CLI::IsMember({"persistent", "per-call"}));
+  cmd.add_option("--trials", f.trials, "trials per cell (default 10)")->check(in_range(1, 1000));
+  cmd.add_option("--calls-per-trial", f.calls_per_trial, "calls per client per trial (default 100)")
+      ->check(in_range(uint64_t{1}, uint64_t{1} << 24));
+  cmd.add_option("--warmup", f.warmup, "unrecorded calls per client first (default 20)")
+      ->check(in_range(uint64_t{1}, uint64_t{1} << 24));
+  cmd.add_option("--timeout", f.timeout_ms, "total time per call in ms (default 10000)")->check(in_range(1, 3600000));
+  cmd.add_option("--udp-bufsize", f.udp_bufsize, "sunrpc-udp buffer on both sides (default 8800)")
+      ->check(in_range(size_t{1024}, size_t{65536}));
+  cmd.add_option("--tcp-nodelay", f.nodelay,
+                  "off,on: TCP_NODELAY on the sides whose transport takes it (" +
+                      transports_accepting(kOptTcpNodelayServer) + "; default off, the libraries' own setting)")
+      ->delimiter(',')->check(CLI::IsMember({"off", "on"}));
+  cmd.add_flag("--calibrate,!--no-calibrate", f.calibrate,
+                "sockperf ping-pong at the same sizes, in the same run (default on; skipped with the reason "
+                "when sockperf is not installed)");
+}
+
+Plan SpeedFlags::plan(const PlanContext& context) {
+  // Across two machines is Levy's "different machine": one topology.
+  if (context.server_host) {
+    if (f.topologies.empty()) f.topologies = {"two-host"};
+    if (f.topologies != std::vector<std::string>{"two-host"})
+      throw std::invalid_argument("with --server-host the server is on another machine: leave out --topologies (it "
+                                  "is two-host)");
+  }
+  if (context.client_host)
+    throw std::invalid_argument("--client-host runs dependability cells only yet: leave it out (the clients run here)");
+  Plan plan;
+  plan.cells = expand_speed(axes(f, context.root));
+  plan.what = "preset " + f.preset;
+  plan.metadata = {{"preset", f.preset}, {"workload", f.workload}};
+  return plan;
+}
+
+// /dev/cpu_dma_latency held at 0 while the run lasts.
+struct LatencyHold : RunHold {
+  DmaLatencyHold pin;
+};
+
+std::unique_ptr<RunHold> SpeedFlags::prepare(CellEnvironment& env, json& metadata) {
+  auto hold = std::make_unique<LatencyHold>();
+  env.latency_pinned = hold->pin.held();
+  metadata["latency_pinned"] = hold->pin.held();
+  metadata["latency_pin_note"] = hold->pin.held() ? "/dev/cpu_dma_latency held at 0" : hold->pin.why_not();
+  std::fprintf(stderr, "rpclab speed: %s\n",
+               hold->pin.held() ? "holding /dev/cpu_dma_latency at 0 for the run"
+                                : ("NOT holding /dev/cpu_dma_latency (" + hold->pin.why_not() +
+                                   "): timings include idle wake-ups").c_str());
+  return hold;
+}
+
+
+std::string speed_words(const json& r) {
+  return fmt::format("p50 {:.1f} us, p99 {:.1f} us, {:.0f} calls/s", r.value("p50_us", 0.0), r.value("p99_us", 0.0),
+                     r.value("calls_per_s", 0.0));
+}
+
+}  // namespace
+
+Experiment speed_experiment() {
+  Experiment e;
+  e.name = "speed";
+  e.help = "what a call costs: Levy's timing table and percentiles";
+  e.add_flags = [](CLI::App& cmd) -> std::unique_ptr<ExperimentFlags> { return std::make_unique<SpeedFlags>(cmd); };
+  e.schedule = [](const std::vector<CellConfig>& cells, uint64_t) { return trial_rounds(cells, speed_group); };
+  // The session keeps the run's links and servers; the runner owns it.
+  e.trial_runner = [](const std::string& run_dir, CellEnvironment& env) -> TrialRunner {
+    auto session = std::make_shared<SpeedSession>(run_dir, env.latency_pinned);
+    return [session](const CellConfig& cell, const TrialPlace& place, CellEnvironment& env, process::CommandLog& log,
+                     json& trial) { session->run_trial(cell, place, env, log, trial); };
+  };
+  e.summarize = summarize_speed;
+  e.tables = speed_tables();
+  e.markdown_in_code_block = true;
+  e.plots = speed_plots;
+  e.outcome_words = speed_words;
+  return e;
+}
+
+}  // namespace rpclab::harness
