@@ -4,11 +4,12 @@
 
 #include <cstdio>
 
-#include "core/cli_support.h"
-#include "core/client_run.h"
-#include "core/signal_watcher.h"
-#include "core/transport.h"
-#include "core/transport_options.h"
+#include "common/cli_support.h"
+#include "client/client_run.h"
+#include "client/connect_mode.h"
+#include "common/signal_watcher.h"
+#include "transport/transport.h"
+#include "transport/transport_options.h"
 
 namespace {
 

@@ -7,12 +7,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/atomic_file.h"
-#include "core/cli_support.h"
-#include "core/journal_reader.h"
-#include "core/signal_watcher.h"
-#include "core/transport.h"
-#include "core/transport_options.h"
+#include "common/atomic_file.h"
+#include "common/cli_support.h"
+#include "server/journal_reader.h"
+#include "common/signal_watcher.h"
+#include "transport/transport.h"
+#include "transport/transport_options.h"
+#include "server/server_core.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 // Two leaks in libtirpc 1.3.3's duplicate request cache (--drc), not ours

@@ -2,7 +2,7 @@
 // (what experiments, reports and tests need to know, so that none of them
 // asks by name) and its adapter functions. The order is the display order.
 // Adding a transport is its folder under src/ plus a row here.
-#include "core/transport.h"
+#include "transport/transport.h"
 #include "grpc/grpc_transport.h"
 #include "jsonrpc/jsonrpc_transport.h"
 #include "raw/raw_transport.h"

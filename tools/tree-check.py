@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The source tree's floor plan, checked and drawn.
 
-A *unit* is a header and its source (core/ledger.h + core/ledger.cc), or
+A *unit* is a header and its source (server/ledger.h + server/ledger.cc), or
 either alone. Unit A depends on unit B when a file of A includes a header
 of B (#include "..."). A folder depends on another when one of its units
 depends on one of the other's. The plan holds when:
@@ -44,7 +44,7 @@ def source_files():
 
 def resolve(included, files):
     # rpclab includes from the project root (harness/..., netem/...,
-    # process/...) or from src/ (core/..., sunrpc/...).
+    # process/...) or from src/ (common/..., sunrpc/...).
     for base in ('', 'src/'):
         if base + included in files:
             return base + included

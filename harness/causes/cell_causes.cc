@@ -4,8 +4,8 @@
 
 #include <set>
 
-#include "core/atomic_file.h"
-#include "core/journal_reader.h"
+#include "common/atomic_file.h"
+#include "server/journal_reader.h"
 #include "harness/causes/attribution.h"
 #include "harness/run/cell_failure.h"
 #include "harness/causes/wire_record.h"

@@ -6,9 +6,9 @@
 #include <memory>
 #include <vector>
 
-#include "core/atomic_file.h"
-#include "core/cli_support.h"
-#include "core/signal_watcher.h"
+#include "common/atomic_file.h"
+#include "common/cli_support.h"
+#include "common/signal_watcher.h"
 #include "harness/report/csv_view.h"
 #include "harness/dependability/dependability_trial.h"
 #include "harness/dependability/dependability_report.h"

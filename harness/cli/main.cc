@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <string>
 
-#include "core/cli_support.h"
-#include "core/install_paths.h"
+#include "common/cli_support.h"
+#include "common/install_paths.h"
 #include "harness/cli/compare_command.h"
 #include "harness/cli/dependability_command.h"
 #include "harness/dependability/dependability_trial.h"

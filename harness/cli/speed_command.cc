@@ -5,9 +5,9 @@
 
 #include <memory>
 
-#include "core/atomic_file.h"
-#include "core/cli_support.h"
-#include "core/signal_watcher.h"
+#include "common/atomic_file.h"
+#include "common/cli_support.h"
+#include "common/signal_watcher.h"
 #include "harness/report/csv_view.h"
 #include "harness/run/experiment_run.h"
 #include "harness/run/run_cells.h"

@@ -9,7 +9,7 @@
 #include <optional>
 #include <sstream>
 
-#include "core/transport.h"
+#include "transport/transport.h"
 #include "harness/causes/causes_report.h"
 #include "harness/kit/text_table.h"
 #include "harness/dependability/trial_stats.h"

@@ -4,7 +4,7 @@
 
 #include <chrono>
 
-#include "core/atomic_file.h"
+#include "common/atomic_file.h"
 #include "harness/causes/cell_causes.h"
 #include "harness/dependability/cell_events.h"
 #include "harness/run/cell_failure.h"

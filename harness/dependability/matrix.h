@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/transport.h"
+#include "transport/transport.h"
 #include "harness/run/cell_config.h"
 #include "netem/faults/fault_spec.h"
 #include "netem/topology/topology.h"

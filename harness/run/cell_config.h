@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/transport.h"
+#include "transport/transport.h"
 #include "netem/faults/fault_spec.h"
 #include "netem/topology/topology.h"
 

@@ -9,9 +9,9 @@
 #include <fstream>
 #include <thread>
 
-#include "core/atomic_file.h"
-#include "core/cli_support.h"
-#include "core/journal_reader.h"
+#include "common/atomic_file.h"
+#include "common/cli_support.h"
+#include "server/journal_reader.h"
 #include "harness/run/cell_failure.h"
 
 namespace rpclab::harness {

@@ -8,9 +8,9 @@
 #include <sstream>
 #include <tuple>
 
-#include "core/client_run.h"
-#include "core/kiraly.h"
-#include "core/transport.h"
+#include "client/client_run.h"
+#include "ops/kiraly.h"
+#include "transport/transport.h"
 #include "harness/kit/plot.h"
 #include "harness/speed/speed_rows.h"
 #include "harness/speed/speed_matrix.h"

@@ -6,8 +6,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "core/client_run.h"
-#include "core/kiraly.h"
+#include "client/client_run.h"
+#include "ops/kiraly.h"
 
 namespace rpclab::harness {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/transport.h"
+#include "transport/transport.h"
 #include "harness/run/cell_config.h"
 #include "netem/topology/topology.h"
 

@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "core/transport.h"
+#include "transport/transport.h"
 #include "harness/speed/allman_report.h"
 #include "harness/speed/at_most_once_report.h"
 #include "harness/speed/latency_order.h"

@@ -1,6 +1,6 @@
 #include "harness/speed/speed_rows.h"
 
-#include "core/transport.h"
+#include "transport/transport.h"
 #include "harness/speed/speed_matrix.h"
 
 namespace rpclab::harness {

@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <thread>
 
-#include "core/atomic_file.h"
-#include "core/client_run.h"
+#include "common/atomic_file.h"
+#include "client/client_run.h"
 #include "harness/run/cell_failure.h"
 #include "harness/run/result_record.h"
 #include "harness/speed/sockperf.h"

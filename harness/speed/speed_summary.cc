@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "core/call_record.h"
-#include "core/transport.h"
+#include "client/call_record.h"
+#include "transport/transport.h"
 #include "harness/run/experiment.h"
 #include "harness/run/result_record.h"
 #include "harness/speed/speed_matrix.h"

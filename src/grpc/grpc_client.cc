@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "core/inet.h"
+#include "common/inet.h"
 #include "grpc/grpc_limits.h"
 #include "grpc/grpc_transport.h"
 #include "rpclab.grpc.pb.h"

@@ -8,7 +8,7 @@
 #include <curl/curl.h>
 #include "jsonrpc/jsonrpccpp.h"
 
-#include "core/inet.h"
+#include "common/inet.h"
 #include "jsonrpc/base64.h"
 #include "jsonrpc/jsonrpc_status.h"
 #include "jsonrpc/jsonrpc_transport.h"

@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "core/transport.h"
+#include "transport/transport.h"
 
 namespace rpclab::jsonrpc {
 

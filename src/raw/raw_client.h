@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/transport.h"
+#include "transport/transport.h"
 #include "raw/raw_frame.h"
 #include "raw/raw_io.h"
 

@@ -6,7 +6,7 @@
 
 #include <cerrno>
 
-#include "core/inet.h"
+#include "common/inet.h"
 #include "raw/raw_client.h"
 #include "raw/raw_transport.h"
 

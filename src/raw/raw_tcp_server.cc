@@ -23,11 +23,12 @@
 #include <memory>
 #include <vector>
 
-#include "core/accept_rest.h"
-#include "core/inet.h"
+#include "server/accept_rest.h"
+#include "common/inet.h"
 #include "raw/raw_io.h"
 #include "raw/raw_service.h"
 #include "raw/raw_transport.h"
+#include "server/server_core.h"
 
 namespace rpclab::raw {
 namespace {

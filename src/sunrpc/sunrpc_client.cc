@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-#include "core/inet.h"
+#include "common/inet.h"
 #include "rpclab.h"
 #include "rpclab_versions.h"
 #include "sunrpc/sunrpc_limits.h"

@@ -25,11 +25,12 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/accept_rest.h"
-#include "core/inet.h"
+#include "server/accept_rest.h"
+#include "common/inet.h"
 #include "rpclab.h"
 #include "sunrpc/sunrpc_limits.h"
 #include "sunrpc/sunrpc_transport.h"
+#include "server/server_core.h"
 
 extern "C" void rpclab_prog_1(struct svc_req* rqstp, SVCXPRT* transp);  // rpcgen -m
 
@@ -334,7 +335,7 @@ bool_t rpclab_isprime_1_svc(int* n, bool_t* result, struct svc_req*) {
   return TRUE;
 }
 
-// A call the core refuses (core/allman.h) is answered GARBAGE_ARGS, the one
+// A call the core refuses (ops/allman.h) is answered GARBAGE_ARGS, the one
 // "your arguments are wrong" reply ONC RPC has; returning FALSE alone
 // would send no reply at all.
 bool_t rpclab_average_1_svc(allman_doubles* args, double* result, struct svc_req* request) {

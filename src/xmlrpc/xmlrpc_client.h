@@ -7,7 +7,7 @@
 
 #include <xmlrpc-c/client.hpp>
 
-#include "core/transport.h"
+#include "transport/transport.h"
 
 namespace rpclab::xmlrpc {
 

@@ -35,11 +35,12 @@
 
 #include <xmlrpc-c/server_abyss.hpp>
 
-#include "core/accept_rest.h"
-#include "core/inet.h"
+#include "server/accept_rest.h"
+#include "common/inet.h"
 #include "xmlrpc/xmlrpc_service.h"
 #include "xmlrpc/xmlrpc_transport.h"
 #include "xmlrpc/xmlrpc_wire.h"
+#include "server/server_core.h"
 
 namespace rpclab::xmlrpc {
 namespace {

@@ -11,7 +11,7 @@
 
 #include <xmlrpc-c/client_transport.hpp>
 
-#include "core/inet.h"
+#include "common/inet.h"
 #include "xmlrpc/call_watchdog.h"
 #include "xmlrpc/xmlrpc_client.h"
 #include "xmlrpc/xmlrpc_transport.h"

@@ -14,10 +14,11 @@
 
 #include <xmlrpc-c/server_pstream.hpp>
 
-#include "core/inet.h"
+#include "common/inet.h"
 #include "xmlrpc/connection_threads.h"
 #include "xmlrpc/xmlrpc_service.h"
 #include "xmlrpc/xmlrpc_transport.h"
+#include "server/server_core.h"
 
 namespace rpclab::xmlrpc {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "core/transport.h"
+#include "transport/transport.h"
 
 namespace rpclab::xmlrpc {
 

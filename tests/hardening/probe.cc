@@ -1,5 +1,7 @@
 #include "probe.h"
 
+#include "client/connect_mode.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,15 +1,15 @@
 // Allman's four operations end to end on every transport over loopback:
 // each result checked here (a wrong log is a failure, not a speed), a size
 // the transport cannot carry refused with words that say so, and input
-// with no defined result (core/allman.h) refused without stopping the
+// with no defined result (ops/allman.h) refused without stopping the
 // server. Below them, the arithmetic and the checks themselves.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "core/allman.h"
-#include "core/server_core.h"
+#include "ops/allman.h"
+#include "server/server_core.h"
 #include "rpc_test_util.h"
 #include "support/client_process.h"
 #include "support/server_process.h"

@@ -7,8 +7,8 @@
 
 #include <deque>
 
-#include "core/app_retry.h"
-#include "core/client_run.h"
+#include "client/app_retry.h"
+#include "client/client_run.h"
 
 namespace rpclab {
 namespace {

@@ -15,7 +15,7 @@
 namespace rpclab::test {
 namespace {
 
-constexpr int kExitSetup = 3;  // src/core/cli_support.h
+constexpr int kExitSetup = 3;  // src/common/cli_support.h
 
 class PortInUse : public testing::TestWithParam<std::string> {};
 

@@ -8,8 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/atomic_file.h"
-#include "core/journal_reader.h"
+#include "common/atomic_file.h"
+#include "server/journal_reader.h"
 #include "rpc_test_util.h"
 #include "support/process.h"
 #include "support/server_process.h"

@@ -1,4 +1,4 @@
-// Kiraly's record (core/kiraly.h) end to end on every transport over
+// Kiraly's record (ops/kiraly.h) end to end on every transport over
 // loopback: the record asked for comes back field by field, with and
 // without its 1 MiB photo (sunrpc-udp and raw-udp refuse the photo with
 // words that say it does not fit), a photo size past the bound is refused
@@ -7,8 +7,8 @@
 
 #include <cmath>
 
-#include "core/kiraly.h"
-#include "core/server_core.h"
+#include "ops/kiraly.h"
+#include "server/server_core.h"
 #include "rpc_test_util.h"
 #include "support/client_process.h"
 #include "support/server_process.h"

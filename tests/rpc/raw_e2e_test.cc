@@ -9,7 +9,7 @@
 
 #include <future>
 
-#include "core/inet.h"
+#include "common/inet.h"
 #include "raw/raw_frame.h"
 #include "rpc_test_util.h"
 #include "support/server_process.h"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/transport.h"
+#include "client/connect_mode.h"
 
 namespace rpclab::test {
 

@@ -19,8 +19,8 @@
 #include <iostream>
 #include <thread>
 
-#include "core/atomic_file.h"
-#include "core/journal_reader.h"
+#include "common/atomic_file.h"
+#include "server/journal_reader.h"
 #include "harness/dependability/classify.h"
 #include "rpc_test_util.h"
 #include "support/wait.h"

@@ -3,8 +3,8 @@
 // programs' option check refuses what a row does not take, naming who does.
 #include <gtest/gtest.h>
 
-#include "core/transport.h"
-#include "core/transport_options.h"
+#include "transport/transport.h"
+#include "transport/transport_options.h"
 
 namespace rpclab::test {
 namespace {

@@ -1,0 +1,168 @@
+// src/transport/: the one interface between experiments and RPC systems.
+// A transport is a small adapter that makes one call (RpcClient) or serves
+// calls into the shared ServerCore (RpcServer), and one row of the table
+// in src/transport_table.cc; experiments only ever see these types: the
+// row, its traits, the outcome of a call, retry policies.
+// May include common/ and ops/; never client/, server/ or an adapter (each
+// adapter includes this, and the table lists the adapters).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/setup_error.h"
+#include "ops/kiraly.h"
+#include "ops/next_reply.h"
+#include "transport/outcome.h"
+#include "transport/retry_policy.h"
+
+namespace rpclab {
+
+class ServerCore;  // server/server_core.h: what every transport's server calls into
+
+enum class ConnectMode { kPersistent, kPerCall };
+std::string_view connect_mode_name(ConnectMode mode);
+std::optional<ConnectMode> parse_connect_mode(std::string_view name);
+
+struct ClientOptions {
+  std::string transport;
+  std::string host = "127.0.0.1";
+  uint16_t port = 0;
+  bool use_rpcbind = false;              // sunrpc: find the port by program number
+  std::optional<int> timeout_ms;         // total time per call; unset = library default
+  std::optional<int> retry_timeout_ms;   // sunrpc-udp retransmit interval; unset = default
+  size_t udp_bufsize = 0;                // sunrpc-udp message buffer; 0 = libtirpc's 8800
+  bool drain_stale_replies = false;      // sunrpc-udp: empty the socket before each call
+  RetryPolicy retry_policy = RetryPolicy::kNone;  // library: the transport's own (grpc: service-config retryPolicy)
+  AppRetryOptions app_retry;             // with RetryPolicy::kApp
+  bool tcp_nodelay = false;              // stream transports: disable Nagle (off = stock)
+  ConnectMode connect = ConnectMode::kPersistent;
+};
+
+struct ServerOptions {
+  std::string transport;
+  std::string host = "127.0.0.1";
+  uint16_t port = 0;                     // 0 = any free port; the server reports it
+  bool use_rpcbind = false;              // sunrpc: register with rpcbind
+  int drc_entries = 0;                   // sunrpc-udp duplicate request cache; 0 = off
+  size_t udp_bufsize = 0;                // sunrpc-udp message buffer; 0 = libtirpc's 8800
+  bool tcp_nodelay = false;
+};
+
+// What a client will really use, defaults resolved, for the records.
+struct ClientSettings {
+  int timeout_ms = 0;
+  bool timeout_is_default = true;
+  int retry_timeout_ms = -1;             // -1: the transport never retransmits by itself
+  bool retry_is_default = true;
+  size_t max_payload = 0;                // largest ECHO payload that fits one call
+  std::string library;                   // e.g. "libtirpc 1.3.3+ds-1"
+};
+
+class RpcClient {
+ public:
+  virtual ~RpcClient() = default;
+  virtual CallStatus null_call() = 0;
+  virtual CallStatus next(uint32_t client_id, uint32_t seq, NextReply* reply) = 0;
+  virtual CallStatus echo(std::string_view payload, std::string* reply) = 0;
+  // Allman's four operations (ops/allman.h), doubles typed as doubles in
+  // each IDL. A call the server refuses (bad input) is kCannotCode.
+  virtual CallStatus is_prime(int32_t n, bool* prime) = 0;
+  virtual CallStatus average(const std::vector<double>& values, double* mean) = 0;
+  virtual CallStatus get_rand_nums(int32_t count, std::vector<double>* values) = 0;
+  virtual CallStatus log_transform(const std::vector<double>& values, std::vector<double>* logs) = 0;
+  // Kiraly's record (ops/kiraly.h): record `id`, its photo `photo_bytes`
+  // long (0 = without). A request the server refuses is kCannotCode.
+  virtual CallStatus get_record(int32_t id, uint32_t photo_bytes, KiralyRecord* record) = 0;
+};
+
+class RpcServer {
+ public:
+  virtual ~RpcServer() = default;
+  virtual uint16_t port() const = 0;
+  // Serves until `stop` becomes true, checking it at least every 100 ms.
+  virtual void serve(const std::atomic<bool>& stop) = 0;
+};
+
+// Creating a client failed in a way a call would report (refused, timed out):
+// per-call mode turns it into that call's outcome.
+class ConnectError : public std::runtime_error {
+ public:
+  explicit ConnectError(CallStatus status)
+      : std::runtime_error(status.detail), status_(std::move(status)) {}
+  const CallStatus& status() const { return status_; }
+
+ private:
+  CallStatus status_;
+};
+
+enum class Carrier { kDatagram, kStream };
+// An RPC system under test, or a floor: no RPC library, what the others
+// are measured against.
+enum class Role { kRpc, kFloor };
+
+// The options beyond address, timeout and connection mode that a row
+// accepts (a bit set in TransportTraits::options). Their flags, and which
+// field each sets, are in transport_options.h.
+enum TransportOption : uint32_t {
+  kOptRetryTimeout = 1u << 0,     // client: the library's retransmit interval
+  kOptUdpBufsize = 1u << 1,       // client and server: the UDP message buffer
+  kOptDrainStaleReplies = 1u << 2,
+  kOptReplyCache = 1u << 3,       // server: a duplicate request cache
+  // 1u << 4 was --grpc-retry; retry policies are the library_retry trait now
+  kOptTcpNodelayClient = 1u << 5,
+  kOptTcpNodelayServer = 1u << 6,
+  kOptRpcbind = 1u << 7,
+};
+
+// What experiments, reports and tests need to know about a transport, so
+// that none of them asks for it by name.
+struct TransportTraits {
+  Carrier carrier;
+  Role role;
+  bool retransmits;                // the library resends a call by itself
+  std::string_view floor;          // the row speed compares it with; a floor names the next floor
+  std::string_view calibration;    // a floor's sockperf pseudo-transport, or ""
+  std::string_view levy_name;      // its row in Levy's 1989 tables, or ""
+  uint32_t options;                // TransportOption bits it accepts
+  std::string_view payload_note;   // how to carry more than max_payload, or ""
+  std::string_view allman_name;    // its row in Allman's 2003 tables (seed 000), or ""
+  std::string_view kiraly_name;    // its row in Kiraly's 2018 tables (seed 003), or ""
+  // A datagram's first 4 bytes are its request id, big-endian (Sun RPC's
+  // XID), so a capture on the link can follow each request (wire_capture.h).
+  bool wire_xid = false;
+};
+
+struct TransportRow {
+  std::string_view name;
+  std::string_view summary;
+  TransportTraits traits;
+  ClientSettings (*client_settings)(const ClientOptions&);
+  std::unique_ptr<RpcClient> (*make_client)(const ClientOptions&);               // ConnectError
+  std::unique_ptr<RpcServer> (*make_server)(const ServerOptions&, ServerCore&);  // SetupError
+
+  bool accepts(TransportOption option) const { return (traits.options & option) != 0; }
+  bool datagram() const { return traits.carrier == Carrier::kDatagram; }
+  bool floor() const { return traits.role == Role::kFloor; }
+  LibraryRetryTrait library_retry;  // what its library does about a failed call (retry_policy.h)
+};
+
+// The table's order is the display order of reports and --help.
+const std::vector<TransportRow>& transports();
+const TransportRow* find_transport(std::string_view name);
+std::string transport_names();  // "a, b, c" for messages
+// The transports that accept `option`, "a, b" (for messages and --help).
+std::string transports_accepting(TransportOption option);
+
+// Why `policy` does not apply on `row` (a usage error), or nullopt when it does.
+inline std::optional<std::string> retry_policy_refusal(const TransportRow& row, RetryPolicy policy) {
+  return retry_policy_refusal(row.name, row.library_retry, policy);
+}
+
+}  // namespace rpclab
