@@ -107,7 +107,8 @@ int main(int argc, char** argv) {
   app.add_option("--calls", plan.calls, "calls to record")->check(rpclab::in_range(uint64_t{1}, uint64_t{1} << 32));
   app.add_option("--warmup", plan.warmup, "calls made first and not recorded")
       ->check(rpclab::in_range(uint64_t{0}, uint64_t{1} << 32));
-  app.add_option("--size", plan.size, "ECHO payload bytes; N doubles for average, get-rand-nums, log-transform")->check(rpclab::in_range(size_t{0}, size_t{16} << 20));
+  app.add_option("--size", plan.size, "what each call carries: " + rpclab::size_help())
+      ->check(rpclab::in_range(size_t{0}, size_t{16} << 20));
   app.add_option("--client-id", plan.client_id, "this client's id in the server's ledger");
   app.add_option("--first-seq", plan.first_seq, "first sequence number NEXT sends");
   app.add_option("--timeout", timeout_ms, "total time per call in ms (default: the library's)")
@@ -149,6 +150,10 @@ int main(int argc, char** argv) {
     return rpclab::kExitUsage;
   }
   plan.op = *rpclab::parse_operation(op_name);
+  if (std::string refused = rpclab::operation_refusal(*row, plan.op); !refused.empty()) {
+    std::fprintf(stderr, "rpclab-client: --op: %s\n", refused.c_str());
+    return rpclab::kExitUsage;
+  }
   if (start_at_ns) plan.start_at_ns = start_at_ns;
   if (std::string refused = rpclab::option_error(*row, options); !refused.empty()) {
     std::fprintf(stderr, "rpclab-client: %s\n", refused.c_str());

@@ -25,37 +25,45 @@ const std::vector<TransportRow>& transports() {
         "libtirpc's default buffer is 8800 bytes; --udp-bufsize 65536 on client and server carries up to 65460", "",
         "", true},
        sunrpc::udp_settings, sunrpc::make_udp_client, sunrpc::make_udp_server,
-       {LibraryRetry::kAlwaysOn, "clnt_dg sends the call again every --retry-timeout until --timeout"}},
+       {LibraryRetry::kAlwaysOn, "clnt_dg sends the call again every --retry-timeout until --timeout"},
+       sunrpc::kClientOperations},
       {"sunrpc-tcp", "ONC RPC over TCP: rpcgen -M stubs on libtirpc (clnt_vc / svc_vc)",
        {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "Sun (tcp)",
         kOptTcpNodelayClient | kOptTcpNodelayServer | kOptRpcbind, ""},
        sunrpc::tcp_settings, sunrpc::make_tcp_client, sunrpc::make_tcp_server,
-       {LibraryRetry::kNone, "clnt_vc never sends a call again; TCP retransmits segments"}},
+       {LibraryRetry::kNone, "clnt_vc never sends a call again; TCP retransmits segments"},
+       sunrpc::kClientOperations},
       {"grpc", "gRPC C++ sync unary over HTTP/2, insecure channel",
        {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", 0, "", "", "gRPC"},
        grpcx::client_settings, grpcx::make_client, grpcx::make_server,
-       {LibraryRetry::kOnRequest, "service-config retryPolicy: up to 5 attempts on UNAVAILABLE, backoff 10-200 ms"}},
+       {LibraryRetry::kOnRequest, "service-config retryPolicy: up to 5 attempts on UNAVAILABLE, backoff 10-200 ms"},
+       grpcx::kClientOperations},
       {"xmlrpc", "XML-RPC over HTTP/1.1: xmlrpc-c, C++ client on its curl transport, Abyss server",
        {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", kOptTcpNodelayServer, "", "XML-RPC", "XML-RPC"},
        xmlrpc::http_settings, xmlrpc::make_http_client, xmlrpc::make_http_server,
-       {LibraryRetry::kNone, "xmlrpc-c's curl transport never sends a call again; TCP retransmits segments"}},
+       {LibraryRetry::kNone, "xmlrpc-c's curl transport never sends a call again; TCP retransmits segments"},
+       xmlrpc::kClientOperations},
       {"xmlrpc-pstream", "XML-RPC over xmlrpc-c's packet stream: the same XML, no HTTP",
        {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", kOptTcpNodelayClient | kOptTcpNodelayServer, ""},
        xmlrpc::pstream_settings, xmlrpc::make_pstream_client, xmlrpc::make_pstream_server,
-       {LibraryRetry::kNone, "xmlrpc-c's packet stream never sends a call again; TCP retransmits segments"}},
+       {LibraryRetry::kNone, "xmlrpc-c's packet stream never sends a call again; TCP retransmits segments"},
+       xmlrpc::kClientOperations},
       {"jsonrpc", "JSON-RPC 2.0 over HTTP/1.1: libjson-rpc-cpp, curl client, libmicrohttpd server",
        {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", 0, "", "", "JSON-RPC"},
        jsonrpc::client_settings, jsonrpc::make_client, jsonrpc::make_server,
-       {LibraryRetry::kNone, "libjson-rpc-cpp's HTTP client never sends a call again; TCP retransmits segments"}},
+       {LibraryRetry::kNone, "libjson-rpc-cpp's HTTP client never sends a call again; TCP retransmits segments"},
+       jsonrpc::kClientOperations},
       {"raw-udp", "the floor: one frame per UDP datagram, no RPC library, never retransmits",
        {Carrier::kDatagram, Role::kFloor, false, "raw-tcp", "sockperf-udp", "", 0, ""},
        raw::udp_settings, raw::make_udp_client, raw::make_udp_server,
-       {LibraryRetry::kNone, "no library; a lost datagram is a timeout"}},
+       {LibraryRetry::kNone, "no library; a lost datagram is a timeout"},
+       raw::kClientOperations},
       {"raw-tcp", "the floor: length-prefixed frames over a plain TCP socket, no RPC library",
        {Carrier::kStream, Role::kFloor, false, "raw-tcp", "sockperf-tcp", "",
         kOptTcpNodelayClient | kOptTcpNodelayServer, "", "java.net"},
        raw::tcp_settings, raw::make_tcp_client, raw::make_tcp_server,
-       {LibraryRetry::kNone, "no library; TCP retransmits segments"}},
+       {LibraryRetry::kNone, "no library; TCP retransmits segments"},
+       raw::kClientOperations},
   };
   return table;
 }
@@ -73,6 +81,15 @@ std::string transport_names() {
     names += row.name;
   }
   return names;
+}
+
+std::string operation_refusal(const TransportRow& row, Operation op) {
+  if (row.carries(op)) return "";
+  std::string takers;
+  for (const TransportRow& other : transports())
+    if (other.carries(op)) takers += (takers.empty() ? "" : ", ") + std::string(other.name);
+  return "transport " + std::string(row.name) + " does not carry operation " + std::string(operation_name(op)) +
+         " (" + (takers.empty() ? "no transport does" : "these do: " + takers) + ")";
 }
 
 std::string transports_accepting(TransportOption option) {

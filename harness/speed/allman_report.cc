@@ -8,7 +8,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "client/client_run.h"
+#include "ops/operation.h"
 #include "ops/kiraly.h"
 #include "transport/transport.h"
 #include "harness/kit/plot.h"

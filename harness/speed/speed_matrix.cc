@@ -6,8 +6,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "client/client_run.h"
 #include "ops/kiraly.h"
+#include "ops/operation.h"
 
 namespace rpclab::harness {
 namespace {
@@ -219,11 +219,14 @@ std::vector<CellConfig> expand_speed(const SpeedAxes& a) {
       for (int clients : a.clients)
         for (const std::string& op : a.ops)
           for (size_t size : sized_op(op) ? a.sizes : std::vector<size_t>{0})
-            for (const std::string& transport : order)
+            for (const std::string& transport : order) {
+              // A transport whose row does not carry the operation has no cell of it.
+              if (!row_of(transport).carries(op_of(op))) continue;
               for (bool nodelay : takes_nodelay(transport) ? a.nodelay : std::vector<bool>{false})
                 for (bool at_most_once : a.at_most_once)
                   cells.push_back(
                       speed_cell(a, transport, op, topology, connect, clients, size, nodelay, at_most_once));
+            }
   }
   return cells;
 }

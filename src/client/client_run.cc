@@ -1,8 +1,5 @@
 #include "client/client_run.h"
 
-#include "ops/allman.h"
-#include "ops/kiraly.h"
-#include "ops/payload.h"
 
 #include <sys/resource.h>
 #include <time.h>
@@ -31,147 +28,34 @@ void sleep_until_realtime(int64_t when_ns) {
   }
 }
 
+// Makes one client's calls of one operation, as its row says: the
+// arguments made once, the seq put in each numbered call, the reply
+// checked after the clock stops (checking is not part of the call).
 class Caller {
  public:
   explicit Caller(const ClientPlan& plan)
-      : plan_(plan), payload_(plan.op == Operation::kEcho ? make_payload(plan.size, plan.client_id) : "") {
-    if (plan.op == Operation::kAverage || plan.op == Operation::kLogTransform)
-      values_ = allman_inputs(plan.size, plan.client_id);
-    if (plan.op == Operation::kGetRecord) want_ = kiraly_record(static_cast<int32_t>(plan.client_id), plan.size);
-  }
+      : row_(operation_row(plan.op)), setup_(row_.setup(plan.client_id, plan.size)) {}
 
   void use(RpcClient& client) { client_ = &client; }  // the handle the next call goes through
 
   CallStatus call(uint32_t seq, int64_t* latency_ns) {
+    if (row_.numbered()) row_.set_seq(setup_.args, seq);
     auto start = Clock::now();
-    CallStatus status = dispatch(seq);
+    CallStatus status = client_->call(row_.op, setup_.args, &reply_);
     *latency_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
-    // Checked after the clock stops: verifying is not part of the call.
-    if (status.ok() && plan_.op == Operation::kEcho && reply_ != payload_)
-      status = CallStatus::failure(ErrorKind::kOther, "echo reply differs from the request (" +
-                                                          std::to_string(reply_.size()) + " of " +
-                                                          std::to_string(payload_.size()) + " bytes came back)");
-    // A reply that says the call did not run is not a success, whatever
-    // the transport made of it.
-    if (status.ok() && plan_.op == Operation::kNext && next_reply_.status == NextStatus::kStale)
-      status = CallStatus::failure(ErrorKind::kOther,
-                                   "server refused a seq older than its last completed one (at-most-once); not run");
     if (status.ok()) {
-      std::string wrong = check_allman();
+      std::string wrong = row_.check(setup_, reply_);
       if (!wrong.empty()) status = CallStatus::failure(ErrorKind::kOther, wrong);
     }
     return status;
   }
 
  private:
-  // A wrong result is an error, not a speed.
-  std::string check_allman() const {
-    switch (plan_.op) {
-      case Operation::kIsPrime:
-        return prime_ == allman_is_prime(kAllmanPrime) ? "" : "IsPrime answered wrong";
-      case Operation::kAverage: return allman_check_average(values_, mean_);
-      case Operation::kGetRandNums: return allman_check_rand(plan_.size, reply_values_);
-      case Operation::kLogTransform: return allman_check_log(values_, reply_values_);
-      case Operation::kGetRecord: return kiraly_check(want_, record_);
-      default: return "";
-    }
-  }
-
-  CallStatus dispatch(uint32_t seq) {
-    switch (plan_.op) {
-      case Operation::kNull:
-        return client_->null_call();
-      case Operation::kNext:
-        return client_->next(plan_.client_id, seq, &next_reply_);
-      case Operation::kEcho:
-        reply_.clear();
-        return client_->echo(payload_, &reply_);
-      case Operation::kIsPrime:
-        prime_ = false;
-        return client_->is_prime(kAllmanPrime, &prime_);
-      case Operation::kAverage:
-        mean_ = 0;
-        return client_->average(values_, &mean_);
-      case Operation::kGetRandNums:
-        reply_values_.clear();
-        return client_->get_rand_nums(static_cast<int32_t>(plan_.size), &reply_values_);
-      case Operation::kLogTransform:
-        reply_values_.clear();
-        return client_->log_transform(values_, &reply_values_);
-      case Operation::kGetRecord:
-        record_ = KiralyRecord();
-        return client_->get_record(want_.id, static_cast<uint32_t>(plan_.size), &record_);
-    }
-    return CallStatus::failure(ErrorKind::kOther, "unknown operation");
-  }
-
   RpcClient* client_ = nullptr;
-  const ClientPlan& plan_;
-  std::string payload_;
-  std::string reply_;
-  NextReply next_reply_;
-  std::vector<double> values_, reply_values_;  // Allman's
-  double mean_ = 0;
-  bool prime_ = false;
-  KiralyRecord want_, record_;  // Kiraly's: the record asked for, the one that came
+  const OperationRow& row_;
+  CallSetup setup_;
+  OpReply reply_;  // kept between calls, so a large reply's buffer is reused
 };
-
-// One row per operation: its name on the command line and in records, and
-// what its --size counts when that is not the payload's bytes.
-struct OperationName {
-  Operation op;
-  const char* name;
-  const char* size_unit;
-};
-constexpr OperationName kOperationNames[] = {
-    {Operation::kNull, "null", ""},
-    {Operation::kNext, "next", ""},
-    {Operation::kEcho, "echo", ""},
-    {Operation::kIsPrime, "is-prime", ""},
-    {Operation::kAverage, "average", "doubles"},
-    {Operation::kGetRandNums, "get-rand-nums", "doubles"},
-    {Operation::kLogTransform, "log-transform", "doubles"},
-    {Operation::kGetRecord, "get-record", "photo bytes"},
-};
-
-}  // namespace
-
-std::optional<Operation> parse_operation(std::string_view name) {
-  for (const OperationName& o : kOperationNames)
-    if (name == o.name) return o.op;
-  return std::nullopt;
-}
-
-std::string_view operation_name(Operation op) {
-  for (const OperationName& o : kOperationNames)
-    if (op == o.op) return o.name;
-  return "?";
-}
-
-std::string_view size_unit(Operation op) {
-  for (const OperationName& o : kOperationNames)
-    if (op == o.op) return o.size_unit;
-  return "";
-}
-
-std::string operation_names() {
-  std::string names;
-  for (const OperationName& o : kOperationNames) names += (names.empty() ? "" : " | ") + std::string(o.name);
-  return names;
-}
-
-size_t payload_bytes(Operation op, size_t size) {
-  switch (op) {
-    case Operation::kEcho: return size;
-    case Operation::kAverage:
-    case Operation::kGetRandNums:
-    case Operation::kLogTransform: return size * sizeof(double);
-    case Operation::kGetRecord: return size + kKiralyFieldBytes;
-    default: return 0;
-  }
-}
-
-namespace {
 
 // How one recorded call is made: its attempts, each timed from `t0`.
 using CallFn = std::function<void(Caller&, uint32_t seq, Clock::time_point t0, std::vector<Attempt>*)>;
@@ -229,10 +113,11 @@ void fill_header(CallRecord& record, const ClientPlan& plan, bool stopped, int64
 
 CallRecord run_calls(RpcClient& warm_client, const ClientPlan& plan, const std::atomic<bool>& stop,
                      const CallFn& call) {
-  // Warm-up NEXT calls would land in the server's ledger as executions of
-  // the first seq; NULL exercises the same connection and code paths.
+  // Warm-up calls of a numbered operation (NEXT) would land in the
+  // server's ledger as executions of the first seq; NULL exercises the
+  // same connection and code paths.
   ClientPlan warm = plan;
-  if (warm.op == Operation::kNext) warm.op = Operation::kNull;
+  if (operation_row(plan.op).numbered()) warm.op = Operation::kNull;
   Caller warmer(warm);
   for (uint64_t i = 0; i < plan.warmup && !stop.load(); ++i) timed_attempt(warmer, warm_client, plan.first_seq, Clock::now());
   Caller caller(plan);
@@ -247,7 +132,7 @@ CallRecord run_calls(RpcClient& warm_client, const ClientPlan& plan, const std::
   auto t0 = Clock::now();
   auto time_left = [&] { return !plan.duration_ms || Clock::now() - t0 < std::chrono::milliseconds(*plan.duration_ms); };
   for (uint64_t i = 0; i < plan.calls && !stop.load() && time_left(); ++i) {
-    uint32_t seq = plan.op == Operation::kNext ? plan.first_seq + static_cast<uint32_t>(i) : static_cast<uint32_t>(i);
+    uint32_t seq = static_cast<uint32_t>(i) + (operation_row(plan.op).numbered() ? plan.first_seq : 0);
     attempts.clear();
     call(caller, seq, t0, &attempts);
     add_call(record, seq, attempts);

@@ -15,26 +15,10 @@
 
 #include "client/app_retry.h"
 #include "client/call_record.h"
+#include "ops/operation.h"
 #include "transport/transport.h"
 
 namespace rpclab {
-
-// Allman's four (ops/allman.h) take plan.size as their N: the doubles sent
-// or asked for (IsPrime ignores it).
-// Kiraly's get-record (ops/kiraly.h) takes plan.size as the photo's bytes.
-enum class Operation { kNull, kNext, kEcho, kIsPrime, kAverage, kGetRandNums, kLogTransform, kGetRecord };
-std::optional<Operation> parse_operation(std::string_view name);
-std::string_view operation_name(Operation op);
-// What --size counts for `op` ("doubles", "photo bytes"), or "" when it is
-// the payload's bytes or nothing.
-std::string_view size_unit(Operation op);
-// "next | echo | null | is-prime | ...", for --help.
-std::string operation_names();
-// The largest payload one call of `op` carries either way: ECHO's bytes,
-// 8 bytes per double for Allman's vector operations, the photo and the
-// other fields' bound for get-record, else 0. What must fit
-// a transport's max_payload.
-size_t payload_bytes(Operation op, size_t size);
 
 struct ClientPlan {
   Operation op = Operation::kNext;
@@ -42,7 +26,7 @@ struct ClientPlan {
   uint32_t first_seq = 0;
   uint64_t calls = 1000;
   uint64_t warmup = 0;                   // calls made first and not recorded
-  size_t size = 0;                       // ECHO payload bytes; N for Allman's operations
+  size_t size = 0;                       // what --size counts for plan.op (its row's size_unit)
   std::optional<int64_t> start_at_ns;    // CLOCK_REALTIME instant to begin the recorded calls
   // No new call after this many ms from the first recorded one (the call
   // under way ends as it would): a cell with timed events lasts a fixed

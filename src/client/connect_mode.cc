@@ -20,29 +20,8 @@ class ModalClient : public RpcClient {
   // outcome, and the next call tries again, as a long-lived client would.
   ModalClient(const TransportRow& row, ClientOptions options) : row_(row), options_(std::move(options)) {}
 
-  CallStatus null_call() override {
-    return with_handle([](RpcClient& c) { return c.null_call(); });
-  }
-  CallStatus next(uint32_t client_id, uint32_t seq, NextReply* reply) override {
-    return with_handle([&](RpcClient& c) { return c.next(client_id, seq, reply); });
-  }
-  CallStatus echo(std::string_view payload, std::string* reply) override {
-    return with_handle([&](RpcClient& c) { return c.echo(payload, reply); });
-  }
-  CallStatus is_prime(int32_t n, bool* prime) override {
-    return with_handle([&](RpcClient& c) { return c.is_prime(n, prime); });
-  }
-  CallStatus average(const std::vector<double>& values, double* mean) override {
-    return with_handle([&](RpcClient& c) { return c.average(values, mean); });
-  }
-  CallStatus get_rand_nums(int32_t count, std::vector<double>* values) override {
-    return with_handle([&](RpcClient& c) { return c.get_rand_nums(count, values); });
-  }
-  CallStatus log_transform(const std::vector<double>& values, std::vector<double>* logs) override {
-    return with_handle([&](RpcClient& c) { return c.log_transform(values, logs); });
-  }
-  CallStatus get_record(int32_t id, uint32_t photo_bytes, KiralyRecord* record) override {
-    return with_handle([&](RpcClient& c) { return c.get_record(id, photo_bytes, record); });
+  CallStatus call(Operation op, const OpArgs& args, OpReply* reply) override {
+    return with_handle([&](RpcClient& c) { return c.call(op, args, reply); });
   }
 
  private:

@@ -10,6 +10,10 @@
 
 namespace rpclab::raw {
 
+// The operations its client carries (its row's), checked against the
+// adapter's table of handlers when it compiles.
+inline constexpr OperationSet kClientOperations = OperationSet::every();
+
 // No library imposes one; rpcgen's 25 s, so every transport waits as long.
 inline constexpr int kDefaultTimeoutMs = 25000;
 

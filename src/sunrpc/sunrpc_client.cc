@@ -11,6 +11,7 @@
 #include "sunrpc/sunrpc_limits.h"
 #include "sunrpc/sunrpc_status.h"
 #include "sunrpc/sunrpc_transport.h"
+#include "transport/client_handlers.h"
 
 namespace rpclab::sunrpc {
 namespace {
@@ -21,6 +22,9 @@ size_t udp_buffer(size_t requested) { return requested ? requested : kLibtirpcUd
 
 class SunrpcClient : public RpcClient {
  public:
+  // One call, through the handler of its operation (kHandlers, below).
+  CallStatus call(Operation op, const OpArgs& args, OpReply* reply) override;
+
   SunrpcClient(CLIENT* clnt, bool datagram, const ClientOptions& options)
       : clnt_(clnt), drain_(datagram && options.drain_stale_replies),
         max_payload_(datagram ? udp_max_payload(options.udp_bufsize) : 0), bufsize_(options.udp_bufsize) {
@@ -35,14 +39,14 @@ class SunrpcClient : public RpcClient {
   }
   ~SunrpcClient() override { clnt_destroy(clnt_); }
 
-  CallStatus null_call() override {
+  CallStatus null_call(const Empty&, Empty*) {
     before_call();
     return status_from_clnt(clnt_, rpclab_null_1(nullptr, nullptr, clnt_));
   }
 
-  CallStatus next(uint32_t client_id, uint32_t seq, NextReply* reply) override {
+  CallStatus next(const NextRequest& request, NextReply* reply) {
     before_call();
-    next_args args{client_id, seq};
+    next_args args{request.client_id, request.seq};
     next_result res{};
     enum clnt_stat stat = rpclab_next_1(&args, &res, clnt_);
     if (stat == RPC_SUCCESS) {
@@ -53,7 +57,7 @@ class SunrpcClient : public RpcClient {
     return status_from_clnt(clnt_, stat);
   }
 
-  CallStatus echo(std::string_view payload, std::string* reply) override {
+  CallStatus echo(const std::string& payload, std::string* reply) {
     if (!fits(payload.size())) return too_big(payload.size());
     before_call();
     echo_bytes args{static_cast<u_int>(payload.size()), const_cast<char*>(payload.data())};
@@ -64,7 +68,7 @@ class SunrpcClient : public RpcClient {
     return status_from_clnt(clnt_, stat);
   }
 
-  CallStatus is_prime(int32_t n, bool* prime) override {
+  CallStatus is_prime(int32_t n, bool* prime) {
     before_call();
     int arg = n;
     bool_t res = FALSE;
@@ -73,14 +77,14 @@ class SunrpcClient : public RpcClient {
     return status_from_clnt(clnt_, stat);
   }
 
-  CallStatus average(const std::vector<double>& values, double* mean) override {
+  CallStatus average(const std::vector<double>& values, double* mean) {
     if (!fits(values.size() * sizeof(double))) return too_big(values.size() * sizeof(double));
     before_call();
     allman_doubles args = doubles_of(values);
     return status_from_clnt(clnt_, rpclab_average_1(&args, mean, clnt_));
   }
 
-  CallStatus get_rand_nums(int32_t count, std::vector<double>* values) override {
+  CallStatus get_rand_nums(int32_t count, std::vector<double>* values) {
     if (count > 0 && !fits(size_t(count) * sizeof(double))) return too_big(size_t(count) * sizeof(double));
     before_call();
     int arg = count;
@@ -90,7 +94,7 @@ class SunrpcClient : public RpcClient {
     return status_from_clnt(clnt_, stat);
   }
 
-  CallStatus log_transform(const std::vector<double>& values, std::vector<double>* logs) override {
+  CallStatus log_transform(const std::vector<double>& values, std::vector<double>* logs) {
     if (!fits(values.size() * sizeof(double))) return too_big(values.size() * sizeof(double));
     before_call();
     allman_doubles args = doubles_of(values), res{};
@@ -99,10 +103,11 @@ class SunrpcClient : public RpcClient {
     return status_from_clnt(clnt_, stat);
   }
 
-  CallStatus get_record(int32_t id, uint32_t photo_bytes, KiralyRecord* record) override {
-    if (!fits(size_t{photo_bytes} + kKiralyFieldBytes)) return too_big(size_t{photo_bytes} + kKiralyFieldBytes);
+  CallStatus get_record(const RecordRequest& request, KiralyRecord* record) {
+    size_t bytes = payload_bytes(Operation::kGetRecord, request.photo_bytes);
+    if (!fits(bytes)) return too_big(bytes);
     before_call();
-    kiraly_request args{id, photo_bytes};
+    kiraly_request args{request.id, request.photo_bytes};
     ::kiraly_record res{};
     enum clnt_stat stat = rpclab_getrecord_1(&args, &res, clnt_);
     if (stat == RPC_SUCCESS) *record = record_of(res);
@@ -150,6 +155,22 @@ class SunrpcClient : public RpcClient {
   size_t max_payload_;
   size_t bufsize_;
 };
+
+constexpr ClientHandler<SunrpcClient> kHandlers[] = {
+    {Operation::kNull, handle<&SunrpcClient::null_call>},
+    {Operation::kNext, handle<&SunrpcClient::next>},
+    {Operation::kEcho, handle<&SunrpcClient::echo>},
+    {Operation::kIsPrime, handle<&SunrpcClient::is_prime>},
+    {Operation::kAverage, handle<&SunrpcClient::average>},
+    {Operation::kGetRandNums, handle<&SunrpcClient::get_rand_nums>},
+    {Operation::kLogTransform, handle<&SunrpcClient::log_transform>},
+    {Operation::kGetRecord, handle<&SunrpcClient::get_record>},
+};
+static_assert(operations_of(kHandlers) == kClientOperations, "the row's operations are its handlers'");
+
+CallStatus SunrpcClient::call(Operation op, const OpArgs& args, OpReply* reply) {
+  return dispatch(kHandlers, *this, op, args, reply);
+}
 
 [[noreturn]] void throw_create_error(const std::string& what) {
   auto& err = rpc_createerr;  // per thread in libtirpc

@@ -8,6 +8,10 @@
 
 namespace rpclab::sunrpc {
 
+// The operations its client carries (its row's), checked against the
+// adapter's table of handlers when it compiles.
+inline constexpr OperationSet kClientOperations = OperationSet::every();
+
 ClientSettings udp_settings(const ClientOptions& options);
 ClientSettings tcp_settings(const ClientOptions& options);
 std::unique_ptr<RpcClient> make_udp_client(const ClientOptions& options);

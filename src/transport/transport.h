@@ -2,7 +2,8 @@
 // A transport is a small adapter that makes one call (RpcClient) or serves
 // calls into the shared ServerCore (RpcServer), and one row of the table
 // in src/transport_table.cc; experiments only ever see these types: the
-// row, its traits, the outcome of a call, retry policies.
+// row, its traits, the outcome of a call, retry policies. What a call
+// sends and gets back is an operation's (ops/operation.h).
 // May include common/ and ops/; never client/, server/ or an adapter (each
 // adapter includes this, and the table lists the adapters).
 #pragma once
@@ -17,8 +18,7 @@
 #include <vector>
 
 #include "common/setup_error.h"
-#include "ops/kiraly.h"
-#include "ops/next_reply.h"
+#include "ops/operation.h"
 #include "transport/outcome.h"
 #include "transport/retry_policy.h"
 
@@ -68,19 +68,29 @@ struct ClientSettings {
 class RpcClient {
  public:
   virtual ~RpcClient() = default;
-  virtual CallStatus null_call() = 0;
-  virtual CallStatus next(uint32_t client_id, uint32_t seq, NextReply* reply) = 0;
-  virtual CallStatus echo(std::string_view payload, std::string* reply) = 0;
-  // Allman's four operations (ops/allman.h), doubles typed as doubles in
-  // each IDL. A call the server refuses (bad input) is kCannotCode.
-  virtual CallStatus is_prime(int32_t n, bool* prime) = 0;
-  virtual CallStatus average(const std::vector<double>& values, double* mean) = 0;
-  virtual CallStatus get_rand_nums(int32_t count, std::vector<double>* values) = 0;
-  virtual CallStatus log_transform(const std::vector<double>& values, std::vector<double>* logs) = 0;
-  // Kiraly's record (ops/kiraly.h): record `id`, its photo `photo_bytes`
-  // long (0 = without). A request the server refuses is kCannotCode.
-  virtual CallStatus get_record(int32_t id, uint32_t photo_bytes, KiralyRecord* record) = 0;
+  // One call of `op`: sends `args` (the shape its row's setup makes) and,
+  // on success, leaves the answer in `reply`. A call the server refuses
+  // (bad input) is kCannotCode. An adapter answers through its table of
+  // handlers (transport/client_handlers.h); an operation its row does not
+  // carry is refused before any call (the programs ask the row), and is
+  // kOther should it get here.
+  virtual CallStatus call(Operation op, const OpArgs& args, OpReply* reply) = 0;
 };
+
+// A typed call, for tests and tools: typed_call(*client, Operation::kEcho,
+// std::string("hi"), &reply) with a std::string reply; without a reply
+// for an operation whose answer does not matter (NULL).
+template <typename Reply>
+CallStatus typed_call(RpcClient& client, Operation op, OpArgs args, Reply* reply) {
+  OpReply out;
+  CallStatus status = client.call(op, args, &out);
+  if (status.ok() && std::holds_alternative<Reply>(out)) *reply = std::move(std::get<Reply>(out));
+  return status;
+}
+inline CallStatus typed_call(RpcClient& client, Operation op, OpArgs args) {
+  OpReply out;
+  return client.call(op, args, &out);
+}
 
 class RpcServer {
  public:
@@ -151,6 +161,12 @@ struct TransportRow {
   bool datagram() const { return traits.carrier == Carrier::kDatagram; }
   bool floor() const { return traits.role == Role::kFloor; }
   LibraryRetryTrait library_retry;  // what its library does about a failed call (retry_policy.h)
+  // The operations its client carries: its adapter's kClientOperations,
+  // which the adapter's table of handlers is checked against when it
+  // compiles (transport/client_handlers.h).
+  OperationSet operations;
+
+  bool carries(Operation op) const { return operations.has(op); }
 };
 
 // The table's order is the display order of reports and --help.
@@ -159,6 +175,9 @@ const TransportRow* find_transport(std::string_view name);
 std::string transport_names();  // "a, b, c" for messages
 // The transports that accept `option`, "a, b" (for messages and --help).
 std::string transports_accepting(TransportOption option);
+// "" when `row` carries `op`; else one message saying it does not, and
+// which transports do.
+std::string operation_refusal(const TransportRow& row, Operation op);
 
 // Why `policy` does not apply on `row` (a usage error), or nullopt when it does.
 inline std::optional<std::string> retry_policy_refusal(const TransportRow& row, RetryPolicy policy) {

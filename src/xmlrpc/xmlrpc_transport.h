@@ -10,6 +10,10 @@
 
 namespace rpclab::xmlrpc {
 
+// The operations its client carries (its row's), checked against the
+// adapter's table of handlers when it compiles.
+inline constexpr OperationSet kClientOperations = OperationSet::every();
+
 ClientSettings http_settings(const ClientOptions& options);
 std::unique_ptr<RpcClient> make_http_client(const ClientOptions& options);
 std::unique_ptr<RpcServer> make_http_server(const ServerOptions& options, ServerCore& core);

@@ -39,7 +39,7 @@ bool Probe::call() {
     if (seq == 0) last_ok_ = Clock::now();
   }
   NextReply reply;
-  CallStatus status = client_->next(client_id_, seq, &reply);
+  CallStatus status = typed_call(*client_, Operation::kNext, NextRequest{client_id_, seq}, &reply);
   // A reply that says the call ran before means something else ran it.
   if (status.ok() && reply.times_executed != 1)
     status = CallStatus::failure(ErrorKind::kOther, "seq " + std::to_string(seq) + " reports " +

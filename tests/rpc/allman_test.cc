@@ -48,7 +48,7 @@ class Allman : public testing::TestWithParam<std::string> {
 TEST_P(Allman, IsPrimeAnswersRight) {
   for (int32_t n : {kAllmanPrime, kAllmanPrime + 2, 2, 1, -7, 2147483647}) {
     bool prime = !allman_is_prime(n);
-    CallStatus status = client_->is_prime(n, &prime);
+    CallStatus status = typed_call(*client_, Operation::kIsPrime, n, &prime);
     ASSERT_TRUE(status.ok()) << n << ": " << status.detail;
     EXPECT_EQ(prime, allman_is_prime(n)) << n;
   }
@@ -58,7 +58,7 @@ TEST_P(Allman, AverageAnswersRightAtEverySizeThatFits) {
   for (size_t n : kCounts) {
     std::vector<double> values = allman_inputs(n, 1);
     double mean = -1;
-    CallStatus status = client_->average(values, &mean);
+    CallStatus status = typed_call(*client_, Operation::kAverage, values, &mean);
     if (!fits(n)) {
       expect_too_big(status, n);
       continue;
@@ -71,7 +71,7 @@ TEST_P(Allman, AverageAnswersRightAtEverySizeThatFits) {
 TEST_P(Allman, GetRandNumsGivesTheCountAskedInZeroToOne) {
   for (size_t n : kCounts) {
     std::vector<double> values;
-    CallStatus status = client_->get_rand_nums(static_cast<int32_t>(n), &values);
+    CallStatus status = typed_call(*client_, Operation::kGetRandNums, static_cast<int32_t>(n), &values);
     if (!fits(n)) {
       expect_too_big(status, n);
       continue;
@@ -84,7 +84,7 @@ TEST_P(Allman, GetRandNumsGivesTheCountAskedInZeroToOne) {
 TEST_P(Allman, LogTransformAnswersRightAtEverySizeThatFits) {
   for (size_t n : kCounts) {
     std::vector<double> values = allman_inputs(n, 2), logs;
-    CallStatus status = client_->log_transform(values, &logs);
+    CallStatus status = typed_call(*client_, Operation::kLogTransform, values, &logs);
     if (!fits(n)) {
       expect_too_big(status, n);
       continue;
@@ -100,14 +100,14 @@ TEST_P(Allman, InputWithNoDefinedResultIsRefused) {
   std::vector<double> logs;
   double mean = 0;
   for (const std::vector<double>& bad : {std::vector<double>{1.0, -1.0}, std::vector<double>{0.0}}) {
-    CallStatus status = client_->log_transform(bad, &logs);
+    CallStatus status = typed_call(*client_, Operation::kLogTransform, bad, &logs);
     EXPECT_EQ(status.kind, ErrorKind::kCannotCode) << bad[1 % bad.size()] << ": " << status.detail;
   }
-  EXPECT_EQ(client_->average({}, &mean).kind, ErrorKind::kCannotCode);
+  EXPECT_EQ(typed_call(*client_, Operation::kAverage, std::vector<double>{}, &mean).kind, ErrorKind::kCannotCode);
   std::vector<double> values;
-  EXPECT_EQ(client_->get_rand_nums(-1, &values).kind, ErrorKind::kCannotCode);
+  EXPECT_EQ(typed_call(*client_, Operation::kGetRandNums, -1, &values).kind, ErrorKind::kCannotCode);
   std::vector<double> good = allman_inputs(10, 3);
-  CallStatus status = client_->log_transform(good, &logs);
+  CallStatus status = typed_call(*client_, Operation::kLogTransform, good, &logs);
   ASSERT_TRUE(status.ok()) << status.detail;
   EXPECT_EQ(allman_check_log(good, logs), "");
 }

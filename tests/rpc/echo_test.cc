@@ -24,7 +24,7 @@ std::string random_bytes(size_t size) {
 // One ECHO of `size` random bytes; fails the test unless they come back.
 void expect_echoed(RpcClient& client, size_t size) {
   std::string payload = random_bytes(size), reply;
-  CallStatus status = client.echo(payload, &reply);
+  CallStatus status = typed_call(client, Operation::kEcho, payload, &reply);
   ASSERT_TRUE(status.ok()) << size << " B: " << status.detail;
   ASSERT_EQ(reply.size(), size);
   ASSERT_TRUE(reply == payload) << size << " B came back different";
@@ -32,7 +32,7 @@ void expect_echoed(RpcClient& client, size_t size) {
 
 void expect_does_not_fit(RpcClient& client, size_t size, const std::string& words) {
   std::string reply;
-  CallStatus status = client.echo(random_bytes(size), &reply);
+  CallStatus status = typed_call(client, Operation::kEcho, random_bytes(size), &reply);
   EXPECT_EQ(status.kind, ErrorKind::kCannotCode) << size << " B";
   EXPECT_PRED_FORMAT2(testing::IsSubstring, words, status.detail) << size << " B";
 }
@@ -93,7 +93,7 @@ TEST(EchoLimits, SunrpcUdpBufferOnOneSideOnlyIsACleanError) {
   options.udp_bufsize = 65536;
   auto client = connect_client(options);
   std::string reply;
-  CallStatus status = client->echo(random_bytes(16384), &reply);
+  CallStatus status = typed_call(*client, Operation::kEcho, random_bytes(16384), &reply);
   EXPECT_FALSE(status.ok());
   EXPECT_NE(status.kind, ErrorKind::kOk);
   EXPECT_TRUE(server.running()) << server.log();

@@ -35,7 +35,7 @@ TEST_P(Kiraly, GetRecordReturnsTheRecordWithAndWithoutItsPhoto) {
   for (size_t photo : {size_t{0}, size_t{1000}, kKiralyPhotoBytes}) {
     for (int32_t id : {7, -3}) {
       KiralyRecord got;
-      CallStatus status = client_->get_record(id, static_cast<uint32_t>(photo), &got);
+      CallStatus status = typed_call(*client_, Operation::kGetRecord, RecordRequest{id, static_cast<uint32_t>(photo)}, &got);
       if (!fits(photo)) {
         EXPECT_EQ(status.kind, ErrorKind::kCannotCode) << photo << " bytes";
         EXPECT_PRED_FORMAT2(testing::IsSubstring, "does not fit", status.detail) << photo << " bytes";
@@ -52,10 +52,10 @@ TEST_P(Kiraly, GetRecordReturnsTheRecordWithAndWithoutItsPhoto) {
 TEST_P(Kiraly, APhotoPastTheBoundIsRefused) {
   KiralyRecord got;
   if (fits(kKiralyMaxPhotoBytes + 1)) {
-    CallStatus status = client_->get_record(1, static_cast<uint32_t>(kKiralyMaxPhotoBytes + 1), &got);
+    CallStatus status = typed_call(*client_, Operation::kGetRecord, RecordRequest{1, static_cast<uint32_t>(kKiralyMaxPhotoBytes + 1)}, &got);
     EXPECT_EQ(status.kind, ErrorKind::kCannotCode) << status.detail;
   }
-  CallStatus status = client_->get_record(1, 10, &got);
+  CallStatus status = typed_call(*client_, Operation::kGetRecord, RecordRequest{1, 10}, &got);
   ASSERT_TRUE(status.ok()) << status.detail;
   EXPECT_EQ(kiraly_check(kiraly_record(1, 10), got), "");
 }

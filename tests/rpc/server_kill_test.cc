@@ -285,7 +285,7 @@ CallRecord resend_until_stopped(const std::string& transport, uint16_t port, con
     do {
       gate.enter();
       NextReply reply;
-      status = client->next(kClientId, seq, &reply);
+      status = typed_call(*client, Operation::kNext, NextRequest{kClientId, seq}, &reply);
       gate.leave();
       ++*attempts;
     } while (!status.ok() && !stop.load());
@@ -316,7 +316,7 @@ TEST_P(ServerKills, AtMostOnceRunsNoCallTwiceAcrossTheKills) {
     uint32_t last = server.last_executed();
     server.restart();
     NextReply reply;
-    CallStatus status = connect_client(kill_test_options(GetParam(), server.port()))->next(kClientId, last, &reply);
+    CallStatus status = typed_call(*connect_client(kill_test_options(GetParam(), server.port())), Operation::kNext, NextRequest{kClientId, last}, &reply);
     ASSERT_TRUE(status.ok()) << "the re-send of seq " << last << " after a restart: " << status.detail;
     EXPECT_NE(reply.status, NextStatus::kStale) << "seq " << last;
     EXPECT_EQ(reply.times_executed, 1u) << "seq " << last;
