@@ -13,6 +13,7 @@
 #include "common/atomic_file.h"
 #include "client/client_run.h"
 #include "harness/run/cell_failure.h"
+#include "transport/settings_table.h"
 #include "harness/run/result_record.h"
 #include "harness/speed/sockperf.h"
 #include "harness/speed/speed_matrix.h"
@@ -113,8 +114,8 @@ SpeedSession::~SpeedSession() {
 }
 
 std::string SpeedSession::server_key(const CellConfig& cell) {
-  return fmt::format("{}-{}-{}{}{}", netem::topology_name(cell.topology), cell.transport, cell.udp_bufsize,
-                     cell.server_options().tcp_nodelay ? "-nodelay" : "", cell.at_most_once ? "-at-most-once" : "");
+  return fmt::format("{}-{}{}{}", netem::topology_name(cell.topology), cell.transport,
+                     settings_path_part(cell.server_options().settings), cell.at_most_once ? "-at-most-once" : "");
 }
 
 netem::Topology& SpeedSession::topology(netem::TopologyKind kind, process::CommandLog& log) {

@@ -171,7 +171,7 @@ class RawTcpServer : public RpcServer {
 std::unique_ptr<RpcServer> make_tcp_server(const ServerOptions& options, ServerCore& core) {
   int fd = bind_socket(SOCK_STREAM, options.host, options.port);
   set_nonblocking(fd);
-  return std::make_unique<RawTcpServer>(fd, core, options.tcp_nodelay);
+  return std::make_unique<RawTcpServer>(fd, core, options.settings.on(kTcpNodelay));
 }
 
 }  // namespace rpclab::raw

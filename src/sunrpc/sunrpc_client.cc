@@ -12,6 +12,7 @@
 #include "sunrpc/sunrpc_status.h"
 #include "sunrpc/sunrpc_transport.h"
 #include "transport/client_handlers.h"
+#include "sunrpc/sunrpc_settings.h"
 
 namespace rpclab::sunrpc {
 namespace {
@@ -19,6 +20,10 @@ namespace {
 timeval to_timeval(int ms) { return timeval{ms / 1000, (ms % 1000) * 1000}; }
 
 size_t udp_buffer(size_t requested) { return requested ? requested : kLibtirpcUdpBuffer; }
+// --udp-bufsize, or 0 for libtirpc's own.
+size_t bufsize_of(const ClientOptions& options) {
+  return static_cast<size_t>(options.settings.value_or(kUdpBufsize, 0));
+}
 
 class SunrpcClient : public RpcClient {
  public:
@@ -26,14 +31,14 @@ class SunrpcClient : public RpcClient {
   CallStatus call(Operation op, const OpArgs& args, OpReply* reply) override;
 
   SunrpcClient(CLIENT* clnt, bool datagram, const ClientOptions& options)
-      : clnt_(clnt), drain_(datagram && options.drain_stale_replies),
-        max_payload_(datagram ? udp_max_payload(options.udp_bufsize) : 0), bufsize_(options.udp_bufsize) {
+      : clnt_(clnt), drain_(datagram && options.settings.on(kDrainStaleReplies)),
+        max_payload_(datagram ? udp_max_payload(bufsize_of(options)) : 0), bufsize_(bufsize_of(options)) {
     if (options.timeout_ms) {
       timeval total = to_timeval(*options.timeout_ms);
       clnt_control(clnt_, CLSET_TIMEOUT, reinterpret_cast<char*>(&total));
     }
-    if (datagram && options.retry_timeout_ms) {
-      timeval retry = to_timeval(*options.retry_timeout_ms);
+    if (auto retry_ms = options.settings.get(kRetryTimeout); datagram && retry_ms) {
+      timeval retry = to_timeval(static_cast<int>(*retry_ms));
       clnt_control(clnt_, CLSET_RETRY_TIMEOUT, reinterpret_cast<char*>(&retry));
     }
   }
@@ -200,9 +205,9 @@ ClientSettings udp_settings(const ClientOptions& options) {
   ClientSettings s;
   s.timeout_ms = options.timeout_ms.value_or(kRpcgenTimeoutMs);
   s.timeout_is_default = !options.timeout_ms;
-  s.retry_timeout_ms = options.retry_timeout_ms.value_or(kLibtirpcRetryMs);
-  s.retry_is_default = !options.retry_timeout_ms;
-  s.max_payload = udp_max_payload(options.udp_bufsize);
+  s.retry_timeout_ms = static_cast<int>(options.settings.value_or(kRetryTimeout, kLibtirpcRetryMs));
+  s.retry_is_default = !options.settings.on(kRetryTimeout);
+  s.max_payload = udp_max_payload(bufsize_of(options));
   s.library = "libtirpc " RPCLAB_LIBTIRPC_VERSION;
   return s;
 }
@@ -217,7 +222,7 @@ ClientSettings tcp_settings(const ClientOptions& options) {
 
 std::unique_ptr<RpcClient> make_udp_client(const ClientOptions& options) {
   CLIENT* clnt;
-  if (options.use_rpcbind) {
+  if (options.settings.on(kRpcbind)) {
     clnt = create_via_rpcbind(options, "udp");
   } else {
     // Our own socket: with RPC_ANYSOCK, libtirpc would walk the reserved
@@ -226,7 +231,7 @@ std::unique_ptr<RpcClient> make_udp_client(const ClientOptions& options) {
     int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (fd < 0) throw ConnectError(CallStatus::failure(ErrorKind::kCannotSend, std::strerror(errno)));
     netbuf nb{sizeof addr, sizeof addr, &addr};
-    u_int size = static_cast<u_int>(udp_buffer(options.udp_bufsize));
+    u_int size = static_cast<u_int>(udp_buffer(bufsize_of(options)));
     clnt = clnt_dg_create(fd, &nb, RPCLAB_PROG, RPCLAB_V1, size, size);
     if (!clnt) {
       ::close(fd);
@@ -239,13 +244,13 @@ std::unique_ptr<RpcClient> make_udp_client(const ClientOptions& options) {
 
 std::unique_ptr<RpcClient> make_tcp_client(const ClientOptions& options) {
   CLIENT* clnt;
-  if (options.use_rpcbind) {
+  if (options.settings.on(kRpcbind)) {
     clnt = create_via_rpcbind(options, "tcp");
   } else {
     sockaddr_in addr = resolve_ipv4(options.host, options.port);
     std::string error;
     int err_no = 0;
-    int fd = connect_tcp(addr, connect_timeout_ms(options), options.tcp_nodelay, &error, &err_no);
+    int fd = connect_tcp(addr, connect_timeout_ms(options), options.settings.on(kTcpNodelay), &error, &err_no);
     if (fd < 0) {
       ErrorKind kind = err_no == ETIMEDOUT ? ErrorKind::kTimeout : ErrorKind::kUnavailable;
       throw ConnectError(CallStatus::failure(

@@ -2,7 +2,7 @@
 // A transport is a small adapter that makes one call (RpcClient) or serves
 // calls into the shared ServerCore (RpcServer), and one row of the table
 // in src/transport_table.cc; experiments only ever see these types: the
-// row, its traits, the outcome of a call, retry policies. What a call
+// row, its traits and settings, the outcome of a call, retry policies. What a call
 // sends and gets back is an operation's (ops/operation.h).
 // May include common/ and ops/; never client/, server/ or an adapter (each
 // adapter includes this, and the table lists the adapters).
@@ -21,6 +21,7 @@
 #include "ops/operation.h"
 #include "transport/outcome.h"
 #include "transport/retry_policy.h"
+#include "transport/settings.h"
 
 namespace rpclab {
 
@@ -34,25 +35,22 @@ struct ClientOptions {
   std::string transport;
   std::string host = "127.0.0.1";
   uint16_t port = 0;
-  bool use_rpcbind = false;              // sunrpc: find the port by program number
   std::optional<int> timeout_ms;         // total time per call; unset = library default
-  std::optional<int> retry_timeout_ms;   // sunrpc-udp retransmit interval; unset = default
-  size_t udp_bufsize = 0;                // sunrpc-udp message buffer; 0 = libtirpc's 8800
-  bool drain_stale_replies = false;      // sunrpc-udp: empty the socket before each call
   RetryPolicy retry_policy = RetryPolicy::kNone;  // library: the transport's own (grpc: service-config retryPolicy)
   AppRetryOptions app_retry;             // with RetryPolicy::kApp
-  bool tcp_nodelay = false;              // stream transports: disable Nagle (off = stock)
   ConnectMode connect = ConnectMode::kPersistent;
+  // Its transport's own settings (settings.h), those its row takes on the
+  // client side: the retransmit interval, TCP_NODELAY, ...
+  TransportSettings settings;
 };
 
 struct ServerOptions {
   std::string transport;
   std::string host = "127.0.0.1";
   uint16_t port = 0;                     // 0 = any free port; the server reports it
-  bool use_rpcbind = false;              // sunrpc: register with rpcbind
-  int drc_entries = 0;                   // sunrpc-udp duplicate request cache; 0 = off
-  size_t udp_bufsize = 0;                // sunrpc-udp message buffer; 0 = libtirpc's 8800
-  bool tcp_nodelay = false;
+  // Its transport's own settings, those its row takes on the server side:
+  // a reply cache, TCP_NODELAY, ...
+  TransportSettings settings;
 };
 
 // What a client will really use, defaults resolved, for the records.
@@ -117,20 +115,6 @@ enum class Carrier { kDatagram, kStream };
 // are measured against.
 enum class Role { kRpc, kFloor };
 
-// The options beyond address, timeout and connection mode that a row
-// accepts (a bit set in TransportTraits::options). Their flags, and which
-// field each sets, are in transport_options.h.
-enum TransportOption : uint32_t {
-  kOptRetryTimeout = 1u << 0,     // client: the library's retransmit interval
-  kOptUdpBufsize = 1u << 1,       // client and server: the UDP message buffer
-  kOptDrainStaleReplies = 1u << 2,
-  kOptReplyCache = 1u << 3,       // server: a duplicate request cache
-  // 1u << 4 was --grpc-retry; retry policies are the library_retry trait now
-  kOptTcpNodelayClient = 1u << 5,
-  kOptTcpNodelayServer = 1u << 6,
-  kOptRpcbind = 1u << 7,
-};
-
 // What experiments, reports and tests need to know about a transport, so
 // that none of them asks for it by name.
 struct TransportTraits {
@@ -140,7 +124,6 @@ struct TransportTraits {
   std::string_view floor;          // the row speed compares it with; a floor names the next floor
   std::string_view calibration;    // a floor's sockperf pseudo-transport, or ""
   std::string_view levy_name;      // its row in Levy's 1989 tables, or ""
-  uint32_t options;                // TransportOption bits it accepts
   std::string_view payload_note;   // how to carry more than max_payload, or ""
   std::string_view allman_name;    // its row in Allman's 2003 tables (seed 000), or ""
   std::string_view kiraly_name;    // its row in Kiraly's 2018 tables (seed 003), or ""
@@ -157,7 +140,6 @@ struct TransportRow {
   std::unique_ptr<RpcClient> (*make_client)(const ClientOptions&);               // ConnectError
   std::unique_ptr<RpcServer> (*make_server)(const ServerOptions&, ServerCore&);  // SetupError
 
-  bool accepts(TransportOption option) const { return (traits.options & option) != 0; }
   bool datagram() const { return traits.carrier == Carrier::kDatagram; }
   bool floor() const { return traits.role == Role::kFloor; }
   LibraryRetryTrait library_retry;  // what its library does about a failed call (retry_policy.h)
@@ -166,15 +148,29 @@ struct TransportRow {
   // compiles (transport/client_handlers.h).
   OperationSet operations;
 
+  // The settings it takes, each on its side (settings.h), in the order a
+  // matrix fans them out; its adapter reads them from the options.
+  std::vector<SettingUse> settings;
+
   bool carries(Operation op) const { return operations.has(op); }
+  // Whether it takes `s` on `side` (Side::kBoth: on either side).
+  bool takes(const TransportSetting& s, Side side) const {
+    for (const SettingUse& use : settings)
+      if (use.setting->name == s.name && on_side(use.side, side)) return true;
+    return false;
+  }
 };
+
+// A settings list for a row, from an adapter's constant array.
+template <size_t N>
+std::vector<SettingUse> settings_list(const SettingUse (&uses)[N]) {
+  return std::vector<SettingUse>(uses, uses + N);
+}
 
 // The table's order is the display order of reports and --help.
 const std::vector<TransportRow>& transports();
 const TransportRow* find_transport(std::string_view name);
 std::string transport_names();  // "a, b, c" for messages
-// The transports that accept `option`, "a, b" (for messages and --help).
-std::string transports_accepting(TransportOption option);
 // "" when `row` carries `op`; else one message saying it does not, and
 // which transports do.
 std::string operation_refusal(const TransportRow& row, Operation op);

@@ -53,7 +53,7 @@ constexpr unsigned kListenBacklog = 1024;  // as bind_socket() listens
 
 int listening_socket(const ServerOptions& options) {
   int fd = bind_socket(SOCK_STREAM, options.host, options.port);
-  if (options.tcp_nodelay) {
+  if (options.settings.on(kTcpNodelay)) {
     int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   }

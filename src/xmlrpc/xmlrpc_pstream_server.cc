@@ -81,7 +81,7 @@ class PstreamServer : public RpcServer {
 
 std::unique_ptr<RpcServer> make_pstream_server(const ServerOptions& options, ServerCore& core) {
   int fd = bind_socket(SOCK_STREAM, options.host, options.port);
-  return std::make_unique<PstreamServer>(fd, core, options.tcp_nodelay);
+  return std::make_unique<PstreamServer>(fd, core, options.settings.on(kTcpNodelay));
 }
 
 }  // namespace rpclab::xmlrpc

@@ -24,8 +24,8 @@ Probe::Probe(const std::string& transport, uint16_t port, int timeout_ms, uint32
   options.transport = transport;
   options.port = port;
   options.timeout_ms = timeout_ms;
-  if (find_transport(transport) && find_transport(transport)->accepts(kOptRetryTimeout))
-    options.retry_timeout_ms = timeout_ms;
+  if (find_transport(transport) && find_transport(transport)->takes(kRetryTimeout, Side::kClient))
+    options.settings.set(kRetryTimeout, timeout_ms);
   client_ = connect_client(options);
 }
 

@@ -22,7 +22,7 @@ const size_t kCounts[] = {1, 1000, 50000};
 
 ClientOptions options_for(const std::string& transport, uint16_t port) {
   ClientOptions options = client_options(transport, port, 20000);
-  if (row_of(transport).accepts(kOptTcpNodelayClient)) options.tcp_nodelay = true;
+  if (row_of(transport).takes(kTcpNodelay, Side::kClient)) options.settings.set_on(kTcpNodelay);
   return options;
 }
 
@@ -118,7 +118,7 @@ TEST_P(Allman, TheClientProgramChecksEveryReply) {
   for (const char* op : {"is-prime", "average", "get-rand-nums", "log-transform"}) {
     std::vector<std::string> args = {"--transport", GetParam(), "--server", server_.address(), "--op", op,
                                      "--size", "500", "--calls", "5", "--timeout", "10000"};
-    for (const std::string& flag : nodelay_flag_on(GetParam(), kOptTcpNodelayClient)) args.push_back(flag);
+    for (const std::string& flag : nodelay_flag_on(GetParam(), Side::kClient)) args.push_back(flag);
     ClientRun run = run_client(args, dir);
     ASSERT_EQ(run.process.exit_code, 0) << op << ": " << run.process.err;
     EXPECT_EQ(run.record.header["outcomes"]["ok"], 5) << op;

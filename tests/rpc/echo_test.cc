@@ -7,6 +7,7 @@
 #include "rpc_test_util.h"
 #include "support/client_process.h"
 #include "support/server_process.h"
+#include "sunrpc/sunrpc_settings.h"
 
 namespace rpclab::test {
 namespace {
@@ -80,7 +81,7 @@ TEST(EchoLimits, SunrpcUdpDefaultBufferCarries8756Bytes) {
 TEST(EchoLimits, SunrpcUdpWith64KiBBuffersCarries65460Bytes) {
   ServerProcess server(ServerSpec{"sunrpc-udp", {"--udp-bufsize", "65536"}});
   ClientOptions options = client_options("sunrpc-udp", server.port());
-  options.udp_bufsize = 65536;
+  options.settings.set(sunrpc::kUdpBufsize, 65536);
   auto client = connect_client(options);
   expect_echoed(*client, 16384);
   expect_echoed(*client, 65460);
@@ -90,7 +91,7 @@ TEST(EchoLimits, SunrpcUdpWith64KiBBuffersCarries65460Bytes) {
 TEST(EchoLimits, SunrpcUdpBufferOnOneSideOnlyIsACleanError) {
   ServerProcess server("sunrpc-udp");  // 8800-byte buffer
   ClientOptions options = client_options("sunrpc-udp", server.port(), 2000);
-  options.udp_bufsize = 65536;
+  options.settings.set(sunrpc::kUdpBufsize, 65536);
   auto client = connect_client(options);
   std::string reply;
   CallStatus status = typed_call(*client, Operation::kEcho, random_bytes(16384), &reply);
