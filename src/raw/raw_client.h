@@ -1,5 +1,5 @@
 // The part of a floor client that is the same over TCP and UDP: call ids,
-// encoding the three procedures and checking what comes back. A subclass
+// encoding each operation's procedure and checking what comes back. A subclass
 // only moves one request out and the matching reply in.
 #pragma once
 

@@ -1,4 +1,4 @@
-// What the xmlrpc and xmlrpc-pstream clients share: the three calls as
+// What the xmlrpc and xmlrpc-pstream clients share: each operation's call as
 // xmlrpc-c rpc objects, and their outcome on the ErrorKind enum. A subclass
 // only says how one call is carried (curl's HTTP, or the packet stream).
 #pragma once
