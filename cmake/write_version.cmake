@@ -1,4 +1,4 @@
-# Writes OUTPUT, the definitions of src/core/version.h, from VERSION and
+# Writes OUTPUT, the definitions of src/common/version.h, from VERSION and
 # the git commit of SOURCE_DIR. Run at every build (cmake -P); the file is
 # rewritten only when its text changes, so only that object is compiled
 # again when the commit does.
@@ -9,7 +9,7 @@ if(NOT status EQUAL 0 OR commit STREQUAL "")
   set(commit "unknown")  # not a git checkout (a tarball), or no git
 endif()
 set(text "// Made by cmake/write_version.cmake at build time; never committed.
-#include \"core/version.h\"
+#include \"common/version.h\"
 
 namespace rpclab {
 const char* version() { return \"${VERSION}\"; }

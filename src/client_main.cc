@@ -4,11 +4,13 @@
 
 #include <cstdio>
 
-#include "core/cli_support.h"
-#include "core/client_run.h"
-#include "core/signal_watcher.h"
-#include "core/transport.h"
-#include "core/transport_options.h"
+#include "common/cli_support.h"
+#include "client/client_run.h"
+#include "client/connect_mode.h"
+#include "common/signal_watcher.h"
+#include "transport/transport.h"
+#include "sunrpc/sunrpc_settings.h"
+#include "transport/settings_table.h"
 
 namespace {
 
@@ -88,7 +90,7 @@ int main(int argc, char** argv) {
   rpclab::ClientOptions options;
   rpclab::ClientPlan plan;
   std::string server, op_name = "next", connect = "persistent", record_path;
-  int timeout_ms = 0, retry_ms = 0;
+  int timeout_ms = 0;
   int64_t start_at_ns = 0, duration_ms = 0;
   app.add_option("--transport", options.transport, "one of: " + rpclab::transport_names())->required();
   app.add_option("--server", server, "ADDR:PORT of the server (with --rpcbind, the port is ignored)")->required()
@@ -106,23 +108,17 @@ int main(int argc, char** argv) {
   app.add_option("--calls", plan.calls, "calls to record")->check(rpclab::in_range(uint64_t{1}, uint64_t{1} << 32));
   app.add_option("--warmup", plan.warmup, "calls made first and not recorded")
       ->check(rpclab::in_range(uint64_t{0}, uint64_t{1} << 32));
-  app.add_option("--size", plan.size, "ECHO payload bytes; N doubles for average, get-rand-nums, log-transform")->check(rpclab::in_range(size_t{0}, size_t{16} << 20));
+  app.add_option("--size", plan.size, "what each call carries: " + rpclab::size_help())
+      ->check(rpclab::in_range(size_t{0}, size_t{16} << 20));
   app.add_option("--client-id", plan.client_id, "this client's id in the server's ledger");
   app.add_option("--first-seq", plan.first_seq, "first sequence number NEXT sends");
   app.add_option("--timeout", timeout_ms, "total time per call in ms (default: the library's)")
       ->check(rpclab::in_range(1, 3600 * 1000));
-  app.add_option("--retry-timeout", retry_ms, "sunrpc-udp retransmit interval in ms (default 15000)")
-      ->check(rpclab::in_range(1, 3600 * 1000));
-  app.add_option("--udp-bufsize", options.udp_bufsize, "sunrpc-udp message buffer bytes (default 8800)")
-      ->check(rpclab::in_range(size_t{1024}, size_t{65536}));
-  app.add_flag("--drain-stale-replies", options.drain_stale_replies,
-               "sunrpc-udp: empty the socket of late replies before each call");
+  // --retry-timeout, --udp-bufsize, --drain-stale-replies, --tcp-nodelay,
+  // --rpcbind, ...: the settings some row takes on the client side.
+  rpclab::add_setting_flags(app, rpclab::Side::kClient, &options.settings);
   RetryFlags retry;
   add_retry_flags(app, options.app_retry, retry);
-  app.add_flag("--tcp-nodelay", options.tcp_nodelay,
-               rpclab::transports_accepting(rpclab::kOptTcpNodelayClient) +
-                   ": disable Nagle's algorithm (gRPC and curl, under xmlrpc and jsonrpc, always do)");
-  app.add_flag("--rpcbind", options.use_rpcbind, "sunrpc: find the server through rpcbind");
   app.add_option("--connect", connect, "persistent | per-call")->check(CLI::IsMember({"persistent", "per-call"}));
   app.add_option("--duration", duration_ms, "make no new call after this many ms; --calls is then only a cap")
       ->check(rpclab::in_range(int64_t{1}, int64_t{24} * 3600 * 1000));
@@ -140,7 +136,6 @@ int main(int argc, char** argv) {
   }
   rpclab::split_host_port(server, "--server", &options.host, &options.port);  // checked while parsing
   if (timeout_ms) options.timeout_ms = timeout_ms;
-  if (retry_ms) options.retry_timeout_ms = retry_ms;
   options.connect = *rpclab::parse_connect_mode(connect);
   options.retry_policy = retry.grpc_retry ? rpclab::RetryPolicy::kLibrary : *rpclab::parse_retry_policy(retry.policy);
   if (auto refusal = rpclab::retry_policy_refusal(*row, options.retry_policy)) {
@@ -148,8 +143,12 @@ int main(int argc, char** argv) {
     return rpclab::kExitUsage;
   }
   plan.op = *rpclab::parse_operation(op_name);
+  if (std::string refused = rpclab::operation_refusal(*row, plan.op); !refused.empty()) {
+    std::fprintf(stderr, "rpclab-client: --op: %s\n", refused.c_str());
+    return rpclab::kExitUsage;
+  }
   if (start_at_ns) plan.start_at_ns = start_at_ns;
-  if (std::string refused = rpclab::option_error(*row, options); !refused.empty()) {
+  if (std::string refused = rpclab::setting_refusal(*row, rpclab::Side::kClient, options.settings); !refused.empty()) {
     std::fprintf(stderr, "rpclab-client: %s\n", refused.c_str());
     return rpclab::kExitUsage;
   }
@@ -174,7 +173,8 @@ int main(int argc, char** argv) {
   record.header["server"] = server;
   record.header["connect"] = connect;
   record.header["settings"] = settings_json(settings);
-  record.header["drain_stale_replies"] = options.drain_stale_replies;
+  // In the header since before settings were rows (docs/results-format.md).
+  record.header["drain_stale_replies"] = options.settings.on(rpclab::sunrpc::kDrainStaleReplies);
   record.header["retry"] = retry_json(options, *row);
   record.header["pid"] = getpid();
   print_summary(record);

@@ -7,12 +7,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/atomic_file.h"
-#include "core/cli_support.h"
-#include "core/journal_reader.h"
-#include "core/signal_watcher.h"
-#include "core/transport.h"
-#include "core/transport_options.h"
+#include "common/atomic_file.h"
+#include "common/cli_support.h"
+#include "server/journal_reader.h"
+#include "common/signal_watcher.h"
+#include "transport/transport.h"
+#include "transport/settings_table.h"
+#include "server/server_core.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 // Two leaks in libtirpc 1.3.3's duplicate request cache (--drc), not ours
@@ -66,14 +67,9 @@ int main(int argc, char** argv) {
       ->check(rpclab::host_port());
   app.add_option("--ledger", ledger_path, "write the execution ledger here on SIGTERM/SIGINT (- is standard output)")
       ->check(rpclab::writable_file());
-  app.add_option("--drc", options.drc_entries, "sunrpc-udp: duplicate request cache entries (0 = off)")
-      ->check(rpclab::in_range(0, 1 << 20));
-  app.add_option("--udp-bufsize", options.udp_bufsize, "sunrpc-udp: message buffer bytes (default 8800)")
-      ->check(rpclab::in_range(size_t{1024}, size_t{65536}));
-  app.add_flag("--rpcbind", options.use_rpcbind, "sunrpc: register with the local rpcbind");
-  app.add_flag("--tcp-nodelay", options.tcp_nodelay,
-               rpclab::transports_accepting(rpclab::kOptTcpNodelayServer) +
-                   ": disable Nagle's algorithm (gRPC and libmicrohttpd, under jsonrpc, always do)");
+  // --drc, --udp-bufsize, --rpcbind, --tcp-nodelay, ...: the settings some
+  // row takes on the server side.
+  rpclab::add_setting_flags(app, rpclab::Side::kServer, &options.settings);
   app.add_option("--ready-file", ready_path, "write {\"port\":N,\"pid\":P} here once serving")
       ->check(rpclab::writable_file());
   app.add_option("--stats-file", stats_path, "on SIGUSR1, write call counts and CPU time here")
@@ -95,7 +91,7 @@ int main(int argc, char** argv) {
                  options.transport.c_str(), rpclab::transport_names().c_str());
     return rpclab::kExitUsage;
   }
-  if (std::string refused = rpclab::option_error(*row, options); !refused.empty()) {
+  if (std::string refused = rpclab::setting_refusal(*row, rpclab::Side::kServer, options.settings); !refused.empty()) {
     std::fprintf(stderr, "rpclab-server: %s\n", refused.c_str());
     return rpclab::kExitUsage;
   }

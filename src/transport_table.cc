@@ -1,61 +1,69 @@
 // Every transport rpclab can measure, one row each: its name, its traits
 // (what experiments, reports and tests need to know, so that none of them
-// asks by name) and its adapter functions. The order is the display order.
-// Adding a transport is its folder under src/ plus a row here.
-#include "core/transport.h"
+// asks by name), its adapter functions, what its library does about a
+// failed call, the operations its client carries and the settings it
+// takes, each on its side. The order is the display order. Adding a
+// transport is its folder under src/ plus a row here.
+#include "transport/transport.h"
 #include "grpc/grpc_transport.h"
 #include "jsonrpc/jsonrpc_transport.h"
 #include "raw/raw_transport.h"
+#include "sunrpc/sunrpc_settings.h"
 #include "sunrpc/sunrpc_transport.h"
 #include "xmlrpc/xmlrpc_transport.h"
 
 namespace rpclab {
 
-// Traits, field by field: carrier, role, text or binary, retransmits by
-// itself, floor, sockperf calibration, name in Levy's tables, options,
-// payload note, name in Allman's tables (raw-tcp is his hand-rolled java.net
-// protocol's like: binary, no RPC library), name in Kiraly's 2018 tables
+// Traits, field by field: carrier, role, retransmits by itself, floor,
+// sockperf calibration, name in Levy's tables, payload note, name in
+// Allman's tables (raw-tcp is his hand-rolled java.net protocol's like:
+// binary, no RPC library), name in Kiraly's 2018 tables
 // (his C++ gRPC, XML-RPC and JSON-RPC, each over HTTP), whether a datagram
 // leads with its XID (the wire capture follows it).
 const std::vector<TransportRow>& transports() {
   static const std::vector<TransportRow> table = {
       {"sunrpc-udp", "ONC RPC over UDP: rpcgen -M stubs on libtirpc (clnt_dg / svc_dg)",
        {Carrier::kDatagram, Role::kRpc, true, "raw-udp", "", "Sun (udp)",
-        kOptRetryTimeout | kOptUdpBufsize | kOptDrainStaleReplies | kOptReplyCache | kOptRpcbind,
         "libtirpc's default buffer is 8800 bytes; --udp-bufsize 65536 on client and server carries up to 65460", "",
         "", true},
        sunrpc::udp_settings, sunrpc::make_udp_client, sunrpc::make_udp_server,
-       {LibraryRetry::kAlwaysOn, "clnt_dg sends the call again every --retry-timeout until --timeout"}},
+       {LibraryRetry::kAlwaysOn, "clnt_dg sends the call again every --retry-timeout until --timeout"},
+       sunrpc::kClientOperations, settings_list(sunrpc::kUdpSettings)},
       {"sunrpc-tcp", "ONC RPC over TCP: rpcgen -M stubs on libtirpc (clnt_vc / svc_vc)",
-       {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "Sun (tcp)",
-        kOptTcpNodelayClient | kOptTcpNodelayServer | kOptRpcbind, ""},
+       {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "Sun (tcp)", ""},
        sunrpc::tcp_settings, sunrpc::make_tcp_client, sunrpc::make_tcp_server,
-       {LibraryRetry::kNone, "clnt_vc never sends a call again; TCP retransmits segments"}},
+       {LibraryRetry::kNone, "clnt_vc never sends a call again; TCP retransmits segments"},
+       sunrpc::kClientOperations, settings_list(sunrpc::kTcpSettings)},
       {"grpc", "gRPC C++ sync unary over HTTP/2, insecure channel",
-       {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", 0, "", "", "gRPC"},
+       {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", "", "", "gRPC"},
        grpcx::client_settings, grpcx::make_client, grpcx::make_server,
-       {LibraryRetry::kOnRequest, "service-config retryPolicy: up to 5 attempts on UNAVAILABLE, backoff 10-200 ms"}},
+       {LibraryRetry::kOnRequest, "service-config retryPolicy: up to 5 attempts on UNAVAILABLE, backoff 10-200 ms"},
+       grpcx::kClientOperations, {}},
       {"xmlrpc", "XML-RPC over HTTP/1.1: xmlrpc-c, C++ client on its curl transport, Abyss server",
-       {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", kOptTcpNodelayServer, "", "XML-RPC", "XML-RPC"},
+       {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", "", "XML-RPC", "XML-RPC"},
        xmlrpc::http_settings, xmlrpc::make_http_client, xmlrpc::make_http_server,
-       {LibraryRetry::kNone, "xmlrpc-c's curl transport never sends a call again; TCP retransmits segments"}},
+       {LibraryRetry::kNone, "xmlrpc-c's curl transport never sends a call again; TCP retransmits segments"},
+       xmlrpc::kClientOperations, {{&kTcpNodelay, Side::kServer}}},  // curl sets it on the client
       {"xmlrpc-pstream", "XML-RPC over xmlrpc-c's packet stream: the same XML, no HTTP",
-       {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", kOptTcpNodelayClient | kOptTcpNodelayServer, ""},
+       {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", ""},
        xmlrpc::pstream_settings, xmlrpc::make_pstream_client, xmlrpc::make_pstream_server,
-       {LibraryRetry::kNone, "xmlrpc-c's packet stream never sends a call again; TCP retransmits segments"}},
+       {LibraryRetry::kNone, "xmlrpc-c's packet stream never sends a call again; TCP retransmits segments"},
+       xmlrpc::kClientOperations, {{&kTcpNodelay, Side::kBoth}}},
       {"jsonrpc", "JSON-RPC 2.0 over HTTP/1.1: libjson-rpc-cpp, curl client, libmicrohttpd server",
-       {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", 0, "", "", "JSON-RPC"},
+       {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", "", "", "JSON-RPC"},
        jsonrpc::client_settings, jsonrpc::make_client, jsonrpc::make_server,
-       {LibraryRetry::kNone, "libjson-rpc-cpp's HTTP client never sends a call again; TCP retransmits segments"}},
+       {LibraryRetry::kNone, "libjson-rpc-cpp's HTTP client never sends a call again; TCP retransmits segments"},
+       jsonrpc::kClientOperations, {}},
       {"raw-udp", "the floor: one frame per UDP datagram, no RPC library, never retransmits",
-       {Carrier::kDatagram, Role::kFloor, false, "raw-tcp", "sockperf-udp", "", 0, ""},
+       {Carrier::kDatagram, Role::kFloor, false, "raw-tcp", "sockperf-udp", "", ""},
        raw::udp_settings, raw::make_udp_client, raw::make_udp_server,
-       {LibraryRetry::kNone, "no library; a lost datagram is a timeout"}},
+       {LibraryRetry::kNone, "no library; a lost datagram is a timeout"},
+       raw::kClientOperations, {}},
       {"raw-tcp", "the floor: length-prefixed frames over a plain TCP socket, no RPC library",
-       {Carrier::kStream, Role::kFloor, false, "raw-tcp", "sockperf-tcp", "",
-        kOptTcpNodelayClient | kOptTcpNodelayServer, "", "java.net"},
+       {Carrier::kStream, Role::kFloor, false, "raw-tcp", "sockperf-tcp", "", "", "java.net"},
        raw::tcp_settings, raw::make_tcp_client, raw::make_tcp_server,
-       {LibraryRetry::kNone, "no library; TCP retransmits segments"}},
+       {LibraryRetry::kNone, "no library; TCP retransmits segments"},
+       raw::kClientOperations, {{&kTcpNodelay, Side::kBoth}}},
   };
   return table;
 }
@@ -75,11 +83,13 @@ std::string transport_names() {
   return names;
 }
 
-std::string transports_accepting(TransportOption option) {
-  std::string names;
-  for (const TransportRow& row : transports())
-    if (row.accepts(option)) names += (names.empty() ? "" : ", ") + std::string(row.name);
-  return names;
+std::string operation_refusal(const TransportRow& row, Operation op) {
+  if (row.carries(op)) return "";
+  std::string takers;
+  for (const TransportRow& other : transports())
+    if (other.carries(op)) takers += (takers.empty() ? "" : ", ") + std::string(other.name);
+  return "transport " + std::string(row.name) + " does not carry operation " + std::string(operation_name(op)) +
+         " (" + (takers.empty() ? "no transport does" : "these do: " + takers) + ")";
 }
 
 }  // namespace rpclab

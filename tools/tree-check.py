@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The source tree's floor plan, checked and drawn.
 
-A *unit* is a header and its source (core/ledger.h + core/ledger.cc), or
+A *unit* is a header and its source (server/ledger.h + server/ledger.cc), or
 either alone. Unit A depends on unit B when a file of A includes a header
 of B (#include "..."). A folder depends on another when one of its units
 depends on one of the other's. The plan holds when:
@@ -10,7 +10,9 @@ depends on one of the other's. The plan holds when:
   files: each pair of units is ordered, so each can be read, tested and
   replaced from below);
 - no folder depends on itself through others (the rooms are layered);
-- no folder of source holds more than MAX_FILES files.
+- no folder of source holds more than MAX_FILES files;
+- src/'s rooms include only the rooms below them (SRC_MAY_INCLUDE; each
+  room's main header says the same in words).
 
     tools/tree-check.py              check; exit 1 and say what breaks the plan
     tools/tree-check.py --dot        the folders and their includes, as Graphviz
@@ -28,6 +30,18 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 SOURCE_DIRS = ['src', 'process', 'netem', 'harness']
 MAX_FILES = 32
 
+# What each of src/'s rooms may include. An adapter's folder (src/sunrpc,
+# src/grpc, ...) may include common, ops, transport and server; the
+# transport table and the two mains in src/ itself, anything.
+SRC_MAY_INCLUDE = {
+    'src/common': set(),
+    'src/ops': {'src/common'},
+    'src/transport': {'src/common', 'src/ops'},
+    'src/server': {'src/common', 'src/ops'},
+    'src/client': {'src/common', 'src/ops', 'src/transport'},
+}
+SRC_ADAPTER_MAY_INCLUDE = {'src/common', 'src/ops', 'src/transport', 'src/server'}
+
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 
@@ -44,7 +58,7 @@ def source_files():
 
 def resolve(included, files):
     # rpclab includes from the project root (harness/..., netem/...,
-    # process/...) or from src/ (core/..., sunrpc/...).
+    # process/...) or from src/ (common/..., sunrpc/...).
     for base in ('', 'src/'):
         if base + included in files:
             return base + included
@@ -141,6 +155,14 @@ def check():
     for group in strongly_connected(sorted(folders), folders):
         problems.append('include circle between folders: ' + ' <-> '.join(group) + '\n' +
                         explain_cycle(group, folders, folder_why))
+    for a in sorted(folders):
+        if not a.startswith('src/'):
+            continue
+        allowed = SRC_MAY_INCLUDE.get(a, SRC_ADAPTER_MAY_INCLUDE)
+        for b in sorted(folders[a]):
+            if b.startswith('src/') and b not in allowed:
+                problems.append('%s may not include %s (tools/tree-check.py SRC_MAY_INCLUDE)\n    %s' %
+                                (a, b, folder_why.get((a, b), '')))
     counts = collections.Counter(os.path.dirname(f) for f in files)
     for folder, n in sorted(counts.items()):
         if n > MAX_FILES:

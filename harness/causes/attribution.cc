@@ -4,7 +4,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "core/journal_format.h"
+#include "server/journal_format.h"
 
 namespace rpclab::harness {
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <map>
 
-#include "core/journal_reader.h"
+#include "server/journal_reader.h"
 #include "harness/causes/attribution.h"
 
 namespace rpclab::harness {

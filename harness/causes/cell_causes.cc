@@ -4,11 +4,12 @@
 
 #include <set>
 
-#include "core/atomic_file.h"
-#include "core/journal_reader.h"
+#include "common/atomic_file.h"
+#include "server/journal_reader.h"
 #include "harness/causes/attribution.h"
 #include "harness/run/cell_failure.h"
 #include "harness/causes/wire_record.h"
+#include "sunrpc/sunrpc_settings.h"
 
 namespace rpclab::harness {
 namespace {
@@ -76,7 +77,7 @@ TrialCapture start_capture(const CellConfig& cell, const std::string& choice, co
 nlohmann::json trial_causes(const CellConfig& cell, TrialCapture& capture, const CellFiles& files,
                             const ClientResults& clients, uint64_t extra_executions) {
   AttributionInput in;
-  in.drains_stale_replies = cell.drain_stale_replies;
+  in.drains_stale_replies = cell.settings.on(sunrpc::kDrainStaleReplies);
   std::string missing = keep_wire(capture, files);
   if (missing.empty()) in.wire = capture.capture->wire();
   in.executions = recorded_executions(files.path("journal.bin"), clients);

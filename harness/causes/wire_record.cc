@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/byte_codec.h"
+#include "common/byte_codec.h"
 #include "netem/faults/nft_rules.h"
 
 namespace rpclab::harness {

@@ -7,8 +7,8 @@
 #include <memory>
 #include <stdexcept>
 
-#include "core/atomic_file.h"
-#include "core/cli_support.h"
+#include "common/atomic_file.h"
+#include "common/cli_support.h"
 #include "harness/report/html_writer.h"
 #include "harness/run/result_record.h"
 #include "harness/report/run_compare.h"

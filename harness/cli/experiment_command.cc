@@ -7,9 +7,9 @@
 #include <memory>
 #include <vector>
 
-#include "core/atomic_file.h"
-#include "core/cli_support.h"
-#include "core/signal_watcher.h"
+#include "common/atomic_file.h"
+#include "common/cli_support.h"
+#include "common/signal_watcher.h"
 #include "harness/remote/remote_flags.h"
 #include "harness/remote/remote_placement.h"
 #include "harness/report/csv_view.h"

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/cli_support.h"
-#include "core/install_paths.h"
+#include "common/cli_support.h"
+#include "common/install_paths.h"
 #include "harness/cli/compare_command.h"
 #include "harness/cli/experiment_command.h"
 #include "harness/cli/experiments.h"

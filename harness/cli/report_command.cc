@@ -7,7 +7,7 @@
 #include <fstream>
 #include <memory>
 
-#include "core/cli_support.h"
+#include "common/cli_support.h"
 #include "harness/cli/experiments.h"
 #include "harness/run/experiment_run.h"
 #include "harness/report/html_report.h"

@@ -16,8 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/call_record.h"
-#include "core/ledger.h"
+#include "client/call_record.h"
+#include "server/ledger.h"
 
 namespace rpclab::harness {
 

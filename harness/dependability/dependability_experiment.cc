@@ -5,7 +5,7 @@
 #include <iterator>
 #include <memory>
 
-#include "core/cli_support.h"
+#include "common/cli_support.h"
 #include "harness/causes/wire_capture.h"
 #include "harness/dependability/dependability_plots.h"
 #include "harness/dependability/dependability_report.h"
@@ -14,6 +14,7 @@
 #include "harness/dependability/matrix.h"
 #include "harness/dependability/trial_stats.h"
 #include "harness/kit/text_table.h"
+#include "harness/run/setting_axes.h"
 
 namespace rpclab::harness {
 namespace {
@@ -22,8 +23,9 @@ using nlohmann::json;
 
 struct Flags {
   std::string preset = "levy1989";
-  std::vector<std::string> tables, transports, retry, drain, connect, retry_policies, at_most_once;
-  std::vector<int> loads, drc, clients;
+  std::vector<std::string> tables, transports, connect, retry_policies, at_most_once;
+  std::vector<int> loads, clients;
+  SettingFlags settings;
   std::vector<double> loss, dup;
   std::string profile, topology, backend, direction;
   uint64_t calls = 0, fault_calls = 0;
@@ -34,13 +36,6 @@ struct Flags {
   std::string wire_capture = "on";
 };
 
-std::optional<int> parse_retry(const std::string& text) {
-  if (text == "default") return std::nullopt;
-  int ms = std::stoi(text);
-  if (ms < 1 || ms > 3600 * 1000) throw std::out_of_range(text);
-  return ms;
-}
-
 AxisOverrides overrides(const Flags& f) {
   AxisOverrides o;
   if (!f.tables.empty()) o.blocks = f.tables;
@@ -50,21 +45,7 @@ AxisOverrides overrides(const Flags& f) {
   if (!f.dup.empty()) o.dup_pct = f.dup;
   if (!f.profile.empty()) o.profile = f.profile;
   if (!f.direction.empty()) o.direction = f.direction;
-  if (!f.retry.empty()) {
-    o.retry_timeouts_ms.emplace();
-    for (const std::string& r : f.retry) {
-      try {
-        o.retry_timeouts_ms->push_back(parse_retry(r));
-      } catch (const std::exception&) {
-        throw CLI::ValidationError("--retry-timeouts", "'" + r + "' is not 'default' or milliseconds (1..3600000)");
-      }
-    }
-  }
-  if (!f.drc.empty()) o.drc = f.drc;
-  if (!f.drain.empty()) {
-    o.drain.emplace();
-    for (const std::string& d : f.drain) o.drain->push_back(d == "on");
-  }
+  o.settings = setting_axes(f.settings);
   if (!f.clients.empty()) o.clients = f.clients;
   if (!f.connect.empty()) {
     o.connects.emplace();
@@ -121,12 +102,7 @@ DependabilityFlags::DependabilityFlags(CLI::App& cmd) {
   cmd.add_option("--profile", f.profile, "a fault profile from netem/profiles/ (or a file)");
   cmd.add_option("--direction", f.direction, "to-server | to-client | both")
       ->check(CLI::IsMember({"to-server", "to-client", "both"}));
-  cmd.add_option("--retry-timeouts", f.retry, "sunrpc-udp retransmit intervals: 'default' or ms, e.g. default,20")
-      ->delimiter(',');
-  cmd.add_option("--drc", f.drc, "sunrpc-udp reply cache sizes, e.g. 0,1024")->delimiter(',')
-      ->check(in_range(0, 1 << 20));
-  cmd.add_option("--drain", f.drain, "sunrpc-udp drain stale replies: off,on")->delimiter(',')
-      ->check(CLI::IsMember({"off", "on"}));
+  add_setting_axis_flags(&cmd, kDependabilityMatrix, &f.settings);  // --retry-timeouts, --drc, --drain: from the rows
   cmd.add_option("--clients", f.clients, "parallel clients per cell, e.g. 1,4")->delimiter(',')
       ->check(in_range(1, 256));
   cmd.add_option("--connect", f.connect, "persistent,per-call")->delimiter(',')

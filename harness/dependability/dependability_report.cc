@@ -9,8 +9,9 @@
 #include <optional>
 #include <sstream>
 
-#include "core/transport.h"
+#include "transport/transport.h"
 #include "harness/causes/causes_report.h"
+#include "transport/settings_table.h"
 #include "harness/kit/text_table.h"
 #include "harness/dependability/trial_stats.h"
 #include "netem/faults/fault_spec.h"
@@ -470,20 +471,18 @@ std::string row_variant(const json& record, bool with_clients) {
   const json& c = record.at("cell");
   std::string v = c.value("transport", "?");
   const TransportRow* row = find_transport(v);
+  TransportSettings settings = read_settings(c);
   if (row && row->traits.retransmits) {  // the retransmit interval is part of what the row measures
-    const json& retry = c.at("retry_timeout_ms");
-    v += retry.is_null() ? fmt::format(" retry {}", default_retry(*row))
-                         : fmt::format(" retry {} ms", retry.get<int>());
+    auto retry = settings.get(kRetryTimeout);
+    v += retry ? fmt::format(" retry {} ms", *retry) : fmt::format(" retry {}", default_retry(*row));
   }
-  if (c.value("drc", 0)) v += " +drc";
-  if (c.value("drain_stale_replies", false)) v += " +drain";
+  v += row_words(settings);  // " +drc +drain": each setting the cell set
   RetryChoice retry = RetryChoice::of_cell(c);
   // "+app:5", "+library retry": the client's retry policy, apart from
   // sunrpc-udp's retransmit interval ("retry 20 ms") above.
   if (retry.policy == RetryPolicy::kApp) v += " +" + retry.name();
   if (retry.policy == RetryPolicy::kLibrary) v += " +library retry";
   if (c.value("at_most_once", false)) v += " +at-most-once";
-  if (c.value("tcp_nodelay", false)) v += " nodelay";
   if (c.value("connect", "") == "per-call") v += " per-call";
   if (with_clients && c.value("clients", 1) > 1) v += fmt::format(" x{} clients", c.value("clients", 1));
   return v;

@@ -8,6 +8,7 @@
 
 #include "harness/causes/attribution.h"
 #include "harness/dependability/episodes.h"
+#include "transport/settings_table.h"
 #include "harness/run/experiment.h"
 #include "harness/run/result_record.h"
 #include "harness/kit/stats.h"
@@ -184,9 +185,13 @@ void add_classes(json& record, const ClassCounts& c) {
 void summarize_dependability(const CellConfig& cell, const std::vector<json>& trials, const std::vector<json>&,
                              json& record) {
   record["calls_planned"] = cell.total_calls() * static_cast<uint64_t>(std::max(1, cell.trials));
-  record["drc"] = cell.drc;
-  record["retry_timeout_ms"] = cell.retry_timeout_ms ? json(*cell.retry_timeout_ms) : json(nullptr);
-  record["drain_stale_replies"] = cell.drain_stale_replies;
+  // The settings the dependability matrix varied before settings were
+  // rows (drc, retry_timeout_ms, drain_stale_replies) are also at the
+  // record's top level, where readers of results.jsonl have them
+  // (docs/results-format.md); a newer setting is in the cell only.
+  for (const TransportSetting* s : all_settings())
+    if (s->in_every_cell && (s->matrices & kDependabilityMatrix))
+      record[std::string(s->name)] = setting_json(cell.settings, *s);
   record["retry_policy"] = cell.retry.name();
   record["at_most_once"] = cell.at_most_once;
   record["topology_place"] = places_over(trials);

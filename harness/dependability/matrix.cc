@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "netem/faults/fault_backend.h"
+#include "sunrpc/sunrpc_settings.h"
 
 namespace rpclab::harness {
 namespace {
@@ -59,7 +60,7 @@ std::vector<Block> levy1989() {
   // keep its queue busy, as a real server's would be.
   Block load{"load", {"sunrpc-udp", "sunrpc-tcp", "grpc"}};
   load.hogs = {0, 5, 10, 20};
-  load.retry_timeouts_ms = {std::nullopt, kShortRetryMs};
+  load.settings.vary(kRetryTimeout, {std::nullopt, kShortRetryMs});
   load.clients = {8};
   load.calls = kLevyLoadCallsPerTrial;
   load.trials = kLevyTrials;
@@ -71,7 +72,7 @@ std::vector<Block> levy1989() {
 
   Block faults{"faults", {"sunrpc-udp", "sunrpc-tcp", "grpc"}};
   faults.faults = fault_grid({0, 1, 5}, {0, 1, 5}, netem::Direction::kBoth);
-  faults.retry_timeouts_ms = {kShortRetryMs};
+  faults.settings.vary(kRetryTimeout, {kShortRetryMs});
   faults.clients = {8};
   // The cells under 5% loss cost the most (TCP and gRPC wait out
   // retransmissions: ~300 calls/s).
@@ -99,9 +100,9 @@ std::vector<Block> remedies() {
   Block b{"remedies", {"sunrpc-udp"}};
   b.about_these_transports = true;
   b.faults = {dup_only(5), loss_and_dup(5, 0), loss_and_dup(5, 5)};
-  b.retry_timeouts_ms = {kShortRetryMs};
-  b.drc = {0, 1024};
-  b.drain = {false, true};
+  b.settings.vary(kRetryTimeout, {kShortRetryMs});
+  b.settings.vary(sunrpc::kReplyCache, {std::nullopt, 1024});
+  b.settings.vary(sunrpc::kDrainStaleReplies, {std::nullopt, 1});
   b.calls = 3000;
   b.trials = 3;
   b.timeout_ms = kFaultTimeoutMs;
@@ -118,8 +119,8 @@ std::vector<Block> quick() {
   Block udp_dup{"udp-dup", {"sunrpc-udp"}};
   udp_dup.about_these_transports = true;
   udp_dup.faults = {dup_only(5)};
-  udp_dup.retry_timeouts_ms = {kShortRetryMs};
-  udp_dup.drc = {0, 1024};
+  udp_dup.settings.vary(kRetryTimeout, {kShortRetryMs});
+  udp_dup.settings.vary(sunrpc::kReplyCache, {std::nullopt, 1024});
   udp_dup.calls = 1000;
   udp_dup.trials = 3;
   udp_dup.timeout_ms = kFaultTimeoutMs;
@@ -129,8 +130,7 @@ std::vector<Block> quick() {
   stream_dup.name = "stream-dup";
   stream_dup.transports = kStreamRpc;
   stream_dup.about_these_transports = false;
-  stream_dup.drc = {0};
-  stream_dup.retry_timeouts_ms = {std::nullopt};
+  stream_dup.settings = {};
   stream_dup.calls = 1000;
   return {clean, udp_dup, stream_dup};
 }
@@ -150,7 +150,7 @@ const TransportRow& row_of(const std::string& transport) {
 uint64_t calls_for(const Block& b, const CellConfig& c) {
   auto share = b.call_share.find(c.transport);
   double fraction = share == b.call_share.end() ? 1.0 : share->second;
-  if (c.hogs > 0 && c.retry_timeout_ms) fraction *= b.cascade_share;
+  if (c.hogs > 0 && c.settings.on(kRetryTimeout)) fraction *= b.cascade_share;
   return static_cast<uint64_t>(static_cast<double>(b.calls) * fraction);
 }
 
@@ -194,12 +194,12 @@ std::vector<Block> failures() {
   Block all = failures_block("failures", {"sunrpc-udp", "sunrpc-tcp", "grpc"});
   Block udp = failures_block("failures-udp", {"sunrpc-udp"});
   udp.about_these_transports = true;
-  udp.retry_timeouts_ms = {kShortRetryMs};
-  udp.drc = {0, 1024};
+  udp.settings.vary(kRetryTimeout, {kShortRetryMs});
+  udp.settings.vary(sunrpc::kReplyCache, {std::nullopt, 1024});
   udp.at_most_once = {false};
   Block udp_at_most_once = udp;
   udp_at_most_once.name = "failures-udp-amo";
-  udp_at_most_once.drc = {0};
+  udp_at_most_once.settings.vary(sunrpc::kReplyCache, {std::nullopt});
   udp_at_most_once.at_most_once = {true};
   return {all, udp, udp_at_most_once};
 }
@@ -242,11 +242,6 @@ std::vector<RetryChoice> retries_for(const std::string& transport, const std::ve
       kept.push_back(r);
   if (kept.empty()) kept.push_back(RetryChoice{});
   return kept;
-}
-
-template <typename T>
-std::vector<T> only_for(bool applies, const std::vector<T>& axis, T neutral) {
-  return applies ? axis : std::vector<T>{neutral};
 }
 
 // Keeps the tables named by --tables; every name must be one of the preset's.
@@ -368,9 +363,7 @@ std::vector<std::string> apply_overrides(std::vector<Block>& blocks, const AxisO
     if (faults) b.faults = *faults;
     if (o.direction && !faults)
       for (FaultSpec& f : b.faults) f.direction = direction;  // the preset's own faults, turned around
-    if (o.retry_timeouts_ms) b.retry_timeouts_ms = *o.retry_timeouts_ms;
-    if (o.drc) b.drc = *o.drc;
-    if (o.drain) b.drain = *o.drain;
+    b.settings.override_with(o.settings);
     if (o.clients) b.clients = *o.clients;
     if (o.connects) b.connects = *o.connects;
     if (had_faults ? o.fault_calls.has_value() : o.calls.has_value()) {
@@ -449,20 +442,15 @@ std::vector<CellConfig> expand_block(const Block& b) {
   c.trials = b.trials;
   std::vector<CellConfig> cells = {c};
   auto all = [](const auto& axis) { return [&axis](const CellConfig&) { return axis; }; };
-  // An axis only a row that accepts its option fans out over (the retransmit
-  // interval, the reply cache, draining: sunrpc-udp's today).
-  auto if_accepts = [](TransportOption option, const auto& axis, auto neutral) {
-    return [option, &axis, neutral](const CellConfig& c) {
-      return only_for(row_of(c.transport).accepts(option), axis, neutral);
-    };
-  };
   fan_out(cells, all(b.transports), [](CellConfig& c, const std::string& t) { c.transport = t; });
   fan_out(cells, all(b.faults), [](CellConfig& c, const FaultSpec& f) { c.faults = f; });
   fan_out(cells, all(b.hogs), [](CellConfig& c, int h) { c.hogs = h; });
-  fan_out(cells, if_accepts(kOptRetryTimeout, b.retry_timeouts_ms, std::optional<int>{}),
-          [](CellConfig& c, std::optional<int> r) { c.retry_timeout_ms = r; });
-  fan_out(cells, if_accepts(kOptReplyCache, b.drc, 0), [](CellConfig& c, int d) { c.drc = d; });
-  fan_out(cells, if_accepts(kOptDrainStaleReplies, b.drain, false), [](CellConfig& c, bool d) { c.drain_stale_replies = d; });
+  // A setting's axis fans out only on a row that takes it (the retransmit
+  // interval, the reply cache, draining: sunrpc-udp's today), in the order
+  // of the settings table.
+  for (const TransportSetting* s : all_settings())
+    fan_out(cells, [&b, s](const CellConfig& c) { return b.settings.axis_for(row_of(c.transport), *s); },
+            [s](CellConfig& c, SettingValue v) { c.settings.set(*s, v); });
   fan_out(cells, [&b](const CellConfig& c) { return retries_for(c.transport, b.retries); },
           [](CellConfig& c, const RetryChoice& r) { c.retry = r; });
   fan_out(cells, all(b.at_most_once), [](CellConfig& c, bool on) { c.at_most_once = on; });

@@ -1,7 +1,7 @@
 // Experiment matrices: a preset is a list of blocks, each a small cross
 // product of axes; flags override an axis in every block it applies to.
-// Expansion skips combinations that mean nothing (a retry interval for a
-// transport that never retransmits, a reply cache for TCP).
+// Expansion skips combinations that mean nothing: a transport setting (a
+// retry interval, a reply cache) varies only on the rows that take it.
 #pragma once
 
 #include <cstdint>
@@ -10,8 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "core/transport.h"
+#include "transport/transport.h"
 #include "harness/run/cell_config.h"
+#include "harness/run/setting_axes.h"
 #include "netem/faults/fault_spec.h"
 #include "netem/topology/topology.h"
 
@@ -23,9 +24,7 @@ struct Block {
   bool about_these_transports = false;  // the table tests their own options: --transports only picks among them
   std::vector<int> hogs = {0};
   std::vector<netem::FaultSpec> faults = {netem::FaultSpec{}};
-  std::vector<std::optional<int>> retry_timeouts_ms = {std::nullopt};  // sunrpc-udp only
-  std::vector<int> drc = {0};                                          // sunrpc-udp only
-  std::vector<bool> drain = {false};                                   // sunrpc-udp only
+  SettingAxes settings;                        // transport settings, on the rows that take them
   std::vector<int> clients = {1};
   std::vector<ConnectMode> connects = {ConnectMode::kPersistent};
   uint64_t calls = 100000;                     // per trial, split over its clients
@@ -52,9 +51,7 @@ struct AxisOverrides {
   std::optional<std::vector<int>> hogs;
   std::optional<std::vector<double>> loss_pct, dup_pct;
   std::optional<std::string> profile;
-  std::optional<std::vector<std::optional<int>>> retry_timeouts_ms;
-  std::optional<std::vector<int>> drc;
-  std::optional<std::vector<bool>> drain;
+  SettingAxes settings;                        // the axes given replace the preset's
   std::optional<std::vector<int>> clients;
   std::optional<std::vector<ConnectMode>> connects;
   std::optional<uint64_t> calls;        // per trial, blocks without faults

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/ledger.h"
+#include "server/ledger.h"
 #include "harness/dependability/classify.h"
 #include "harness/dependability/episodes.h"
 #include "harness/dependability/trial_counts.h"

@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "core/atomic_file.h"
+#include "common/atomic_file.h"
 #include "process/command_runner.h"
 
 namespace rpclab::harness {

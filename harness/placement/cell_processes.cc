@@ -9,10 +9,11 @@
 #include <fstream>
 #include <thread>
 
-#include "core/atomic_file.h"
-#include "core/cli_support.h"
-#include "core/journal_reader.h"
+#include "common/atomic_file.h"
+#include "common/cli_support.h"
+#include "server/journal_reader.h"
 #include "harness/run/cell_failure.h"
+#include "transport/settings_table.h"
 
 namespace rpclab::harness {
 namespace {
@@ -52,9 +53,7 @@ std::vector<std::string> server_argv(const CellConfig& cell, const std::string& 
   if (cell.experiment == "dependability" || cell.at_most_once)
     argv.insert(argv.end(), {"--journal", files.path("journal.bin")});
   if (cell.at_most_once) argv.push_back("--at-most-once");
-  if (cell.drc) argv.insert(argv.end(), {"--drc", std::to_string(cell.drc)});
-  if (cell.udp_bufsize) argv.insert(argv.end(), {"--udp-bufsize", std::to_string(cell.udp_bufsize)});
-  if (cell.server_options().tcp_nodelay) argv.push_back("--tcp-nodelay");
+  for (const std::string& arg : setting_args(cell.server_options().settings)) argv.push_back(arg);
   return argv;
 }
 
@@ -66,10 +65,7 @@ std::vector<std::string> client_argv(const CellConfig& cell, int k, const std::s
                                    std::string(connect_mode_name(cell.connect)), "--record",
                                    files.client_record(k)};
   if (cell.timeout_ms) argv.insert(argv.end(), {"--timeout", std::to_string(*cell.timeout_ms)});
-  if (cell.retry_timeout_ms) argv.insert(argv.end(), {"--retry-timeout", std::to_string(*cell.retry_timeout_ms)});
-  if (cell.udp_bufsize) argv.insert(argv.end(), {"--udp-bufsize", std::to_string(cell.udp_bufsize)});
-  if (cell.drain_stale_replies) argv.push_back("--drain-stale-replies");
-  if (cell.client_options().tcp_nodelay) argv.push_back("--tcp-nodelay");
+  for (const std::string& arg : setting_args(cell.client_options().settings)) argv.push_back(arg);
   if (cell.retry.policy != RetryPolicy::kNone)
     argv.insert(argv.end(), {"--retry-policy", std::string(retry_policy_name(cell.retry.policy))});
   if (cell.retry.policy == RetryPolicy::kApp) argv.insert(argv.end(), {"--app-retries", std::to_string(cell.retry.app_retries)});

@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/call_record.h"
-#include "core/ledger.h"
+#include "client/call_record.h"
+#include "server/ledger.h"
 #include "harness/run/cell_config.h"
 #include "process/child_process.h"
 #include "netem/events/event_runner.h"

@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/atomic_file.h"
-#include "core/cli_support.h"
+#include "common/atomic_file.h"
+#include "common/cli_support.h"
 #include "harness/run/cell_failure.h"
 #include "harness/placement/cell_processes.h"
 #include "harness/run/result_record.h"

@@ -1,6 +1,6 @@
 #include "harness/placement/placement.h"
 
-#include "core/atomic_file.h"
+#include "common/atomic_file.h"
 
 namespace rpclab::harness {
 

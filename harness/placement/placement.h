@@ -25,7 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/ledger.h"
+#include "server/ledger.h"
 #include "harness/run/cell_config.h"
 #include "harness/placement/cell_processes.h"
 #include "netem/events/event_runner.h"

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/cli_support.h"
+#include "common/cli_support.h"
 #include "harness/run/cell_config.h"
 #include "netem/faults/remote_faults.h"
 

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/ledger.h"
+#include "server/ledger.h"
 #include "harness/run/cell_config.h"
 #include "harness/placement/cell_processes.h"
 #include "harness/remote/remote_session.h"

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "core/version.h"
+#include "common/version.h"
 #include "harness/remote/remote_packages.h"
 #include "netem/faults/remote_faults.h"
 

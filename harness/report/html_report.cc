@@ -8,7 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "core/atomic_file.h"
+#include "common/atomic_file.h"
 #include "harness/run/experiment.h"
 #include "harness/run/experiment_run.h"
 #include "harness/report/html_writer.h"

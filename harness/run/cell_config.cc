@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include "transport/settings_table.h"
+
 namespace rpclab::harness {
 namespace {
 
@@ -59,22 +61,20 @@ nlohmann::json CellConfig::to_json() const {
                       {"hogs", hogs},
                       {"faults", faults.to_json()},
                       {"faults_backend", faults_backend},
-                      {"drc", drc},
-                      {"retry_timeout_ms", optional_json(retry_timeout_ms)},
                       {"timeout_ms", optional_json(timeout_ms)},
-                      {"drain_stale_replies", drain_stale_replies},
                       // The library policy, under the name it had when gRPC's was
                       // the only one (older cells keep their identity).
                       {"grpc_retry", retry.policy == RetryPolicy::kLibrary},
                       {"pin", pin},
-                      {"udp_bufsize", udp_bufsize},
                       {"size", size},
                       {"trials", trials},
                       {"warmup", warmup}};
+  // The transport's settings, each under its name: those cells always
+  // had, always; newer ones only when set (transport/settings_table.h).
+  write_settings(settings, j);
   // Only when on, so the cells of runs made before the flag keep their
   // identity (--resume matches on it).
   if (at_most_once) j["at_most_once"] = true;
-  if (tcp_nodelay) j["tcp_nodelay"] = true;
   if (op != "echo") j["op"] = op;
   if (retry.policy == RetryPolicy::kApp) j["app_retries"] = retry.app_retries;
   if (duration_ms) j["duration_ms"] = *duration_ms;
@@ -97,16 +97,12 @@ CellConfig CellConfig::from_json(const nlohmann::json& j) {
     c.hogs = j.at("hogs").get<int>();
     c.faults = netem::FaultSpec::from_json(j.at("faults"));
     c.faults_backend = j.at("faults_backend").get<std::string>();
-    c.drc = j.at("drc").get<int>();
-    c.retry_timeout_ms = optional_from<int>(j, "retry_timeout_ms");
     c.timeout_ms = optional_from<int>(j, "timeout_ms");
-    c.drain_stale_replies = j.at("drain_stale_replies").get<bool>();
+    c.settings = read_settings(j);  // records before a setting have none of it: unset
     c.retry = RetryChoice::of_cell(j);
     c.at_most_once = j.value("at_most_once", false);
     c.duration_ms = optional_from<int64_t>(j, "duration_ms");
     c.pin = j.at("pin").get<bool>();
-    c.udp_bufsize = j.at("udp_bufsize").get<size_t>();
-    c.tcp_nodelay = j.value("tcp_nodelay", false);  // records before it had none
     c.op = j.value("op", "echo");  // cells before the Allman workload were all ECHO
     c.size = j.at("size").get<size_t>();
     c.trials = j.at("trials").get<int>();
@@ -120,14 +116,14 @@ CellConfig CellConfig::from_json(const nlohmann::json& j) {
 std::string CellConfig::label() const {
   std::string s = fmt::format("{} {} {}", transport, netem::topology_name(topology), connect_mode_name(connect));
   if (clients > 1) s += fmt::format(" x{}", clients);
-  if (tcp_nodelay) s += " nodelay";
-  if (experiment == "speed" && op != "echo") return s + fmt::format(" {} N={}", op, size);
-  if (experiment == "speed") return s + fmt::format(" {} B", size);
+  // The settings' words: in a speed cell after the clients, in a
+  // dependability cell after the faults (where the labels, which name the
+  // cells' folders, have always had them).
+  if (experiment == "speed" && op != "echo") return s + label_words(settings) + fmt::format(" {} N={}", op, size);
+  if (experiment == "speed") return s + label_words(settings) + fmt::format(" {} B", size);
   if (hogs) s += fmt::format(" load {}", hogs);
   if (!faults.empty()) s += " " + faults.summary();
-  if (retry_timeout_ms) s += fmt::format(" retry {}ms", *retry_timeout_ms);
-  if (drc) s += " drc";
-  if (drain_stale_replies) s += " drain";
+  s += label_words(settings);
   if (retry.policy != RetryPolicy::kNone) s += " retry " + retry.name();
   if (at_most_once) s += " at-most-once";
   if (duration_ms) s += fmt::format(" for {} s", static_cast<double>(*duration_ms) / 1000);
@@ -139,10 +135,7 @@ ClientOptions CellConfig::client_options() const {
   ClientOptions o;
   o.transport = transport;
   o.timeout_ms = timeout_ms;
-  o.retry_timeout_ms = retry_timeout_ms;
-  o.udp_bufsize = udp_bufsize;
-  o.drain_stale_replies = drain_stale_replies;
-  o.tcp_nodelay = tcp_nodelay && row && row->accepts(kOptTcpNodelayClient);
+  if (row) o.settings = taken_by(*row, Side::kClient, settings);
   o.retry_policy = retry.policy;
   if (retry.policy == RetryPolicy::kApp) o.app_retry.retries = retry.app_retries;
   o.connect = connect;
@@ -153,9 +146,7 @@ ServerOptions CellConfig::server_options() const {
   const TransportRow* row = find_transport(transport);
   ServerOptions o;
   o.transport = transport;
-  o.drc_entries = drc;
-  o.udp_bufsize = udp_bufsize;
-  o.tcp_nodelay = tcp_nodelay && row && row->accepts(kOptTcpNodelayServer);
+  if (row) o.settings = taken_by(*row, Side::kServer, settings);
   return o;
 }
 

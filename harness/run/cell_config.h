@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/transport.h"
+#include "transport/transport.h"
 #include "netem/faults/fault_spec.h"
 #include "netem/topology/topology.h"
 
@@ -42,18 +42,17 @@ struct CellConfig {
   int hogs = 0;                           // CPU-bound processes on the server's CPU
   netem::FaultSpec faults;
   std::string faults_backend = "auto";    // auto | netem | uml-netem | nftables
-  int drc = 0;                            // sunrpc-udp duplicate request cache entries
-  std::optional<int> retry_timeout_ms;    // sunrpc-udp; unset = libtirpc's 15 s
   std::optional<int> timeout_ms;          // unset = the library default
-  bool drain_stale_replies = false;
   RetryChoice retry;                      // what the clients do after a failed call
   bool at_most_once = false;              // the server answers repeats from its table (all transports)
   // Clients make no new call after this (a cell with timed events runs for
   // a fixed time; calls_per_client is then a cap). Unset: until the calls.
   std::optional<int64_t> duration_ms;
   bool pin = true;                        // server+hogs on CPU 0, clients on the rest
-  size_t udp_bufsize = 0;
-  bool tcp_nodelay = false;               // on each side whose transport row takes it
+  // The transport's settings (src/transport/settings.h: the retransmit
+  // interval, the reply cache, TCP_NODELAY, ...), one block for both
+  // sides: each program gets those its row takes on its side.
+  TransportSettings settings;
 
   // Speed axes.
   std::string op = "echo";                // what each call is (client_run.h's names): echo, or Allman's four
@@ -66,8 +65,8 @@ struct CellConfig {
   static CellConfig from_json(const nlohmann::json& j);  // throws std::invalid_argument
   std::string id() const { return to_json().dump(); }
   std::string label() const;  // short human name: "sunrpc-udp two-host load 5 retry 20ms"
-  // Host and port left for the runner to fill; only the options the
-  // transport's row takes are set.
+  // Host and port left for the runner to fill; only the settings the
+  // transport's row takes on that side are set.
   ClientOptions client_options() const;
   ServerOptions server_options() const;
 };

@@ -12,8 +12,8 @@
 #include <fstream>
 #include <set>
 
-#include "core/cli_support.h"
-#include "core/install_paths.h"
+#include "common/cli_support.h"
+#include "common/install_paths.h"
 #include "harness/run/cell_failure.h"
 #include "harness/run/result_record.h"
 #include "harness/run/trial_schedule.h"

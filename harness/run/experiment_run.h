@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/install_paths.h"
+#include "common/install_paths.h"
 #include "harness/run/cell_config.h"
 #include "harness/run/run_folder.h"
 

@@ -6,7 +6,7 @@
 #include <climits>
 #include <fstream>
 
-#include "core/version.h"
+#include "common/version.h"
 
 namespace rpclab::harness {
 namespace {

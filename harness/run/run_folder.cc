@@ -15,8 +15,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "core/atomic_file.h"
-#include "core/transport.h"
+#include "common/atomic_file.h"
+#include "transport/transport.h"
 
 namespace rpclab::harness {
 namespace {

@@ -8,10 +8,11 @@
 #include <sstream>
 #include <tuple>
 
-#include "core/client_run.h"
-#include "core/kiraly.h"
-#include "core/transport.h"
+#include "ops/operation.h"
+#include "ops/kiraly.h"
+#include "transport/transport.h"
 #include "harness/kit/plot.h"
+#include "transport/settings_table.h"
 #include "harness/speed/speed_rows.h"
 #include "harness/speed/speed_matrix.h"
 #include "harness/kit/text_table.h"
@@ -104,7 +105,7 @@ const json* floor_of(const json& r, const std::vector<const json*>& group) {
   bool at_most_once = r.value("cell", json::object()).value("at_most_once", false);
   for (const json* other : group) {
     const json& cell = other->value("cell", json::object());
-    if (other->value("transport", "") == floor && !cell.value("tcp_nodelay", false) &&
+    if (other->value("transport", "") == floor && read_settings(cell).empty() &&
         cell.value("at_most_once", false) == at_most_once)
       return other;
   }

@@ -4,7 +4,8 @@
 
 #include <memory>
 
-#include "core/cli_support.h"
+#include "common/cli_support.h"
+#include "harness/run/setting_axes.h"
 #include "harness/speed/latency_pin.h"
 #include "harness/speed/speed_matrix.h"
 #include "harness/speed/speed_report.h"
@@ -24,8 +25,7 @@ struct Flags {
   std::vector<int> clients;
   int trials = 0, timeout_ms = 0;
   uint64_t calls_per_trial = 0, warmup = 0;
-  size_t udp_bufsize = 0;
-  std::vector<std::string> nodelay;
+  SettingFlags settings;
   bool calibrate = true;
 };
 
@@ -59,11 +59,7 @@ SpeedAxes axes(const Flags& f, bool root) {
   if (f.calls_per_trial) a.calls_per_trial = f.calls_per_trial;
   if (f.warmup) a.warmup = f.warmup;
   if (f.timeout_ms) a.timeout_ms = f.timeout_ms;
-  if (f.udp_bufsize) a.udp_bufsize = f.udp_bufsize;
-  if (!f.nodelay.empty()) {
-    a.nodelay.clear();
-    for (const std::string& v : f.nodelay) a.nodelay.push_back(v == "on");
-  }
+  a.settings.override_with(setting_axes(f.settings));
   a.calibrate = a.calibrate && f.calibrate;  // a workload without sockperf (allman) stays without
   return a;
 }
@@ -102,12 +98,7 @@ SpeedFlags::SpeedFlags(CLI::App& cmd) {
   cmd.add_option("--warmup", f.warmup, "unrecorded calls per client first (default 20)")
       ->check(in_range(uint64_t{1}, uint64_t{1} << 24));
   cmd.add_option("--timeout", f.timeout_ms, "total time per call in ms (default 10000)")->check(in_range(1, 3600000));
-  cmd.add_option("--udp-bufsize", f.udp_bufsize, "sunrpc-udp buffer on both sides (default 8800)")
-      ->check(in_range(size_t{1024}, size_t{65536}));
-  cmd.add_option("--tcp-nodelay", f.nodelay,
-                  "off,on: TCP_NODELAY on the sides whose transport takes it (" +
-                      transports_accepting(kOptTcpNodelayServer) + "; default off, the libraries' own setting)")
-      ->delimiter(',')->check(CLI::IsMember({"off", "on"}));
+  add_setting_axis_flags(&cmd, kSpeedMatrix, &f.settings);  // --tcp-nodelay, --udp-bufsize: from the rows
   cmd.add_flag("--calibrate,!--no-calibrate", f.calibrate,
                 "sockperf ping-pong at the same sizes, in the same run (default on; skipped with the reason "
                 "when sockperf is not installed)");

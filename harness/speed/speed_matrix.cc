@@ -6,8 +6,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "core/client_run.h"
-#include "core/kiraly.h"
+#include "ops/kiraly.h"
+#include "ops/operation.h"
 
 namespace rpclab::harness {
 namespace {
@@ -42,7 +42,8 @@ uint64_t calls_per_trial(const SpeedAxes& a, const std::string& transport, const
 }
 
 CellConfig speed_cell(const SpeedAxes& a, const std::string& transport, const std::string& op, TopologyKind topology,
-                      ConnectMode connect, int clients, size_t size, bool nodelay, bool at_most_once = false) {
+                      ConnectMode connect, int clients, size_t size, const TransportSettings& settings = {},
+                      bool at_most_once = false) {
   CellConfig c;
   c.experiment = "speed";
   c.op = op;
@@ -55,8 +56,7 @@ CellConfig speed_cell(const SpeedAxes& a, const std::string& transport, const st
   c.calls_per_client = calls_per_trial(a, transport, op, size);
   c.warmup = a.warmup;
   c.timeout_ms = a.timeout_ms;
-  c.udp_bufsize = is_calibration(transport) || !row_of(transport).accepts(kOptUdpBufsize) ? 0 : a.udp_bufsize;
-  c.tcp_nodelay = nodelay;
+  c.settings = settings;
   c.at_most_once = at_most_once;
   c.pin = false;  // two CPUs, up to four clients and a server: let the scheduler place them
   return c;
@@ -65,12 +65,6 @@ CellConfig speed_cell(const SpeedAxes& a, const std::string& transport, const st
 }  // namespace
 
 bool is_calibration(const std::string& transport) { return transport == kSockperfUdp || transport == kSockperfTcp; }
-
-bool takes_nodelay(const std::string& transport) {
-  if (is_calibration(transport)) return false;
-  const TransportRow& row = row_of(transport);
-  return row.accepts(kOptTcpNodelayClient) || row.accepts(kOptTcpNodelayServer);
-}
 
 std::string speed_group(const CellConfig& cell) {
   if (is_calibration(cell.transport)) return cell.transport + "/" + std::to_string(cell.size);  // alone
@@ -210,7 +204,7 @@ std::vector<CellConfig> expand_speed(const SpeedAxes& a) {
     if (a.calibrate)
       for (const char* tool : {kSockperfUdp, kSockperfTcp})
         for (size_t size : a.sizes)
-          cells.push_back(speed_cell(a, tool, "echo", topology, ConnectMode::kPersistent, 1, size, false));
+          cells.push_back(speed_cell(a, tool, "echo", topology, ConnectMode::kPersistent, 1, size));
     // Every transport of one (connection, clients, size) in a row, the
     // floor first: their trials then take turns (speed_group), so a ratio
     // to the floor compares figures taken in the same rounds, and the VM's
@@ -219,11 +213,16 @@ std::vector<CellConfig> expand_speed(const SpeedAxes& a) {
       for (int clients : a.clients)
         for (const std::string& op : a.ops)
           for (size_t size : sized_op(op) ? a.sizes : std::vector<size_t>{0})
-            for (const std::string& transport : order)
-              for (bool nodelay : takes_nodelay(transport) ? a.nodelay : std::vector<bool>{false})
+            for (const std::string& transport : order) {
+              // A transport whose row does not carry the operation has no cell of it.
+              if (!row_of(transport).carries(op_of(op))) continue;
+              // Each combination of the settings the row takes (TCP_NODELAY
+              // off and on where the axis has both).
+              for (const TransportSettings& settings : a.settings.combinations(row_of(transport)))
                 for (bool at_most_once : a.at_most_once)
                   cells.push_back(
-                      speed_cell(a, transport, op, topology, connect, clients, size, nodelay, at_most_once));
+                      speed_cell(a, transport, op, topology, connect, clients, size, settings, at_most_once));
+            }
   }
   return cells;
 }

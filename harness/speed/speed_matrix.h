@@ -7,8 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "core/transport.h"
+#include "transport/transport.h"
 #include "harness/run/cell_config.h"
+#include "harness/run/setting_axes.h"
 #include "netem/topology/topology.h"
 
 namespace rpclab::harness {
@@ -24,8 +25,7 @@ struct SpeedAxes {
   uint64_t calls_per_trial = 100;
   uint64_t warmup = 20;
   int timeout_ms = 10000;     // a lost datagram on the floor (no retransmit) costs this
-  size_t udp_bufsize = 0;
-  std::vector<bool> nodelay = {false};  // TCP_NODELAY off/on, for the transports whose row takes it
+  SettingAxes settings;       // transport settings (TCP_NODELAY off,on; a UDP buffer), on the rows that take them
   std::vector<bool> at_most_once = {false};  // the server's at-most-once table (with its journal) off/on
   // Each client makes at most this many payload bytes of calls per trial,
   // and at least kMinCallsPerTrial; 0 = no cap.
@@ -38,8 +38,6 @@ inline constexpr const char* kSockperfUdp = "sockperf-udp";
 inline constexpr const char* kSockperfTcp = "sockperf-tcp";
 bool is_calibration(const std::string& transport);
 inline constexpr uint64_t kMinCallsPerTrial = 10;
-// Whether a transport's row takes --tcp-nodelay on either side.
-bool takes_nodelay(const std::string& transport);
 
 // The comparison group a cell's trials take turns in: (topology,
 // connection, clients, operation, size); a calibration cell is a group of

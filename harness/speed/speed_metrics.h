@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/call_record.h"
+#include "client/call_record.h"
 #include "harness/kit/stats.h"
 
 namespace rpclab::harness {

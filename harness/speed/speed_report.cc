@@ -8,7 +8,8 @@
 #include <set>
 #include <sstream>
 
-#include "core/transport.h"
+#include "transport/transport.h"
+#include "transport/settings_table.h"
 #include "harness/speed/allman_report.h"
 #include "harness/speed/at_most_once_report.h"
 #include "harness/speed/latency_order.h"
@@ -159,7 +160,7 @@ std::string calibration_table(const std::vector<json>& records) {
   for (const json& r : records) {
     if (!measured(r)) continue;
     bool floor = is_floor(r.value("transport", "")) && connect(r) == "persistent" && clients(r) == 1 &&
-                 !r.value("cell", json::object()).value("tcp_nodelay", false);
+                 read_settings(r.value("cell", json::object())).empty();  // the floor as it comes
     if (calibration(r) || floor) rows[{topology(r), size(r)}][r.value("transport", "")] = &r;
   }
   for (const auto& [key, by] : rows) {

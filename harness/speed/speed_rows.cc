@@ -1,6 +1,7 @@
 #include "harness/speed/speed_rows.h"
 
-#include "core/transport.h"
+#include "transport/transport.h"
+#include "transport/settings_table.h"
 #include "harness/speed/speed_matrix.h"
 
 namespace rpclab::harness {
@@ -16,13 +17,13 @@ long table_rank(const std::string& transport) {
   return static_cast<long>(table.size());
 }
 
-// A row of the tables: the transport, " nodelay" when the cell set
-// TCP_NODELAY (--tcp-nodelay on), " +at-most-once" when its server kept
-// the at-most-once table (--workload at-most-once).
+// A row of the tables: the transport, the words of each setting the cell
+// set (" nodelay" with --tcp-nodelay on), " +at-most-once" when its server
+// kept the at-most-once table (--workload at-most-once).
 std::string variant(const json& r) {
   const json& cell = r.value("cell", json::object());
-  bool nodelay = cell.value("tcp_nodelay", false), at_most_once = cell.value("at_most_once", false);
-  return r.value("transport", "") + (nodelay ? " nodelay" : "") + (at_most_once ? " +at-most-once" : "");
+  bool at_most_once = cell.value("at_most_once", false);
+  return r.value("transport", "") + row_words(read_settings(cell)) + (at_most_once ? " +at-most-once" : "");
 }
 
 std::string size_label(size_t bytes) {

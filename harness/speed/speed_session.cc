@@ -10,10 +10,11 @@
 #include <filesystem>
 #include <thread>
 
-#include "core/atomic_file.h"
-#include "core/client_run.h"
+#include "common/atomic_file.h"
+#include "client/client_run.h"
 #include "harness/run/cell_failure.h"
 #include "harness/placement/local_placement.h"
+#include "transport/settings_table.h"
 #include "harness/run/result_record.h"
 #include "harness/speed/sockperf.h"
 #include "harness/speed/speed_matrix.h"
@@ -114,8 +115,8 @@ SpeedSession::~SpeedSession() {
 }
 
 std::string SpeedSession::server_key(const CellConfig& cell) {
-  return fmt::format("{}-{}-{}{}{}", netem::topology_name(cell.topology), cell.transport, cell.udp_bufsize,
-                     cell.server_options().tcp_nodelay ? "-nodelay" : "", cell.at_most_once ? "-at-most-once" : "");
+  return fmt::format("{}-{}{}{}", netem::topology_name(cell.topology), cell.transport,
+                     settings_path_part(cell.server_options().settings), cell.at_most_once ? "-at-most-once" : "");
 }
 
 Placement& SpeedSession::placement(const CellConfig& cell, CellEnvironment& env, process::CommandLog& log) {

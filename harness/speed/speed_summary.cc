@@ -2,8 +2,9 @@
 
 #include <fmt/format.h>
 
-#include "core/call_record.h"
-#include "core/transport.h"
+#include "client/call_record.h"
+#include "transport/transport.h"
+#include "transport/settings_table.h"
 #include "harness/run/experiment.h"
 #include "harness/run/result_record.h"
 #include "harness/speed/speed_matrix.h"
@@ -24,8 +25,8 @@ std::vector<CallRecord> client_records(const CellConfig& cell, const json& trial
 }
 
 // The latest ok record of `transport` with the cell's group (topology,
-// connection, clients, size, TCP_NODELAY, at-most-once) among the run's
-// records so far.
+// connection, clients, size, at-most-once, and the settings `transport`
+// takes, like TCP_NODELAY) among the run's records so far.
 const json* latest(const std::vector<json>& earlier, const json& cell, const std::string& transport) {
   for (auto it = earlier.rbegin(); it != earlier.rend(); ++it) {
     const json& c = it->at("cell");
@@ -33,7 +34,7 @@ const json* latest(const std::vector<json>& earlier, const json& cell, const std
         c.value("topology", "") == cell.value("topology", "") && c.value("connect", "") == cell.value("connect", "") &&
         c.value("clients", 0) == cell.value("clients", 0) && c.value("size", 0) == cell.value("size", 0) &&
         c.value("op", "echo") == cell.value("op", "echo") &&
-        c.value("tcp_nodelay", false) == cell.value("tcp_nodelay", false) &&
+        same_settings_for(transport, read_settings(c), read_settings(cell)) &&
         c.value("at_most_once", false) == cell.value("at_most_once", false))
       return &*it;
   }
@@ -74,7 +75,7 @@ void compare(const CellConfig& cell, json& record, const std::vector<json>& earl
   json probe = record.at("cell");
   probe["connect"] = "persistent";
   probe["clients"] = 1;
-  probe.erase("tcp_nodelay");  // sockperf runs as it comes
+  // sockperf runs as it comes: it is no row, and takes no setting.
   const json* s = latest(earlier, probe, std::string(row.traits.calibration));
   record["ratio_to_sockperf"] =
       s && s->value("p50_us", 0.0) > 0 ? json(record.value("p50_us", 0.0) / s->value("p50_us", 0.0)) : json(nullptr);

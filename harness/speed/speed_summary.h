@@ -4,7 +4,7 @@
 // the run has already written (their trials ran in the same rounds).
 #pragma once
 
-#include "core/transport.h"
+#include "transport/transport.h"
 
 #include <vector>
 

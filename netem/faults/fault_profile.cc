@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "core/install_paths.h"
+#include "common/install_paths.h"
 #include "netem/faults/fault_fields.h"
 #include "netem/faults/fault_spec.h"
 

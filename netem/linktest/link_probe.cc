@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "core/atomic_file.h"
+#include "common/atomic_file.h"
 
 namespace rpclab::netem {
 

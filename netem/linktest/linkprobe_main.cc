@@ -8,7 +8,7 @@
 #include <atomic>
 #include <iostream>
 
-#include "core/cli_support.h"
+#include "common/cli_support.h"
 #include "netem/linktest/link_probe.h"
 
 namespace {

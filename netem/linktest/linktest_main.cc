@@ -6,8 +6,8 @@
 
 #include <iostream>
 
-#include "core/atomic_file.h"
-#include "core/cli_support.h"
+#include "common/atomic_file.h"
+#include "common/cli_support.h"
 #include "netem/topology/capabilities.h"
 #include "process/command_runner.h"
 #include "netem/linktest/link_test.h"

@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-#include "core/install_paths.h"
+#include "common/install_paths.h"
 #include "process/child_process.h"
 #include "process/command_runner.h"
 

@@ -2,10 +2,11 @@
 
 #include <chrono>
 
-#include "core/inet.h"
+#include "common/inet.h"
 #include "grpc/grpc_limits.h"
 #include "grpc/grpc_transport.h"
 #include "rpclab.grpc.pb.h"
+#include "transport/client_handlers.h"
 
 namespace rpclab::grpcx {
 namespace {
@@ -49,6 +50,9 @@ CallStatus from_grpc(const grpc::Status& status) {
 
 class GrpcClient : public RpcClient {
  public:
+  // One call, through the handler of its operation (kHandlers, below).
+  CallStatus call(Operation op, const OpArgs& args, OpReply* reply) override;
+
   explicit GrpcClient(const ClientOptions& options)
       : deadline_(std::chrono::milliseconds(options.timeout_ms.value_or(kDefaultDeadlineMs))) {
     grpc::ChannelArguments args;
@@ -66,19 +70,19 @@ class GrpcClient : public RpcClient {
     stub_ = wire::Rpclab::NewStub(channel);
   }
 
-  CallStatus null_call() override {
+  CallStatus null_call(const Empty&, Empty*) {
     grpc::ClientContext ctx;
     arm(ctx);
     wire::Empty req, rep;
     return from_grpc(stub_->Null(&ctx, req, &rep));
   }
 
-  CallStatus next(uint32_t client_id, uint32_t seq, NextReply* reply) override {
+  CallStatus next(const NextRequest& request, NextReply* reply) {
     grpc::ClientContext ctx;
     arm(ctx);
     wire::NextRequest req;
-    req.set_client_id(client_id);
-    req.set_seq(seq);
+    req.set_client_id(request.client_id);
+    req.set_seq(request.seq);
     wire::NextReply rep;
     grpc::Status status = stub_->Next(&ctx, req, &rep);
     if (status.ok()) {
@@ -89,7 +93,7 @@ class GrpcClient : public RpcClient {
     return from_grpc(status);
   }
 
-  CallStatus echo(std::string_view payload, std::string* reply) override {
+  CallStatus echo(const std::string& payload, std::string* reply) {
     grpc::ClientContext ctx;
     arm(ctx);
     wire::EchoMessage req, rep;
@@ -99,7 +103,7 @@ class GrpcClient : public RpcClient {
     return from_grpc(status);
   }
 
-  CallStatus is_prime(int32_t n, bool* prime) override {
+  CallStatus is_prime(int32_t n, bool* prime) {
     grpc::ClientContext ctx;
     arm(ctx);
     wire::IsPrimeRequest req;
@@ -110,7 +114,7 @@ class GrpcClient : public RpcClient {
     return from_grpc(status);
   }
 
-  CallStatus average(const std::vector<double>& values, double* mean) override {
+  CallStatus average(const std::vector<double>& values, double* mean) {
     grpc::ClientContext ctx;
     arm(ctx);
     wire::Doubles req = doubles_of(values);
@@ -120,7 +124,7 @@ class GrpcClient : public RpcClient {
     return from_grpc(status);
   }
 
-  CallStatus get_rand_nums(int32_t count, std::vector<double>* values) override {
+  CallStatus get_rand_nums(int32_t count, std::vector<double>* values) {
     grpc::ClientContext ctx;
     arm(ctx);
     wire::CountRequest req;
@@ -131,7 +135,7 @@ class GrpcClient : public RpcClient {
     return from_grpc(status);
   }
 
-  CallStatus log_transform(const std::vector<double>& values, std::vector<double>* logs) override {
+  CallStatus log_transform(const std::vector<double>& values, std::vector<double>* logs) {
     grpc::ClientContext ctx;
     arm(ctx);
     wire::Doubles req = doubles_of(values), rep;
@@ -140,12 +144,12 @@ class GrpcClient : public RpcClient {
     return from_grpc(status);
   }
 
-  CallStatus get_record(int32_t id, uint32_t photo_bytes, KiralyRecord* record) override {
+  CallStatus get_record(const RecordRequest& request, KiralyRecord* record) {
     grpc::ClientContext ctx;
     arm(ctx);
     wire::RecordRequest req;
-    req.set_id(id);
-    req.set_photo_bytes(photo_bytes);
+    req.set_id(request.id);
+    req.set_photo_bytes(request.photo_bytes);
     wire::Record rep;
     grpc::Status status = stub_->GetRecord(&ctx, req, &rep);
     if (status.ok())
@@ -165,6 +169,22 @@ class GrpcClient : public RpcClient {
   std::chrono::milliseconds deadline_;
   std::unique_ptr<wire::Rpclab::Stub> stub_;
 };
+
+constexpr ClientHandler<GrpcClient> kHandlers[] = {
+    {Operation::kNull, handle<&GrpcClient::null_call>},
+    {Operation::kNext, handle<&GrpcClient::next>},
+    {Operation::kEcho, handle<&GrpcClient::echo>},
+    {Operation::kIsPrime, handle<&GrpcClient::is_prime>},
+    {Operation::kAverage, handle<&GrpcClient::average>},
+    {Operation::kGetRandNums, handle<&GrpcClient::get_rand_nums>},
+    {Operation::kLogTransform, handle<&GrpcClient::log_transform>},
+    {Operation::kGetRecord, handle<&GrpcClient::get_record>},
+};
+static_assert(operations_of(kHandlers) == kClientOperations, "the row's operations are its handlers'");
+
+CallStatus GrpcClient::call(Operation op, const OpArgs& args, OpReply* reply) {
+  return dispatch(kHandlers, *this, op, args, reply);
+}
 
 }  // namespace
 

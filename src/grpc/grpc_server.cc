@@ -15,10 +15,11 @@
 #include <thread>
 #include <vector>
 
-#include "core/inet.h"
+#include "common/inet.h"
 #include "grpc/grpc_limits.h"
 #include "grpc/grpc_service.h"
 #include "grpc/grpc_transport.h"
+#include "server/server_core.h"
 
 namespace rpclab::grpcx {
 

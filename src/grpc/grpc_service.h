@@ -3,7 +3,7 @@
 // fuzz targets (tests/fuzz/) can call it on a parsed message without a server.
 #pragma once
 
-#include "core/server_core.h"
+#include "server/server_core.h"
 #include "rpclab.grpc.pb.h"
 
 namespace rpclab::grpcx {

@@ -49,11 +49,12 @@
 #include <cstring>
 #include <thread>
 
-#include "core/accept_rest.h"
-#include "core/inet.h"
+#include "server/accept_rest.h"
+#include "common/inet.h"
 #include "jsonrpc/jsonrpc_service.h"
 #include "jsonrpc/jsonrpc_transport.h"
 #include "jsonrpc/jsonrpc_wire.h"
+#include "server/server_core.h"
 
 namespace rpclab::jsonrpc {
 namespace {

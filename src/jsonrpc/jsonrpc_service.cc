@@ -2,6 +2,7 @@
 
 #include "jsonrpc/base64.h"
 #include "jsonrpc/jsonrpc_wire.h"
+#include "server/server_core.h"
 
 namespace rpclab::jsonrpc {
 namespace {
@@ -123,7 +124,7 @@ void Service::is_prime(const Json::Value& params, Json::Value& result) {
   result = core_.is_prime(n);
 }
 
-// What the core refuses (core/allman.h) is "invalid params", as a value of
+// What the core refuses (ops/allman.h) is "invalid params", as a value of
 // the wrong JSON type is.
 void Service::average(const Json::Value& params, Json::Value& result) {
   std::vector<double> values = values_param(params);

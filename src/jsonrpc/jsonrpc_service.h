@@ -11,8 +11,8 @@
 
 #include <string>
 
-#include "core/request_origin.h"
-#include "core/server_core.h"
+#include "server/request_origin.h"
+#include "server/server_core.h"
 
 namespace rpclab::jsonrpc {
 

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "core/outcome.h"
+#include "transport/outcome.h"
 
 namespace rpclab::jsonrpc {
 

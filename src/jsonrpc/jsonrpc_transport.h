@@ -5,9 +5,13 @@
 
 #include <memory>
 
-#include "core/transport.h"
+#include "transport/transport.h"
 
 namespace rpclab::jsonrpc {
+
+// The operations its client carries (its row's), checked against the
+// adapter's table of handlers when it compiles.
+inline constexpr OperationSet kClientOperations = OperationSet::every();
 
 ClientSettings client_settings(const ClientOptions& options);
 std::unique_ptr<RpcClient> make_client(const ClientOptions& options);

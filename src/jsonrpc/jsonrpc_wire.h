@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "core/kiraly.h"
-#include "core/server_core.h"
+#include "ops/kiraly.h"
+#include "server/server_core.h"
 
 namespace rpclab::jsonrpc {
 

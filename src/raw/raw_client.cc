@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "raw/raw_transport.h"
+#include "transport/client_handlers.h"
 
 namespace rpclab::raw {
 namespace {
@@ -31,7 +32,7 @@ RawClient::RawClient(int fd, const ClientOptions& options, size_t max_payload)
 
 RawClient::~RawClient() { ::close(fd_); }
 
-CallStatus RawClient::call(Proc proc, std::string_view body, FrameView* reply) {
+CallStatus RawClient::call_proc(Proc proc, std::string_view body, FrameView* reply) {
   uint32_t call_id = next_call_id_++;
   CallStatus status = exchange(call_id, proc, body, Deadline(timeout_ms_), reply);
   if (!status.ok()) return status;
@@ -50,24 +51,24 @@ CallStatus RawClient::send_request(uint32_t call_id, Proc proc, std::string_view
   return CallStatus::success();
 }
 
-CallStatus RawClient::null_call() {
+CallStatus RawClient::null_call(const Empty&, Empty*) {
   FrameView reply;
-  return call(Proc::kNull, {}, &reply);
+  return call_proc(Proc::kNull, {}, &reply);
 }
 
-CallStatus RawClient::next(uint32_t client_id, uint32_t seq, NextReply* reply) {
+CallStatus RawClient::next(const NextRequest& request, NextReply* reply) {
   FrameView frame;
-  CallStatus status = call(Proc::kNext, encode_next_request(client_id, seq), &frame);
+  CallStatus status = call_proc(Proc::kNext, encode_next_request(request.client_id, request.seq), &frame);
   if (status.ok() && !decode_next_reply(frame.body, reply))
     return CallStatus::failure(ErrorKind::kCannotCode, "NEXT reply body of " + std::to_string(frame.body.size()) +
                                                            " bytes is not a NEXT reply");
   return status;
 }
 
-CallStatus RawClient::echo(std::string_view payload, std::string* reply) {
+CallStatus RawClient::echo(const std::string& payload, std::string* reply) {
   if (payload.size() > max_payload_) return CallStatus::failure(ErrorKind::kCannotCode, too_big(payload.size()));
   FrameView frame;
-  CallStatus status = call(Proc::kEcho, payload, &frame);
+  CallStatus status = call_proc(Proc::kEcho, payload, &frame);
   if (status.ok()) reply->assign(frame.body);
   return status;
 }
@@ -76,7 +77,7 @@ CallStatus RawClient::call_doubles(Proc proc, std::string_view body, size_t repl
   size_t larger = std::max(body.size(), reply_bytes);
   if (larger > max_payload_) return CallStatus::failure(ErrorKind::kCannotCode, too_big(larger));
   FrameView frame;
-  CallStatus status = call(proc, body, &frame);
+  CallStatus status = call_proc(proc, body, &frame);
   if (status.ok() && !decode_doubles(frame.body, out))
     return CallStatus::failure(ErrorKind::kCannotCode, "a " + proc_name(static_cast<uint8_t>(proc)) + " reply of " +
                                                            std::to_string(frame.body.size()) + " bytes is not doubles");
@@ -85,7 +86,7 @@ CallStatus RawClient::call_doubles(Proc proc, std::string_view body, size_t repl
 
 CallStatus RawClient::is_prime(int32_t n, bool* prime) {
   FrameView frame;
-  CallStatus status = call(Proc::kIsPrime, encode_i32(n), &frame);
+  CallStatus status = call_proc(Proc::kIsPrime, encode_i32(n), &frame);
   if (status.ok() && frame.body.size() != 1)
     return CallStatus::failure(ErrorKind::kCannotCode, "ISPRIME reply of " + std::to_string(frame.body.size()) +
                                                            " bytes, not 1");
@@ -110,15 +111,35 @@ CallStatus RawClient::log_transform(const std::vector<double>& values, std::vect
   return call_doubles(Proc::kLogTransform, encode_doubles(values.data(), values.size()), values.size() * 8, logs);
 }
 
-CallStatus RawClient::get_record(int32_t id, uint32_t photo_bytes, KiralyRecord* record) {
-  size_t reply_bytes = size_t{photo_bytes} + kKiralyFieldBytes;
+CallStatus RawClient::get_record(const RecordRequest& request, KiralyRecord* record) {
+  size_t reply_bytes = size_t{request.photo_bytes} + kKiralyFieldBytes;
   if (reply_bytes > max_payload_) return CallStatus::failure(ErrorKind::kCannotCode, too_big(reply_bytes));
   FrameView frame;
-  CallStatus status = call(Proc::kGetRecord, encode_record_request(id, photo_bytes), &frame);
+  CallStatus status = call_proc(Proc::kGetRecord, encode_record_request(request.id, request.photo_bytes), &frame);
   if (status.ok() && !decode_record(frame.body, record))
     return CallStatus::failure(ErrorKind::kCannotCode, "a GETRECORD reply of " + std::to_string(frame.body.size()) +
                                                            " bytes is not a record");
   return status;
+}
+
+namespace {
+
+constexpr ClientHandler<RawClient> kHandlers[] = {
+    {Operation::kNull, handle<&RawClient::null_call>},
+    {Operation::kNext, handle<&RawClient::next>},
+    {Operation::kEcho, handle<&RawClient::echo>},
+    {Operation::kIsPrime, handle<&RawClient::is_prime>},
+    {Operation::kAverage, handle<&RawClient::average>},
+    {Operation::kGetRandNums, handle<&RawClient::get_rand_nums>},
+    {Operation::kLogTransform, handle<&RawClient::log_transform>},
+    {Operation::kGetRecord, handle<&RawClient::get_record>},
+};
+static_assert(operations_of(kHandlers) == kClientOperations, "the row's operations are its handlers'");
+
+}  // namespace
+
+CallStatus RawClient::call(Operation op, const OpArgs& args, OpReply* reply) {
+  return dispatch(kHandlers, *this, op, args, reply);
 }
 
 }  // namespace rpclab::raw

@@ -1,5 +1,5 @@
 // The part of a floor client that is the same over TCP and UDP: call ids,
-// encoding the three procedures and checking what comes back. A subclass
+// encoding each operation's procedure and checking what comes back. A subclass
 // only moves one request out and the matching reply in.
 #pragma once
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/transport.h"
+#include "transport/transport.h"
 #include "raw/raw_frame.h"
 #include "raw/raw_io.h"
 
@@ -18,14 +18,17 @@ class RawClient : public RpcClient {
   RawClient(int fd, const ClientOptions& options, size_t max_payload);
   ~RawClient() override;
 
-  CallStatus null_call() override;
-  CallStatus next(uint32_t client_id, uint32_t seq, NextReply* reply) override;
-  CallStatus echo(std::string_view payload, std::string* reply) override;
-  CallStatus is_prime(int32_t n, bool* prime) override;
-  CallStatus average(const std::vector<double>& values, double* mean) override;
-  CallStatus get_rand_nums(int32_t count, std::vector<double>* values) override;
-  CallStatus log_transform(const std::vector<double>& values, std::vector<double>* logs) override;
-  CallStatus get_record(int32_t id, uint32_t photo_bytes, KiralyRecord* record) override;
+  CallStatus call(Operation op, const OpArgs& args, OpReply* reply) override;
+
+  // The handlers of the operations it carries (its table in the .cc).
+  CallStatus null_call(const Empty&, Empty*);
+  CallStatus next(const NextRequest& request, NextReply* reply);
+  CallStatus echo(const std::string& payload, std::string* reply);
+  CallStatus is_prime(int32_t n, bool* prime);
+  CallStatus average(const std::vector<double>& values, double* mean);
+  CallStatus get_rand_nums(int32_t count, std::vector<double>* values);
+  CallStatus log_transform(const std::vector<double>& values, std::vector<double>* logs);
+  CallStatus get_record(const RecordRequest& request, KiralyRecord* record);
 
  protected:
   // Sends the request and waits for the reply frame carrying `call_id`,
@@ -41,7 +44,7 @@ class RawClient : public RpcClient {
   int fd_;
 
  private:
-  CallStatus call(Proc proc, std::string_view body, FrameView* reply);
+  CallStatus call_proc(Proc proc, std::string_view body, FrameView* reply);
   // A call whose reply body is doubles; `reply_bytes` is what it will be.
   CallStatus call_doubles(Proc proc, std::string_view body, size_t reply_bytes, std::vector<double>* out);
 

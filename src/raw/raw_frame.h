@@ -17,13 +17,13 @@
 //   NEXT   request u32 client_id, u32 seq   reply u32 status, u32 expected_seq,
 //                                                 u32 times_executed
 //   ECHO   request the payload              reply the same bytes
-//   Allman's operations (core/allman.h), doubles as IEEE 754 big-endian,
+//   Allman's operations (ops/allman.h), doubles as IEEE 754 big-endian,
 //   8 bytes each, as java.io's writeDouble sends them in Allman's baseline:
 //   ISPRIME      request i32 n              reply u8 1 or 0
 //   AVERAGE      request N doubles          reply one double
 //   GETRANDNUMS  request i32 count          reply count doubles
 //   LOGTRANSFORM request N doubles          reply N doubles
-//   Kiraly's record (core/kiraly.h); a string or the photo is a u32 length
+//   Kiraly's record (ops/kiraly.h); a string or the photo is a u32 length
 //   and its bytes, a float IEEE 754 big-endian in 4 bytes:
 //   GETRECORD    request i32 id, u32 photo_bytes
 //                reply   i32 id, first_name, last_name, i32 age, email, phone,
@@ -41,8 +41,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/kiraly.h"
-#include "core/server_core.h"
+#include "ops/kiraly.h"
+#include "server/server_core.h"
 
 namespace rpclab::raw {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/outcome.h"
+#include "transport/outcome.h"
 
 namespace rpclab::raw {
 

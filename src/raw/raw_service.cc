@@ -1,4 +1,5 @@
 #include "raw/raw_service.h"
+#include "server/server_core.h"
 
 #include <memory>
 #include <optional>

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "core/server_core.h"
+#include "server/server_core.h"
 #include "raw/raw_frame.h"
 
 namespace rpclab::raw {

@@ -6,7 +6,7 @@
 
 #include <cerrno>
 
-#include "core/inet.h"
+#include "common/inet.h"
 #include "raw/raw_client.h"
 #include "raw/raw_transport.h"
 
@@ -74,7 +74,8 @@ std::unique_ptr<RpcClient> make_tcp_client(const ClientOptions& options) {
   sockaddr_in addr = resolve_ipv4(options.host, options.port);
   std::string error;
   int err_no = 0;
-  int fd = connect_tcp(addr, options.timeout_ms.value_or(kDefaultTimeoutMs), options.tcp_nodelay, &error, &err_no);
+  int fd = connect_tcp(addr, options.timeout_ms.value_or(kDefaultTimeoutMs), options.settings.on(kTcpNodelay), &error,
+                       &err_no);
   if (fd < 0) {
     ErrorKind kind = err_no == ETIMEDOUT ? ErrorKind::kTimeout : ErrorKind::kUnavailable;
     throw ConnectError(

@@ -23,11 +23,12 @@
 #include <memory>
 #include <vector>
 
-#include "core/accept_rest.h"
-#include "core/inet.h"
+#include "server/accept_rest.h"
+#include "common/inet.h"
 #include "raw/raw_io.h"
 #include "raw/raw_service.h"
 #include "raw/raw_transport.h"
+#include "server/server_core.h"
 
 namespace rpclab::raw {
 namespace {
@@ -170,7 +171,7 @@ class RawTcpServer : public RpcServer {
 std::unique_ptr<RpcServer> make_tcp_server(const ServerOptions& options, ServerCore& core) {
   int fd = bind_socket(SOCK_STREAM, options.host, options.port);
   set_nonblocking(fd);
-  return std::make_unique<RawTcpServer>(fd, core, options.tcp_nodelay);
+  return std::make_unique<RawTcpServer>(fd, core, options.settings.on(kTcpNodelay));
 }
 
 }  // namespace rpclab::raw

@@ -6,9 +6,13 @@
 
 #include <memory>
 
-#include "core/transport.h"
+#include "transport/transport.h"
 
 namespace rpclab::raw {
+
+// The operations its client carries (its row's), checked against the
+// adapter's table of handlers when it compiles.
+inline constexpr OperationSet kClientOperations = OperationSet::every();
 
 // No library imposes one; rpcgen's 25 s, so every transport waits as long.
 inline constexpr int kDefaultTimeoutMs = 25000;

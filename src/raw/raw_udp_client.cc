@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "core/inet.h"
+#include "common/inet.h"
 #include "raw/raw_client.h"
 #include "raw/raw_transport.h"
 

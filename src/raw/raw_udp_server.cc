@@ -9,10 +9,11 @@
 #include <cerrno>
 #include <cstring>
 
-#include "core/inet.h"
+#include "common/inet.h"
 #include "raw/raw_io.h"
 #include "raw/raw_service.h"
 #include "raw/raw_transport.h"
+#include "server/server_core.h"
 
 namespace rpclab::raw {
 namespace {

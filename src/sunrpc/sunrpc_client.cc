@@ -5,12 +5,14 @@
 
 #include <cstring>
 
-#include "core/inet.h"
+#include "common/inet.h"
 #include "rpclab.h"
 #include "rpclab_versions.h"
 #include "sunrpc/sunrpc_limits.h"
 #include "sunrpc/sunrpc_status.h"
 #include "sunrpc/sunrpc_transport.h"
+#include "transport/client_handlers.h"
+#include "sunrpc/sunrpc_settings.h"
 
 namespace rpclab::sunrpc {
 namespace {
@@ -18,31 +20,38 @@ namespace {
 timeval to_timeval(int ms) { return timeval{ms / 1000, (ms % 1000) * 1000}; }
 
 size_t udp_buffer(size_t requested) { return requested ? requested : kLibtirpcUdpBuffer; }
+// --udp-bufsize, or 0 for libtirpc's own.
+size_t bufsize_of(const ClientOptions& options) {
+  return static_cast<size_t>(options.settings.value_or(kUdpBufsize, 0));
+}
 
 class SunrpcClient : public RpcClient {
  public:
+  // One call, through the handler of its operation (kHandlers, below).
+  CallStatus call(Operation op, const OpArgs& args, OpReply* reply) override;
+
   SunrpcClient(CLIENT* clnt, bool datagram, const ClientOptions& options)
-      : clnt_(clnt), drain_(datagram && options.drain_stale_replies),
-        max_payload_(datagram ? udp_max_payload(options.udp_bufsize) : 0), bufsize_(options.udp_bufsize) {
+      : clnt_(clnt), drain_(datagram && options.settings.on(kDrainStaleReplies)),
+        max_payload_(datagram ? udp_max_payload(bufsize_of(options)) : 0), bufsize_(bufsize_of(options)) {
     if (options.timeout_ms) {
       timeval total = to_timeval(*options.timeout_ms);
       clnt_control(clnt_, CLSET_TIMEOUT, reinterpret_cast<char*>(&total));
     }
-    if (datagram && options.retry_timeout_ms) {
-      timeval retry = to_timeval(*options.retry_timeout_ms);
+    if (auto retry_ms = options.settings.get(kRetryTimeout); datagram && retry_ms) {
+      timeval retry = to_timeval(static_cast<int>(*retry_ms));
       clnt_control(clnt_, CLSET_RETRY_TIMEOUT, reinterpret_cast<char*>(&retry));
     }
   }
   ~SunrpcClient() override { clnt_destroy(clnt_); }
 
-  CallStatus null_call() override {
+  CallStatus null_call(const Empty&, Empty*) {
     before_call();
     return status_from_clnt(clnt_, rpclab_null_1(nullptr, nullptr, clnt_));
   }
 
-  CallStatus next(uint32_t client_id, uint32_t seq, NextReply* reply) override {
+  CallStatus next(const NextRequest& request, NextReply* reply) {
     before_call();
-    next_args args{client_id, seq};
+    next_args args{request.client_id, request.seq};
     next_result res{};
     enum clnt_stat stat = rpclab_next_1(&args, &res, clnt_);
     if (stat == RPC_SUCCESS) {
@@ -53,7 +62,7 @@ class SunrpcClient : public RpcClient {
     return status_from_clnt(clnt_, stat);
   }
 
-  CallStatus echo(std::string_view payload, std::string* reply) override {
+  CallStatus echo(const std::string& payload, std::string* reply) {
     if (!fits(payload.size())) return too_big(payload.size());
     before_call();
     echo_bytes args{static_cast<u_int>(payload.size()), const_cast<char*>(payload.data())};
@@ -64,7 +73,7 @@ class SunrpcClient : public RpcClient {
     return status_from_clnt(clnt_, stat);
   }
 
-  CallStatus is_prime(int32_t n, bool* prime) override {
+  CallStatus is_prime(int32_t n, bool* prime) {
     before_call();
     int arg = n;
     bool_t res = FALSE;
@@ -73,14 +82,14 @@ class SunrpcClient : public RpcClient {
     return status_from_clnt(clnt_, stat);
   }
 
-  CallStatus average(const std::vector<double>& values, double* mean) override {
+  CallStatus average(const std::vector<double>& values, double* mean) {
     if (!fits(values.size() * sizeof(double))) return too_big(values.size() * sizeof(double));
     before_call();
     allman_doubles args = doubles_of(values);
     return status_from_clnt(clnt_, rpclab_average_1(&args, mean, clnt_));
   }
 
-  CallStatus get_rand_nums(int32_t count, std::vector<double>* values) override {
+  CallStatus get_rand_nums(int32_t count, std::vector<double>* values) {
     if (count > 0 && !fits(size_t(count) * sizeof(double))) return too_big(size_t(count) * sizeof(double));
     before_call();
     int arg = count;
@@ -90,7 +99,7 @@ class SunrpcClient : public RpcClient {
     return status_from_clnt(clnt_, stat);
   }
 
-  CallStatus log_transform(const std::vector<double>& values, std::vector<double>* logs) override {
+  CallStatus log_transform(const std::vector<double>& values, std::vector<double>* logs) {
     if (!fits(values.size() * sizeof(double))) return too_big(values.size() * sizeof(double));
     before_call();
     allman_doubles args = doubles_of(values), res{};
@@ -99,10 +108,11 @@ class SunrpcClient : public RpcClient {
     return status_from_clnt(clnt_, stat);
   }
 
-  CallStatus get_record(int32_t id, uint32_t photo_bytes, KiralyRecord* record) override {
-    if (!fits(size_t{photo_bytes} + kKiralyFieldBytes)) return too_big(size_t{photo_bytes} + kKiralyFieldBytes);
+  CallStatus get_record(const RecordRequest& request, KiralyRecord* record) {
+    size_t bytes = payload_bytes(Operation::kGetRecord, request.photo_bytes);
+    if (!fits(bytes)) return too_big(bytes);
     before_call();
-    kiraly_request args{id, photo_bytes};
+    kiraly_request args{request.id, request.photo_bytes};
     ::kiraly_record res{};
     enum clnt_stat stat = rpclab_getrecord_1(&args, &res, clnt_);
     if (stat == RPC_SUCCESS) *record = record_of(res);
@@ -151,6 +161,22 @@ class SunrpcClient : public RpcClient {
   size_t bufsize_;
 };
 
+constexpr ClientHandler<SunrpcClient> kHandlers[] = {
+    {Operation::kNull, handle<&SunrpcClient::null_call>},
+    {Operation::kNext, handle<&SunrpcClient::next>},
+    {Operation::kEcho, handle<&SunrpcClient::echo>},
+    {Operation::kIsPrime, handle<&SunrpcClient::is_prime>},
+    {Operation::kAverage, handle<&SunrpcClient::average>},
+    {Operation::kGetRandNums, handle<&SunrpcClient::get_rand_nums>},
+    {Operation::kLogTransform, handle<&SunrpcClient::log_transform>},
+    {Operation::kGetRecord, handle<&SunrpcClient::get_record>},
+};
+static_assert(operations_of(kHandlers) == kClientOperations, "the row's operations are its handlers'");
+
+CallStatus SunrpcClient::call(Operation op, const OpArgs& args, OpReply* reply) {
+  return dispatch(kHandlers, *this, op, args, reply);
+}
+
 [[noreturn]] void throw_create_error(const std::string& what) {
   auto& err = rpc_createerr;  // per thread in libtirpc
   std::string text = what + ": " + clnt_sperrno(err.cf_stat);
@@ -179,9 +205,9 @@ ClientSettings udp_settings(const ClientOptions& options) {
   ClientSettings s;
   s.timeout_ms = options.timeout_ms.value_or(kRpcgenTimeoutMs);
   s.timeout_is_default = !options.timeout_ms;
-  s.retry_timeout_ms = options.retry_timeout_ms.value_or(kLibtirpcRetryMs);
-  s.retry_is_default = !options.retry_timeout_ms;
-  s.max_payload = udp_max_payload(options.udp_bufsize);
+  s.retry_timeout_ms = static_cast<int>(options.settings.value_or(kRetryTimeout, kLibtirpcRetryMs));
+  s.retry_is_default = !options.settings.on(kRetryTimeout);
+  s.max_payload = udp_max_payload(bufsize_of(options));
   s.library = "libtirpc " RPCLAB_LIBTIRPC_VERSION;
   return s;
 }
@@ -196,7 +222,7 @@ ClientSettings tcp_settings(const ClientOptions& options) {
 
 std::unique_ptr<RpcClient> make_udp_client(const ClientOptions& options) {
   CLIENT* clnt;
-  if (options.use_rpcbind) {
+  if (options.settings.on(kRpcbind)) {
     clnt = create_via_rpcbind(options, "udp");
   } else {
     // Our own socket: with RPC_ANYSOCK, libtirpc would walk the reserved
@@ -205,7 +231,7 @@ std::unique_ptr<RpcClient> make_udp_client(const ClientOptions& options) {
     int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (fd < 0) throw ConnectError(CallStatus::failure(ErrorKind::kCannotSend, std::strerror(errno)));
     netbuf nb{sizeof addr, sizeof addr, &addr};
-    u_int size = static_cast<u_int>(udp_buffer(options.udp_bufsize));
+    u_int size = static_cast<u_int>(udp_buffer(bufsize_of(options)));
     clnt = clnt_dg_create(fd, &nb, RPCLAB_PROG, RPCLAB_V1, size, size);
     if (!clnt) {
       ::close(fd);
@@ -218,13 +244,13 @@ std::unique_ptr<RpcClient> make_udp_client(const ClientOptions& options) {
 
 std::unique_ptr<RpcClient> make_tcp_client(const ClientOptions& options) {
   CLIENT* clnt;
-  if (options.use_rpcbind) {
+  if (options.settings.on(kRpcbind)) {
     clnt = create_via_rpcbind(options, "tcp");
   } else {
     sockaddr_in addr = resolve_ipv4(options.host, options.port);
     std::string error;
     int err_no = 0;
-    int fd = connect_tcp(addr, connect_timeout_ms(options), options.tcp_nodelay, &error, &err_no);
+    int fd = connect_tcp(addr, connect_timeout_ms(options), options.settings.on(kTcpNodelay), &error, &err_no);
     if (fd < 0) {
       ErrorKind kind = err_no == ETIMEDOUT ? ErrorKind::kTimeout : ErrorKind::kUnavailable;
       throw ConnectError(CallStatus::failure(

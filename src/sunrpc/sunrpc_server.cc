@@ -25,11 +25,13 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/accept_rest.h"
-#include "core/inet.h"
+#include "server/accept_rest.h"
+#include "common/inet.h"
 #include "rpclab.h"
 #include "sunrpc/sunrpc_limits.h"
 #include "sunrpc/sunrpc_transport.h"
+#include "server/server_core.h"
+#include "sunrpc/sunrpc_settings.h"
 
 extern "C" void rpclab_prog_1(struct svc_req* rqstp, SVCXPRT* transp);  // rpcgen -m
 
@@ -256,7 +258,7 @@ std::unique_ptr<RpcServer> make_server(const ServerOptions& options, ServerCore&
   if (g_core) throw SetupError("a Sun RPC server is already running in this process");
   int fd = bind_socket(datagram ? SOCK_DGRAM : SOCK_STREAM, options.host, options.port);
   if (!datagram) ::setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &kReplyWriteTimeoutMs, sizeof kReplyWriteTimeoutMs);
-  if (!datagram && options.tcp_nodelay) {
+  if (!datagram && options.settings.on(kTcpNodelay)) {
     // libtirpc accepts the connections itself; Linux hands the listening
     // socket's TCP_NODELAY on to every accepted one.
     int one = 1;
@@ -271,7 +273,7 @@ std::unique_ptr<RpcServer> make_server(const ServerOptions& options, ServerCore&
   }
   SVCXPRT* xprt;
   if (datagram) {
-    u_int size = static_cast<u_int>(options.udp_bufsize ? options.udp_bufsize : kLibtirpcUdpBuffer);
+    u_int size = static_cast<u_int>(options.settings.value_or(kUdpBufsize, kLibtirpcUdpBuffer));
     xprt = svc_dg_create(fd, size, size);
   } else {
     xprt = svc_vc_create(fd, 0, 0);
@@ -280,16 +282,18 @@ std::unique_ptr<RpcServer> make_server(const ServerOptions& options, ServerCore&
     ::close(fd);
     throw SetupError("libtirpc could not create a server transport on the bound socket");
   }
-  if (datagram && options.drc_entries > 0 && !svc_dg_enablecache(xprt, options.drc_entries))
+  auto drc_entries = static_cast<u_int>(options.settings.value_or(kReplyCache, 0));
+  if (datagram && drc_entries > 0 && !svc_dg_enablecache(xprt, drc_entries))
     throw SetupError("svc_dg_enablecache failed");
   if (!svc_reg(xprt, RPCLAB_PROG, RPCLAB_V1, rpclab_dispatch, nullptr))
     throw SetupError("svc_reg failed: is another server for program 0x20151989 in this process?");
   const char* netid = datagram ? "udp" : "tcp";
-  if (options.use_rpcbind) register_with_rpcbind(netid, options.host, port);
+  bool rpcbind = options.settings.on(kRpcbind);
+  if (rpcbind) register_with_rpcbind(netid, options.host, port);
   g_core = &core;
   g_datagram = datagram;
   g_connections = ConnectionNumbers();
-  return std::make_unique<SunrpcServer>(xprt, port, netid, options.use_rpcbind, datagram);
+  return std::make_unique<SunrpcServer>(xprt, port, netid, rpcbind, datagram);
 }
 
 }  // namespace
@@ -334,7 +338,7 @@ bool_t rpclab_isprime_1_svc(int* n, bool_t* result, struct svc_req*) {
   return TRUE;
 }
 
-// A call the core refuses (core/allman.h) is answered GARBAGE_ARGS, the one
+// A call the core refuses (ops/allman.h) is answered GARBAGE_ARGS, the one
 // "your arguments are wrong" reply ONC RPC has; returning FALSE alone
 // would send no reply at all.
 bool_t rpclab_average_1_svc(allman_doubles* args, double* result, struct svc_req* request) {

@@ -3,7 +3,7 @@
 
 #include <rpc/rpc.h>
 
-#include "core/outcome.h"
+#include "transport/outcome.h"
 
 namespace rpclab::sunrpc {
 

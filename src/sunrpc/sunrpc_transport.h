@@ -4,9 +4,13 @@
 
 #include <memory>
 
-#include "core/transport.h"
+#include "transport/transport.h"
 
 namespace rpclab::sunrpc {
+
+// The operations its client carries (its row's), checked against the
+// adapter's table of handlers when it compiles.
+inline constexpr OperationSet kClientOperations = OperationSet::every();
 
 ClientSettings udp_settings(const ClientOptions& options);
 ClientSettings tcp_settings(const ClientOptions& options);

@@ -11,8 +11,8 @@
 #include <string>
 #include <thread>
 
-#include "core/accept_rest.h"
-#include "core/request_origin.h"
+#include "server/accept_rest.h"
+#include "server/request_origin.h"
 
 namespace rpclab::xmlrpc {
 

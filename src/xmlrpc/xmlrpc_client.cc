@@ -3,13 +3,15 @@
 #include <xmlrpc-c/girerr.hpp>
 
 #include "xmlrpc/xmlrpc_status.h"
+#include "xmlrpc/xmlrpc_transport.h"
 #include "xmlrpc/xmlrpc_wire.h"
+#include "transport/client_handlers.h"
 
 namespace rpclab::xmlrpc {
 
 CallStatus XmlrpcClient::failed(const std::string& what) { return from_client_error(what); }
 
-CallStatus XmlrpcClient::call(const char* method, const xmlrpc_c::paramList& params, xmlrpc_c::value* result) {
+CallStatus XmlrpcClient::call_method(const char* method, const xmlrpc_c::paramList& params, xmlrpc_c::value* result) {
   xmlrpc_c::rpcPtr rpc(method, params);
   try {
     carry(rpc);
@@ -26,28 +28,28 @@ CallStatus XmlrpcClient::call(const char* method, const xmlrpc_c::paramList& par
   return CallStatus::success();
 }
 
-CallStatus XmlrpcClient::null_call() {
+CallStatus XmlrpcClient::null_call(const Empty&, Empty*) {
   xmlrpc_c::value result;
-  return call(kNullMethod, xmlrpc_c::paramList(), &result);
+  return call_method(kNullMethod, xmlrpc_c::paramList(), &result);
 }
 
-CallStatus XmlrpcClient::next(uint32_t client_id, uint32_t seq, NextReply* reply) {
+CallStatus XmlrpcClient::next(const NextRequest& request, NextReply* reply) {
   xmlrpc_c::paramList params;
-  params.add(xmlrpc_c::value_int(to_i4(client_id)));
-  params.add(xmlrpc_c::value_int(to_i4(seq)));
+  params.add(xmlrpc_c::value_int(to_i4(request.client_id)));
+  params.add(xmlrpc_c::value_int(to_i4(request.seq)));
   xmlrpc_c::value result;
-  CallStatus status = call(kNextMethod, params, &result);
+  CallStatus status = call_method(kNextMethod, params, &result);
   std::string why;
   if (status.ok() && !read_next_reply(result, reply, &why))
     return CallStatus::failure(ErrorKind::kCannotCode, "xmlrpc-c: " + why);
   return status;
 }
 
-CallStatus XmlrpcClient::echo(std::string_view payload, std::string* reply) {
+CallStatus XmlrpcClient::echo(const std::string& payload, std::string* reply) {
   xmlrpc_c::paramList params;
   params.add(xmlrpc_c::value_bytestring(std::vector<unsigned char>(payload.begin(), payload.end())));
   xmlrpc_c::value result;
-  CallStatus status = call(kEchoMethod, params, &result);
+  CallStatus status = call_method(kEchoMethod, params, &result);
   if (!status.ok()) return status;
   if (result.type() != xmlrpc_c::value::TYPE_BYTESTRING)
     return CallStatus::failure(ErrorKind::kCannotCode, "xmlrpc-c: the ECHO reply is not base64");
@@ -63,7 +65,7 @@ namespace rpclab::xmlrpc {
 CallStatus XmlrpcClient::call_doubles(const char* method, const xmlrpc_c::paramList& params,
                                       std::vector<double>* out) {
   xmlrpc_c::value result;
-  CallStatus status = call(method, params, &result);
+  CallStatus status = call_method(method, params, &result);
   std::string why;
   if (status.ok() && !read_doubles(result, out, &why))
     return CallStatus::failure(ErrorKind::kCannotCode, std::string("xmlrpc-c: the ") + method + " reply is " + why);
@@ -74,7 +76,7 @@ CallStatus XmlrpcClient::is_prime(int32_t n, bool* prime) {
   xmlrpc_c::paramList params;
   params.add(xmlrpc_c::value_int(n));
   xmlrpc_c::value result;
-  CallStatus status = call(kIsPrimeMethod, params, &result);
+  CallStatus status = call_method(kIsPrimeMethod, params, &result);
   if (!status.ok()) return status;
   if (result.type() != xmlrpc_c::value::TYPE_BOOLEAN)
     return CallStatus::failure(ErrorKind::kCannotCode, "xmlrpc-c: the isPrime reply is not a boolean");
@@ -86,7 +88,7 @@ CallStatus XmlrpcClient::average(const std::vector<double>& values, double* mean
   xmlrpc_c::paramList params;
   params.add(doubles_value(values));
   xmlrpc_c::value result;
-  CallStatus status = call(kAverageMethod, params, &result);
+  CallStatus status = call_method(kAverageMethod, params, &result);
   if (!status.ok()) return status;
   if (result.type() != xmlrpc_c::value::TYPE_DOUBLE)
     return CallStatus::failure(ErrorKind::kCannotCode, "xmlrpc-c: the average reply is not a double");
@@ -100,12 +102,12 @@ CallStatus XmlrpcClient::get_rand_nums(int32_t count, std::vector<double>* value
   return call_doubles(kGetRandNumsMethod, params, values);
 }
 
-CallStatus XmlrpcClient::get_record(int32_t id, uint32_t photo_bytes, KiralyRecord* record) {
+CallStatus XmlrpcClient::get_record(const RecordRequest& request, KiralyRecord* record) {
   xmlrpc_c::paramList params;
-  params.add(xmlrpc_c::value_int(id));
-  params.add(xmlrpc_c::value_int(to_i4(photo_bytes)));
+  params.add(xmlrpc_c::value_int(request.id));
+  params.add(xmlrpc_c::value_int(to_i4(request.photo_bytes)));
   xmlrpc_c::value result;
-  CallStatus status = call(kGetRecordMethod, params, &result);
+  CallStatus status = call_method(kGetRecordMethod, params, &result);
   std::string why;
   if (status.ok() && !read_record(result, record, &why))
     return CallStatus::failure(ErrorKind::kCannotCode, "xmlrpc-c: the getRecord reply: " + why);
@@ -116,6 +118,26 @@ CallStatus XmlrpcClient::log_transform(const std::vector<double>& values, std::v
   xmlrpc_c::paramList params;
   params.add(doubles_value(values));
   return call_doubles(kLogTransformMethod, params, logs);
+}
+
+namespace {
+
+constexpr ClientHandler<XmlrpcClient> kHandlers[] = {
+    {Operation::kNull, handle<&XmlrpcClient::null_call>},
+    {Operation::kNext, handle<&XmlrpcClient::next>},
+    {Operation::kEcho, handle<&XmlrpcClient::echo>},
+    {Operation::kIsPrime, handle<&XmlrpcClient::is_prime>},
+    {Operation::kAverage, handle<&XmlrpcClient::average>},
+    {Operation::kGetRandNums, handle<&XmlrpcClient::get_rand_nums>},
+    {Operation::kLogTransform, handle<&XmlrpcClient::log_transform>},
+    {Operation::kGetRecord, handle<&XmlrpcClient::get_record>},
+};
+static_assert(operations_of(kHandlers) == kClientOperations, "the row's operations are its handlers'");
+
+}  // namespace
+
+CallStatus XmlrpcClient::call(Operation op, const OpArgs& args, OpReply* reply) {
+  return dispatch(kHandlers, *this, op, args, reply);
 }
 
 }  // namespace rpclab::xmlrpc

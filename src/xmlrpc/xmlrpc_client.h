@@ -1,4 +1,4 @@
-// What the xmlrpc and xmlrpc-pstream clients share: the three calls as
+// What the xmlrpc and xmlrpc-pstream clients share: each operation's call as
 // xmlrpc-c rpc objects, and their outcome on the ErrorKind enum. A subclass
 // only says how one call is carried (curl's HTTP, or the packet stream).
 #pragma once
@@ -7,20 +7,23 @@
 
 #include <xmlrpc-c/client.hpp>
 
-#include "core/transport.h"
+#include "transport/transport.h"
 
 namespace rpclab::xmlrpc {
 
 class XmlrpcClient : public RpcClient {
  public:
-  CallStatus null_call() override;
-  CallStatus next(uint32_t client_id, uint32_t seq, NextReply* reply) override;
-  CallStatus echo(std::string_view payload, std::string* reply) override;
-  CallStatus is_prime(int32_t n, bool* prime) override;
-  CallStatus average(const std::vector<double>& values, double* mean) override;
-  CallStatus get_rand_nums(int32_t count, std::vector<double>* values) override;
-  CallStatus log_transform(const std::vector<double>& values, std::vector<double>* logs) override;
-  CallStatus get_record(int32_t id, uint32_t photo_bytes, KiralyRecord* record) override;
+  CallStatus call(Operation op, const OpArgs& args, OpReply* reply) override;
+
+  // The handlers of the operations it carries (its table in the .cc).
+  CallStatus null_call(const Empty&, Empty*);
+  CallStatus next(const NextRequest& request, NextReply* reply);
+  CallStatus echo(const std::string& payload, std::string* reply);
+  CallStatus is_prime(int32_t n, bool* prime);
+  CallStatus average(const std::vector<double>& values, double* mean);
+  CallStatus get_rand_nums(int32_t count, std::vector<double>* values);
+  CallStatus log_transform(const std::vector<double>& values, std::vector<double>* logs);
+  CallStatus get_record(const RecordRequest& request, KiralyRecord* record);
 
  protected:
   // Sends `rpc` and waits for its outcome, as rpc::call does: throws
@@ -30,7 +33,7 @@ class XmlrpcClient : public RpcClient {
   virtual CallStatus failed(const std::string& what);
 
  private:
-  CallStatus call(const char* method, const xmlrpc_c::paramList& params, xmlrpc_c::value* result);
+  CallStatus call_method(const char* method, const xmlrpc_c::paramList& params, xmlrpc_c::value* result);
   // A call whose reply is an array of doubles.
   CallStatus call_doubles(const char* method, const xmlrpc_c::paramList& params, std::vector<double>* out);
 };

@@ -6,7 +6,7 @@
 // to change it, so the row takes no client --tcp-nodelay.
 #include <curl/curl.h>
 
-#include "core/inet.h"
+#include "common/inet.h"
 #include "xmlrpc/xmlrpc_client.h"
 #include "xmlrpc/xmlrpc_transport.h"
 #include "xmlrpc/xmlrpc_wire.h"

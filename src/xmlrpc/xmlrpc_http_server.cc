@@ -35,11 +35,12 @@
 
 #include <xmlrpc-c/server_abyss.hpp>
 
-#include "core/accept_rest.h"
-#include "core/inet.h"
+#include "server/accept_rest.h"
+#include "common/inet.h"
 #include "xmlrpc/xmlrpc_service.h"
 #include "xmlrpc/xmlrpc_transport.h"
 #include "xmlrpc/xmlrpc_wire.h"
+#include "server/server_core.h"
 
 namespace rpclab::xmlrpc {
 namespace {
@@ -52,7 +53,7 @@ constexpr unsigned kListenBacklog = 1024;  // as bind_socket() listens
 
 int listening_socket(const ServerOptions& options) {
   int fd = bind_socket(SOCK_STREAM, options.host, options.port);
-  if (options.tcp_nodelay) {
+  if (options.settings.on(kTcpNodelay)) {
     int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   }

@@ -11,7 +11,7 @@
 
 #include <xmlrpc-c/client_transport.hpp>
 
-#include "core/inet.h"
+#include "common/inet.h"
 #include "xmlrpc/call_watchdog.h"
 #include "xmlrpc/xmlrpc_client.h"
 #include "xmlrpc/xmlrpc_transport.h"
@@ -34,7 +34,8 @@ struct PacketConnection {
 std::unique_ptr<PacketConnection> open_connection(const ClientOptions& options, int timeout_ms) {
   std::string error;
   int err_no = 0;
-  int fd = connect_tcp(resolve_ipv4(options.host, options.port), timeout_ms, options.tcp_nodelay, &error, &err_no);
+  int fd = connect_tcp(resolve_ipv4(options.host, options.port), timeout_ms, options.settings.on(kTcpNodelay), &error,
+                       &err_no);
   if (fd < 0) {
     ErrorKind kind = err_no == ETIMEDOUT ? ErrorKind::kTimeout : ErrorKind::kUnavailable;
     throw ConnectError(

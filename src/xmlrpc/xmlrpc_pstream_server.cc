@@ -14,10 +14,11 @@
 
 #include <xmlrpc-c/server_pstream.hpp>
 
-#include "core/inet.h"
+#include "common/inet.h"
 #include "xmlrpc/connection_threads.h"
 #include "xmlrpc/xmlrpc_service.h"
 #include "xmlrpc/xmlrpc_transport.h"
+#include "server/server_core.h"
 
 namespace rpclab::xmlrpc {
 namespace {
@@ -80,7 +81,7 @@ class PstreamServer : public RpcServer {
 
 std::unique_ptr<RpcServer> make_pstream_server(const ServerOptions& options, ServerCore& core) {
   int fd = bind_socket(SOCK_STREAM, options.host, options.port);
-  return std::make_unique<PstreamServer>(fd, core, options.tcp_nodelay);
+  return std::make_unique<PstreamServer>(fd, core, options.settings.on(kTcpNodelay));
 }
 
 }  // namespace rpclab::xmlrpc

@@ -1,6 +1,7 @@
 #include "xmlrpc/xmlrpc_service.h"
 
 #include "xmlrpc/xmlrpc_wire.h"
+#include "server/server_core.h"
 
 namespace rpclab::xmlrpc {
 namespace {

@@ -8,8 +8,8 @@
 
 #include <xmlrpc-c/registry.hpp>
 
-#include "core/request_origin.h"
-#include "core/server_core.h"
+#include "server/request_origin.h"
+#include "server/server_core.h"
 
 namespace rpclab::xmlrpc {
 

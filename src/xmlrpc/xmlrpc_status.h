@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "core/outcome.h"
+#include "transport/outcome.h"
 
 namespace rpclab::xmlrpc {
 

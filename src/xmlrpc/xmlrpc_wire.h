@@ -22,8 +22,8 @@
 
 #include <xmlrpc-c/base.hpp>
 
-#include "core/kiraly.h"
-#include "core/server_core.h"
+#include "ops/kiraly.h"
+#include "server/server_core.h"
 
 namespace rpclab::xmlrpc {
 

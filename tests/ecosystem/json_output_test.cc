@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/version.h"
+#include "common/version.h"
 #include "ecosystem_util.h"
 #include "support/temp_dir.h"
 

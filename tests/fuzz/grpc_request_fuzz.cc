@@ -12,7 +12,7 @@
 
 #include <string>
 
-#include "core/server_core.h"
+#include "server/server_core.h"
 #include "fuzz_targets.h"
 #include "grpc/grpc_service.h"
 

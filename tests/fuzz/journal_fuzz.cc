@@ -5,7 +5,7 @@
 // its ledger must hold exactly its executed records.
 #include <string_view>
 
-#include "core/journal_reader.h"
+#include "server/journal_reader.h"
 #include "fuzz_targets.h"
 
 namespace rpclab::fuzz {

@@ -3,7 +3,7 @@
 // without fault and survive serialize/parse with the same counts.
 #include <string_view>
 
-#include "core/ledger.h"
+#include "server/ledger.h"
 #include "fuzz_targets.h"
 
 namespace rpclab::fuzz {

@@ -41,7 +41,7 @@ std::string flatten(const FrameView& f) {
 
 // Allman's operations answer with as many values as they were asked for,
 // Kiraly's GetRecord with the record asked for, and only for arguments of
-// the right size (core/allman.h, core/kiraly.h, raw_frame.h).
+// the right size (ops/allman.h, ops/kiraly.h, raw_frame.h).
 void check_allman_reply(const FrameView& request, const FrameView& reply) {
   int32_t n = 0;
   switch (static_cast<Proc>(request.proc)) {
@@ -61,7 +61,7 @@ void check_allman_reply(const FrameView& request, const FrameView& reply) {
                         "LOGTRANSFORM answered with another count");
       break;
     case Proc::kGetRecord: {
-      // Kiraly's record, with the photo it asked for (core/kiraly.h).
+      // Kiraly's record, with the photo it asked for (ops/kiraly.h).
       int32_t id = 0;
       uint32_t photo_bytes = 0;
       KiralyRecord record;

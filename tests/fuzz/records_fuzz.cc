@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/call_record.h"
+#include "client/call_record.h"
 #include "fuzz_targets.h"
 #include "harness/run/result_record.h"
 

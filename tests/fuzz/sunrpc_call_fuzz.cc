@@ -16,7 +16,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/server_core.h"
+#include "server/server_core.h"
 #include "fuzz_targets.h"
 #include "rpclab.h"
 #include "sunrpc/sunrpc_transport.h"
@@ -142,7 +142,7 @@ void check_reply(const MemTransport& t, uint32_t xid, uint32_t proc, const Serve
                       "a call whose arguments did not decode reached the core");
     return;
   }
-  // Allman's: run and answered, or refused for its values (core/allman.h)
+  // Allman's: run and answered, or refused for its values (ops/allman.h)
   // with GARBAGE_ARGS and not counted.
   if (allman) {
     uint64_t done_before = before.allman_calls + before.record_calls, done = after.allman_calls + after.record_calls;

@@ -13,7 +13,7 @@
 
 #include <string>
 
-#include "core/server_core.h"
+#include "server/server_core.h"
 #include "fuzz_targets.h"
 #include "xmlrpc/xmlrpc_service.h"
 #include "xmlrpc/xmlrpc_wire.h"

@@ -16,7 +16,7 @@
 #include <xmlrpc-c/girerr.hpp>
 #include <xmlrpc-c/server_pstream.hpp>
 
-#include "core/server_core.h"
+#include "server/server_core.h"
 #include "fuzz_targets.h"
 #include "xmlrpc/xmlrpc_service.h"
 

@@ -15,8 +15,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/atomic_file.h"
-#include "core/call_record.h"
+#include "common/atomic_file.h"
+#include "client/call_record.h"
 #include "harness/harness_e2e_util.h"
 #include "harness/run/run_folder.h"
 #include "support/process.h"

@@ -1,5 +1,7 @@
 #include "probe.h"
 
+#include "client/connect_mode.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,8 +24,8 @@ Probe::Probe(const std::string& transport, uint16_t port, int timeout_ms, uint32
   options.transport = transport;
   options.port = port;
   options.timeout_ms = timeout_ms;
-  if (find_transport(transport) && find_transport(transport)->accepts(kOptRetryTimeout))
-    options.retry_timeout_ms = timeout_ms;
+  if (find_transport(transport) && find_transport(transport)->takes(kRetryTimeout, Side::kClient))
+    options.settings.set(kRetryTimeout, timeout_ms);
   client_ = connect_client(options);
 }
 
@@ -37,7 +39,7 @@ bool Probe::call() {
     if (seq == 0) last_ok_ = Clock::now();
   }
   NextReply reply;
-  CallStatus status = client_->next(client_id_, seq, &reply);
+  CallStatus status = typed_call(*client_, Operation::kNext, NextRequest{client_id_, seq}, &reply);
   // A reply that says the call ran before means something else ran it.
   if (status.ok() && reply.times_executed != 1)
     status = CallStatus::failure(ErrorKind::kOther, "seq " + std::to_string(seq) + " reports " +

@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "core/ledger.h"
-#include "core/transport.h"
+#include "server/ledger.h"
+#include "transport/transport.h"
 
 namespace rpclab::test {
 

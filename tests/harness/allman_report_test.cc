@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-#include "core/kiraly.h"
+#include "ops/kiraly.h"
 #include "harness/speed/allman_report.h"
 #include "harness/speed/speed_report.h"
 #include "harness/speed/speed_rows.h"

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/journal_format.h"
+#include "server/journal_format.h"
 #include "harness/causes/causes_report.h"
 #include "harness/causes/wire_record.h"
 

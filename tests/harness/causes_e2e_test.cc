@@ -10,8 +10,8 @@
 #include <fstream>
 #include <map>
 
-#include "core/atomic_file.h"
-#include "core/journal_reader.h"
+#include "common/atomic_file.h"
+#include "server/journal_reader.h"
 #include "harness/causes/cell_causes.h"
 #include "harness/dependability/dependability_trial.h"
 #include "harness/placement/local_placement.h"

@@ -6,7 +6,7 @@
 
 #include <filesystem>
 
-#include "core/atomic_file.h"
+#include "common/atomic_file.h"
 #include "harness/report/run_compare.h"
 #include "support/process.h"
 #include "support/temp_dir.h"

@@ -10,8 +10,8 @@
 #include <fstream>
 #include <set>
 
-#include "core/atomic_file.h"
-#include "core/journal_reader.h"
+#include "common/atomic_file.h"
+#include "server/journal_reader.h"
 #include "harness/dependability/matrix.h"
 #include "harness_e2e_util.h"
 #include "support/nobody_programs.h"

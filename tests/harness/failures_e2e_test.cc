@@ -10,7 +10,7 @@
 #include <iostream>
 #include <map>
 
-#include "core/atomic_file.h"
+#include "common/atomic_file.h"
 #include "harness_e2e_util.h"
 #include "netem/topology/capabilities.h"
 #include "support/temp_dir.h"

@@ -6,6 +6,7 @@
 #include "harness/run/cell_config.h"
 #include "harness/dependability/matrix.h"
 #include "harness/speed/speed_matrix.h"
+#include "sunrpc/sunrpc_settings.h"
 
 namespace rpclab::harness {
 namespace {
@@ -33,7 +34,7 @@ TEST(Matrix, Levy1989IsTheLoadTableThenTheFaultsTable) {
     if (c.block == "load") {
       EXPECT_TRUE(c.faults.empty());
       EXPECT_EQ(c.clients, 8);
-      bool cascade = c.hogs > 0 && c.retry_timeout_ms.has_value();
+      bool cascade = c.hogs > 0 && c.settings.on(kRetryTimeout);
       EXPECT_EQ(c.total_calls() * static_cast<uint64_t>(c.trials), http ? 40000u : cascade ? 20000u : 80000u)
           << "80,000 a cell (HTTP transports: half; load with a short retransmit interval: a quarter), over its "
              "trials: the most that fits 25 minutes";
@@ -44,8 +45,8 @@ TEST(Matrix, Levy1989IsTheLoadTableThenTheFaultsTable) {
       EXPECT_EQ(c.topology, netem::TopologyKind::kTwoHost);
       EXPECT_EQ(c.hogs, 0);
     }
-    if (!find_transport(c.transport)->accepts(kOptRetryTimeout)) {
-      EXPECT_FALSE(c.retry_timeout_ms.has_value()) << c.transport << " never retransmits";
+    if (!find_transport(c.transport)->takes(kRetryTimeout, Side::kClient)) {
+      EXPECT_FALSE(c.settings.on(kRetryTimeout)) << c.transport << " never retransmits";
     }
     EXPECT_GE(c.trials, 3) << "a cell runs as independent trials";
   }
@@ -70,11 +71,11 @@ TEST(Matrix, QuickHasTheCiCells) {
   auto cells = expand_dependability(dependability_preset("quick"));
   EXPECT_EQ(cells.size(), 11u);  // 5 clean, sunrpc-udp without and with its reply cache, 4 stream transports
   int with_cache = 0;
-  for (const auto& c : cells) with_cache += c.drc > 0;
+  for (const auto& c : cells) with_cache += c.settings.on(sunrpc::kReplyCache);
   EXPECT_EQ(with_cache, 1);
   for (const auto& c : cells)
-    if (c.drc) {
-      EXPECT_TRUE(find_transport(c.transport)->accepts(kOptReplyCache)) << c.transport;
+    if (c.settings.on(sunrpc::kReplyCache)) {
+      EXPECT_TRUE(find_transport(c.transport)->takes(sunrpc::kReplyCache, Side::kServer)) << c.transport;
     }
 }
 
@@ -209,7 +210,7 @@ TEST(Matrix, FaultsANamedBackendCanNeverApplyAreRefused) {
 TEST(SpeedMatrix, FloorsFirstAndNodelayOnlyWhereTheRowTakesIt) {
   SpeedAxes a = speed_preset("quick");
   a.calibrate = false;
-  a.nodelay = {false, true};
+  a.settings.vary(kTcpNodelay, {std::nullopt, 1});
   a.topologies = {netem::TopologyKind::kLoopback};
   std::vector<CellConfig> cells = expand_speed(a);
   ASSERT_FALSE(cells.empty());
@@ -221,11 +222,11 @@ TEST(SpeedMatrix, FloorsFirstAndNodelayOnlyWhereTheRowTakesIt) {
       if (!row->floor()) rpc_seen = true;
       EXPECT_FALSE(row->floor() && rpc_seen) << c.transport << " comes after an RPC transport of its group";
     }
-    if (c.tcp_nodelay) {
-      EXPECT_TRUE(takes_nodelay(c.transport)) << c.transport;
+    if (c.settings.on(kTcpNodelay)) {
+      EXPECT_TRUE(row->takes(kTcpNodelay, Side::kBoth)) << c.transport;
     }
-    if (!row->accepts(kOptUdpBufsize)) {
-      EXPECT_EQ(c.udp_bufsize, 0u) << c.transport;
+    if (!row->takes(sunrpc::kUdpBufsize, Side::kBoth)) {
+      EXPECT_FALSE(c.settings.on(sunrpc::kUdpBufsize)) << c.transport;
     }
   }
   a.transports = {"carrier-pigeon"};

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <regex>
 
-#include "core/atomic_file.h"
+#include "common/atomic_file.h"
 #include "harness/cli/experiments.h"
 #include "harness/dependability/matrix.h"
 #include "harness/kit/plot.h"

@@ -7,7 +7,7 @@
 
 #include <fstream>
 
-#include "core/atomic_file.h"
+#include "common/atomic_file.h"
 #include "harness/cli/experiments.h"
 #include "harness/run/run_cells.h"
 #include "harness/run/run_folder.h"

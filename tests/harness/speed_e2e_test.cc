@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "core/transport.h"
+#include "transport/transport.h"
 #include "harness/speed/speed_matrix.h"
 #include "harness_e2e_util.h"
 #include "support/temp_dir.h"

@@ -19,7 +19,7 @@ inline CellConfig load_cell(int hogs) {
   c.experiment = "dependability";
   c.block = "load";
   c.transport = "sunrpc-udp";
-  c.retry_timeout_ms = 20;
+  c.settings.set(kRetryTimeout, 20);
   c.hogs = hogs;
   c.clients = 8;
   c.calls_per_client = 12500;

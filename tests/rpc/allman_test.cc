@@ -1,15 +1,15 @@
 // Allman's four operations end to end on every transport over loopback:
 // each result checked here (a wrong log is a failure, not a speed), a size
 // the transport cannot carry refused with words that say so, and input
-// with no defined result (core/allman.h) refused without stopping the
+// with no defined result (ops/allman.h) refused without stopping the
 // server. Below them, the arithmetic and the checks themselves.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "core/allman.h"
-#include "core/server_core.h"
+#include "ops/allman.h"
+#include "server/server_core.h"
 #include "rpc_test_util.h"
 #include "support/client_process.h"
 #include "support/server_process.h"
@@ -22,7 +22,7 @@ const size_t kCounts[] = {1, 1000, 50000};
 
 ClientOptions options_for(const std::string& transport, uint16_t port) {
   ClientOptions options = client_options(transport, port, 20000);
-  if (row_of(transport).accepts(kOptTcpNodelayClient)) options.tcp_nodelay = true;
+  if (row_of(transport).takes(kTcpNodelay, Side::kClient)) options.settings.set_on(kTcpNodelay);
   return options;
 }
 
@@ -48,7 +48,7 @@ class Allman : public testing::TestWithParam<std::string> {
 TEST_P(Allman, IsPrimeAnswersRight) {
   for (int32_t n : {kAllmanPrime, kAllmanPrime + 2, 2, 1, -7, 2147483647}) {
     bool prime = !allman_is_prime(n);
-    CallStatus status = client_->is_prime(n, &prime);
+    CallStatus status = typed_call(*client_, Operation::kIsPrime, n, &prime);
     ASSERT_TRUE(status.ok()) << n << ": " << status.detail;
     EXPECT_EQ(prime, allman_is_prime(n)) << n;
   }
@@ -58,7 +58,7 @@ TEST_P(Allman, AverageAnswersRightAtEverySizeThatFits) {
   for (size_t n : kCounts) {
     std::vector<double> values = allman_inputs(n, 1);
     double mean = -1;
-    CallStatus status = client_->average(values, &mean);
+    CallStatus status = typed_call(*client_, Operation::kAverage, values, &mean);
     if (!fits(n)) {
       expect_too_big(status, n);
       continue;
@@ -71,7 +71,7 @@ TEST_P(Allman, AverageAnswersRightAtEverySizeThatFits) {
 TEST_P(Allman, GetRandNumsGivesTheCountAskedInZeroToOne) {
   for (size_t n : kCounts) {
     std::vector<double> values;
-    CallStatus status = client_->get_rand_nums(static_cast<int32_t>(n), &values);
+    CallStatus status = typed_call(*client_, Operation::kGetRandNums, static_cast<int32_t>(n), &values);
     if (!fits(n)) {
       expect_too_big(status, n);
       continue;
@@ -84,7 +84,7 @@ TEST_P(Allman, GetRandNumsGivesTheCountAskedInZeroToOne) {
 TEST_P(Allman, LogTransformAnswersRightAtEverySizeThatFits) {
   for (size_t n : kCounts) {
     std::vector<double> values = allman_inputs(n, 2), logs;
-    CallStatus status = client_->log_transform(values, &logs);
+    CallStatus status = typed_call(*client_, Operation::kLogTransform, values, &logs);
     if (!fits(n)) {
       expect_too_big(status, n);
       continue;
@@ -100,14 +100,14 @@ TEST_P(Allman, InputWithNoDefinedResultIsRefused) {
   std::vector<double> logs;
   double mean = 0;
   for (const std::vector<double>& bad : {std::vector<double>{1.0, -1.0}, std::vector<double>{0.0}}) {
-    CallStatus status = client_->log_transform(bad, &logs);
+    CallStatus status = typed_call(*client_, Operation::kLogTransform, bad, &logs);
     EXPECT_EQ(status.kind, ErrorKind::kCannotCode) << bad[1 % bad.size()] << ": " << status.detail;
   }
-  EXPECT_EQ(client_->average({}, &mean).kind, ErrorKind::kCannotCode);
+  EXPECT_EQ(typed_call(*client_, Operation::kAverage, std::vector<double>{}, &mean).kind, ErrorKind::kCannotCode);
   std::vector<double> values;
-  EXPECT_EQ(client_->get_rand_nums(-1, &values).kind, ErrorKind::kCannotCode);
+  EXPECT_EQ(typed_call(*client_, Operation::kGetRandNums, -1, &values).kind, ErrorKind::kCannotCode);
   std::vector<double> good = allman_inputs(10, 3);
-  CallStatus status = client_->log_transform(good, &logs);
+  CallStatus status = typed_call(*client_, Operation::kLogTransform, good, &logs);
   ASSERT_TRUE(status.ok()) << status.detail;
   EXPECT_EQ(allman_check_log(good, logs), "");
 }
@@ -118,7 +118,7 @@ TEST_P(Allman, TheClientProgramChecksEveryReply) {
   for (const char* op : {"is-prime", "average", "get-rand-nums", "log-transform"}) {
     std::vector<std::string> args = {"--transport", GetParam(), "--server", server_.address(), "--op", op,
                                      "--size", "500", "--calls", "5", "--timeout", "10000"};
-    for (const std::string& flag : nodelay_flag_on(GetParam(), kOptTcpNodelayClient)) args.push_back(flag);
+    for (const std::string& flag : nodelay_flag_on(GetParam(), Side::kClient)) args.push_back(flag);
     ClientRun run = run_client(args, dir);
     ASSERT_EQ(run.process.exit_code, 0) << op << ": " << run.process.err;
     EXPECT_EQ(run.record.header["outcomes"]["ok"], 5) << op;

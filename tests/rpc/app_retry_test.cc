@@ -7,8 +7,8 @@
 
 #include <deque>
 
-#include "core/app_retry.h"
-#include "core/client_run.h"
+#include "client/app_retry.h"
+#include "client/client_run.h"
 
 namespace rpclab {
 namespace {
@@ -25,17 +25,13 @@ struct Script {
 class ScriptedClient : public RpcClient {
  public:
   explicit ScriptedClient(Script& s) : s_(s) {}
-  CallStatus null_call() override { return next_outcome(); }
-  CallStatus next(uint32_t, uint32_t seq, NextReply*) override {
-    s_.seqs.push_back(seq);
+  CallStatus call(Operation op, const OpArgs& args, OpReply* reply) override {
+    if (op == Operation::kNext) {
+      s_.seqs.push_back(std::get<NextRequest>(args).seq);
+      reply->emplace<NextReply>();
+    }
     return next_outcome();
   }
-  CallStatus echo(std::string_view, std::string*) override { return next_outcome(); }
-  CallStatus is_prime(int32_t, bool*) override { return next_outcome(); }
-  CallStatus average(const std::vector<double>&, double*) override { return next_outcome(); }
-  CallStatus get_rand_nums(int32_t, std::vector<double>*) override { return next_outcome(); }
-  CallStatus log_transform(const std::vector<double>&, std::vector<double>*) override { return next_outcome(); }
-  CallStatus get_record(int32_t, uint32_t, KiralyRecord*) override { return next_outcome(); }
 
  private:
   CallStatus next_outcome() {
@@ -62,7 +58,7 @@ struct Loop {
   std::vector<Attempt> call(std::deque<ErrorKind> outcomes) {
     script.outcomes = std::move(outcomes);
     std::vector<Attempt> attempts;
-    retry.call([](RpcClient& c) { return Attempt{c.null_call(), 0, 0}; }, &attempts);
+    retry.call([](RpcClient& c) { return Attempt{typed_call(c, Operation::kNull, Empty{}), 0, 0}; }, &attempts);
     return attempts;
   }
 };

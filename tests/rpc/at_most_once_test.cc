@@ -8,9 +8,9 @@
 #include <thread>
 #include <vector>
 
-#include "core/at_most_once.h"
-#include "core/journal_reader.h"
-#include "core/server_core.h"
+#include "server/at_most_once.h"
+#include "server/journal_reader.h"
+#include "server/server_core.h"
 #include "support/temp_dir.h"
 
 namespace rpclab {

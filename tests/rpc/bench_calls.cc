@@ -12,8 +12,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "core/cli_support.h"
-#include "core/transport.h"
+#include "common/cli_support.h"
+#include "transport/transport.h"
 #include "harness/speed/latency_pin.h"
 #include "harness/kit/stats.h"
 #include "support/client_process.h"

@@ -3,7 +3,7 @@
 // back, version 1 records are still read, and a damaged line is refused.
 #include <gtest/gtest.h>
 
-#include "core/call_record.h"
+#include "client/call_record.h"
 #include "support/temp_dir.h"
 
 namespace rpclab {

@@ -11,11 +11,12 @@
 #include "support/process.h"
 #include "support/server_process.h"
 #include "support/temp_dir.h"
+#include "sunrpc/sunrpc_settings.h"
 
 namespace rpclab::test {
 namespace {
 
-constexpr int kExitSetup = 3;  // src/core/cli_support.h
+constexpr int kExitSetup = 3;  // src/common/cli_support.h
 
 class PortInUse : public testing::TestWithParam<std::string> {};
 
@@ -40,7 +41,7 @@ class UnresolvableHost : public testing::TestWithParam<std::string> {};
 // --rpcbind resolves the host before asking rpcbind; it is tried only on
 // the rows that take it (the others refuse the flag with exit 2).
 std::vector<bool> rpcbind_settings(const std::string& transport) {
-  if (row_of(transport).accepts(kOptRpcbind)) return {false, true};
+  if (row_of(transport).takes(sunrpc::kRpcbind, Side::kBoth)) return {false, true};
   return {false};
 }
 

@@ -7,6 +7,7 @@
 #include "rpc_test_util.h"
 #include "support/client_process.h"
 #include "support/server_process.h"
+#include "sunrpc/sunrpc_settings.h"
 
 namespace rpclab::test {
 namespace {
@@ -24,7 +25,7 @@ std::string random_bytes(size_t size) {
 // One ECHO of `size` random bytes; fails the test unless they come back.
 void expect_echoed(RpcClient& client, size_t size) {
   std::string payload = random_bytes(size), reply;
-  CallStatus status = client.echo(payload, &reply);
+  CallStatus status = typed_call(client, Operation::kEcho, payload, &reply);
   ASSERT_TRUE(status.ok()) << size << " B: " << status.detail;
   ASSERT_EQ(reply.size(), size);
   ASSERT_TRUE(reply == payload) << size << " B came back different";
@@ -32,7 +33,7 @@ void expect_echoed(RpcClient& client, size_t size) {
 
 void expect_does_not_fit(RpcClient& client, size_t size, const std::string& words) {
   std::string reply;
-  CallStatus status = client.echo(random_bytes(size), &reply);
+  CallStatus status = typed_call(client, Operation::kEcho, random_bytes(size), &reply);
   EXPECT_EQ(status.kind, ErrorKind::kCannotCode) << size << " B";
   EXPECT_PRED_FORMAT2(testing::IsSubstring, words, status.detail) << size << " B";
 }
@@ -80,7 +81,7 @@ TEST(EchoLimits, SunrpcUdpDefaultBufferCarries8756Bytes) {
 TEST(EchoLimits, SunrpcUdpWith64KiBBuffersCarries65460Bytes) {
   ServerProcess server(ServerSpec{"sunrpc-udp", {"--udp-bufsize", "65536"}});
   ClientOptions options = client_options("sunrpc-udp", server.port());
-  options.udp_bufsize = 65536;
+  options.settings.set(sunrpc::kUdpBufsize, 65536);
   auto client = connect_client(options);
   expect_echoed(*client, 16384);
   expect_echoed(*client, 65460);
@@ -90,10 +91,10 @@ TEST(EchoLimits, SunrpcUdpWith64KiBBuffersCarries65460Bytes) {
 TEST(EchoLimits, SunrpcUdpBufferOnOneSideOnlyIsACleanError) {
   ServerProcess server("sunrpc-udp");  // 8800-byte buffer
   ClientOptions options = client_options("sunrpc-udp", server.port(), 2000);
-  options.udp_bufsize = 65536;
+  options.settings.set(sunrpc::kUdpBufsize, 65536);
   auto client = connect_client(options);
   std::string reply;
-  CallStatus status = client->echo(random_bytes(16384), &reply);
+  CallStatus status = typed_call(*client, Operation::kEcho, random_bytes(16384), &reply);
   EXPECT_FALSE(status.ok());
   EXPECT_NE(status.kind, ErrorKind::kOk);
   EXPECT_TRUE(server.running()) << server.log();

@@ -106,7 +106,7 @@ TEST_P(Garbage, ServerSurvivesAndRunsOnlyTheValidCall) {
   // server must answer while they are still open.
   if (wire_fixture(GetParam()).stalls_hold_the_server) close_all(&stalled);
   NextReply reply;
-  CallStatus status = make_client(GetParam(), server.port())->next(kValidClient, 0, &reply);
+  CallStatus status = typed_call(*make_client(GetParam(), server.port()), Operation::kNext, NextRequest{kValidClient, 0}, &reply);
   EXPECT_TRUE(status.ok()) << status.detail;
   EXPECT_EQ(reply.times_executed, 1u);
   close_all(&stalled);
@@ -207,7 +207,7 @@ TEST_P(VanishingClient, ClosingBeforeTheReplyDoesNotKillTheServer) {
       << tcp_server_connections(server.port()) << " connections still open at the server after 20 s";
   ASSERT_TRUE(server.running()) << server.log();
   NextReply reply;
-  CallStatus status = make_client(GetParam(), server.port())->next(kValidClient, 0, &reply);
+  CallStatus status = typed_call(*make_client(GetParam(), server.port()), Operation::kNext, NextRequest{kValidClient, 0}, &reply);
   EXPECT_TRUE(status.ok()) << status.detail;
   EXPECT_EQ(server.stop().count(kValidClient, 0), 1u);
 }

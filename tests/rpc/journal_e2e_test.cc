@@ -8,8 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/atomic_file.h"
-#include "core/journal_reader.h"
+#include "common/atomic_file.h"
+#include "server/journal_reader.h"
 #include "rpc_test_util.h"
 #include "support/process.h"
 #include "support/server_process.h"
@@ -67,9 +67,9 @@ TEST_P(JournalIdentity, EachTransportRecordsWhatItCanTell) {
   ServerProcess server(ServerSpec{GetParam(), {"--journal", dir.file("journal.bin")}});
   NextReply reply;
   auto kept = make_client(GetParam(), server.port());
-  ASSERT_TRUE(kept->next(1, 0, &reply).ok());
-  ASSERT_TRUE(kept->next(1, 1, &reply).ok());
-  ASSERT_TRUE(make_client(GetParam(), server.port())->next(1, 2, &reply).ok());
+  ASSERT_TRUE(typed_call(*kept, Operation::kNext, NextRequest{1, 0}, &reply).ok());
+  ASSERT_TRUE(typed_call(*kept, Operation::kNext, NextRequest{1, 1}, &reply).ok());
+  ASSERT_TRUE(typed_call(*make_client(GetParam(), server.port()), Operation::kNext, NextRequest{1, 2}, &reply).ok());
   server.stop();
   std::vector<Record> records = records_of(dir.file("journal.bin"));
   ASSERT_EQ(records.size(), 3u);
@@ -104,12 +104,12 @@ TEST_P(AtMostOnceReplies, ReachTheClientOnEveryTransport) {
   ServerProcess server(ServerSpec{GetParam(), {"--journal", dir.file("journal.bin"), "--at-most-once"}});
   auto client = make_client(GetParam(), server.port());
   NextReply reply;
-  for (uint32_t seq = 0; seq < 3; ++seq) ASSERT_TRUE(client->next(1, seq, &reply).ok()) << "seq " << seq;
-  CallStatus repeat = client->next(1, 2, &reply);
+  for (uint32_t seq = 0; seq < 3; ++seq) ASSERT_TRUE(typed_call(*client, Operation::kNext, NextRequest{1, seq}, &reply).ok()) << "seq " << seq;
+  CallStatus repeat = typed_call(*client, Operation::kNext, NextRequest{1, 2}, &reply);
   ASSERT_TRUE(repeat.ok()) << repeat.detail;
   EXPECT_EQ(reply.status, NextStatus::kInOrder);
   EXPECT_EQ(reply.times_executed, 1u) << "a repeat answered from the table, not run";
-  CallStatus stale = client->next(1, 1, &reply);
+  CallStatus stale = typed_call(*client, Operation::kNext, NextRequest{1, 1}, &reply);
   ASSERT_TRUE(stale.ok()) << "the client could not read the STALE reply: " << stale.detail;
   EXPECT_EQ(reply.status, NextStatus::kStale);
   EXPECT_EQ(reply.expected_seq, 3u);

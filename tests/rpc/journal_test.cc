@@ -9,10 +9,10 @@
 #include <cstring>
 #include <random>
 
-#include "core/atomic_file.h"
-#include "core/journal_reader.h"
-#include "core/server_core.h"
-#include "core/transport.h"
+#include "common/atomic_file.h"
+#include "server/journal_reader.h"
+#include "server/server_core.h"
+#include "transport/transport.h"
 #include "support/temp_dir.h"
 
 namespace rpclab {

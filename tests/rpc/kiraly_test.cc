@@ -1,4 +1,4 @@
-// Kiraly's record (core/kiraly.h) end to end on every transport over
+// Kiraly's record (ops/kiraly.h) end to end on every transport over
 // loopback: the record asked for comes back field by field, with and
 // without its 1 MiB photo (sunrpc-udp and raw-udp refuse the photo with
 // words that say it does not fit), a photo size past the bound is refused
@@ -7,8 +7,8 @@
 
 #include <cmath>
 
-#include "core/kiraly.h"
-#include "core/server_core.h"
+#include "ops/kiraly.h"
+#include "server/server_core.h"
 #include "rpc_test_util.h"
 #include "support/client_process.h"
 #include "support/server_process.h"
@@ -20,7 +20,7 @@ class Kiraly : public testing::TestWithParam<std::string> {
  protected:
   Kiraly() : server_(ServerSpec{GetParam(), nodelay_flag(GetParam())}) {
     ClientOptions options = client_options(GetParam(), server_.port(), 20000);
-    if (row_of(GetParam()).accepts(kOptTcpNodelayClient)) options.tcp_nodelay = true;
+    if (row_of(GetParam()).takes(kTcpNodelay, Side::kClient)) options.settings.set_on(kTcpNodelay);
     max_payload_ = row_of(GetParam()).client_settings(options).max_payload;
     client_ = connect_client(options);
   }
@@ -35,7 +35,8 @@ TEST_P(Kiraly, GetRecordReturnsTheRecordWithAndWithoutItsPhoto) {
   for (size_t photo : {size_t{0}, size_t{1000}, kKiralyPhotoBytes}) {
     for (int32_t id : {7, -3}) {
       KiralyRecord got;
-      CallStatus status = client_->get_record(id, static_cast<uint32_t>(photo), &got);
+      RecordRequest request{id, static_cast<uint32_t>(photo)};
+      CallStatus status = typed_call(*client_, Operation::kGetRecord, request, &got);
       if (!fits(photo)) {
         EXPECT_EQ(status.kind, ErrorKind::kCannotCode) << photo << " bytes";
         EXPECT_PRED_FORMAT2(testing::IsSubstring, "does not fit", status.detail) << photo << " bytes";
@@ -52,10 +53,11 @@ TEST_P(Kiraly, GetRecordReturnsTheRecordWithAndWithoutItsPhoto) {
 TEST_P(Kiraly, APhotoPastTheBoundIsRefused) {
   KiralyRecord got;
   if (fits(kKiralyMaxPhotoBytes + 1)) {
-    CallStatus status = client_->get_record(1, static_cast<uint32_t>(kKiralyMaxPhotoBytes + 1), &got);
+    RecordRequest too_big{1, static_cast<uint32_t>(kKiralyMaxPhotoBytes + 1)};
+    CallStatus status = typed_call(*client_, Operation::kGetRecord, too_big, &got);
     EXPECT_EQ(status.kind, ErrorKind::kCannotCode) << status.detail;
   }
-  CallStatus status = client_->get_record(1, 10, &got);
+  CallStatus status = typed_call(*client_, Operation::kGetRecord, RecordRequest{1, 10}, &got);
   ASSERT_TRUE(status.ok()) << status.detail;
   EXPECT_EQ(kiraly_check(kiraly_record(1, 10), got), "");
 }
@@ -64,7 +66,7 @@ TEST_P(Kiraly, TheClientProgramChecksEveryReply) {
   TempDir dir;
   std::vector<std::string> args = {"--transport", GetParam(), "--server", server_.address(), "--op", "get-record",
                                    "--size", "2000", "--calls", "5", "--timeout", "10000"};
-  for (const std::string& flag : nodelay_flag_on(GetParam(), kOptTcpNodelayClient)) args.push_back(flag);
+  for (const std::string& flag : nodelay_flag_on(GetParam(), Side::kClient)) args.push_back(flag);
   ClientRun run = run_client(args, dir);
   ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
   EXPECT_EQ(run.record.header["outcomes"]["ok"], 5);

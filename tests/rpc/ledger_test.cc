@@ -2,7 +2,7 @@
 // the file format's round trip and refusal of damaged input.
 #include <gtest/gtest.h>
 
-#include "core/ledger.h"
+#include "server/ledger.h"
 #include "support/temp_dir.h"
 
 namespace rpclab {

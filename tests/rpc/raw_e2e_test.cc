@@ -9,7 +9,7 @@
 
 #include <future>
 
-#include "core/inet.h"
+#include "common/inet.h"
 #include "raw/raw_frame.h"
 #include "rpc_test_util.h"
 #include "support/server_process.h"
@@ -116,7 +116,7 @@ TEST(RawUdp, TheClientNeverRetransmits) {
   ScriptedPeer peer;
   auto client = make_client("raw-udp", peer.port, 300);
   std::string reply;
-  CallStatus status = client->echo("lost", &reply);
+  CallStatus status = typed_call(*client, Operation::kEcho, std::string("lost"), &reply);
   EXPECT_EQ(status.kind, ErrorKind::kTimeout) << status.detail;
   std::string storage;
   sockaddr_in from{};
@@ -129,10 +129,10 @@ TEST(RawUdp, ALateReplyIsNotTakenForTheCurrentCall) {
   auto client = make_client("raw-udp", peer.port, 300);
   std::string reply, storage;
   sockaddr_in from{};
-  EXPECT_EQ(client->echo("first", &reply).kind, ErrorKind::kTimeout);
+  EXPECT_EQ(typed_call(*client, Operation::kEcho, std::string("first"), &reply).kind, ErrorKind::kTimeout);
   uint32_t first_id = peer.receive(&storage, &from).call_id;
 
-  auto second = std::async(std::launch::async, [&] { return client->echo("second", &reply); });
+  auto second = std::async(std::launch::async, [&] { return typed_call(*client, Operation::kEcho, std::string("second"), &reply); });
   raw::FrameView request = peer.receive(&storage, &from);
   ASSERT_EQ(request.body, "second");
   peer.answer(from, first_id, "first");  // the late reply arrives first
@@ -150,13 +150,13 @@ uint16_t closed_port() {
 
 TEST(RawUdp, NothingListeningIsUnavailableNotATimeout) {
   NextReply reply;
-  CallStatus status = make_client("raw-udp", closed_port(), 2000)->next(1, 0, &reply);
+  CallStatus status = typed_call(*make_client("raw-udp", closed_port(), 2000), Operation::kNext, NextRequest{1, 0}, &reply);
   EXPECT_EQ(status.kind, ErrorKind::kUnavailable) << status.detail;  // the kernel's ICMP port unreachable
 }
 
 TEST(RawTcp, NothingListeningIsUnavailable) {
   NextReply reply;
-  CallStatus status = make_client("raw-tcp", closed_port(), 2000)->next(1, 0, &reply);
+  CallStatus status = typed_call(*make_client("raw-tcp", closed_port(), 2000), Operation::kNext, NextRequest{1, 0}, &reply);
   EXPECT_EQ(status.kind, ErrorKind::kUnavailable) << status.detail;
 }
 
@@ -167,11 +167,11 @@ TEST(RawTcp, TheClientSkipsAReplyLeftOverFromATimeout) {
   ::listen(listener, 1);
   auto client = make_client("raw-tcp", bound_port(listener), 300);
   std::string reply;
-  auto first = std::async(std::launch::async, [&] { return client->echo("first", &reply); });
+  auto first = std::async(std::launch::async, [&] { return typed_call(*client, Operation::kEcho, std::string("first"), &reply); });
   int conn = ::accept(listener, nullptr, nullptr);  // the first call connects
   EXPECT_EQ(first.get().kind, ErrorKind::kTimeout);
 
-  auto second = std::async(std::launch::async, [&] { return client->echo("second", &reply); });
+  auto second = std::async(std::launch::async, [&] { return typed_call(*client, Operation::kEcho, std::string("second"), &reply); });
   std::vector<std::string> requests = read_frames(conn, 2);
   ASSERT_EQ(requests.size(), 2u);
   std::string answers = raw::encode_frame(1, Proc::kEcho, "first") + raw::encode_frame(2, Proc::kEcho, "second");

@@ -17,7 +17,7 @@
 #include <sstream>
 #include <thread>
 
-#include "core/atomic_file.h"
+#include "common/atomic_file.h"
 #include "netem/events/event_runner.h"
 #include "rpc_test_util.h"
 #include "support/client_process.h"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/transport.h"
+#include "client/connect_mode.h"
 
 namespace rpclab::test {
 
@@ -45,14 +45,13 @@ inline std::vector<std::string> datagram_transports() { return transports_carrie
 // leaves Nagle on (xmlrpc-pstream) waits out a delayed ACK on every call.
 inline std::vector<std::string> nodelay_flag(const std::string& transport) {
   const TransportRow& row = row_of(transport);
-  if (row.accepts(kOptTcpNodelayClient) && row.accepts(kOptTcpNodelayServer)) return {"--tcp-nodelay"};
+  if (row.takes(kTcpNodelay, Side::kClient) && row.takes(kTcpNodelay, Side::kServer)) return {"--tcp-nodelay"};
   return {};
 }
 
-// "--tcp-nodelay" when the row takes it on one side (kOptTcpNodelayClient
-// or kOptTcpNodelayServer), else nothing.
-inline std::vector<std::string> nodelay_flag_on(const std::string& transport, TransportOption side) {
-  if (row_of(transport).accepts(side)) return {"--tcp-nodelay"};
+// "--tcp-nodelay" when the row takes it on `side`, else nothing.
+inline std::vector<std::string> nodelay_flag_on(const std::string& transport, Side side) {
+  if (row_of(transport).takes(kTcpNodelay, side)) return {"--tcp-nodelay"};
   return {};
 }
 
@@ -70,7 +69,7 @@ inline ClientOptions client_options(const std::string& transport, uint16_t port,
   options.port = port;
   options.timeout_ms = timeout_ms;
   // Loopback loses nothing; should it, retry well inside the timeout.
-  if (row_of(transport).accepts(kOptRetryTimeout)) options.retry_timeout_ms = 500;
+  if (row_of(transport).takes(kRetryTimeout, Side::kClient)) options.settings.set(kRetryTimeout, 500);
   return options;
 }
 

@@ -2,7 +2,7 @@
 // repeated call each show up once, and the ledger counts every execution.
 #include <gtest/gtest.h>
 
-#include "core/server_core.h"
+#include "server/server_core.h"
 #include "support/temp_dir.h"
 
 namespace rpclab {

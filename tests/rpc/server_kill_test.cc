@@ -19,8 +19,8 @@
 #include <iostream>
 #include <thread>
 
-#include "core/atomic_file.h"
-#include "core/journal_reader.h"
+#include "common/atomic_file.h"
+#include "server/journal_reader.h"
 #include "harness/dependability/trial_join.h"
 #include "rpc_test_util.h"
 #include "support/wait.h"
@@ -73,16 +73,16 @@ const KillRow* kill_row(const std::string& transport) {
 // so does xmlrpc's Abyss server once a client has reconnected after a kill.
 ClientOptions kill_test_options(const std::string& transport, uint16_t port) {
   ClientOptions o = client_options(transport, port, is_datagram(transport) ? 300 : 2000);
-  if (row_of(transport).accepts(kOptRetryTimeout)) o.retry_timeout_ms = 50;
-  o.tcp_nodelay = row_of(transport).accepts(kOptTcpNodelayClient);
+  if (row_of(transport).takes(kRetryTimeout, Side::kClient)) o.settings.set(kRetryTimeout, 50);
+  if (row_of(transport).takes(kTcpNodelay, Side::kClient)) o.settings.set_on(kTcpNodelay);
   return o;
 }
 
 std::vector<std::string> client_args(const std::string& transport) {
   ClientOptions o = kill_test_options(transport, 0);
   std::vector<std::string> args = {"--timeout", std::to_string(*o.timeout_ms)};
-  if (o.retry_timeout_ms) args.insert(args.end(), {"--retry-timeout", std::to_string(*o.retry_timeout_ms)});
-  for (const std::string& flag : nodelay_flag_on(transport, kOptTcpNodelayClient)) args.push_back(flag);
+  if (auto ms = o.settings.get(kRetryTimeout)) args.insert(args.end(), {"--retry-timeout", std::to_string(*ms)});
+  for (const std::string& flag : nodelay_flag_on(transport, Side::kClient)) args.push_back(flag);
   return args;
 }
 
@@ -109,7 +109,7 @@ class CrashingServer {
     spec_.transport = transport;
     spec_.args = {"--journal", journal_};
     spec_.args.insert(spec_.args.end(), flags.begin(), flags.end());
-    for (const std::string& flag : nodelay_flag_on(transport, kOptTcpNodelayServer)) spec_.args.push_back(flag);
+    for (const std::string& flag : nodelay_flag_on(transport, Side::kServer)) spec_.args.push_back(flag);
     int first = ephemeral_low() - 1 - static_cast<int>(::getpid() % 4000);
     for (int port = first; !server_ && port > first - 200; --port) {
       spec_.listen = "127.0.0.1:" + std::to_string(port);
@@ -285,7 +285,7 @@ CallRecord resend_until_stopped(const std::string& transport, uint16_t port, con
     do {
       gate.enter();
       NextReply reply;
-      status = client->next(kClientId, seq, &reply);
+      status = typed_call(*client, Operation::kNext, NextRequest{kClientId, seq}, &reply);
       gate.leave();
       ++*attempts;
     } while (!status.ok() && !stop.load());
@@ -316,7 +316,8 @@ TEST_P(ServerKills, AtMostOnceRunsNoCallTwiceAcrossTheKills) {
     uint32_t last = server.last_executed();
     server.restart();
     NextReply reply;
-    CallStatus status = connect_client(kill_test_options(GetParam(), server.port()))->next(kClientId, last, &reply);
+    auto again = connect_client(kill_test_options(GetParam(), server.port()));
+    CallStatus status = typed_call(*again, Operation::kNext, NextRequest{kClientId, last}, &reply);
     ASSERT_TRUE(status.ok()) << "the re-send of seq " << last << " after a restart: " << status.detail;
     EXPECT_NE(reply.status, NextStatus::kStale) << "seq " << last;
     EXPECT_EQ(reply.times_executed, 1u) << "seq " << last;

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "core/call_record.h"
+#include "client/call_record.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 

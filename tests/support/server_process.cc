@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/atomic_file.h"
+#include "common/atomic_file.h"
 #include "support/wait.h"
 
 namespace rpclab::test {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/ledger.h"
+#include "server/ledger.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 

@@ -1,0 +1,71 @@
+// A client's record of every call it made: what the library told it and how
+// long the call took. Written once at the end of a run (or on SIGTERM), read
+// by the harness to join against the server's ledger. Format:
+// docs/results-format.md ("Call records").
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "transport/outcome.h"
+
+namespace rpclab {
+
+class RecordError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct CallEntry {
+  uint32_t seq = 0;
+  ErrorKind kind = ErrorKind::kOk;  // what the application was told: the last attempt's outcome
+  uint32_t detail = 0;              // index into CallRecord::details; 0 = none
+  int64_t latency_ns = 0;           // from the first attempt's start to the last one's end
+  int64_t start_ns = 0;             // when the call began, from the record's start (monotonic clock)
+  uint32_t attempts = 1;            // the application's attempts (more than 1 only with --retry-policy app)
+};
+
+// One attempt of a call the application made more than once.
+struct AttemptEntry {
+  uint64_t call = 0;    // index into CallRecord::calls
+  uint32_t number = 1;  // 1 for the first attempt
+  ErrorKind kind = ErrorKind::kOk;
+  uint32_t detail = 0;
+  int64_t latency_ns = 0;
+  int64_t start_ns = 0;  // from the record's start
+};
+
+class CallRecord {
+ public:
+  static constexpr int kVersion = 2;  // 1: no start times, no attempts (still read)
+
+  nlohmann::json header = nlohmann::json::object();
+  std::vector<CallEntry> calls;
+  std::vector<AttemptEntry> attempts;  // every attempt of the calls with attempts > 1, in call order
+
+  CallRecord() : details_{""} {}
+  // Stores a status text once and returns its index.
+  uint32_t intern(const std::string& detail);
+  const std::string& detail(const CallEntry& e) const { return details_.at(e.detail); }
+  const std::string& detail(const AttemptEntry& e) const { return details_.at(e.detail); }
+
+  std::string format() const;
+  static CallRecord parse(std::string_view text);  // throws RecordError
+  void write_file(const std::string& path) const;
+  static CallRecord read_file(const std::string& path);
+
+ private:
+  std::vector<std::string> details_;
+  std::unordered_map<std::string, uint32_t> index_;
+
+  void parse_calls(std::string_view text, int version);
+  void estimate_start_times();  // version 1 records had none
+};
+
+}  // namespace rpclab
