@@ -20,6 +20,10 @@
 #include "netem/load/load_meter.h"
 #include "netem/faults/remote_faults.h"
 #include "netem/load/server_load.h"
+#include "netem/config/backend_choice.h"
+#include "netem/config/fault_config.h"
+#include "netem/spec/fault_fields.h"
+#include "netem/spec/spec_error.h"
 
 namespace rpclab::harness {
 namespace {
@@ -31,7 +35,7 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 // Why a cell cannot run on this machine, or "" when it can.
 std::string skip_reason(const CellConfig& cell, const netem::Capabilities& caps) {
   if (cell.topology == netem::TopologyKind::kTwoHost && !caps.root)
-    return cell.faults.empty()
+    return netem::is_empty(cell.faults)
                ? "the two-host topology needs root for network namespaces (run as root, or --topology loopback)"
                : "network faults need root: they live on a link between two network namespaces (run as root)";
   if (cell.topology == netem::TopologyKind::kTwoHost && !caps.netns)
@@ -42,7 +46,7 @@ std::string skip_reason(const CellConfig& cell, const netem::Capabilities& caps)
 }  // namespace
 
 std::string missing_backend(const CellConfig& cell, const netem::Capabilities& caps) {
-  if (cell.faults_backend == "auto" || cell.faults.empty() || !skip_reason(cell, caps).empty()) return "";
+  if (cell.faults_backend == "auto" || netem::is_empty(cell.faults) || !skip_reason(cell, caps).empty()) return "";
   try {
     netem::choose_backend(cell.faults_backend, cell.faults, caps);
   } catch (const netem::SpecError& e) {
@@ -85,7 +89,7 @@ Link impair(const CellConfig& cell, const netem::Choice& choice, const netem::To
 nlohmann::json faults_json(const CellConfig& cell, Link& link, const CellFiles& files) {
   nlohmann::json f = {{"backend", netem::backend_name(link.choice.kind)},
                       {"backend_reason", link.choice.reason},
-                      {"spec", cell.faults.to_json()},
+                      {"spec", cell.faults},
                       {"loss_pct", cell.faults.loss_pct},
                       {"dup_pct", cell.faults.dup_pct},
                       {"measured_loss_pct", nullptr},
@@ -213,7 +217,7 @@ void run_with_remote_server(const CellConfig& cell, const TrialPlace& place, Cel
   trial["topology_place"] = nullptr;  // `hosts` says where it ran
   if (env.remote_clients) trial["hosts"]["clients"] = env.remote_clients->host_facts();
   ProcessPlacement placement = place_processes(cell, env.bin_dir, 1, env.stop);  // nothing to share CPUs with here
-  bool faults = !cell.faults.empty();
+  bool faults = !netem::is_empty(cell.faults);
   RemoteServer server(cell, remote, fmt::format("cell-{}-trial-{}", place.cell_index, place.trial),
                       env.cell_time_limit_s + kWatchdogGrace_s, env.stop,
                       faults ? netem::remote_fault_removal(remote.data_iface(), remote.sudo()) : "");

@@ -12,7 +12,7 @@
 
 #include "core/transport.h"
 #include "harness/run/cell_config.h"
-#include "netem/faults/fault_spec.h"
+#include "netem/spec/fault_spec.h"
 #include "netem/topology/topology.h"
 
 namespace rpclab::harness {

@@ -4,6 +4,9 @@
 
 #include <stdexcept>
 
+#include "netem/config/fault_config.h"
+#include "netem/spec/fault_fields.h"
+
 namespace rpclab::harness {
 namespace {
 
@@ -57,7 +60,7 @@ nlohmann::json CellConfig::to_json() const {
                       {"clients", clients},
                       {"calls_per_client", calls_per_client},
                       {"hogs", hogs},
-                      {"faults", faults.to_json()},
+                      {"faults", faults},
                       {"faults_backend", faults_backend},
                       {"drc", drc},
                       {"retry_timeout_ms", optional_json(retry_timeout_ms)},
@@ -95,7 +98,7 @@ CellConfig CellConfig::from_json(const nlohmann::json& j) {
     c.clients = j.at("clients").get<int>();
     c.calls_per_client = j.at("calls_per_client").get<uint64_t>();
     c.hogs = j.at("hogs").get<int>();
-    c.faults = netem::FaultSpec::from_json(j.at("faults"));
+    c.faults = j.at("faults").get<netem::FaultSpec>();
     c.faults_backend = j.at("faults_backend").get<std::string>();
     c.drc = j.at("drc").get<int>();
     c.retry_timeout_ms = optional_from<int>(j, "retry_timeout_ms");
@@ -124,7 +127,7 @@ std::string CellConfig::label() const {
   if (experiment == "speed" && op != "echo") return s + fmt::format(" {} N={}", op, size);
   if (experiment == "speed") return s + fmt::format(" {} B", size);
   if (hogs) s += fmt::format(" load {}", hogs);
-  if (!faults.empty()) s += " " + faults.summary();
+  if (!netem::is_empty(faults)) s += " " + netem::summary(faults);
   if (retry_timeout_ms) s += fmt::format(" retry {}ms", *retry_timeout_ms);
   if (drc) s += " drc";
   if (drain_stale_replies) s += " drain";

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/transport.h"
-#include "netem/faults/fault_spec.h"
+#include "netem/spec/fault_spec.h"
 #include "netem/topology/topology.h"
 
 namespace rpclab::harness {

@@ -8,9 +8,13 @@
 
 #include "core/atomic_file.h"
 #include "core/cli_support.h"
+#include "netem/config/backend_choice.h"
+#include "netem/config/fault_config.h"
+#include "netem/config/fault_profile.h"
+#include "netem/spec/spec_error.h"
+#include "netem/linktest/link_test.h"
 #include "netem/topology/capabilities.h"
 #include "process/command_runner.h"
-#include "netem/linktest/link_test.h"
 
 namespace {
 
@@ -23,7 +27,7 @@ std::string self_dir() {
   return path.substr(0, path.rfind('/'));
 }
 
-// The ranges are FaultSpec::validate's; checking them here too makes
+// The ranges are validate()'s (netem/config/fault_config.h); checking them here too makes
 // "--loss abc" say that abc is not a number.
 void add_spec_flags(CLI::App& app, FaultSpec& s, std::string& direction) {
   auto percent = rpclab::in_range(0.0, 100.0);
@@ -84,12 +88,12 @@ int main(int argc, char** argv) {
   rpclab::parse_or_exit(app, argc, argv);
 
   try {
-    if (!spec_json.empty()) o.spec = FaultSpec::from_json(nlohmann::json::parse(spec_json));
+    if (!spec_json.empty()) o.spec = nlohmann::json::parse(spec_json).get<FaultSpec>();
     else if (!profile.empty()) o.spec = nm::load_profile(profile);
     else {
       o.spec = flags;
       o.spec.direction = *nm::parse_direction(direction);  // checked while parsing
-      o.spec.validate();
+      nm::validate(o.spec);
     }
     auto choice = nm::choose_backend(backend, o.spec, nm::probe_capabilities());
     if (choice.kind == nm::BackendKind::kNone) throw nm::SpecError("no faults given: nothing to measure");
