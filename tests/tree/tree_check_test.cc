@@ -1,11 +1,13 @@
 // The floor plan as a test: tools/tree-check.py holds on this tree, and
 // it can fail. Each broken tree is planted in a temporary folder with
 // --root: a couple of files, laid out like the project's, that make one
-// thing wrong, so the check must name that thing.
+// thing wrong, so the check must name that thing. The picture of the rooms
+// in docs/images/ must be the one the check draws today.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,13 @@ ProcessResult tree_check(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {"python3", kScript};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_program(argv);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 // A tree for --root, file by file.
@@ -121,6 +130,31 @@ TEST(TreeCheck, AFolderOverThirtyTwoFilesFails) {
   r = t.check();
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("netem/load holds 33 source files (at most 32)"), std::string::npos) << r.out;
+}
+
+// The first line where two texts differ, as "line N: A | B".
+std::string first_difference(const std::string& a, const std::string& b) {
+  std::istringstream in_a(a), in_b(b);
+  std::string line_a, line_b;
+  for (int n = 1;; ++n) {
+    bool more_a = static_cast<bool>(std::getline(in_a, line_a)), more_b = static_cast<bool>(std::getline(in_b, line_b));
+    if (!more_a && !more_b) return "";
+    if (!more_a) line_a = "(end)";
+    if (!more_b) line_b = "(end)";
+    if (line_a != line_b) return "line " + std::to_string(n) + ": " + line_a + " | " + line_b;
+  }
+}
+
+// The picture docs/architecture.md shows is drawn from the tree, so it
+// cannot drift: when the rooms change, this fails until it is redrawn.
+TEST(ArchitecturePicture, IsTheOneTheTreeDrawsToday) {
+  ProcessResult r = tree_check({"--dot"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string committed = read_file(kSource + "/docs/images/architecture.dot");
+  EXPECT_TRUE(committed == r.out) << "docs/images/architecture.dot is not the picture of today's tree: run "
+                                     "tools/architecture-picture.sh and commit docs/images/architecture.dot and "
+                                     ".svg (first difference, committed | today, "
+                                  << first_difference(committed, r.out) << ")";
 }
 
 }  // namespace
