@@ -15,6 +15,7 @@
 #include "harness/cli/report_command.h"
 #include "harness/cli/speed_command.h"
 #include "netem/topology/capabilities.h"
+#include "netem/topology/capabilities_report.h"
 #include "netem/topology/topology.h"
 
 namespace {
