@@ -1,26 +1,35 @@
 #!/usr/bin/env python3
 """The source tree's floor plan, checked and drawn.
 
-A *unit* is a header and its source (server/ledger.h + server/ledger.cc), or
+A *unit* is a header and its source that share a path but for the
+extension (server/ledger.h + server/ledger.cc), or
 either alone. Unit A depends on unit B when a file of A includes a header
-of B (#include "..."). A folder depends on another when one of its units
-depends on one of the other's. The plan holds when:
+of B (#include "..."). A folder (a *room*) depends on another when one of
+its units depends on one of the other's. The plan holds when:
 
 - no unit depends on itself through others (no include circle between
   files: each pair of units is ordered, so each can be read, tested and
   replaced from below);
 - no folder depends on itself through others (the rooms are layered);
-- no folder of source holds more than MAX_FILES files;
-- src/'s rooms include only the rooms below them (SRC_MAY_INCLUDE; each
-  room's main header says the same in words).
+- every folder has a row in ROOMS, and includes only the rooms that row
+  allows (the layers are the ones docs/architecture.md describes);
+- no folder of source holds more than MAX_FILES files.
 
-    tools/tree-check.py              check; exit 1 and say what breaks the plan
-    tools/tree-check.py --dot        the folders and their includes, as Graphviz
-    tools/tree-check.py --units DIR  the units of DIR and what each includes
+The check sees units by their file names, so a unit must be what it
+looks like: each function is declared in the header named for the source
+that defines it (a header whose functions live in a file of another name
+hides a dependency from the check), and a forward declaration is used
+where a type is only named, never to hide a call that goes up a layer.
 
-tests/tree/ runs the check in `make test`; docs/architecture.md shows the
-picture made from --dot (tools/architecture-picture.sh).
+    tools/tree-check.py [--root DIR]              check; exit 1 and say what breaks the plan
+    tools/tree-check.py [--root DIR] --dot        the folders and their includes, as Graphviz
+    tools/tree-check.py [--root DIR] --units DIR  the units of DIR and what each includes
+
+--root checks another tree laid out like this one (the tests plant broken
+ones). tests/tree/ runs the check in `make test`; docs/architecture.md
+shows the picture made from --dot (tools/architecture-picture.sh).
 """
+import argparse
 import collections
 import os
 import re
@@ -30,29 +39,57 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 SOURCE_DIRS = ['src', 'process', 'netem', 'harness']
 MAX_FILES = 32
 
-# What each of src/'s rooms may include. An adapter's folder (src/sunrpc,
-# src/grpc, ...) may include common, ops, transport and server; the
-# transport table and the two mains in src/ itself, anything.
-SRC_MAY_INCLUDE = {
-    'src/common': set(),
-    'src/ops': {'src/common'},
-    'src/transport': {'src/common', 'src/ops'},
-    'src/server': {'src/common', 'src/ops'},
-    'src/client': {'src/common', 'src/ops', 'src/transport'},
+# What each room may include: its row names the rooms right below it, and
+# it may include those and, through them, everything below them (a room
+# is above everything it names). A key or a name is a folder, or FOLDER/*
+# for every folder under FOLDER; a folder's row is its own, else that of
+# the longest FOLDER/* it is under. A new folder needs a row: say where it
+# sits before it is built on.
+ROOMS = {
+    # src/: the transports and what they share, bottom-up; each room's main
+    # header says the same in words.
+    'src/common': [],                                # what every program links: files, flags, version
+    'src/ops': ['src/common'],                       # the operations: arguments, replies, their checks
+    'src/transport': ['src/ops'],                    # the one client and server interface, settings
+    'src/server': ['src/ops'],                       # the server core: ledger, journal, at-most-once
+    'src/client': ['src/transport'],                 # a client's calls and retries, its record
+    'src/*': ['src/client', 'src/server'],           # one folder per RPC system (an adapter)
+    'src': ['src/*'],                                # the transport table and the two mains
+    # process/: spawning, commands and their log, remote hosts; what both
+    # netem/ and harness/ run programs with.
+    'process': ['src/*'],
+    # netem/: the link between the hosts, bottom-up.
+    'netem/spec': [],                                # a fault spec as plain values, and the field table
+    'netem/topology': ['process'],                   # the hosts: namespaces, veth, a UML guest
+    'netem/load': ['process'],                       # CPU hogs and the load they made
+    'netem/faults': ['netem/spec', 'netem/topology'],  # steady faults applied: the backends
+    'netem/events': ['netem/faults'],                # timed events applied, when they are due
+    'netem/config': ['netem/events'],                # the event kinds table, specs read and checked, the choice of a backend
+    'netem/linktest': ['netem/config'],              # a link measured without RPC
+    # harness/: rpclab itself, bottom-up.
+    'harness/kit': ['process'],                                     # statistics, tables, plots
+    'harness/record': ['netem/config'],                             # the records as types, their JSON
+    'harness/run': ['harness/kit', 'harness/record', 'netem/config', 'netem/load'],  # cells, trials, run folders
+    'harness/placement': ['harness/run'],                           # where a trial's server and clients live
+    'harness/causes': ['harness/placement'],                        # wire capture and attribution
+    'harness/remote': ['harness/placement'],                        # hosts over ssh, a remote placement
+    'harness/dependability': ['harness/causes', 'harness/remote'],  # the dependability experiment
+    'harness/speed': ['harness/causes', 'harness/remote'],          # the speed experiment
+    'harness/report': ['harness/run'],                              # text, HTML, compare
+    'harness/cli': ['harness/dependability', 'harness/speed', 'harness/report'],  # the commands
 }
-SRC_ADAPTER_MAY_INCLUDE = {'src/common', 'src/ops', 'src/transport', 'src/server'}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 
-def source_files():
+def source_files(root):
     files = []
     for top in SOURCE_DIRS:
-        for dirpath, dirnames, names in os.walk(os.path.join(ROOT, top)):
-            dirnames[:] = [d for d in dirnames if d not in ('build',)]
+        for dirpath, dirnames, names in os.walk(os.path.join(root, top)):
+            dirnames[:] = sorted(d for d in dirnames if d not in ('build',))
             for name in names:
                 if name.endswith(('.h', '.cc', '.c')):
-                    files.append(os.path.relpath(os.path.join(dirpath, name), ROOT))
+                    files.append(os.path.relpath(os.path.join(dirpath, name), root))
     return sorted(files)
 
 
@@ -69,13 +106,13 @@ def unit_of(path):
     return os.path.splitext(path)[0]
 
 
-def graph():
-    files = source_files()
+def graph(root):
+    files = source_files(root)
     fileset = set(files)
     edges = collections.defaultdict(set)
     why = {}
     for f in files:
-        with open(os.path.join(ROOT, f), errors='replace') as text:
+        with open(os.path.join(root, f), errors='replace') as text:
             for line in text:
                 m = INCLUDE.match(line)
                 if not m:
@@ -122,14 +159,17 @@ def strongly_connected(nodes, edges):
     return groups
 
 
-def folder_edges(edges):
+def folder_edges(edges, why):
+    """Folder -> the folders it includes, and one include that shows each."""
     folders = collections.defaultdict(set)
+    folder_why = {}
     for a, targets in edges.items():
-        for b in targets:
+        for b in sorted(targets):
             fa, fb = os.path.dirname(a), os.path.dirname(b)
             if fa != fb:
                 folders[fa].add(fb)
-    return folders
+                folder_why.setdefault((fa, fb), why[(a, b)])
+    return folders, folder_why
 
 
 def explain_cycle(group, edges, why):
@@ -142,42 +182,80 @@ def explain_cycle(group, edges, why):
     return '\n'.join(lines)
 
 
-def check():
-    files, units, edges, why = graph()
+def matches(pattern, folder):
+    if pattern.endswith('/*'):
+        return folder.startswith(pattern[:-1])
+    return folder == pattern
+
+
+def row_of(folder, rooms):
+    """The ROOMS key that speaks for `folder`, or None."""
+    if folder in rooms:
+        return folder
+    under = [k for k in rooms if k.endswith('/*') and matches(k, folder)]
+    return max(under, key=len) if under else None
+
+
+def allowed(folder, rooms, folders):
+    """The folders `folder` may include: those its row names, and theirs, down."""
+    seen, todo = set(), [folder]
+    while todo:
+        key = row_of(todo.pop(), rooms)
+        for pattern in rooms.get(key, ()):
+            for f in folders:
+                if matches(pattern, f) and f not in seen:
+                    seen.add(f)
+                    todo.append(f)
+    seen.discard(folder)
+    return seen
+
+
+def room_problems(counts, folders, folder_why, rooms):
+    problems = []
+    names = sorted(counts)
+    for folder in names:
+        if row_of(folder, rooms) is None:
+            problems.append('%s has no row in ROOMS (tools/tree-check.py): add one naming the rooms it may '
+                            'include' % folder)
+    for a in names:
+        key = row_of(a, rooms)
+        if key is None:
+            continue
+        may = allowed(a, rooms, names)
+        for b in sorted(folders.get(a, ())):
+            if b not in may:
+                problems.append('%s may not include %s: %s (its row in ROOMS, %s: %s)' % (
+                    a, b, folder_why[(a, b)], key, ', '.join(rooms[key]) or 'nothing of ours'))
+    return problems
+
+
+def check(root):
+    files, units, edges, why = graph(root)
     problems = []
     for group in strongly_connected(units, edges):
         problems.append('include circle between files: ' + ' <-> '.join(group) + '\n' +
                         explain_cycle(group, edges, why))
-    folders = folder_edges(edges)
-    folder_why = {}
-    for (a, b), w in why.items():
-        folder_why.setdefault((os.path.dirname(a), os.path.dirname(b)), w)
+    folders, folder_why = folder_edges(edges, why)
     for group in strongly_connected(sorted(folders), folders):
         problems.append('include circle between folders: ' + ' <-> '.join(group) + '\n' +
                         explain_cycle(group, folders, folder_why))
-    for a in sorted(folders):
-        if not a.startswith('src/'):
-            continue
-        allowed = SRC_MAY_INCLUDE.get(a, SRC_ADAPTER_MAY_INCLUDE)
-        for b in sorted(folders[a]):
-            if b.startswith('src/') and b not in allowed:
-                problems.append('%s may not include %s (tools/tree-check.py SRC_MAY_INCLUDE)\n    %s' %
-                                (a, b, folder_why.get((a, b), '')))
     counts = collections.Counter(os.path.dirname(f) for f in files)
+    problems += room_problems(counts, folders, folder_why, ROOMS)
     for folder, n in sorted(counts.items()):
         if n > MAX_FILES:
             problems.append('%s holds %d source files (at most %d): split it along its seams' % (folder, n, MAX_FILES))
     for p in problems:
         print(p)
     if not problems:
-        print('tree-check: %d units in %d folders, no include circle between files or folders, '
-              'no folder over %d files' % (len(units), len(counts), MAX_FILES))
+        print('tree-check: %d units in %d folders, no include circle between files or folders, each folder '
+              'includes only what its row in ROOMS allows, no folder over %d files' % (len(units), len(counts),
+                                                                                       MAX_FILES))
     return 1 if problems else 0
 
 
-def dot():
-    files, units, edges, why = graph()
-    folders = folder_edges(edges)
+def dot(root):
+    files, units, edges, why = graph(root)
+    folders, _ = folder_edges(edges, why)
     counts = collections.Counter(os.path.dirname(f) for f in files)
     # Only the edges that are not implied by a longer path (the transitive
     # reduction), so the picture shows the layers rather than a hairball.
@@ -191,7 +269,7 @@ def dot():
                 seen.add(x)
                 todo.extend(folders.get(x, ()))
         return False
-    out = ['// made by tools/tree-check.py --dot; do not edit',
+    out = ['// made by tools/tree-check.py --dot (tools/architecture-picture.sh); do not edit',
            'digraph rpclab {', '  rankdir=BT;', '  node [shape=box, fontname="Helvetica", fontsize=11];',
            '  edge [color="#777777"];']
     tops = collections.defaultdict(list)
@@ -211,20 +289,30 @@ def dot():
     return 0
 
 
-def list_units(folder):
-    files, units, edges, why = graph()
+def list_units(root, folder):
+    files, units, edges, why = graph(root)
     for u in units:
         if os.path.dirname(u) == folder.rstrip('/'):
             print(u + ': ' + ' '.join(sorted(edges.get(u, ()))))
     return 0
 
 
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--root', default=ROOT, help='the tree to check (default: this one)')
+    what = parser.add_mutually_exclusive_group()
+    what.add_argument('--dot', action='store_true', help='print the folder graph as Graphviz')
+    what.add_argument('--units', metavar='DIR', help='list the units of DIR and what each includes')
+    args = parser.parse_args(argv)
+    root = os.path.normpath(args.root)
+    if not os.path.isdir(root):
+        parser.error('--root %s: not a folder' % args.root)
+    if args.dot:
+        return dot(root)
+    if args.units:
+        return list_units(root, args.units)
+    return check(root)
+
+
 if __name__ == '__main__':
-    if len(sys.argv) > 1 and sys.argv[1] == '--dot':
-        sys.exit(dot())
-    if len(sys.argv) > 2 and sys.argv[1] == '--units':
-        sys.exit(list_units(sys.argv[2]))
-    if len(sys.argv) > 1:
-        print(__doc__)
-        sys.exit(2)
-    sys.exit(check())
+    sys.exit(main(sys.argv[1:]))

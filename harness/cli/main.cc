@@ -16,6 +16,7 @@
 #include "harness/run/experiment_run.h"
 #include "harness/placement/guest_cell.h"
 #include "netem/topology/capabilities.h"
+#include "netem/topology/capabilities_report.h"
 #include "netem/topology/topology.h"
 
 namespace {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "harness/run/cell_failure.h"
+#include "netem/spec/spec_error.h"
 
 namespace rpclab::harness {
 

@@ -14,7 +14,8 @@
 #include "transport/settings_table.h"
 #include "harness/kit/text_table.h"
 #include "harness/dependability/trial_stats.h"
-#include "netem/faults/fault_spec.h"
+#include "netem/config/fault_config.h"
+#include "netem/spec/fault_fields.h"
 
 namespace rpclab::harness {
 namespace {
@@ -371,7 +372,7 @@ std::string failures_table(const std::vector<json>& records, const ReportOptions
     std::string col = event_kinds(*r);
     add_unique(columns, col);
     add_unique(variants, g.row(*r));
-    add_unique(schedules, netem::FaultSpec::from_json(r->at("cell").at("faults")).summary());
+    add_unique(schedules, netem::summary(r->at("cell").at("faults").get<netem::FaultSpec>()));
     cell[{g.row(*r), col}] = r;
     by_column[col].push_back(r);
   }
@@ -449,7 +450,7 @@ bool has_faults(const json& record) {
   // with the faults table, not in the load table.
   if (record.at("cell").value("block", "") == "faults") return true;
   try {
-    return !netem::FaultSpec::from_json(record.at("cell").at("faults")).empty();
+    return !netem::is_empty(record.at("cell").at("faults").get<netem::FaultSpec>());
   } catch (const std::exception&) {
     return false;
   }

@@ -11,6 +11,8 @@
 #include "harness/placement/guest_cell.h"
 #include "harness/placement/local_placement.h"
 #include "harness/run/result_record.h"
+#include "netem/config/backend_choice.h"
+#include "netem/spec/spec_error.h"
 
 namespace rpclab::harness {
 namespace {

@@ -6,7 +6,12 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "netem/faults/fault_backend.h"
+#include "netem/config/backend_choice.h"
+#include "netem/config/fault_config.h"
+#include "netem/config/fault_events.h"
+#include "netem/config/fault_profile.h"
+#include "netem/spec/fault_fields.h"
+#include "netem/spec/spec_error.h"
 #include "sunrpc/sunrpc_settings.h"
 
 namespace rpclab::harness {
@@ -225,7 +230,7 @@ bool server_events_only(const Block& b) {
   for (const FaultSpec& f : b.faults) {
     FaultSpec steady = f;
     steady.events.clear();
-    if (!steady.empty()) return false;
+    if (!netem::is_empty(steady)) return false;
     for (const netem::FaultEvent& e : f.events)
       if (e.kind->target != netem::EventTarget::kServer) return false;
   }
@@ -272,7 +277,7 @@ void check_block(const Block& b, const std::string& calls_flag) {
       if (b.duration_ms && e.first_end_ms() > *b.duration_ms)
         throw std::invalid_argument(fmt::format(
             "table {}: the event '{}' ends {} ms after the clients start, and a cell lasts {} ms: give --duration {} "
-            "or more, or an event that ends sooner", b.name, e.summary(), e.first_end_ms(), *b.duration_ms,
+            "or more, or an event that ends sooner", b.name, netem::summary(e), e.first_end_ms(), *b.duration_ms,
             (e.first_end_ms() + 999) / 1000));
 }
 
@@ -285,7 +290,7 @@ std::vector<FaultSpec> fault_grid(const std::vector<double>& loss_pct, const std
     for (double dup : dup_pct) {
       FaultSpec f = loss_and_dup(loss, dup);
       f.direction = direction;
-      f.validate();
+      netem::validate(f);
       grid.push_back(f);
     }
   return grid;
@@ -358,7 +363,7 @@ std::vector<std::string> apply_overrides(std::vector<Block>& blocks, const AxisO
                         direction);
   if (o.profile && o.direction) faults->front().direction = direction;
   for (Block& b : blocks) {
-    bool had_faults = b.faults.size() > 1 || !b.faults.front().empty();
+    bool had_faults = b.faults.size() > 1 || !netem::is_empty(b.faults.front());
     if (o.hogs) b.hogs = *o.hogs;
     if (faults) b.faults = *faults;
     if (o.direction && !faults)
@@ -379,7 +384,7 @@ std::vector<std::string> apply_overrides(std::vector<Block>& blocks, const AxisO
     if (o.at_most_once) b.at_most_once = *o.at_most_once;
     if (o.duration_ms) b.duration_ms = o.duration_ms;
     if (o.trials) b.trials = *o.trials;
-    bool has_faults = b.faults.size() > 1 || !b.faults.front().empty();
+    bool has_faults = b.faults.size() > 1 || !netem::is_empty(b.faults.front());
     if (has_faults && b.topology == TopologyKind::kLoopback && !server_events_only(b))
       b.topology = TopologyKind::kTwoHost;  // faults live on the link between two hosts
     if (has_events(b) && !b.duration_ms) b.duration_ms = kEventCellMs;

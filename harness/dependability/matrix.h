@@ -13,7 +13,7 @@
 #include "transport/transport.h"
 #include "harness/run/cell_config.h"
 #include "harness/run/setting_axes.h"
-#include "netem/faults/fault_spec.h"
+#include "netem/spec/fault_spec.h"
 #include "netem/topology/topology.h"
 
 namespace rpclab::harness {

@@ -1,7 +1,10 @@
 #include "harness/placement/local_placement.h"
 
 #include "harness/run/cell_failure.h"
+#include "netem/config/backend_choice.h"
 #include "netem/faults/backend_factory.h"
+#include "netem/spec/fault_fields.h"
+#include "netem/spec/spec_error.h"
 #include "netem/load/load_meter.h"
 #include "netem/load/server_load.h"
 
@@ -93,7 +96,7 @@ std::unique_ptr<LocalPlacement> place_here(const CellConfig& cell, const netem::
 
 std::string cannot_run_here(const CellConfig& cell, const netem::Capabilities& caps) {
   if (cell.topology == netem::TopologyKind::kTwoHost && !caps.root)
-    return cell.faults.empty()
+    return netem::is_empty(cell.faults)
                ? "the two-host topology needs root for network namespaces (run as root, or --topology loopback)"
                : "network faults need root: they live on a link between two network namespaces (run as root)";
   if (cell.topology == netem::TopologyKind::kTwoHost && !caps.netns)
@@ -102,7 +105,7 @@ std::string cannot_run_here(const CellConfig& cell, const netem::Capabilities& c
 }
 
 std::string missing_backend(const CellConfig& cell, const netem::Capabilities& caps) {
-  if (cell.faults_backend == "auto" || cell.faults.empty() || !cannot_run_here(cell, caps).empty()) return "";
+  if (cell.faults_backend == "auto" || netem::is_empty(cell.faults) || !cannot_run_here(cell, caps).empty()) return "";
   try {
     netem::choose_backend(cell.faults_backend, cell.faults, caps);
   } catch (const netem::SpecError& e) {

@@ -1,6 +1,8 @@
 #include "harness/placement/placement.h"
 
 #include "common/atomic_file.h"
+#include "netem/config/fault_config.h"
+#include "netem/config/backend_choice.h"
 
 namespace rpclab::harness {
 
@@ -14,7 +16,7 @@ void Link::apply(const CellConfig& cell, const CellFiles& files) {
 nlohmann::json Link::measured(const CellConfig& cell, const CellFiles& files) {
   nlohmann::json f = {{"backend", netem::backend_name(choice_.kind)},
                       {"backend_reason", choice_.reason},
-                      {"spec", cell.faults.to_json()},
+                      {"spec", nlohmann::json(cell.faults)},
                       {"loss_pct", cell.faults.loss_pct},
                       {"dup_pct", cell.faults.dup_pct},
                       {"measured_loss_pct", nullptr},

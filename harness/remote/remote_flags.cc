@@ -5,6 +5,7 @@
 #include "common/cli_support.h"
 #include "harness/run/cell_config.h"
 #include "netem/faults/remote_faults.h"
+#include "netem/spec/fault_fields.h"
 
 namespace rpclab::harness {
 
@@ -55,7 +56,7 @@ std::unique_ptr<RemoteSession> open_remote(RemoteOptions options, const std::vec
                                            const std::string& local_bin_dir, const std::string& run_id,
                                            process::CommandLog& log, int* exit_code, RemoteSession* clients) {
   if (options.server_host.empty()) return nullptr;
-  for (const CellConfig& c : cells) options.faults = options.faults || !c.faults.empty();
+  for (const CellConfig& c : cells) options.faults = options.faults || !netem::is_empty(c.faults);
   try {
     if (clients) {
       std::string server_addr = options.server_addr;
@@ -68,7 +69,7 @@ std::unique_ptr<RemoteSession> open_remote(RemoteOptions options, const std::vec
     }
     auto session = std::make_unique<RemoteSession>(options, local_bin_dir, run_id, log);
     for (const CellConfig& c : cells) {
-      if (c.faults.empty()) continue;
+      if (netem::is_empty(c.faults)) continue;
       netem::Choice there = session->faults_for(c.faults_backend);
       if (std::string why = netem::remote_fault_refusal(c.faults, there.kind); !why.empty())
         throw process::RemoteError(fmt::format("cell {}: {} ({})", c.label(), why, there.reason));

@@ -6,6 +6,7 @@
 #include "harness/remote/remote_server.h"
 #include "harness/run/experiment.h"
 #include "netem/faults/remote_faults.h"
+#include "netem/spec/fault_fields.h"
 
 namespace rpclab::harness {
 namespace {
@@ -40,12 +41,12 @@ class RemotePlacement : public Placement {
 
   std::unique_ptr<TrialServer> start_server(const CellConfig& cell, const CellFiles&,
                                             const std::string& name) override {
-    std::string removal = cell.faults.empty() ? "" : netem::remote_fault_removal(server_.data_iface(), server_.sudo());
+    std::string removal = netem::is_empty(cell.faults) ? "" : netem::remote_fault_removal(server_.data_iface(), server_.sudo());
     return std::make_unique<RemoteServer>(cell, server_, name, deadline_s(), env_.stop, removal);
   }
 
   Link impair(const CellConfig& cell, const CellFiles& files) override {
-    if (cell.faults.empty()) return Link();
+    if (netem::is_empty(cell.faults)) return Link();
     netem::Choice there = server_.faults_for(cell.faults_backend);  // checked by open_remote
     netem::Choice choice{there.kind, there.reason + "; on " + server_.host().target().text() + "'s " +
                                          server_.data_iface() + ": the server's end of the data link"};

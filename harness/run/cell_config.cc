@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include "netem/config/fault_config.h"
+#include "netem/spec/fault_fields.h"
 #include "transport/settings_table.h"
 
 namespace rpclab::harness {
@@ -59,7 +61,7 @@ nlohmann::json CellConfig::to_json() const {
                       {"clients", clients},
                       {"calls_per_client", calls_per_client},
                       {"hogs", hogs},
-                      {"faults", faults.to_json()},
+                      {"faults", faults},
                       {"faults_backend", faults_backend},
                       {"timeout_ms", optional_json(timeout_ms)},
                       // The library policy, under the name it had when gRPC's was
@@ -95,7 +97,7 @@ CellConfig CellConfig::from_json(const nlohmann::json& j) {
     c.clients = j.at("clients").get<int>();
     c.calls_per_client = j.at("calls_per_client").get<uint64_t>();
     c.hogs = j.at("hogs").get<int>();
-    c.faults = netem::FaultSpec::from_json(j.at("faults"));
+    c.faults = j.at("faults").get<netem::FaultSpec>();
     c.faults_backend = j.at("faults_backend").get<std::string>();
     c.timeout_ms = optional_from<int>(j, "timeout_ms");
     c.settings = read_settings(j);  // records before a setting have none of it: unset
@@ -122,7 +124,7 @@ std::string CellConfig::label() const {
   if (experiment == "speed" && op != "echo") return s + label_words(settings) + fmt::format(" {} N={}", op, size);
   if (experiment == "speed") return s + label_words(settings) + fmt::format(" {} B", size);
   if (hogs) s += fmt::format(" load {}", hogs);
-  if (!faults.empty()) s += " " + faults.summary();
+  if (!netem::is_empty(faults)) s += " " + netem::summary(faults);
   s += label_words(settings);
   if (retry.policy != RetryPolicy::kNone) s += " retry " + retry.name();
   if (at_most_once) s += " at-most-once";

@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "netem/spec/fault_spec.h"
 #include "transport/transport.h"
-#include "netem/faults/fault_spec.h"
 #include "netem/topology/topology.h"
 
 namespace rpclab::harness {

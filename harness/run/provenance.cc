@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "common/version.h"
+#include "netem/topology/capabilities_report.h"
 
 namespace rpclab::harness {
 namespace {

@@ -7,7 +7,8 @@
 #include <fstream>
 #include <map>
 
-#include "netem/faults/fault_spec.h"
+#include "netem/config/fault_config.h"
+#include "netem/spec/fault_fields.h"
 
 namespace rpclab::harness {
 
@@ -67,7 +68,7 @@ void add_promised_fields(nlohmann::json& r) {
   if (r.value("experiment", "") == "dependability") {
     default_null(r, {"calls", "drc", "retry_timeout_ms", "levy_mismatches"});
     nlohmann::json& faults = object_at(r, "faults");
-    bool impaired = !netem::FaultSpec::from_json(cell.at("faults")).empty();
+    bool impaired = !netem::is_empty(cell.at("faults").get<netem::FaultSpec>());
     if (!faults.contains("backend")) faults["backend"] = impaired ? "not chosen" : "none";
     if (!faults.contains("loss_pct")) faults["loss_pct"] = cell.at("faults").value("loss_pct", 0.0);
     if (!faults.contains("dup_pct")) faults["dup_pct"] = cell.at("faults").value("dup_pct", 0.0);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "netem/faults/fault_backend.h"
+#include "netem/spec/spec_error.h"
 
 namespace rpclab::netem {
 

@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "netem/events/fault_events.h"
+#include "netem/spec/fault_event.h"
 
 namespace rpclab::netem {
 

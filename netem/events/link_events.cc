@@ -1,14 +1,11 @@
-// Link events, applied with the fault backend's own tool in both hosts'
-// namespaces (nft for the nftables backend, tc for netem), every command in
-// the commands log. The rules themselves: link_event_rules.h.
+#include "netem/events/link_events.h"
+
 #include <fmt/format.h>
 
-#include "process/command_runner.h"
-#include "netem/events/event_apply.h"
-#include "netem/events/event_runner.h"
-#include "netem/faults/fault_backend.h"
 #include "netem/events/link_event_rules.h"
+#include "netem/faults/fault_backend.h"
 #include "netem/faults/nft_rules.h"
+#include "process/command_runner.h"
 
 namespace rpclab::netem {
 

@@ -1,7 +1,4 @@
-// Server events: done by the harness's ServerControl, which owns the
-// process, from the thread that drives the cell.
-#include "netem/events/event_apply.h"
-#include "netem/events/event_runner.h"
+#include "netem/events/server_events.h"
 
 namespace rpclab::netem {
 

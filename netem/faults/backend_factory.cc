@@ -1,6 +1,8 @@
 #include "netem/faults/backend_factory.h"
 
-#include "netem/faults/backends.h"
+#include "netem/faults/netem_backend.h"
+#include "netem/faults/nft_backend.h"
+#include "netem/spec/spec_error.h"
 
 namespace rpclab::netem {
 

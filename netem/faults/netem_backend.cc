@@ -2,9 +2,10 @@
 // client's egress (veth-cli), to-client the server's (veth-srv). Counters:
 // the qdisc's sent/dropped, the sender namespace's IP OutRequests (offered)
 // and the receiver's interface rx (delivered).
+#include "netem/faults/netem_backend.h"
+
 #include <fmt/format.h>
 
-#include "netem/faults/backends.h"
 #include "process/command_runner.h"
 #include "netem/faults/netem_qdisc.h"
 

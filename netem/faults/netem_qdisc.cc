@@ -1,7 +1,5 @@
 #include "netem/faults/netem_qdisc.h"
 
-#include "netem/faults/fault_backend.h"
-
 #include <sstream>
 #include <stdexcept>
 

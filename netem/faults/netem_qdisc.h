@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "netem/faults/fault_spec.h"
+#include "netem/faults/link_counters.h"
+#include "netem/spec/fault_spec.h"
 
 namespace rpclab::netem {
 
@@ -47,7 +48,6 @@ struct NetemReading {
 // The direction's counters between two readings. netem has no duplicate
 // counter: what left the qdisc (or waits in it) beyond what came in and
 // was not dropped are the copies it made.
-struct DirectionCounters;
 DirectionCounters netem_direction_counters(const NetemReading& before, const NetemReading& now);
 
 }  // namespace rpclab::netem

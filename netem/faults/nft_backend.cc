@@ -1,8 +1,9 @@
 // nftables loss (receiver's ingress) and duplication (sender's egress) on
 // the veth ends; see nft_rules.h for the rules and why they sit where they do.
+#include "netem/faults/nft_backend.h"
+
 #include <fmt/format.h>
 
-#include "netem/faults/backends.h"
 #include "process/command_runner.h"
 #include "netem/faults/nft_rules.h"
 

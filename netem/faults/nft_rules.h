@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "netem/faults/fault_spec.h"
+#include "netem/spec/fault_spec.h"
 
 namespace rpclab::netem {
 

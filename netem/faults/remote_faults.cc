@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "netem/faults/nft_rules.h"
+#include "netem/spec/fault_fields.h"
+#include "netem/spec/spec_error.h"
 
 namespace rpclab::netem {
 namespace {
@@ -61,7 +63,7 @@ std::string remote_fault_refusal(const FaultSpec& spec, BackendKind kind) {
   if (!spec.events.empty())
     return "timed events (partitions, resets, server crashes) are not applied on a remote host yet: leave out the "
            "profile's events";
-  std::vector<std::string> no = spec.unsupported_by(kind);
+  std::vector<std::string> no = unsupported_by(spec, kind);
   if (!no.empty()) {
     std::string what;
     for (const std::string& w : no) what += (what.empty() ? "" : ", ") + w;

@@ -11,6 +11,8 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <deque>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -26,6 +28,14 @@ constexpr size_t kHeader = 24;
 constexpr int kSocketBuffer = 8 << 20;
 constexpr int kStatsAttempts = 50;
 constexpr int kStatsIntervalMs = 100;
+// At most this many probes unanswered: the pace is a ceiling, and a host or
+// guest too busy to carry it slows the sender instead of filling a socket
+// (a reflector that falls behind queues probes in its own). 1,024 probes
+// and their copies take under 1 MB of a receive buffer (a 64-byte datagram
+// costs ~770 bytes there), far below the 8 MiB asked for, and keep 20,000
+// probes/s going over round trips up to 50 ms.
+constexpr size_t kMaxInFlight = 1024;
+constexpr uint64_t kWindowWaitNs = 1000000;  // with the window full, look again after 1 ms at most
 
 // magic u32 | kind u8 | 3 pad | seq u32 | echo_id u32 | send_ns u64, network order.
 struct Header {
@@ -114,14 +124,26 @@ class Sender {
     uint64_t start = now_ns();
     double interval_ns = 1e9 / std::max(o_.rate_pps, 1.0);
     for (int i = 0; i < o_.count;) {
-      uint64_t due = start + static_cast<uint64_t>(i * interval_ns);
-      if (now_ns() >= due) {
-        send(Header{kProbe, static_cast<uint32_t>(i), 0, now_ns()}, o_.size);
+      uint64_t due = start + static_cast<uint64_t>(i * interval_ns), now = now_ns();
+      bool window_full = in_flight(now) >= kMaxInFlight;
+      if (now >= due && !window_full) {
+        send(Header{kProbe, static_cast<uint32_t>(i), 0, now}, o_.size);
+        in_flight_.push_back({static_cast<uint32_t>(i), now});
         ++probes_sent_;
         ++i;
+        // Read what has come back before the next probe, also when late. A
+        // sender that can only just keep the pace (a user-mode-linux
+        // guest's one CPU on a busy host) is late for every probe; reading
+        // only while early, it left every echo in its socket until the last
+        // probe: with 5% copies each way about 22,050 echoes, more than its
+        // receive buffer holds (8 MiB asked for, doubled by the kernel:
+        // ~21,800 such datagrams), so some hundred were socket drops,
+        // counted as loss, and round trips took seconds.
+        drain_ready();
         continue;
       }
-      receive_until(due);
+      if (now >= due) ++window_waits_;
+      receive_until(now >= due ? now + kWindowWaitNs : due);
     }
     receive_until(now_ns() + static_cast<uint64_t>(o_.drain_ms) * 1000000ull);
     ask_for_stats();
@@ -177,10 +199,31 @@ class Sender {
     }
     if (h.kind != kEcho) return;
     ++echoes_received_;
+    last_echo_ns_ = now_ns();
+    if (h.seq < static_cast<uint32_t>(o_.count)) newest_echoed_ = std::max(newest_echoed_.value_or(0), h.seq);
     if (first_time(echo_ids_, h.echo_id)) ++echoes_unique_;
     if (h.seq < static_cast<uint32_t>(o_.count) && first_time(echoed_seqs_, h.seq)) {
       rtt_ms_.push_back((now_ns() - h.send_ns) / 1e6);
     }
+  }
+
+  // Probes sent and not answered, oldest first. One is no longer waited
+  // for once it is echoed, or overtaken (a later probe's echo came back:
+  // lost, or reordered, whose echo still counts when it comes), or when
+  // nothing at all has come back for drain_ms (a link that carries
+  // nothing). Not by its age alone: behind a slow reflector every probe is
+  // old and none is lost, and releasing them would let its queue grow.
+  size_t in_flight(uint64_t now) {
+    uint64_t give_up_ns = static_cast<uint64_t>(o_.drain_ms) * 1000000ull;
+    bool silent = now - last_echo_ns_ > give_up_ns;
+    while (!in_flight_.empty()) {
+      auto [seq, sent_ns] = in_flight_.front();
+      bool echoed = seq < echoed_seqs_.size() && echoed_seqs_[seq];
+      bool overtaken = newest_echoed_ && *newest_echoed_ > seq;
+      if (!echoed && !overtaken && !(silent && now - sent_ns > give_up_ns)) break;
+      in_flight_.pop_front();
+    }
+    return in_flight_.size();
   }
 
   void ask_for_stats() {
@@ -198,6 +241,7 @@ class Sender {
         {"datagrams_sent", datagrams_sent_}, {"datagrams_received", datagrams_received_},
         {"probes_sent", probes_sent_}, {"send_errors", send_errors_}, {"echoes_received", echoes_received_},
         {"echoes_unique", echoes_unique_}, {"probes_echoed", rtt_ms_.size()},
+        {"in_flight_limit", kMaxInFlight}, {"window_waits", window_waits_},
         {"rtt_ms", {{"samples", rtt_ms_.size()}, {"min", rtt_ms_.empty() ? 0 : rtt_ms_.front()},
                     {"p50", percentile(rtt_ms_, 0.5)}, {"p90", percentile(rtt_ms_, 0.9)},
                     {"p99", percentile(rtt_ms_, 0.99)}, {"max", rtt_ms_.empty() ? 0 : rtt_ms_.back()}}},
@@ -217,7 +261,10 @@ class Sender {
   std::vector<uint8_t> echo_ids_, echoed_seqs_;
   std::vector<double> rtt_ms_;
   uint64_t probes_sent_ = 0, datagrams_sent_ = 0, datagrams_received_ = 0, send_errors_ = 0;
-  uint64_t echoes_received_ = 0, echoes_unique_ = 0;
+  uint64_t echoes_received_ = 0, echoes_unique_ = 0, window_waits_ = 0;
+  std::deque<std::pair<uint32_t, uint64_t>> in_flight_;  // seq, sent at
+  std::optional<uint32_t> newest_echoed_;                 // the highest seq echoed yet
+  uint64_t last_echo_ns_ = now_ns();
   nlohmann::json reflector_;
 };
 

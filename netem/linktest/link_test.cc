@@ -9,12 +9,13 @@
 
 #include <fmt/format.h>
 
-#include "process/child_process.h"
-#include "process/command_runner.h"
+#include "netem/config/fault_config.h"
 #include "netem/faults/backend_factory.h"
 #include "netem/faults/netem_qdisc.h"
 #include "netem/topology/topology.h"
 #include "netem/topology/uml_guest.h"
+#include "process/child_process.h"
+#include "process/command_runner.h"
 
 namespace rpclab::netem {
 
@@ -118,7 +119,7 @@ nlohmann::json run_on_this_kernel(const LinkTestOptions& o, process::CommandLog&
   LinkCounters delta{minus(after.to_server, before.to_server), minus(after.to_client, before.to_client), after.source};
   MeasuredFaults m = measure(before, after, o.spec.direction);
   return {{"backend", backend_name(o.backend)},
-          {"configured", o.spec.to_json()},
+          {"configured", o.spec},
           {"seed_applied", backend->seed_applied()},
           {"namespaces", {{"server", topology->server().netns}, {"client", topology->client().netns}}},
           {"endpoint_measured", endpoint_measured(sent, o.spec.direction)},
@@ -154,7 +155,7 @@ nlohmann::json run_in_uml(const LinkTestOptions& o, process::CommandLog& log) {
 }  // namespace
 
 std::vector<std::string> guest_linktest_argv(const LinkTestOptions& o, const std::string& out_path) {
-  return {o.linktest_path, "--faults-backend", "netem", "--spec-json", o.spec.to_json().dump(), "--count",
+  return {o.linktest_path, "--faults-backend", "netem", "--spec-json", nlohmann::json(o.spec).dump(), "--count",
           std::to_string(o.count), "--pps", fmt::format("{}", o.rate_pps), "--size", std::to_string(o.size),
           "--drain-ms", std::to_string(o.drain_ms), "--work-dir", o.work_dir + "/guest", "--probe", o.probe_path,
           "--out", out_path};
@@ -162,7 +163,7 @@ std::vector<std::string> guest_linktest_argv(const LinkTestOptions& o, const std
 
 nlohmann::json run_link_test(const LinkTestOptions& o, process::CommandLog& log) {
   ::mkdir(o.work_dir.c_str(), 0755);
-  o.spec.validate();
+  validate(o.spec);
   nlohmann::json j = o.backend == BackendKind::kUmlNetem ? run_in_uml(o, log) : run_on_this_kernel(o, log);
   // Inside a guest the guest's own commands come back in its JSON: keep
   // them after the host's, so the log replays the whole test in order.

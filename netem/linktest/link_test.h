@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "netem/spec/backend_kind.h"
+#include "netem/spec/fault_spec.h"
 #include "process/command_log.h"
-#include "netem/faults/fault_backend.h"
-#include "netem/faults/fault_spec.h"
 
 namespace rpclab::netem {
 

@@ -6,8 +6,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 namespace rpclab::netem {
 
 // Each kernel feature is tried for real, in a throwaway namespace, and only
@@ -29,10 +27,6 @@ struct Capabilities {
 };
 
 Capabilities probe_capabilities();
-std::string describe(const Capabilities& caps);  // the `rpclab doctor` report
-// The same findings as fields, for metadata.json: each check true, false,
-// or null when it could not be tried (not root); the usable fault
-// backends; and what will be skipped, one line each.
-nlohmann::json capabilities_json(const Capabilities& caps);
+// What they mean to a person and to a record: capabilities_report.h.
 
 }  // namespace rpclab::netem

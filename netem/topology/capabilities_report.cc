@@ -1,11 +1,8 @@
-// `rpclab doctor`'s wording: for every line, what was checked, how, and the
-// result; for what was not checked, why. A kernel feature that could not be
-// tried is "unknown", never "no".
+#include "netem/topology/capabilities_report.h"
+
 #include <sys/utsname.h>
 
 #include <fmt/format.h>
-
-#include "netem/topology/capabilities.h"
 
 namespace rpclab::netem {
 namespace {

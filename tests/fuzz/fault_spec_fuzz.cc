@@ -1,6 +1,6 @@
 // Targets fault_profile and fault_spec_json: the two ways a FaultSpec comes
 // from outside, a profile file (netem/profiles/*.profile, parse_profile) and
-// the JSON in a cell file or a result record (FaultSpec::from_json). Either
+// the JSON in a cell file or a result record (from_json). Either
 // accepts a spec or throws SpecError. An accepted spec must survive its own
 // JSON round trip unchanged and pass validate() again.
 #include <string>
@@ -8,17 +8,20 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz_targets.h"
-#include "netem/faults/fault_spec.h"
+#include "netem/config/fault_config.h"
+#include "netem/config/fault_profile.h"
+#include "netem/spec/fault_spec.h"
+#include "netem/spec/spec_error.h"
 
 namespace rpclab::fuzz {
 namespace {
 
 void check_accepted(const netem::FaultSpec& spec) {
-  spec.validate();  // throws SpecError, which the caller does not expect here
-  nlohmann::json j = spec.to_json();
-  netem::FaultSpec again = netem::FaultSpec::from_json(j);
-  RPCLAB_FUZZ_CHECK(again.to_json() == j, "the JSON round trip changed the spec: " + j.dump());
-  RPCLAB_FUZZ_CHECK(!spec.summary().empty(), "empty summary");
+  netem::validate(spec);  // throws SpecError, which the caller does not expect here
+  nlohmann::json j = spec;
+  netem::FaultSpec again = j.get<netem::FaultSpec>();
+  RPCLAB_FUZZ_CHECK(nlohmann::json(again) == j, "the JSON round trip changed the spec: " + j.dump());
+  RPCLAB_FUZZ_CHECK(!netem::summary(spec).empty(), "empty summary");
 }
 
 }  // namespace
@@ -40,7 +43,7 @@ int fuzz_fault_spec_json(const uint8_t* data, size_t size) {
   if (j.is_discarded()) return 0;
   netem::FaultSpec spec;
   try {
-    spec = netem::FaultSpec::from_json(j);
+    spec = j.get<netem::FaultSpec>();
   } catch (const netem::SpecError&) {
     return 0;
   }

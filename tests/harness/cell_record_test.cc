@@ -14,6 +14,7 @@
 #include "harness/dependability/trial_counts.h"
 #include "harness/run/trial_run.h"
 #include "synthetic_trials.h"
+#include "netem/config/fault_profile.h"
 
 namespace rpclab::harness {
 namespace {

@@ -8,6 +8,7 @@
 #include "harness/run/cell_config.h"
 #include "harness/placement/cell_processes.h"
 #include "harness/run/setting_axes.h"
+#include "netem/config/fault_config.h"
 #include "transport/settings_table.h"
 #include "sunrpc/sunrpc_settings.h"
 
@@ -51,7 +52,7 @@ json written_by_old(const OldCell& old) {
   json written = json::parse(old.json);
   netem::FaultSpec faults;
   faults.dup_pct = old.dup_pct;
-  written["faults"] = faults.to_json();
+  written["faults"] = json(faults);
   return written;
 }
 

@@ -6,6 +6,8 @@
 #include "harness/run/cell_config.h"
 #include "harness/dependability/matrix.h"
 #include "harness/speed/speed_matrix.h"
+#include "netem/spec/fault_fields.h"
+#include "netem/spec/spec_error.h"
 #include "sunrpc/sunrpc_settings.h"
 
 namespace rpclab::harness {
@@ -32,7 +34,7 @@ TEST(Matrix, Levy1989IsTheLoadTableThenTheFaultsTable) {
   for (const auto& c : cells) {
     bool http = half.count(c.transport) > 0;
     if (c.block == "load") {
-      EXPECT_TRUE(c.faults.empty());
+      EXPECT_TRUE(netem::is_empty(c.faults));
       EXPECT_EQ(c.clients, 8);
       bool cascade = c.hogs > 0 && c.settings.on(kRetryTimeout);
       EXPECT_EQ(c.total_calls() * static_cast<uint64_t>(c.trials), http ? 40000u : cascade ? 20000u : 80000u)
@@ -98,7 +100,7 @@ TEST(Matrix, DirectionAloneTurnsThePresetsFaultsAround) {
   apply_overrides(blocks, o);
   int impaired = 0;
   for (const auto& c : expand_dependability(blocks))
-    if (!c.faults.empty()) {
+    if (!netem::is_empty(c.faults)) {
       ++impaired;
       EXPECT_EQ(c.faults.direction, netem::Direction::kToServer);
       EXPECT_DOUBLE_EQ(c.faults.dup_pct, 5);

@@ -21,6 +21,7 @@
 #include "support/process.h"
 #include "support/temp_dir.h"
 #include "synthetic_records.h"
+#include "netem/spec/fault_fields.h"
 
 namespace rpclab::harness {
 namespace {
@@ -33,7 +34,7 @@ using test::TempDir;
 std::vector<json> dependability_run(const std::string& preset) {
   std::vector<json> records;
   for (const CellConfig& cell : expand_dependability(dependability_preset(preset))) {
-    bool troubled = cell.transport == "sunrpc-udp" && (cell.hogs > 0 || !cell.faults.empty());
+    bool troubled = cell.transport == "sunrpc-udp" && (cell.hogs > 0 || !netem::is_empty(cell.faults));
     records.push_back(dependability_record(cell, 20000, troubled ? 30 : 0));
   }
   return records;

@@ -5,6 +5,7 @@
 #include "harness/dependability/classify.h"
 #include "harness/dependability/dependability_summary.h"
 #include "harness/run/result_record.h"
+#include "netem/spec/fault_fields.h"
 
 namespace rpclab::harness {
 
@@ -16,7 +17,7 @@ nlohmann::json dependability_record(const CellConfig& cell, uint64_t calls, uint
   c.duplicate_calls = c.silent_duplicates = c.extra_executions = silent_dups;
   add_classes(r, c);
   r["load"] = {{"hogs", cell.hogs}, {"run_queue_mean", cell.hogs + 1.0}};
-  r["faults"] = {{"backend", cell.faults.empty() ? "none" : "nftables"}};
+  r["faults"] = {{"backend", netem::is_empty(cell.faults) ? "none" : "nftables"}};
   add_promised_fields(r);  // as the run loop does before it appends a record
   return r;
 }

@@ -8,6 +8,7 @@
 #include "harness/run/result_record.h"
 #include "harness/kit/text_table.h"
 #include "synthetic_records.h"
+#include "netem/config/fault_profile.h"
 
 namespace rpclab::harness {
 namespace {

@@ -1,7 +1,9 @@
 // Which backend runs a spec, and the errors for requests that cannot work.
 #include <gtest/gtest.h>
 
-#include "netem/faults/fault_backend.h"
+#include "netem/config/backend_choice.h"
+#include "netem/config/fault_profile.h"
+#include "netem/spec/spec_error.h"
 
 namespace rpclab::netem {
 namespace {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "netem/topology/capabilities.h"
+#include "netem/topology/capabilities_report.h"
 
 namespace rpclab::netem {
 namespace {

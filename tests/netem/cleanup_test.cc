@@ -17,6 +17,8 @@
 #include "netem/topology/uml_guest.h"
 #include "netem_test_util.h"
 #include "support/wait.h"
+#include "netem/config/fault_events.h"
+#include "netem/spec/spec_error.h"
 
 namespace rpclab::netem {
 using namespace rpclab::process;  // the process layer (process/) the netem code runs on

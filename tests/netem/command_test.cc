@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "netem/topology/capabilities.h"
+#include "netem/topology/capabilities_report.h"
 #include "process/child_process.h"
 #include "process/command_runner.h"
 #include "netem/load/load_meter.h"

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "netem/faults/fault_backend.h"
+#include "netem/faults/link_counters.h"
 #include "netem/events/link_event_rules.h"
 #include "netem/faults/netem_qdisc.h"
 #include "netem/faults/nft_rules.h"

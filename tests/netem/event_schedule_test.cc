@@ -6,6 +6,8 @@
 #include <stdexcept>
 
 #include "netem/events/event_runner.h"
+#include "netem/config/fault_profile.h"
+#include "netem/spec/spec_error.h"
 
 namespace rpclab::netem {
 using namespace rpclab::process;  // the process layer (process/) the netem code runs on

@@ -3,7 +3,9 @@
 // than its period, events of one group that can overlap).
 #include <gtest/gtest.h>
 
-#include "netem/faults/fault_spec.h"
+#include "netem/config/fault_config.h"
+#include "netem/spec/fault_fields.h"
+#include "netem/spec/fault_spec.h"
 #include "netem_test_util.h"
 
 namespace rpclab::netem {
@@ -34,22 +36,22 @@ TEST(FaultEvents, ParsesEveryParameter) {
   EXPECT_EQ(s.events[1].for_ms, 0);  // one instant
   EXPECT_FALSE(s.events[1].every_ms);
   EXPECT_EQ(s.events[2].kind->target, EventTarget::kServer);
-  EXPECT_EQ(s.summary(),
+  EXPECT_EQ(summary(s),
             "loss 1% both partition at 2000ms for 1500ms every 5000ms jitter 100ms reset at 2500ms "
             "server-crash at 1000ms for 1000ms every 10000ms");
-  EXPECT_TRUE(s.has_link_faults());
+  EXPECT_TRUE(has_link_faults(s));
 }
 
 TEST(FaultEvents, JsonRoundTripAndNoEventsKeyWithoutEvents) {
   FaultSpec s = parse_profile("event = server-stall at=0s for=1500ms every=4s\nevent = reset at=1s for=200ms\n", "t");
-  nlohmann::json j = s.to_json();
+  nlohmann::json j = s;
   ASSERT_EQ(j["events"].size(), 2u);
   EXPECT_EQ(j["events"][0], (nlohmann::json{{"kind", "server-stall"}, {"at_ms", 0}, {"for_ms", 1500},
                                             {"every_ms", 4000}, {"jitter_ms", 0}}));
-  EXPECT_EQ(FaultSpec::from_json(j).to_json(), j);
+  EXPECT_EQ(nlohmann::json(j.get<FaultSpec>()), j);
   // Records written before events existed have no "events": a spec without
   // events must write exactly what they hold, or --resume would not match.
-  EXPECT_FALSE(parse_profile("loss=5\n", "t").to_json().contains("events"));
+  EXPECT_FALSE(nlohmann::json(parse_profile("loss=5\n", "t")).contains("events"));
   auto event_json = [&](nlohmann::json e) {
     nlohmann::json k = j;
     k["events"] = nlohmann::json::array({e});
@@ -60,7 +62,7 @@ TEST(FaultEvents, JsonRoundTripAndNoEventsKeyWithoutEvents) {
            {"at_ms", 1.5}, {"for_ms", -1}, {"kind", "meteor"}, {"colour", "red"}, {"every_ms", "soon"}}) {
     nlohmann::json bad = good;
     bad[field] = value;
-    EXPECT_THROW(FaultSpec::from_json(event_json(bad)), SpecError) << bad;
+    EXPECT_THROW(event_json(bad).get<FaultSpec>(), SpecError) << bad;
   }
 }
 

@@ -7,8 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "netem/faults/fault_backend.h"
-#include "netem/faults/fault_fields.h"
+#include "netem/config/backend_choice.h"
+#include "netem/config/fault_config.h"
+#include "netem/spec/fault_fields.h"
 #include "netem_test_util.h"
 
 namespace rpclab::netem {
@@ -48,22 +49,22 @@ TEST(FaultFields, EveryRowParsesRoundTripsChecksAndSummarizes) {
     EXPECT_EQ(find_field_by_profile_key(f.profile_key), &f);
     EXPECT_EQ(find_field_by_json_key(f.json_key), &f);
     // JSON carries it under its key, and back.
-    nlohmann::json j = s.to_json();
+    nlohmann::json j = s;
     ASSERT_TRUE(j.contains(f.json_key)) << j;
-    EXPECT_EQ(FaultSpec::from_json(j).to_json(), j);
-    EXPECT_EQ(f.to_json(FaultSpec::from_json(j)), f.to_json(s));
+    EXPECT_EQ(nlohmann::json(j.get<FaultSpec>()), j);
+    EXPECT_EQ(f.to_json(j.get<FaultSpec>()), f.to_json(s));
     if (!f.summary_word) {
       EXPECT_FALSE(f.acts(s)) << "a setting is not an impairment";
       continue;
     }
     // An impairment: it acts, its summary shows it, empty() sees it.
     EXPECT_TRUE(f.acts(s));
-    EXPECT_FALSE(s.empty());
-    EXPECT_NE(s.summary().find(f.summary(s)), std::string::npos) << s.summary();
+    EXPECT_FALSE(is_empty(s));
+    EXPECT_NE(summary(s).find(f.summary(s)), std::string::npos) << summary(s);
     EXPECT_EQ(f.summary(s).rfind(f.summary_word, 0), 0u) << f.summary(s);
     // Which backends apply it: its row, read by unsupported_by and choose_backend.
     for (BackendKind k : {BackendKind::kNetem, BackendKind::kNftables}) {
-      auto lacks = s.unsupported_by(k);
+      auto lacks = unsupported_by(s, k);
       bool can = (f.backends & backend_bit(k)) != 0;
       EXPECT_EQ(std::find(lacks.begin(), lacks.end(), f.what) == lacks.end(), can) << backend_name(k);
     }
@@ -111,8 +112,8 @@ TEST(FaultFields, ChoiceFollowsTheRowsAndEventKinds) {
   FaultSpec crash = parse_profile("event = server-crash at=1s for=500ms\n", "t");
   Capabilities user;
   EXPECT_EQ(choose_backend("auto", crash, user).kind, BackendKind::kNone);
-  EXPECT_FALSE(crash.empty());
-  EXPECT_FALSE(crash.has_link_faults());
+  EXPECT_FALSE(is_empty(crash));
+  EXPECT_FALSE(has_link_faults(crash));
 }
 
 }  // namespace

@@ -5,7 +5,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "netem/faults/fault_spec.h"
+#include "netem/config/fault_config.h"
+#include "netem/config/fault_profile.h"
+#include "netem/spec/fault_fields.h"
+#include "netem/spec/fault_spec.h"
+#include "netem/spec/spec_error.h"
 
 namespace rpclab::netem {
 namespace {
@@ -36,9 +40,9 @@ TEST(FaultSpec, ParsesEveryKey) {
   EXPECT_EQ(s.direction, Direction::kToClient);
   ASSERT_TRUE(s.seed);
   EXPECT_EQ(*s.seed, 42u);
-  EXPECT_FALSE(s.empty());
-  EXPECT_FALSE(s.unsupported_by(BackendKind::kNftables).empty());
-  EXPECT_TRUE(s.unsupported_by(BackendKind::kNetem).empty());
+  EXPECT_FALSE(is_empty(s));
+  EXPECT_FALSE(unsupported_by(s, BackendKind::kNftables).empty());
+  EXPECT_TRUE(unsupported_by(s, BackendKind::kNetem).empty());
 }
 
 TEST(FaultSpec, ParsesGilbertElliott) {
@@ -47,8 +51,8 @@ TEST(FaultSpec, ParsesGilbertElliott) {
   EXPECT_EQ(s.ge_r_pct, 30.0);
   EXPECT_EQ(s.ge_1h_pct, 50.0);
   EXPECT_EQ(s.ge_1k_pct, 0.0);
-  EXPECT_EQ(s.unsupported_by(BackendKind::kNftables), std::vector<std::string>{"Gilbert-Elliott loss"});
-  EXPECT_EQ(s.summary(), "loss gemodel p 1% r 30% 1-h 50% 1-k 0% both");
+  EXPECT_EQ(unsupported_by(s, BackendKind::kNftables), std::vector<std::string>{"Gilbert-Elliott loss"});
+  EXPECT_EQ(summary(s), "loss gemodel p 1% r 30% 1-h 50% 1-k 0% both");
 }
 
 TEST(FaultSpec, RejectsOutOfRangeNamingFieldValueAndRange) {
@@ -84,12 +88,12 @@ TEST(FaultSpec, RejectsBadSyntaxWithLineNumbers) {
 
 TEST(FaultSpec, JsonRoundTrip) {
   FaultSpec s = parse_profile("loss=5\ndup=2\ndelay_ms=20\njitter_ms=1\ndirection=to-server\nseed=7\n", "x");
-  FaultSpec back = FaultSpec::from_json(s.to_json());
-  EXPECT_EQ(back.to_json(), s.to_json());
+  FaultSpec back = nlohmann::json(s).get<FaultSpec>();
+  EXPECT_EQ(nlohmann::json(back), nlohmann::json(s));
   EXPECT_EQ(back.direction, Direction::kToServer);
-  EXPECT_THROW(FaultSpec::from_json({{"loss_pct", 500}}), SpecError);
-  EXPECT_THROW(FaultSpec::from_json({{"colour", "red"}}), SpecError);
-  EXPECT_THROW(FaultSpec::from_json({{"loss_pct", "five"}}), SpecError);
+  EXPECT_THROW(nlohmann::json({{"loss_pct", 500}}).get<FaultSpec>(), SpecError);
+  EXPECT_THROW(nlohmann::json({{"colour", "red"}}).get<FaultSpec>(), SpecError);
+  EXPECT_THROW(nlohmann::json({{"loss_pct", "five"}}).get<FaultSpec>(), SpecError);
 }
 
 // Specs as records on disk hold them (the fuzz seeds were taken from real
@@ -99,27 +103,27 @@ TEST(FaultSpec, JsonOfRecordsOnDiskIsUnchanged) {
     std::ifstream in(std::string(RPCLAB_SOURCE_DIR) + "/tests/fuzz/corpus/fault_spec_json/" + name);
     ASSERT_TRUE(in) << name;
     nlohmann::json on_disk = nlohmann::json::parse(in);
-    EXPECT_EQ(FaultSpec::from_json(on_disk).to_json().dump(), on_disk.dump()) << name;
+    EXPECT_EQ(nlohmann::json(on_disk.get<FaultSpec>()).dump(), on_disk.dump()) << name;
   }
 }
 
 // A JSON seed is a whole number from 0 to 2^64-1, taken exactly. The float
 // case was a fuzz finding (tests/fuzz/regressions/fault_spec_json/).
 TEST(FaultSpec, JsonSeedIsAWholeNumber) {
-  EXPECT_EQ(*FaultSpec::from_json({{"seed", 18446744073709551615ull}}).seed, 18446744073709551615ull);
-  EXPECT_FALSE(FaultSpec::from_json({{"seed", nullptr}}).seed);
+  EXPECT_EQ(*nlohmann::json({{"seed", 18446744073709551615ull}}).get<FaultSpec>().seed, 18446744073709551615ull);
+  EXPECT_FALSE(nlohmann::json({{"seed", nullptr}}).get<FaultSpec>().seed);
   for (const nlohmann::json& bad : {nlohmann::json(-1), nlohmann::json(1.5), nlohmann::json(1e30), nlohmann::json("7")})
-    EXPECT_THROW(FaultSpec::from_json({{"seed", bad}}), SpecError) << bad.dump();
+    EXPECT_THROW(nlohmann::json({{"seed", bad}}).get<FaultSpec>(), SpecError) << bad.dump();
 }
 
 TEST(FaultSpec, EmptyAndSummary) {
   FaultSpec none;
-  EXPECT_TRUE(none.empty());
-  EXPECT_TRUE(none.unsupported_by(BackendKind::kNftables).empty());
-  EXPECT_EQ(none.summary(), "none");
+  EXPECT_TRUE(is_empty(none));
+  EXPECT_TRUE(unsupported_by(none, BackendKind::kNftables).empty());
+  EXPECT_EQ(summary(none), "none");
   FaultSpec s = parse_profile("loss=5\ndup=1\n", "x");
-  EXPECT_TRUE(s.unsupported_by(BackendKind::kNftables).empty());
-  EXPECT_EQ(s.summary(), "loss 5% dup 1% both");
+  EXPECT_TRUE(unsupported_by(s, BackendKind::kNftables).empty());
+  EXPECT_EQ(summary(s), "loss 5% dup 1% both");
 }
 
 TEST(Profiles, ShippedProfilesLoadAndValidate) {

@@ -25,6 +25,7 @@
 #include "netem/topology/topology.h"
 #include "netem/topology/uml_guest.h"
 #include "netem_test_util.h"
+#include "netem/config/fault_events.h"
 
 namespace rpclab::netem {
 using namespace rpclab::process;  // the process layer (process/) the netem code runs on

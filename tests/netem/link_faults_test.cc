@@ -19,7 +19,9 @@ using testing::why_not_our_binaries_in_uml;
 
 constexpr double kTolerancePoints = 1.5;
 constexpr int kDatagrams = 20000;
-// The guest has one slow CPU: paced so its sockets never overflow.
+// Ceilings: the sender keeps at most 1,024 probes unanswered, so a guest's
+// one CPU on a busy host slows it down instead of overflowing a socket
+// (link_probe.cc says how the dup test used to lose a few hundred echoes).
 constexpr double kHostPps = 20000, kGuestPps = 3000;
 
 nlohmann::json link_test(const std::string& profile_text, BackendKind backend, int count, double pps,

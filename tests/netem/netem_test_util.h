@@ -14,7 +14,9 @@
 #include <gtest/gtest.h>
 
 #include "netem/topology/capabilities.h"
-#include "netem/faults/fault_spec.h"
+#include "netem/config/fault_profile.h"
+#include "netem/spec/fault_spec.h"
+#include "netem/spec/spec_error.h"
 
 namespace rpclab::netem::testing {
 

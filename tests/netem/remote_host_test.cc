@@ -5,6 +5,7 @@
 #include "netem/faults/netem_qdisc.h"
 #include "netem/faults/remote_faults.h"
 #include "process/remote_host.h"
+#include "netem/config/fault_profile.h"
 
 namespace rpclab::netem {
 using namespace rpclab::process;  // the process layer (process/) the netem code runs on

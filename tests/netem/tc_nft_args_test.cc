@@ -1,7 +1,8 @@
 // The exact commands the netem and nftables backends run.
 #include <gtest/gtest.h>
 
-#include "netem/faults/fault_spec.h"
+#include "netem/config/fault_profile.h"
+#include "netem/spec/fault_spec.h"
 #include "netem/events/link_event_rules.h"
 #include "netem/faults/netem_qdisc.h"
 #include "netem/faults/nft_rules.h"

@@ -24,6 +24,7 @@
 #include "support/process.h"
 #include "support/server_process.h"
 #include "support/wait.h"
+#include "netem/config/fault_profile.h"
 
 namespace rpclab::test {
 namespace {

@@ -1,4 +1,4 @@
-#include "netem/faults/fault_backend.h"
+#include "netem/config/backend_choice.h"
 
 #include <sys/utsname.h>
 
@@ -6,7 +6,10 @@
 
 #include <fmt/format.h>
 
-#include "netem/faults/fault_fields.h"
+#include "netem/config/fault_config.h"
+#include "netem/config/fault_events.h"
+#include "netem/spec/fault_fields.h"
+#include "netem/spec/spec_error.h"
 
 namespace rpclab::netem {
 
@@ -39,7 +42,7 @@ std::string applies(BackendKind kind) {
 // Throws unless `kind` can apply all of `spec`: "--faults-backend nftables
 // cannot apply delay (it applies loss, duplication, partition, reset): use ...".
 void require_can_apply(BackendKind kind, const FaultSpec& spec, const std::string& instead) {
-  auto missing = spec.unsupported_by(kind);
+  auto missing = unsupported_by(spec, kind);
   if (!missing.empty())
     throw SpecError(fmt::format("--faults-backend {} cannot apply {} (it applies {}): use {}", backend_name(kind),
                                 words(missing), applies(kind), instead));
@@ -50,40 +53,7 @@ Choice require(BackendKind kind, bool available, const std::string& missing, con
   return {kind, why};
 }
 
-nlohmann::json direction_json(const DirectionCounters& d) {
-  return {{"offered", d.offered},
-          {"dropped", d.dropped},
-          {"duplicated", d.duplicated},
-          {"delivered", d.delivered},
-          {"bytes_delivered", d.bytes_delivered}};
-}
-
-DirectionCounters minus(const DirectionCounters& a, const DirectionCounters& b) {
-  return {a.offered - b.offered, a.dropped - b.dropped, a.duplicated - b.duplicated, a.delivered - b.delivered,
-          a.bytes_delivered - b.bytes_delivered};
-}
-
 }  // namespace
-
-std::string backend_name(BackendKind kind) {
-  switch (kind) {
-    case BackendKind::kNone: return "none";
-    case BackendKind::kNetem: return "netem";
-    case BackendKind::kUmlNetem: return "uml-netem";
-    case BackendKind::kNftables: return "nftables";
-  }
-  return "none";
-}
-
-std::optional<BackendKind> parse_backend(const std::string& name) {
-  for (auto k : {BackendKind::kNone, BackendKind::kNetem, BackendKind::kUmlNetem, BackendKind::kNftables})
-    if (backend_name(k) == name) return k;
-  return std::nullopt;
-}
-
-nlohmann::json LinkCounters::to_json() const {
-  return {{"to_server", direction_json(to_server)}, {"to_client", direction_json(to_client)}, {"source", source}};
-}
 
 static Choice choose_auto(const FaultSpec& spec, const Capabilities& caps, const std::string& no_netem,
                           const std::string& no_nft, const std::string& no_uml);
@@ -91,9 +61,9 @@ static Choice choose_auto(const FaultSpec& spec, const Capabilities& caps, const
 Choice choose_backend(const std::string& requested, const FaultSpec& spec, const Capabilities& caps) {
   if (requested != "auto" && !parse_backend(requested))
     throw SpecError("--faults-backend " + requested + ": must be auto, netem, uml-netem or nftables");
-  if (spec.empty()) return {BackendKind::kNone, "no faults requested"};
-  if (!spec.has_link_faults()) return {BackendKind::kNone, "no link faults requested (server events need no backend)"};
-  if (!caps.root) throw SpecError("faults (" + spec.summary() + ") need root: network namespaces, tc and nft");
+  if (is_empty(spec)) return {BackendKind::kNone, "no faults requested"};
+  if (!has_link_faults(spec)) return {BackendKind::kNone, "no link faults requested (server events need no backend)"};
+  if (!caps.root) throw SpecError("faults (" + summary(spec) + ") need root: network namespaces, tc and nft");
   const std::string no_netem = "this kernel (" + kernel_release() + ") has no sch_netem";
   const std::string no_uml = std::string("user-mode-linux is not installed: ") + kUmlInstall;
   const std::string no_nft =
@@ -124,7 +94,7 @@ Choice choose_backend(const std::string& requested, const FaultSpec& spec, const
 // The first backend that is here and can apply all of `spec`.
 static Choice choose_auto(const FaultSpec& spec, const Capabilities& caps, const std::string& no_netem,
                           const std::string& no_nft, const std::string& no_uml) {
-  auto netem_lacks = spec.unsupported_by(BackendKind::kNetem), nft_lacks = spec.unsupported_by(BackendKind::kNftables);
+  auto netem_lacks = unsupported_by(spec, BackendKind::kNetem), nft_lacks = unsupported_by(spec, BackendKind::kNftables);
   if (caps.host_netem && netem_lacks.empty()) return {BackendKind::kNetem, "host kernel has sch_netem"};
   std::string why_not_netem = caps.host_netem ? "netem cannot apply " + words(netem_lacks) : no_netem;
   if (nft_lacks.empty() && caps.nftables)
@@ -132,7 +102,7 @@ static Choice choose_auto(const FaultSpec& spec, const Capabilities& caps, const
   if (caps.uml && netem_lacks.empty())
     return {BackendKind::kUmlNetem, why_not_netem + "; spec asks " + (nft_lacks.empty() ? "what nftables does, but "
                                     "nftables is unusable" : "for " + words(nft_lacks) + ", which nftables cannot do")};
-  throw SpecError("no fault backend can apply " + spec.summary() + " here: " + why_not_netem + "; " +
+  throw SpecError("no fault backend can apply " + summary(spec) + " here: " + why_not_netem + "; " +
                   (nft_lacks.empty() ? no_nft : "nftables cannot do " + words(nft_lacks)) + "; " +
                   (netem_lacks.empty() ? no_uml : "netem and uml-netem cannot do " + words(netem_lacks)));
 }
@@ -141,25 +111,6 @@ void check_backend_can_apply(const std::string& requested, const FaultSpec& spec
   Capabilities everything;  // a machine that has every backend, so only what a backend can do is left
   everything.root = everything.netns = everything.host_netem = everything.nftables = everything.uml = true;
   choose_backend(requested, spec, everything);
-}
-
-MeasuredFaults measure(const LinkCounters& before, const LinkCounters& after, Direction direction) {
-  DirectionCounters sum;
-  auto add = [&sum](const DirectionCounters& d) {
-    sum.offered += d.offered;
-    sum.dropped += d.dropped;
-    sum.duplicated += d.duplicated;
-  };
-  if (impairs(direction, Direction::kToServer)) add(minus(after.to_server, before.to_server));
-  if (impairs(direction, Direction::kToClient)) add(minus(after.to_client, before.to_client));
-  MeasuredFaults m;
-  m.offered = sum.offered;
-  if (sum.offered == 0) return m;
-  // Loss is over what the link carried (copies included: they can be lost
-  // too); duplication over what the senders offered.
-  m.loss_pct = 100.0 * sum.dropped / static_cast<double>(sum.offered + sum.duplicated);
-  m.dup_pct = 100.0 * sum.duplicated / static_cast<double>(sum.offered);
-  return m;
 }
 
 }  // namespace rpclab::netem

@@ -1,4 +1,4 @@
-// The two FaultBackend implementations, for make_backend(). Internal.
+// The FaultBackend of tc netem on this kernel, for make_backend(). Internal.
 #pragma once
 
 #include <memory>
@@ -8,6 +8,5 @@
 namespace rpclab::netem::detail {
 
 std::unique_ptr<FaultBackend> make_netem_backend(const Topology& topology, process::CommandLog& log);
-std::unique_ptr<FaultBackend> make_nft_backend(const Topology& topology, process::CommandLog& log);
 
 }  // namespace rpclab::netem::detail

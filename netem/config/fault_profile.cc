@@ -1,4 +1,5 @@
-// Named fault profiles: netem/profiles/<name>.profile, KEY=VALUE lines.
+#include "netem/config/fault_profile.h"
+
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -11,8 +12,10 @@
 #include <fmt/format.h>
 
 #include "common/install_paths.h"
-#include "netem/faults/fault_fields.h"
-#include "netem/faults/fault_spec.h"
+#include "netem/config/fault_config.h"
+#include "netem/config/fault_events.h"
+#include "netem/spec/fault_fields.h"
+#include "netem/spec/spec_error.h"
 
 #ifndef RPCLAB_NETEM_PROFILES_DIR
 #define RPCLAB_NETEM_PROFILES_DIR "netem/profiles"
@@ -82,7 +85,7 @@ FaultSpec parse_profile(const std::string& text, const std::string& name) {
     }
   }
   try {
-    spec.validate();
+    validate(spec);
   } catch (const SpecError& e) {
     throw SpecError("profile " + name + ": " + e.what());
   }

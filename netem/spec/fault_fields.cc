@@ -1,4 +1,4 @@
-#include "netem/faults/fault_fields.h"
+#include "netem/spec/fault_fields.h"
 
 #include <algorithm>
 #include <cctype>
@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "netem/faults/backend_kind.h"
+#include "netem/spec/spec_error.h"
 
 namespace rpclab::netem {
 
@@ -27,6 +27,10 @@ bool is_tc_rate(const std::string& text) {
   for (const char* ok : {"bit", "kbit", "mbit", "gbit", "tbit", "bps", "kbps", "mbps", "gbps", "tbps"})
     if (u == ok) return true;
   return false;
+}
+
+void add_once(std::vector<std::string>& words, const std::string& w) {
+  if (std::find(words.begin(), words.end(), w) == words.end()) words.push_back(w);
 }
 
 double parse_number(const std::string& key, std::string value) {
@@ -112,6 +116,29 @@ std::string field_profile_keys() {
   std::string out;
   for (const FaultField& f : fault_fields()) out += (out.empty() ? "" : ", ") + std::string(f.profile_key);
   return out;
+}
+
+bool is_empty(const FaultSpec& s) {
+  for (const FaultField& f : fault_fields())
+    if (f.acts(s)) return false;
+  return s.events.empty();
+}
+
+bool has_link_faults(const FaultSpec& s) {
+  for (const FaultField& f : fault_fields())
+    if (f.acts(s)) return true;
+  for (const FaultEvent& e : s.events)
+    if (e.kind->target == EventTarget::kLink) return true;
+  return false;
+}
+
+std::vector<std::string> unsupported_by(const FaultSpec& s, BackendKind kind) {
+  std::vector<std::string> words;
+  for (const FaultField& f : fault_fields())
+    if (f.acts(s) && !(f.backends & backend_bit(kind))) add_once(words, f.what);
+  for (const FaultEvent& e : s.events)
+    if (e.kind->target == EventTarget::kLink && !(e.kind->backends & backend_bit(kind))) add_once(words, e.kind->name);
+  return words;
 }
 
 std::optional<double> FaultField::number(const FaultSpec& s) const {

@@ -1,4 +1,4 @@
-#include "netem/events/fault_events.h"
+#include "netem/config/fault_events.h"
 
 #include <cerrno>
 #include <cmath>
@@ -9,9 +9,10 @@
 
 #include <fmt/format.h>
 
-#include "netem/faults/backend_kind.h"
-#include "netem/events/event_apply.h"
-#include "netem/faults/fault_spec.h"
+#include "netem/events/link_events.h"
+#include "netem/events/server_events.h"
+#include "netem/spec/backend_kind.h"
+#include "netem/spec/spec_error.h"
 
 namespace rpclab::netem {
 
@@ -76,8 +77,6 @@ std::string ms(int64_t v) { return fmt::format("{}ms", v); }
 
 }  // namespace
 
-std::string_view event_phase_name(EventPhase phase) { return phase == EventPhase::kStart ? "start" : "end"; }
-
 const std::vector<EventKind>& event_kinds() {
   static const std::vector<EventKind> table = {
       {"partition", EventTarget::kLink, true, "partition", kByNetem | kByNftables,
@@ -105,28 +104,29 @@ std::string event_kind_names() {
   return out;
 }
 
-void FaultEvent::validate() const {
-  if (!kind) throw SpecError("event: no kind (known: " + event_kind_names() + ")");
-  auto fail = [this](const std::string& why) { throw SpecError(fmt::format("event {}: {}", kind->name, why)); };
-  for (auto [key, v] : {std::pair{"at", at_ms}, {"for", for_ms}, {"jitter", jitter_ms}})
+void validate(const FaultEvent& e) {
+  if (!e.kind) throw SpecError("event: no kind (known: " + event_kind_names() + ")");
+  auto fail = [&e](const std::string& why) { throw SpecError(fmt::format("event {}: {}", e.kind->name, why)); };
+  for (auto [key, v] : {std::pair{"at", e.at_ms}, {"for", e.for_ms}, {"jitter", e.jitter_ms}})
     if (v < 0 || v > kMaxEventMs) fail(fmt::format("{} = {}: must be between 0 and 24 hours", key, ms(v)));
-  if (kind->needs_duration && for_ms == 0) fail("needs for=DURATION (how long it lasts), e.g. for=2s");
-  if (!every_ms) return;
-  if (*every_ms <= 0 || *every_ms > kMaxEventMs) fail(fmt::format("every = {}: must be between 1ms and 24 hours", ms(*every_ms)));
-  if (for_ms + jitter_ms >= *every_ms)
-    fail(fmt::format("for = {}{} is not shorter than every = {}: each {} would run into the next", ms(for_ms),
-                     jitter_ms ? " plus jitter = " + ms(jitter_ms) : "", ms(*every_ms), kind->name));
+  if (e.kind->needs_duration && e.for_ms == 0) fail("needs for=DURATION (how long it lasts), e.g. for=2s");
+  if (!e.every_ms) return;
+  int64_t every = *e.every_ms;
+  if (every <= 0 || every > kMaxEventMs) fail(fmt::format("every = {}: must be between 1ms and 24 hours", ms(every)));
+  if (e.for_ms + e.jitter_ms >= every)
+    fail(fmt::format("for = {}{} is not shorter than every = {}: each {} would run into the next", ms(e.for_ms),
+                     e.jitter_ms ? " plus jitter = " + ms(e.jitter_ms) : "", ms(every), e.kind->name));
 }
 
-nlohmann::json FaultEvent::to_json() const {
-  return {{"kind", kind ? kind->name : ""},
-          {"at_ms", at_ms},
-          {"for_ms", for_ms},
-          {"every_ms", every_ms ? nlohmann::json(*every_ms) : nlohmann::json(nullptr)},
-          {"jitter_ms", jitter_ms}};
+void to_json(nlohmann::json& j, const FaultEvent& e) {
+  j = {{"kind", e.kind ? e.kind->name : ""},
+       {"at_ms", e.at_ms},
+       {"for_ms", e.for_ms},
+       {"every_ms", e.every_ms ? nlohmann::json(*e.every_ms) : nlohmann::json(nullptr)},
+       {"jitter_ms", e.jitter_ms}};
 }
 
-FaultEvent FaultEvent::from_json(const nlohmann::json& j) {
+void from_json(const nlohmann::json& j, FaultEvent& out) {
   if (!j.is_object()) throw SpecError("event: expected a JSON object");
   FaultEvent e;
   try {
@@ -143,15 +143,15 @@ FaultEvent FaultEvent::from_json(const nlohmann::json& j) {
   } catch (const nlohmann::json::exception& ex) {
     throw SpecError(std::string("event: ") + ex.what());
   }
-  e.validate();
-  return e;
+  validate(e);
+  out = e;
 }
 
-std::string FaultEvent::summary() const {
-  std::string s = fmt::format("{} at {}", kind ? kind->name : "?", ms(at_ms));
-  if (for_ms) s += " for " + ms(for_ms);
-  if (every_ms) s += " every " + ms(*every_ms);
-  if (jitter_ms) s += " jitter " + ms(jitter_ms);
+std::string summary(const FaultEvent& e) {
+  std::string s = fmt::format("{} at {}", e.kind ? e.kind->name : "?", ms(e.at_ms));
+  if (e.for_ms) s += " for " + ms(e.for_ms);
+  if (e.every_ms) s += " every " + ms(*e.every_ms);
+  if (e.jitter_ms) s += " jitter " + ms(e.jitter_ms);
   return s;
 }
 
@@ -180,18 +180,18 @@ FaultEvent parse_event(const std::string& text) {
       throw SpecError(fmt::format("event {}: {}", name, ex.what()));
     }
   }
-  e.validate();
+  validate(e);
   return e;
 }
 
 void validate_events(const std::vector<FaultEvent>& events) {
-  for (const FaultEvent& e : events) e.validate();
+  for (const FaultEvent& e : events) validate(e);
   for (size_t i = 0; i < events.size(); ++i)
     for (size_t j = i + 1; j < events.size(); ++j) {
       const FaultEvent &a = events[i], &b = events[j];
       if (std::string_view(a.kind->group) != b.kind->group || !can_overlap(a, b)) continue;
       throw SpecError(fmt::format("events \"{}\" and \"{}\" can overlap{}: move one, or make each shorter than the gap "
-                                  "between them", a.summary(), b.summary(),
+                                  "between them", summary(a), summary(b),
                                   a.kind == b.kind ? "" : " (both act on the " + std::string(a.kind->group) + ")"));
     }
 }

@@ -3,7 +3,11 @@
 // in a summary, and which backends can apply it. The profile reader, JSON,
 // validation, the summary and choose_backend all read this table, so a new
 // steady field is one row here, its FaultSpec member, and its piece of the
-// command that applies it (netem_qdisc.cc, nft_rules.cc).
+// command that applies it (netem/faults/netem_qdisc.cc, nft_rules.cc).
+//
+// A row needs nothing but FaultSpec's members (what applies a field reads
+// the member itself), so the table sits just above the values, and below
+// the backends, which ask it what they cannot apply.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +18,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "netem/faults/fault_spec.h"
+#include "netem/spec/fault_spec.h"
+#include "netem/spec/backend_kind.h"
 
 namespace rpclab::netem {
 
@@ -56,5 +61,12 @@ const std::vector<FaultField>& fault_fields();
 const FaultField* find_field_by_profile_key(const std::string& key);
 const FaultField* find_field_by_json_key(const std::string& key);
 std::string field_profile_keys();  // "loss, loss_corr, ..." for messages
+
+// What the table says of a whole spec.
+bool is_empty(const FaultSpec& s);         // no impairment and no event at all
+bool has_link_faults(const FaultSpec& s);  // steady faults or link events: needs a fault backend
+// The words ("delay", "reset") of what `s` asks that `kind` cannot apply;
+// empty when it can apply all of it.
+std::vector<std::string> unsupported_by(const FaultSpec& s, BackendKind kind);
 
 }  // namespace rpclab::netem
