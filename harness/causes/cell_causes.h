@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/run/cell_config.h"
+#include "harness/record/cell_config.h"
 #include "harness/run/cell_processes.h"
 #include "harness/causes/wire_capture.h"
 #include "netem/topology/topology.h"

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/run/cell_config.h"
+#include "harness/record/cell_config.h"
 #include "harness/dependability/classify.h"
 
 namespace rpclab::harness {

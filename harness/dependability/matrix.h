@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/transport.h"
-#include "harness/run/cell_config.h"
+#include "harness/record/cell_config.h"
 #include "netem/faults/fault_spec.h"
 #include "netem/topology/topology.h"
 

@@ -9,7 +9,7 @@
 #include "core/ledger.h"
 #include "harness/dependability/classify.h"
 #include "harness/dependability/episodes.h"
-#include "harness/dependability/trial_counts.h"
+#include "harness/record/trial_counts.h"
 
 namespace rpclab::harness {
 

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/kit/stats.h"
-#include "harness/dependability/trial_counts.h"
+#include "harness/record/trial_counts.h"
 
 namespace rpclab::harness {
 

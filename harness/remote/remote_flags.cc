@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/cli_support.h"
-#include "harness/run/cell_config.h"
+#include "harness/record/cell_config.h"
 #include "netem/faults/remote_faults.h"
 
 namespace rpclab::harness {

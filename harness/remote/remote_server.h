@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/ledger.h"
-#include "harness/run/cell_config.h"
+#include "harness/record/cell_config.h"
 #include "harness/run/cell_processes.h"
 #include "harness/remote/remote_session.h"
 #include "harness/remote/remote_watchdog.h"

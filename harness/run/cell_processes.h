@@ -14,7 +14,7 @@
 
 #include "core/call_record.h"
 #include "core/ledger.h"
-#include "harness/run/cell_config.h"
+#include "harness/record/cell_config.h"
 #include "process/child_process.h"
 #include "netem/events/event_runner.h"
 #include "netem/topology/topology.h"

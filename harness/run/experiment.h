@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/run/cell_config.h"
+#include "harness/record/cell_config.h"
 #include "harness/run/cell_environment.h"
 #include "harness/run/trial_schedule.h"
 #include "process/command_log.h"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/transport.h"
-#include "harness/run/cell_config.h"
+#include "harness/record/cell_config.h"
 #include "netem/topology/topology.h"
 
 namespace rpclab::harness {

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/run/cell_config.h"
+#include "harness/record/cell_config.h"
 
 namespace rpclab::harness {
 

@@ -11,7 +11,7 @@
 #include "harness/run/experiment.h"
 #include "harness/run/result_record.h"
 #include "harness/run/run_cells.h"
-#include "harness/dependability/trial_counts.h"
+#include "harness/record/trial_counts.h"
 #include "harness/run/trial_run.h"
 #include "synthetic_trials.h"
 

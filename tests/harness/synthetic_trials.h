@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/run/cell_config.h"
+#include "harness/record/cell_config.h"
 #include "harness/dependability/classify.h"
-#include "harness/dependability/trial_counts.h"
+#include "harness/record/trial_counts.h"
 #include "harness/run/trial_run.h"
 
 namespace rpclab::harness {

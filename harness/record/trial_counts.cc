@@ -1,4 +1,4 @@
-#include "harness/dependability/trial_counts.h"
+#include "harness/record/trial_counts.h"
 
 #include <fmt/format.h>
 
