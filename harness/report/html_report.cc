@@ -91,7 +91,7 @@ std::string interval(const json& rate) {
 // A cell's own figures: the classes of a dependability cell, the latencies
 // of a speed cell (whichever the record holds).
 std::vector<std::string> cell_figures(const json& r) {
-  if (r.contains("classes")) {
+  if (r.contains("classes") && r.at("classes").value("correct", json()).is_number()) {
     const json& c = r.at("classes");
     return {grouped(r.value("calls", uint64_t{0})), count(c, "correct"), count(c, "silent_loss"),
             count(c, "silent_duplicates"), count(c, "duplicate_calls"), count(c, "indeterminate"),
