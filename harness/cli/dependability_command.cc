@@ -19,6 +19,7 @@
 #include "harness/report/html_report.h"
 #include "harness/run/provenance.h"
 #include "harness/remote/remote_flags.h"
+#include "harness/record/records_file.h"
 #include "harness/run/result_record.h"
 #include "harness/kit/text_table.h"
 #include "harness/causes/wire_capture.h"
@@ -108,7 +109,7 @@ AxisOverrides overrides(const Flags& f) {
 // Returns report.html's path ("" when it could not be written: the notes say why).
 std::string print_views(const RunFolder& folder, process::CommandLog& log, const RunOptions& run) {
   std::vector<std::string> warnings;
-  std::vector<nlohmann::json> records = latest_per_cell(read_records(folder.results_path(), &warnings));
+  std::vector<CellRecord> records = latest_per_cell(read_cell_records(folder.results_path(), &warnings));
   ReportOptions options;
   options.data_dir = reference_data_dir();
   std::string report = with_title(run.title, find_experiment("dependability").report(records, options));

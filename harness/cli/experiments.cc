@@ -21,35 +21,54 @@
 namespace rpclab::harness {
 namespace {
 
-using nlohmann::json;
-
-std::string not_ok_words(const json& r) {
-  return (r.value("status", "") == "failed" ? "FAILED: " : "skipped: ") + r.value("reason", "");
+std::string not_ok_words(const std::string& status, const std::string& reason) {
+  return (status == "failed" ? "FAILED: " : "skipped: ") + reason;
 }
 
-// A cell: its trials in a line; a trial: its classes, onsets and load.
-std::string dependability_words(const json& r) {
-  if (r.value("status", "") != "ok") return not_ok_words(r);
-  std::string reason = r.value("reason", "").empty() ? "" : " [" + r.value("reason", "") + "]";
-  if (r.contains("over_trials"))
-    return fmt::format("silent {}; dup calls {}{}", trials_headline(OverTrials::from_json(r["over_trials"]["silent"])),
-                       trials_headline(OverTrials::from_json(r["over_trials"]["duplicate_calls"])), reason);
-  const json& c = r.at("classes");
-  auto n = [&](const char* k) { return c.value(k, uint64_t{0}); };
+std::string reason_words(const std::string& reason) { return reason.empty() ? "" : " [" + reason + "]"; }
+
+// A trial (or a cell from before trials): its classes, onsets and load.
+std::string classes_words(const std::optional<ClassCounts>& classes, std::optional<size_t> onsets,
+                          std::optional<double> server_cpu_run_queue) {
+  ClassCounts c = classes.value_or(ClassCounts{});
   std::string s = fmt::format("{} calls, silent {} (loss {}, dup {}), dup calls {}, indeterminate {}",
-                              grouped(r.value("calls", uint64_t{0})), grouped(n("silent_loss") + n("silent_duplicates")),
-                              grouped(n("silent_loss")), grouped(n("silent_duplicates")), grouped(n("duplicate_calls")),
-                              grouped(n("indeterminate")));
-  if (r.contains("episodes")) s += fmt::format(", onsets {}", r["episodes"].value("onsets", 0));
-  const json& q = r.value("load", json::object()).value("server_cpu_run_queue", json());
-  if (q.is_number()) s += fmt::format(", server CPU runnable {:.1f}", q.get<double>());
-  return s + reason;
+                              grouped(c.calls), grouped(c.silent()), grouped(c.silent_loss),
+                              grouped(c.silent_duplicates), grouped(c.duplicate_calls), grouped(c.indeterminate));
+  if (onsets) s += fmt::format(", onsets {}", *onsets);
+  if (server_cpu_run_queue) s += fmt::format(", server CPU runnable {:.1f}", *server_cpu_run_queue);
+  return s;
 }
 
-std::string speed_words(const json& r) {
-  if (r.value("status", "") != "ok") return not_ok_words(r);
-  return fmt::format("p50 {:.1f} us, p99 {:.1f} us, {:.0f} calls/s", r.value("p50_us", 0.0), r.value("p99_us", 0.0),
-                     r.value("calls_per_s", 0.0));
+std::string dependability_trial_words(const TrialRecord& t) {
+  if (!t.ok()) return not_ok_words(t.status, t.reason);
+  const DependabilityTrial& d = t.dependability;
+  std::optional<size_t> onsets = d.episodes ? std::optional<size_t>(d.episodes->onsets) : std::nullopt;
+  std::optional<double> queue = d.load ? d.load->server_cpu_run_queue.value : std::nullopt;
+  return classes_words(d.classes, onsets, queue) + reason_words(t.reason);
+}
+
+// A cell: its trials in a line.
+std::string dependability_cell_words(const CellRecord& r) {
+  if (!r.ok()) return not_ok_words(r.status, r.reason);
+  const DependabilityCell& d = r.dependability;
+  if (d.over_trials)
+    return fmt::format("silent {}; dup calls {}{}", trials_headline(d.over_trials->silent),
+                       trials_headline(d.over_trials->duplicate_calls), reason_words(r.reason));
+  std::optional<double> queue = d.load ? d.load->server_cpu_run_queue.value : std::nullopt;
+  return classes_words(d.classes, std::nullopt, queue) + reason_words(r.reason);
+}
+
+std::string latency_words(const LatencyFigures& l) {
+  return fmt::format("p50 {:.1f} us, p99 {:.1f} us, {:.0f} calls/s", l.p50_us.value_or(0.0), l.p99_us.value_or(0.0),
+                     l.calls_per_s.value_or(0.0));
+}
+
+std::string speed_trial_words(const TrialRecord& t) {
+  return t.ok() ? latency_words(t.speed.latency) : not_ok_words(t.status, t.reason);
+}
+
+std::string speed_cell_words(const CellRecord& r) {
+  return r.ok() ? latency_words(r.speed.latency) : not_ok_words(r.status, r.reason);
 }
 
 Experiment dependability() {
@@ -61,7 +80,8 @@ Experiment dependability() {
   e.report = dependability_report;
   e.report_tables = dependability_report_tables();
   e.plots = dependability_plots;
-  e.outcome_words = dependability_words;
+  e.trial_words = dependability_trial_words;
+  e.cell_words = dependability_cell_words;
   return e;
 }
 
@@ -73,11 +93,11 @@ Experiment speed() {
   e.trial_runner = [](RunFolder& folder, CellEnvironment& env) -> TrialRunner {
     auto session = std::make_shared<SpeedSession>(folder.dir(), env.latency_pinned);
     return [session](const CellConfig& cell, const TrialPlace& place, CellEnvironment& env, process::CommandLog& log,
-                     json& trial) { session->run_trial(cell, place, env, log, trial); };
+                     nlohmann::json& trial) { session->run_trial(cell, place, env, log, trial); };
   };
   e.summarize = summarize_speed;
   // Speed's tables are aligned text; in Markdown they go in a code block.
-  e.report = [](const std::vector<json>& records, const ReportOptions& o) {
+  e.report = [](const std::vector<CellRecord>& records, const ReportOptions& o) {
     std::string text;
     if (!o.tables.empty()) {
       text = speed_tables(records, o.data_dir, o.tables);
@@ -89,7 +109,8 @@ Experiment speed() {
   };
   e.report_tables = speed_report_tables();
   e.plots = speed_plots;
-  e.outcome_words = speed_words;
+  e.trial_words = speed_trial_words;
+  e.cell_words = speed_cell_words;
   return e;
 }
 

@@ -15,6 +15,7 @@
 #include "harness/run/output_flags.h"
 #include "harness/run/provenance.h"
 #include "harness/remote/remote_flags.h"
+#include "harness/record/records_file.h"
 #include "harness/run/result_record.h"
 #include "harness/speed/speed_matrix.h"
 #include "harness/report/html_report.h"
@@ -82,7 +83,7 @@ SpeedAxes axes(const Flags& f, bool root) {
 // Returns report.html's path ("" when it could not be written: the notes say why).
 std::string print_views(RunFolder& folder, const RunOptions& run) {
   std::vector<std::string> warnings;
-  std::vector<nlohmann::json> records = latest_per_cell(read_records(folder.results_path(), &warnings));
+  std::vector<CellRecord> records = latest_per_cell(read_cell_records(folder.results_path(), &warnings));
   SpeedReport report = speed_report(records, reference_data_dir());
   write_file_atomically(folder.path("report.txt"), with_title(run.title, report.full));
   write_file_atomically(folder.path("results.csv"), records_to_csv(records));

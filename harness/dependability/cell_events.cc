@@ -1,7 +1,6 @@
 #include "harness/dependability/cell_events.h"
 
-#include <fmt/format.h>
-
+#include "harness/record/faults.h"
 #include "harness/run/cell_failure.h"
 
 namespace rpclab::harness {
@@ -35,10 +34,7 @@ void CellEvents::add_to(nlohmann::json& trial) const {
 std::vector<std::string> event_warnings(const nlohmann::json& events) {
   std::vector<std::string> out;
   for (const nlohmann::json& e : events)
-    for (const char* phase : {"start", "end"})
-      if (e.contains(phase) && e[phase].contains("warning"))
-        out.push_back(fmt::format("{} #{} {}: {}", e.value("kind", "?"), e.value("occurrence", 0), phase,
-                                  e[phase]["warning"].get<std::string>()));
+    for (const std::string& w : event_occurrence(e).warnings) out.push_back(w);
   return out;
 }
 

@@ -122,11 +122,11 @@ void add_join(nlohmann::json& trial, const CellConfig& cell, const ClientResults
   for (int k = 1; k <= cell.clients; ++k) calls.push_back({static_cast<uint32_t>(k), &clients.records[k - 1]});
   ClassCounts classes = classify(calls, ledger);
   trial["calls"] = classes.calls;
-  trial["classes"] = classes.to_json();
+  trial["classes"] = classes;
   trial["levy_mismatches"] = classes.levy_mismatches;
   TrialJoin join = join_trial(number, calls, ledger);
-  trial["counts"] = join.counts.to_json();
-  trial["episodes"] = find_episodes(join.errors).to_json();
+  trial["counts"] = join.counts;
+  trial["episodes"] = episodes_record(find_episodes(join.errors));
 }
 
 // The clients, with the spec's timed events applied around them (polled
@@ -183,7 +183,7 @@ void run_on_this_kernel(const CellConfig& cell, const netem::Choice& choice, con
   trial["faults"] = faults_json(cell, link, files);
   Ledger ledger = server.stop_and_read_ledger();
   add_join(trial, cell, clients, ledger, place.trial);
-  trial["causes"] = trial_causes(cell, capture, files, clients, ClassCounts::from_record(trial).extra_executions);
+  trial["causes"] = trial_causes(cell, capture, files, clients, trial.at("classes").get<ClassCounts>().extra_executions);
   trial["load"] = load_json(measured_load, hogs, placement);
   trial["client_wall_s"] = wall_s;
   trial["calls_per_s"] = wall_s > 0 ? trial.value("calls", 0.0) / wall_s : 0;
@@ -246,7 +246,7 @@ void run_with_remote_server(const CellConfig& cell, const TrialPlace& place, Cel
   Ledger ledger = server.stop_and_read_ledger(files);
   add_join(trial, cell, clients, ledger, place.trial);
   TrialCapture none{nullptr, "--server-host: the clients' end is this host's own interface, which rpclab leaves alone"};
-  trial["causes"] = trial_causes(cell, none, files, clients, ClassCounts::from_record(trial).extra_executions);
+  trial["causes"] = trial_causes(cell, none, files, clients, trial.at("classes").get<ClassCounts>().extra_executions);
   trial["load"] = {{"hogs", 0}, {"measured", "no: the server runs on another host (see hosts.server.loadavg)"}};
   trial["client_wall_s"] = wall_s;
   trial["calls_per_s"] = wall_s > 0 ? trial.value("calls", 0.0) / wall_s : 0;

@@ -2,26 +2,30 @@
 
 #include <fmt/format.h>
 
+#include "harness/record/json_fields.h"
+
 namespace rpclab::harness {
 namespace {
 
-nlohmann::json optional_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+using fields::ObjectReader;
+using fields::ObjectWriter;
 
-std::optional<double> optional_from(const nlohmann::json& j, const char* key) {
-  const nlohmann::json& v = j.at(key);
-  if (v.is_null()) return std::nullopt;
-  return v.get<double>();
+template <typename Io, typename C>
+void describe_client(Io& io, C& c) {
+  io("client_id", c.client_id);
+  io("calls", c.calls);
+  io("silent", c.silent);
+  io("duplicate_calls", c.duplicate_calls);
+  io("extra_executions", c.extra_executions);
+  io("first_silent_s", fields::or_null(c.first_silent_s));
+  io("first_duplicate_s", fields::or_null(c.first_duplicate_s));
 }
 
+// Every field is there, none of them null but the times.
 ClientTrialCounts client_from_json(const nlohmann::json& j) {
   ClientTrialCounts c;
-  c.client_id = j.at("client_id").get<uint32_t>();
-  c.calls = j.at("calls").get<uint64_t>();
-  c.silent = j.at("silent").get<uint64_t>();
-  c.duplicate_calls = j.at("duplicate_calls").get<uint64_t>();
-  c.extra_executions = j.at("extra_executions").get<uint64_t>();
-  c.first_silent_s = optional_from(j, "first_silent_s");
-  c.first_duplicate_s = optional_from(j, "first_duplicate_s");
+  ObjectReader in(j, ObjectReader::kStrict);
+  describe_client(in, c);
   if (c.silent > c.calls || c.duplicate_calls > c.calls)
     throw TrialCountsError(fmt::format("client {}: {} silent errors and {} duplicate calls in {} calls", c.client_id,
                                        c.silent, c.duplicate_calls, c.calls));
@@ -36,26 +40,23 @@ uint64_t TrialCounts::total(ClientCount field) const {
   return sum;
 }
 
-nlohmann::json TrialCounts::to_json() const {
+void to_json(nlohmann::json& j, const TrialCounts& t) {
   nlohmann::json list = nlohmann::json::array();
-  for (const ClientTrialCounts& c : clients)
-    list.push_back({{"client_id", c.client_id},
-                    {"calls", c.calls},
-                    {"silent", c.silent},
-                    {"duplicate_calls", c.duplicate_calls},
-                    {"extra_executions", c.extra_executions},
-                    {"first_silent_s", optional_json(c.first_silent_s)},
-                    {"first_duplicate_s", optional_json(c.first_duplicate_s)}});
-  return {{"trial", trial}, {"clients", list}};
+  for (const ClientTrialCounts& c : t.clients) {
+    nlohmann::json client;
+    ObjectWriter out(client);
+    describe_client(out, c);
+    list.push_back(client);
+  }
+  j = {{"trial", t.trial}, {"clients", list}};
 }
 
-TrialCounts TrialCounts::from_json(const nlohmann::json& j) {
+void from_json(const nlohmann::json& j, TrialCounts& t) {
   try {
-    TrialCounts t;
+    t = TrialCounts{};
     t.trial = j.at("trial").get<uint32_t>();
     if (!j.at("clients").is_array()) throw TrialCountsError("\"clients\" is not a list");
     for (const nlohmann::json& c : j.at("clients")) t.clients.push_back(client_from_json(c));
-    return t;
   } catch (const nlohmann::json::exception& e) {
     throw TrialCountsError(std::string("not a trial's counts: ") + e.what());
   } catch (const TrialCountsError& e) {

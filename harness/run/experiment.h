@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/record/cell_config.h"
+#include "harness/record/cell_record.h"
 #include "harness/run/cell_environment.h"
 #include "harness/run/trial_schedule.h"
 #include "process/command_log.h"
@@ -40,11 +41,11 @@ using TrialRunner = std::function<void(const CellConfig&, const TrialPlace&, Cel
 // one, by trial number; the figures come from those with status "ok");
 // the loop has set the common fields and the status. `earlier`: the run's
 // cell records so far (a speed cell is compared with its floor's).
-using CellSummary = std::function<void(const CellConfig&, const std::vector<nlohmann::json>& trials,
-                                       const std::vector<nlohmann::json>& earlier, nlohmann::json& record)>;
+using CellSummary = std::function<void(const CellConfig&, const std::vector<TrialRecord>& trials,
+                                       const std::vector<CellRecord>& earlier, CellRecord& record)>;
 
 // The trials that ended ok.
-std::vector<nlohmann::json> ok_trials(const std::vector<nlohmann::json>& trials);
+std::vector<TrialRecord> ok_trials(const std::vector<TrialRecord>& trials);
 
 struct ReportOptions {
   std::string data_dir;             // docs/data: Levy's 1989 figures
@@ -59,14 +60,15 @@ struct Experiment {
   // A runner for one run: speed's keeps its servers and links for the run.
   std::function<TrialRunner(RunFolder&, CellEnvironment&)> trial_runner;
   CellSummary summarize;
-  std::function<std::string(const std::vector<nlohmann::json>& records, const ReportOptions&)> report;
+  std::function<std::string(const std::vector<CellRecord>& records, const ReportOptions&)> report;
   std::vector<std::string> report_tables;  // the ids `--table` takes
   // Draws the plots (PNG and SVG) into the run folder; returns the PNGs.
-  std::function<std::vector<std::string>(const std::vector<nlohmann::json>& records, const std::string& dir,
+  std::function<std::vector<std::string>(const std::vector<CellRecord>& records, const std::string& dir,
                                          process::CommandLog& log, std::vector<std::string>* notes)>
       plots;
   // A finished trial or cell in a few words, for its progress line.
-  std::function<std::string(const nlohmann::json& record)> outcome_words;
+  std::function<std::string(const TrialRecord& trial)> trial_words;
+  std::function<std::string(const CellRecord& cell)> cell_words;
 };
 
 const std::vector<Experiment>& experiments();

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "core/version.h"
+#include "harness/record/run_metadata.h"
 
 namespace rpclab::harness {
 namespace {
@@ -39,11 +40,6 @@ std::string os_name() {
   return "unknown";
 }
 
-nlohmann::json metadata_of(const RunFolder& folder) {
-  std::ifstream in(folder.path("metadata.json"));
-  return nlohmann::json::parse(in, nullptr, false);
-}
-
 }  // namespace
 
 nlohmann::json host_facts() {
@@ -66,8 +62,8 @@ nlohmann::json run_provenance(const netem::Capabilities& caps) {
 
 std::string settle_title(const RunFolder& folder, bool resume, const std::string& given) {
   if (!given.empty() || !resume) return given;
-  nlohmann::json meta = metadata_of(folder);
-  return meta.is_object() ? meta.value("title", std::string()) : "";
+  std::optional<RunMetadata> meta = read_run_metadata(folder.path("metadata.json"));
+  return meta ? meta->title.value_or("") : "";
 }
 
 std::string with_title(const std::string& title, const std::string& report) {

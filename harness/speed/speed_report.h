@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "harness/record/cell_record.h"
 
 #include "process/command_log.h"
 
@@ -18,15 +18,15 @@ struct SpeedReport {
   std::string full;     // report.txt: every table
 };
 
-SpeedReport speed_report(const std::vector<nlohmann::json>& records, const std::string& data_dir);
+SpeedReport speed_report(const std::vector<CellRecord>& records, const std::string& data_dir);
 
 // The tables `rpclab report --table` can pick (docs/speed.md quotes them
 // through tools/docs-tables.sh), and those tables alone, in that order.
 const std::vector<std::string>& speed_report_tables();
-std::string speed_tables(const std::vector<nlohmann::json>& records, const std::string& data_dir,
+std::string speed_tables(const std::vector<CellRecord>& records, const std::string& data_dir,
                          const std::vector<std::string>& ids);
 
-std::vector<std::string> speed_plots(const std::vector<nlohmann::json>& records, const std::string& dir,
+std::vector<std::string> speed_plots(const std::vector<CellRecord>& records, const std::string& dir,
                                      process::CommandLog& log, std::vector<std::string>* notes);
 
 }  // namespace rpclab::harness

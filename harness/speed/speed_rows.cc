@@ -5,8 +5,6 @@
 
 namespace rpclab::harness {
 
-using nlohmann::json;
-
 // The table's order; a transport this build does not know (an older
 // record) goes last.
 long table_rank(const std::string& transport) {
@@ -19,10 +17,9 @@ long table_rank(const std::string& transport) {
 // A row of the tables: the transport, " nodelay" when the cell set
 // TCP_NODELAY (--tcp-nodelay on), " +at-most-once" when its server kept
 // the at-most-once table (--workload at-most-once).
-std::string variant(const json& r) {
-  const json& cell = r.value("cell", json::object());
-  bool nodelay = cell.value("tcp_nodelay", false), at_most_once = cell.value("at_most_once", false);
-  return r.value("transport", "") + (nodelay ? " nodelay" : "") + (at_most_once ? " +at-most-once" : "");
+std::string variant(const CellRecord& r) {
+  const CellConfig& cell = r.cell.config;
+  return r.transport + (cell.tcp_nodelay ? " nodelay" : "") + (cell.at_most_once ? " +at-most-once" : "");
 }
 
 std::string size_label(size_t bytes) {
@@ -31,8 +28,8 @@ std::string size_label(size_t bytes) {
   return std::to_string(bytes);
 }
 
-bool echo_run(const json& record) {
-  return record.value("experiment", "") == "speed" && workload_of(record.value("cell", json::object()).value("op", "echo")) == "echo";
+bool echo_run(const CellRecord& record) {
+  return record.is("speed") && workload_of(record.cell.config.op) == "echo";
 }
 
 }  // namespace rpclab::harness

@@ -4,24 +4,23 @@
 // the run has already written (their trials ran in the same rounds).
 #pragma once
 
-#include "core/transport.h"
-
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "core/transport.h"
 #include "harness/record/cell_config.h"
+#include "harness/record/cell_record.h"
 
 namespace rpclab::harness {
 
 // A CellSummary (experiment.h).
-void summarize_speed(const CellConfig& cell, const std::vector<nlohmann::json>& trials,
-                     const std::vector<nlohmann::json>& earlier, nlohmann::json& record);
+void summarize_speed(const CellConfig& cell, const std::vector<TrialRecord>& trials,
+                     const std::vector<CellRecord>& earlier, CellRecord& record);
 
-// The bytes each way per call, from the trials' link counters ("wire":
+// The bytes each way per call, from the trials' link counters (`wire`:
 // tx/rx bytes and packets of the client's end) over the calls the server
 // ran: frames, and the RPC's own bytes with each frame's headers taken
 // off. Null when a trial counted nothing (loopback).
-nlohmann::json wire_summary(const TransportRow& row, const std::vector<nlohmann::json>& ok_trials, double served);
+MaybeNull<WirePerCall> wire_summary(const TransportRow& row, const std::vector<TrialRecord>& ok_trials,
+                                    double served);
 
 }  // namespace rpclab::harness

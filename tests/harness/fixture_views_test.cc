@@ -15,7 +15,7 @@
 #include "harness/report/csv_view.h"
 #include "harness/report/html_report.h"
 #include "harness/run/experiment.h"
-#include "harness/run/result_record.h"
+#include "harness/record/records_file.h"
 #include "support/temp_dir.h"
 
 namespace rpclab::harness {
@@ -47,7 +47,7 @@ void expect_view(const std::string& folder, const std::string& name, const std::
 void check_views(const std::string& experiment_name) {
   std::string folder = kFixtures + experiment_name;
   std::vector<std::string> warnings;
-  auto records = latest_per_cell(read_records(folder + "/results.jsonl", &warnings));
+  auto records = latest_per_cell(read_cell_records(folder + "/results.jsonl", &warnings));
   EXPECT_TRUE(warnings.empty());
   ASSERT_FALSE(records.empty());
   const Experiment& experiment = find_experiment(experiment_name);
@@ -59,7 +59,7 @@ void check_views(const std::string& experiment_name) {
   expect_view(folder, "report.md", markdown);
   expect_view(folder, "results.csv", records_to_csv(records));
   HtmlReportInput in;
-  in.metadata = nlohmann::json::parse(read_text(folder + "/metadata.json"));
+  in.metadata = *read_run_metadata(folder + "/metadata.json");
   in.records = records;
   in.tables_markdown = markdown;
   in.commands_log = read_text(folder + "/commands.log");

@@ -34,9 +34,10 @@ std::string synthetic_run(const TempDir& dir) {
   std::vector<json> clean_trials;
   for (uint32_t i = 1; i <= 5; ++i) clean_trials.push_back(harness::trial(clean, i, std::vector<uint64_t>(8, 0), 0, 1.1));
   const harness::Experiment& e = find_experiment("dependability");
-  folder.append(harness::cell_record(e, clean, 1, dir.file("run/cells/001"), clean_trials, {}, folder.run_id()));
-  folder.append(
-      harness::cell_record(e, hit, 2, dir.file("run/cells/002"), harness::one_cascade_in_five(hit), {}, folder.run_id()));
+  folder.append(harness::cell_record(e, clean, 1, dir.file("run/cells/001"), harness::typed_trials(clean_trials), {},
+                                     folder.run_id()));
+  folder.append(harness::cell_record(e, hit, 2, dir.file("run/cells/002"),
+                                     harness::typed_trials(harness::one_cascade_in_five(hit)), {}, folder.run_id()));
   return folder.run_id();
 }
 
