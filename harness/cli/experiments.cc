@@ -93,7 +93,7 @@ Experiment speed() {
   e.trial_runner = [](RunFolder& folder, CellEnvironment& env) -> TrialRunner {
     auto session = std::make_shared<SpeedSession>(folder.dir(), env.latency_pinned);
     return [session](const CellConfig& cell, const TrialPlace& place, CellEnvironment& env, process::CommandLog& log,
-                     nlohmann::json& trial) { session->run_trial(cell, place, env, log, trial); };
+                     TrialRecord& trial) { session->run_trial(cell, place, env, log, trial); };
   };
   e.summarize = summarize_speed;
   // Speed's tables are aligned text; in Markdown they go in a code block.

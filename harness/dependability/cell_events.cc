@@ -24,11 +24,16 @@ void CellEvents::finish() {
   if (runner_) runner_->finish();
 }
 
-void CellEvents::add_to(nlohmann::json& trial) const {
+void CellEvents::add_to(TrialRecord& trial) const {
   if (!runner_) return;
-  trial["events"] = runner_->record();
-  std::vector<std::string> warnings = event_warnings(runner_->record());
-  if (!warnings.empty()) trial["warnings"] = warnings;
+  std::vector<EventOccurrence> events;
+  std::vector<std::string> warnings;
+  for (const nlohmann::json& entry : runner_->record()) {
+    events.push_back(event_occurrence(entry));
+    warnings.insert(warnings.end(), events.back().warnings.begin(), events.back().warnings.end());
+  }
+  trial.dependability.events = events;
+  if (!warnings.empty()) trial.dependability.warnings = warnings;
 }
 
 std::vector<std::string> event_warnings(const nlohmann::json& events) {

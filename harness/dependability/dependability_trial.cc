@@ -82,51 +82,59 @@ Link impair(const CellConfig& cell, const netem::Choice& choice, const netem::To
   return link;
 }
 
-nlohmann::json faults_json(const CellConfig& cell, Link& link, const CellFiles& files) {
-  nlohmann::json f = {{"backend", netem::backend_name(link.choice.kind)},
-                      {"backend_reason", link.choice.reason},
-                      {"spec", cell.faults.to_json()},
-                      {"loss_pct", cell.faults.loss_pct},
-                      {"dup_pct", cell.faults.dup_pct},
-                      {"measured_loss_pct", nullptr},
-                      {"measured_dup_pct", nullptr}};
+TrialFaults measured_faults(const CellConfig& cell, Link& link, const CellFiles& files) {
+  TrialFaults f;
+  f.backend = netem::backend_name(link.choice.kind);
+  f.backend_reason = link.choice.reason;
+  f.spec = cell.faults;
+  f.loss_pct = cell.faults.loss_pct;
+  f.dup_pct = cell.faults.dup_pct;
+  f.measured_loss_pct = f.measured_dup_pct = MaybeNull<double>::null();
   if (!link.backend) return f;
   netem::LinkCounters after = link.backend->read_counters();
   write_file_atomically(files.path("link-after.txt"), link.backend->state());
   netem::MeasuredFaults m = netem::measure(link.before, after, cell.faults.direction);
-  f["measured_loss_pct"] = m.loss_pct;
-  f["measured_dup_pct"] = m.dup_pct;
-  f["packets_offered"] = m.offered;
-  f["counters_before"] = link.before.to_json();
-  f["counters_after"] = after.to_json();
-  f["seed"] = cell.faults.seed ? nlohmann::json(*cell.faults.seed) : nlohmann::json(nullptr);
-  f["seed_applied"] = link.backend->seed_applied();
+  f.measured_loss_pct = m.loss_pct;
+  f.measured_dup_pct = m.dup_pct;
+  f.packets_offered = m.offered;
+  f.counters_before = link.before.to_json();
+  f.counters_after = after.to_json();
+  f.seed = MaybeNull<uint64_t>::of(cell.faults.seed);
+  f.seed_applied = link.backend->seed_applied();
   return f;
 }
 
-nlohmann::json load_json(const netem::MeasuredLoad& load, const netem::ServerLoad& hogs,
-                         const ProcessPlacement& placement) {
-  nlohmann::json j = load.to_json();
-  j["settle_s"] = hogs.settle_s();
-  j["settled"] = hogs.settled();
-  j["server_cpus"] = placement.server_cpus;
-  j["client_cpus"] = placement.client_cpus;
-  return j;
+TrialLoad measured_load(const netem::MeasuredLoad& load, const netem::ServerLoad& hogs,
+                        const ProcessPlacement& placement) {
+  TrialLoad l = TrialLoad::measured(load);
+  l.settle_s = hogs.settle_s();
+  l.settled = hogs.settled();
+  l.server_cpus = placement.server_cpus;
+  l.client_cpus = placement.client_cpus;
+  return l;
 }
 
 // The join: classes as before, and each client's counts and the episodes,
 // which the statistics over the cell's trials read.
-void add_join(nlohmann::json& trial, const CellConfig& cell, const ClientResults& clients, const Ledger& ledger,
+void add_join(DependabilityTrial& trial, const CellConfig& cell, const ClientResults& clients, const Ledger& ledger,
               uint32_t number) {
   std::vector<ClientCalls> calls;
   for (int k = 1; k <= cell.clients; ++k) calls.push_back({static_cast<uint32_t>(k), &clients.records[k - 1]});
-  ClassCounts classes = classify(calls, ledger);
-  trial["calls"] = classes.calls;
-  trial["classes"] = classes;
-  trial["levy_mismatches"] = classes.levy_mismatches;
+  trial.classes = classify(calls, ledger);
   TrialJoin join = join_trial(number, calls, ledger);
-  trial["counts"] = join.counts;
-  trial["episodes"] = episodes_record(find_episodes(join.errors));
+  trial.counts = join.counts;
+  trial.episodes = episodes_record(find_episodes(join.errors));
+}
+
+// Client 1's resolved settings, as its call record's header gives them.
+std::optional<nlohmann::json> client_settings(const ClientResults& clients) {
+  return clients.records.front().header.value("settings", nlohmann::json::object());
+}
+
+void add_timing(DependabilityTrial& trial, double wall_s, TrialPhases phases) {
+  trial.client_wall_s = wall_s;
+  trial.calls_per_s = wall_s > 0 ? static_cast<double>(trial.classes->calls) / wall_s : 0;
+  trial.phases_s = phases;
 }
 
 // The clients, with the spec's timed events applied around them (polled
@@ -135,7 +143,7 @@ void add_join(nlohmann::json& trial, const CellConfig& cell, const ClientResults
 ClientResults run_clients_with_events(const CellConfig& cell, const netem::Topology& topology, ServerUnderTest& server,
                                       Link& link, const CellFiles& files, const ProcessPlacement& placement,
                                       CellEnvironment& env, const std::function<void()>& tick, process::CommandLog& log,
-                                      nlohmann::json& trial) {
+                                      TrialRecord& trial) {
   CellEvents events(cell.faults, cell.duration_ms, dynamic_cast<netem::FaultBackend*>(link.backend.get()), server, log);
   try {
     ClientResults clients = run_clients(cell, {}, topology.client(), server.endpoint(), files, placement,
@@ -153,13 +161,14 @@ ClientResults run_clients_with_events(const CellConfig& cell, const netem::Topol
 // Each phase's time goes into the record: the trial's fixed cost (link,
 // server, load settling, teardown) beside the clients' own.
 void run_on_this_kernel(const CellConfig& cell, const netem::Choice& choice, const TrialPlace& place,
-                        CellEnvironment& env, process::CommandLog& log, nlohmann::json& trial) {
+                        CellEnvironment& env, process::CommandLog& log, TrialRecord& trial) {
   auto t0 = Clock::now();
   CellFiles files{place.dir};
   std::string host_loopback = why_host_loopback(env.caps);
   auto where = host_loopback.empty() ? netem::LoopbackPlace::kPrivateNamespace : netem::LoopbackPlace::kHost;
   auto topology = netem::Topology::create(cell.topology, log, where);
-  trial["topology_place"] = topology->place();
+  DependabilityTrial& d = trial.dependability;
+  d.topology_place = topology->place();
   ProcessPlacement placement = place_processes(cell, env.bin_dir, env.caps.cpus, env.stop);
   ServerUnderTest server(cell, topology->server(), files, placement, log);
   Link link = impair(cell, choice, *topology, files, log);
@@ -177,22 +186,19 @@ void run_on_this_kernel(const CellConfig& cell, const netem::Choice& choice, con
   ClientResults clients = run_clients_with_events(cell, *topology, server, link, files, placement, env, tick, log,
                                                   trial);
   double wall_s = seconds_since(started);
-  netem::MeasuredLoad measured_load = meter.finish(cell.hogs);
+  netem::MeasuredLoad load = meter.finish(cell.hogs);
   hogs.stop();
   auto teardown = Clock::now();
-  trial["faults"] = faults_json(cell, link, files);
+  d.faults = measured_faults(cell, link, files);
   Ledger ledger = server.stop_and_read_ledger();
-  add_join(trial, cell, clients, ledger, place.trial);
-  trial["causes"] = trial_causes(cell, capture, files, clients, trial.at("classes").get<ClassCounts>().extra_executions);
-  trial["load"] = load_json(measured_load, hogs, placement);
-  trial["client_wall_s"] = wall_s;
-  trial["calls_per_s"] = wall_s > 0 ? trial.value("calls", 0.0) / wall_s : 0;
-  trial["settings"] = clients.records.front().header.value("settings", nlohmann::json::object());
-  trial["phases_s"] = {{"link_and_server", setup_s}, {"load_settle", hogs.settle_s()}, {"clients", wall_s},
-                       {"teardown_and_join", seconds_since(teardown)}};
+  add_join(d, cell, clients, ledger, place.trial);
+  d.causes = trial_causes(cell, capture, files, clients, d.classes->extra_executions);
+  d.load = measured_load(load, hogs, placement);
+  trial.settings = client_settings(clients);
+  add_timing(d, wall_s, {setup_s, hogs.settle_s(), wall_s, seconds_since(teardown)});
   if (clients.truncated)
     mark(trial, "ok", fmt::format("cell time limit ({} s) reached: {} of {} calls made", env.cell_time_limit_s,
-                                  trial.value("calls", 0), cell.total_calls()));
+                                  d.classes->calls, cell.total_calls()));
 }
 
 // The watchdog fires this long after the clients' time limit: time for a
@@ -205,19 +211,20 @@ constexpr int kWatchdogGrace_s = 5;
 // server's end cannot apply, and hogs, are refused before the run
 // (remote_refusal).
 void run_with_remote_server(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env,
-                            process::CommandLog& log, nlohmann::json& trial) {
+                            process::CommandLog& log, TrialRecord& trial) {
   auto t0 = Clock::now();
   CellFiles files{place.dir};
   RemoteSession& remote = *env.remote;
-  trial["hosts"] = remote.facts();
-  trial["topology_place"] = nullptr;  // `hosts` says where it ran
-  if (env.remote_clients) trial["hosts"]["clients"] = env.remote_clients->host_facts();
+  DependabilityTrial& d = trial.dependability;
+  trial.hosts = remote.facts();
+  d.topology_place = MaybeNull<std::string>::null();  // `hosts` says where it ran
+  if (env.remote_clients) (*trial.hosts)["clients"] = env.remote_clients->host_facts();
   ProcessPlacement placement = place_processes(cell, env.bin_dir, 1, env.stop);  // nothing to share CPUs with here
   bool faults = !cell.faults.empty();
   RemoteServer server(cell, remote, fmt::format("cell-{}-trial-{}", place.cell_index, place.trial),
                       env.cell_time_limit_s + kWatchdogGrace_s, env.stop,
                       faults ? netem::remote_fault_removal(remote.data_iface(), remote.sudo()) : "");
-  trial["remote_server"] = server.to_json();
+  d.remote_server = server.to_json();
   Link link{{netem::BackendKind::kNone, "no faults"}, nullptr, {}};
   if (faults) {
     netem::Choice there = remote.faults_for(cell.faults_backend);  // checked by open_remote
@@ -241,28 +248,26 @@ void run_with_remote_server(const CellConfig& cell, const TrialPlace& place, Cel
           : run_clients(cell, {}, netem::Host{}, server.endpoint(), files, placement, limit, tick, log);
   double wall_s = seconds_since(started);
   auto teardown = Clock::now();
-  trial["faults"] = faults_json(cell, link, files);
+  d.faults = measured_faults(cell, link, files);
   if (faults) remote.host().run_checked(netem::remote_fault_removal(remote.data_iface(), remote.sudo()));
   Ledger ledger = server.stop_and_read_ledger(files);
-  add_join(trial, cell, clients, ledger, place.trial);
+  add_join(d, cell, clients, ledger, place.trial);
   TrialCapture none{nullptr, "--server-host: the clients' end is this host's own interface, which rpclab leaves alone"};
-  trial["causes"] = trial_causes(cell, none, files, clients, trial.at("classes").get<ClassCounts>().extra_executions);
-  trial["load"] = {{"hogs", 0}, {"measured", "no: the server runs on another host (see hosts.server.loadavg)"}};
-  trial["client_wall_s"] = wall_s;
-  trial["calls_per_s"] = wall_s > 0 ? trial.value("calls", 0.0) / wall_s : 0;
-  trial["settings"] = clients.records.front().header.value("settings", nlohmann::json::object());
-  trial["phases_s"] = {{"link_and_server", setup_s}, {"load_settle", 0}, {"clients", wall_s},
-                       {"teardown_and_join", seconds_since(teardown)}};
+  d.causes = trial_causes(cell, none, files, clients, d.classes->extra_executions);
+  d.load = TrialLoad{};
+  d.load->not_measured = "no: the server runs on another host (see hosts.server.loadavg)";
+  trial.settings = client_settings(clients);
+  add_timing(d, wall_s, {setup_s, 0, wall_s, seconds_since(teardown)});
   if (clients.truncated)
     mark(trial, "ok", fmt::format("cell time limit ({} s) reached: {} of {} calls made", env.cell_time_limit_s,
-                                  trial.value("calls", 0), cell.total_calls()));
+                                  d.classes->calls, cell.total_calls()));
 }
 
 }  // namespace
 
 void run_dependability_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env,
-                             process::CommandLog& log, nlohmann::json& trial) {
-  trial["calls_planned"] = cell.total_calls();
+                             process::CommandLog& log, TrialRecord& trial) {
+  trial.dependability.calls_planned = cell.total_calls();
   if (env.remote) return run_with_remote_server(cell, place, env, log, trial);
   if (std::string why = skip_reason(cell, env.caps); !why.empty()) return mark(trial, "skipped", why);
   netem::Choice choice;

@@ -16,7 +16,7 @@ namespace rpclab::harness {
 // A TrialRunner (experiment.h). Marks the trial skipped when the cell
 // cannot run on this machine; throws when the trial cannot finish.
 void run_dependability_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env,
-                             process::CommandLog& log, nlohmann::json& trial);
+                             process::CommandLog& log, TrialRecord& trial);
 
 // Why this machine lacks the fault backend a cell names explicitly
 // (--faults-backend netem on a kernel without sch_netem), or "": the run

@@ -35,7 +35,7 @@ struct TrialPlace {
 // here (then the cell's other trials are not run). Throws for a trial
 // that cannot finish: the loop records it as failed, with the reason.
 using TrialRunner = std::function<void(const CellConfig&, const TrialPlace&, CellEnvironment&, process::CommandLog&,
-                                       nlohmann::json& trial)>;
+                                       TrialRecord& trial)>;
 
 // Adds a cell's own figures to its record from its trials' records (every
 // one, by trial number; the figures come from those with status "ok");

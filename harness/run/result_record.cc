@@ -24,9 +24,4 @@ void mark(TrialRecord& record, const std::string& status, const std::string& rea
   record.reason = reason;
 }
 
-void mark(nlohmann::json& record, const std::string& status, const std::string& reason) {
-  record["status"] = status;
-  record["reason"] = reason;
-}
-
 }  // namespace rpclab::harness

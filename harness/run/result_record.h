@@ -4,8 +4,6 @@
 
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "harness/record/cell_record.h"
 #include "harness/record/trial_record.h"
 
@@ -14,7 +12,6 @@ namespace rpclab::harness {
 // Sets `status` (ok, skipped, failed) and `reason`.
 void mark(CellRecord& record, const std::string& status, const std::string& reason);
 void mark(TrialRecord& record, const std::string& status, const std::string& reason);
-void mark(nlohmann::json& record, const std::string& status, const std::string& reason);
 
 // ISO 8601 UTC with milliseconds: "2026-11-22T21:32:49.243Z".
 std::string iso8601_now();

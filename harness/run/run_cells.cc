@@ -206,7 +206,7 @@ RunSummary run_cells(const Experiment& experiment, const std::vector<CellConfig>
     progress.begin_trial(++shown, name, work_of(cell));
     folder.log().comment(fmt::format("cell {}/{} trial {}/{}: {}", place.cell_index, cells.size(), place.trial,
                                      place.trials, cell.label()));
-    nlohmann::json trial;
+    TrialRecord trial;
     try {
       trial = run_trial(runner, cell, place, env, folder.log());
     } catch (const Interrupted&) {
@@ -215,11 +215,10 @@ RunSummary run_cells(const Experiment& experiment, const std::vector<CellConfig>
       break;
     }
     folder.append_trial(trial);
-    TrialRecord typed = trial.get<TrialRecord>();
-    loop.book.add_trial(typed);
+    loop.book.add_trial(trial);
     ++loop.summary.trials_run;
-    loop.summary.trials_failed += typed.status == "failed" ? 1 : 0;
-    progress.end_trial(experiment.trial_words(typed));
+    loop.summary.trials_failed += trial.status == "failed" ? 1 : 0;
+    progress.end_trial(experiment.trial_words(trial));
     loop.finish_cell_if_complete(slot.cell, &progress);
   }
   env.progress = nullptr;

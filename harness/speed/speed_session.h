@@ -11,8 +11,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "harness/record/trial_record.h"
 #include "harness/run/cell_processes.h"
 #include "harness/run/experiment.h"
 #include "harness/remote/remote_server.h"
@@ -27,7 +26,7 @@ class SpeedSession {
   ~SpeedSession();
   // A TrialRunner (experiment.h).
   void run_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env, process::CommandLog& log,
-                 nlohmann::json& trial);
+                 TrialRecord& trial);
 
  private:
   netem::Topology& topology(netem::TopologyKind kind, process::CommandLog& log);
@@ -35,9 +34,9 @@ class SpeedSession {
   // --server-host: the server there, its dead-man switch armed for this trial.
   ServingServer& remote_server(const CellConfig& cell, CellEnvironment& env);
   void measure_rpc(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env, process::CommandLog& log,
-                   nlohmann::json& trial);
+                   TrialRecord& trial);
   void measure_sockperf(const CellConfig& cell, const TrialPlace& place, process::CommandLog& log,
-                        nlohmann::json& trial);
+                        TrialRecord& trial);
   double barrier_ms(const CellConfig& cell) const;
   std::vector<std::string> call_args(const CellConfig& cell, double* barrier) const;
   void learn_start(const CellConfig& cell, const std::vector<CallRecord>& records, int64_t launched_ns);

@@ -22,7 +22,7 @@ namespace {
 using nlohmann::json;
 
 json failed_trial(const CellConfig& cell, uint32_t number, const std::string& why) {
-  json t = trial_identity(cell, TrialPlace{1, number, 5, "/nowhere"}, "test");
+  TrialRecord t = trial_record(cell, TrialPlace{1, number, 5, "/nowhere"}, "test");
   mark(t, "failed", why);
   return t;
 }
@@ -109,7 +109,7 @@ TEST(CellRecord, NoTrialOkIsAFailedCellAndASkippedTrialSkipsIt) {
   EXPECT_EQ(failed["status"], "failed");
   EXPECT_EQ(failed["reason"], "all 2 trials failed; trial 1: no server");
   EXPECT_TRUE(failed["silent_per_million"]["value"].is_null()) << "promised fields are there, as null";
-  json skipped_trial = trial_identity(cell, TrialPlace{1, 1, 2, "/nowhere"}, "test");
+  TrialRecord skipped_trial = trial_record(cell, TrialPlace{1, 1, 2, "/nowhere"}, "test");
   mark(skipped_trial, "skipped", "the two-host topology needs root");
   json skipped = record_of(cell, {skipped_trial});
   EXPECT_EQ(skipped["status"], "skipped");

@@ -31,7 +31,7 @@ inline CellConfig load_cell(int hogs) {
 // the onsets, and the run queue its server's CPU measured.
 inline nlohmann::json trial(const CellConfig& cell, uint32_t number, const std::vector<uint64_t>& silent,
                             size_t onsets, double cpu) {
-  nlohmann::json t = trial_identity(cell, TrialPlace{1, number, 5, "/nowhere"}, "test");
+  nlohmann::json t = trial_record(cell, TrialPlace{1, number, 5, "/nowhere"}, "test");
   TrialCounts counts{number, {}};
   ClassCounts c;
   for (size_t k = 0; k < silent.size(); ++k) {

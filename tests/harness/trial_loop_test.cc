@@ -77,7 +77,7 @@ TEST(TrialSchedule, RoundsTakeTurnsWithinAGroup) {
 
 json trial_rec(const CellConfig& cell, uint32_t trial, const std::string& status) {
   TrialPlace place{1, trial, static_cast<uint32_t>(cell.trials), "/x"};
-  json t = trial_identity(cell, place, "run");
+  json t = trial_record(cell, place, "run");
   t["status"] = status;
   return t;
 }
@@ -119,11 +119,13 @@ struct FakeExperiment {
     e.name = "dependability";
     e.schedule = shuffled_trials;
     e.trial_runner = [this](RunFolder&, CellEnvironment&) -> TrialRunner {
-      return [this](const CellConfig& cell, const TrialPlace& place, CellEnvironment&, process::CommandLog&, json& t) {
+      return [this](const CellConfig& cell, const TrialPlace& place, CellEnvironment&, process::CommandLog&,
+                    TrialRecord& t) {
         ran.emplace_back(place.cell_index, place.trial);
         if (ran.size() >= stop_after) stop = true;
         if (place.cell_index == 1 && place.trial == 2) throw std::runtime_error("server died mid-run");
-        t["calls"] = cell.hogs;
+        t.dependability.classes = ClassCounts{};
+        t.dependability.classes->calls = static_cast<uint64_t>(cell.hogs);
       };
     };
     e.summarize = [](const CellConfig&, const std::vector<TrialRecord>& trials, const std::vector<CellRecord>&,
@@ -199,7 +201,7 @@ TEST(RunCells, ASkippedTrialSkipsItsCell) {
   Experiment e = FakeExperiment().row();
   size_t asked = 0;
   e.trial_runner = [&asked](RunFolder&, CellEnvironment&) -> TrialRunner {
-    return [&asked](const CellConfig& cell, const TrialPlace&, CellEnvironment&, process::CommandLog&, json& t) {
+    return [&asked](const CellConfig& cell, const TrialPlace&, CellEnvironment&, process::CommandLog&, TrialRecord& t) {
       ++asked;
       if (cell.hogs == 1) mark(t, "skipped", "needs root");
     };
