@@ -13,7 +13,14 @@ its units depends on one of the other's. The plan holds when:
 - no folder depends on itself through others (the rooms are layered);
 - every folder has a row in ROOMS, and includes only the rooms that row
   allows (the layers are the ones docs/architecture.md describes);
-- no folder of source holds more than MAX_FILES files.
+- no folder of source holds more than MAX_FILES files;
+- no file outside harness/record/ reads a record's field by its name
+  (r.at("silent_loss"), r.value("calls", 0), r["classes"], ...): a run's
+  records are read through their types (harness/record/), whose files
+  are the one place a key is spelt. A key is any name the record room's
+  files spell; a line that reads JSON of another kind under such a name
+  (a call record's header, `ip -j`, Levy's CSV) says so with the comment
+  `// not a record: WHY`.
 
 The check sees units by their file names, so a unit must be what it
 looks like: each function is declared in the header named for the source
@@ -68,7 +75,7 @@ ROOMS = {
     'netem/linktest': ['netem/config'],              # a link measured without RPC
     # harness/: rpclab itself, bottom-up.
     'harness/kit': ['process'],                                     # statistics, tables, plots
-    'harness/record': ['netem/config'],                             # the records as types, their JSON
+    'harness/record': ['harness/kit', 'netem/config', 'netem/load'],  # the records as types, their JSON
     'harness/run': ['harness/kit', 'harness/record', 'netem/config', 'netem/load'],  # cells, trials, run folders
     'harness/placement': ['harness/run'],                           # where a trial's server and clients live
     'harness/causes': ['harness/placement'],                        # wire capture and attribution
@@ -229,6 +236,38 @@ def room_problems(counts, folders, folder_why, rooms):
     return problems
 
 
+RECORD_ROOM = 'harness/record'
+NOT_A_RECORD = '// not a record:'
+KEY_LITERAL = re.compile(r'"([a-z][a-z0-9_]*)"')
+# A read by name: j.at("k"), j.value("k", ...), j.contains("k"), j.count("k"),
+# j.find("k"), or j["k"] that is not assigned to.
+KEYED_READ = re.compile(r'(?:\.(?:at|value|contains|count|find)\(\s*"([a-z][a-z0-9_]*)"'
+                        r'|\[\s*"([a-z][a-z0-9_]*)"\s*\](?!\s*=[^=]))')
+
+
+def record_key_reads(root, files):
+    keys = set()
+    for f in files:
+        if f.startswith(RECORD_ROOM + '/'):
+            with open(os.path.join(root, f), errors='replace') as text:
+                keys.update(KEY_LITERAL.findall(text.read()))
+    problems = []
+    for f in files:
+        if not f.startswith('harness/') or f.startswith(RECORD_ROOM + '/'):
+            continue
+        with open(os.path.join(root, f), errors='replace') as text:
+            for number, line in enumerate(text, 1):
+                if NOT_A_RECORD in line:
+                    continue
+                for m in KEYED_READ.finditer(line):
+                    key = m.group(1) or m.group(2)
+                    if key in keys:
+                        problems.append('%s:%d reads the record field "%s" by name: read it through its type in '
+                                        '%s/ (or, for JSON that is no record, say so: %s WHY)\n    %s' %
+                                        (f, number, key, RECORD_ROOM, NOT_A_RECORD, line.strip()))
+    return problems
+
+
 def check(root):
     files, units, edges, why = graph(root)
     problems = []
@@ -244,12 +283,13 @@ def check(root):
     for folder, n in sorted(counts.items()):
         if n > MAX_FILES:
             problems.append('%s holds %d source files (at most %d): split it along its seams' % (folder, n, MAX_FILES))
+    problems += record_key_reads(root, files)
     for p in problems:
         print(p)
     if not problems:
         print('tree-check: %d units in %d folders, no include circle between files or folders, each folder '
-              'includes only what its row in ROOMS allows, no folder over %d files' % (len(units), len(counts),
-                                                                                       MAX_FILES))
+              'includes only what its row in ROOMS allows, no folder over %d files, no record field read by '
+              'name outside %s/' % (len(units), len(counts), MAX_FILES, RECORD_ROOM))
     return 1 if problems else 0
 
 

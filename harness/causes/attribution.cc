@@ -8,62 +8,6 @@
 
 namespace rpclab::harness {
 
-const std::array<CauseRow, 6>& cause_rows() {
-  static const std::array<CauseRow, 6> rows = {{
-      {Cause::kNetworkCopy, "network_copy", "copy"},
-      {Cause::kRetransmitTimeout, "retransmit_timeout", "rexmit"},
-      {Cause::kStaleReplyResend, "stale_reply_resend", "stale"},
-      {Cause::kLibraryRetry, "library_retry", "lib"},
-      {Cause::kAppRetry, "app_retry", "app"},
-      {Cause::kUnexplained, "unexplained", "unexpl"},
-  }};
-  return rows;
-}
-
-uint64_t CauseCounts::total() const {
-  uint64_t t = 0;
-  for (uint64_t k : n) t += k;
-  return t;
-}
-
-CauseCounts& CauseCounts::operator+=(const CauseCounts& o) {
-  for (size_t i = 0; i < n.size(); ++i) n[i] += o.n[i];
-  return *this;
-}
-
-nlohmann::json CauseCounts::to_json() const {
-  nlohmann::json j = nlohmann::json::object();
-  for (const CauseRow& r : cause_rows()) j[std::string(r.key)] = (*this)[r.cause];
-  return j;
-}
-
-CauseCounts CauseCounts::from_json(const nlohmann::json& j) {
-  CauseCounts c;
-  for (const CauseRow& r : cause_rows()) c[r.cause] = j.value(std::string(r.key), uint64_t{0});
-  return c;
-}
-
-Cascades& Cascades::operator+=(const Cascades& o) {
-  count += o.count;
-  started_by += o.started_by;
-  longest = std::max(longest, o.longest);
-  return *this;
-}
-
-void Cascades::add_to(nlohmann::json& causes) const {
-  causes["cascades"] = count;
-  causes["cascade_starts"] = started_by.to_json();
-  causes["longest_cascade"] = longest;
-}
-
-Cascades Cascades::from_json(const nlohmann::json& causes) {
-  Cascades c;
-  c.count = causes.value("cascades", uint64_t{0});
-  c.started_by = CauseCounts::from_json(causes.value("cascade_starts", nlohmann::json::object()));
-  c.longest = causes.value("longest_cascade", uint64_t{0});
-  return c;
-}
-
 namespace {
 
 using Key = std::pair<uint16_t, uint32_t>;  // (client port, XID); port 0: any

@@ -36,19 +36,9 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "harness/record/causes.h"
 
 namespace rpclab::harness {
-
-enum class Cause { kNetworkCopy, kRetransmitTimeout, kStaleReplyResend, kLibraryRetry, kAppRetry, kUnexplained };
-
-struct CauseRow {
-  Cause cause;
-  std::string_view key;     // the cell record's `causes` key (stable)
-  std::string_view column;  // the text table's short header
-};
-// One row per cause, in report order.
-const std::array<CauseRow, 6>& cause_rows();
 
 // One executed NEXT from the journal (kind 1), in journal order.
 struct Execution {
@@ -85,32 +75,6 @@ struct AttributionInput {
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> app_attempts;  // (client, seq) -> attempts; absent: 1
   std::optional<Wire> wire;  // empty: no capture
   bool drains_stale_replies = false;  // the client empties its socket before each call (--drain on)
-};
-
-struct CauseCounts {
-  std::array<uint64_t, 6> n{};
-  uint64_t& operator[](Cause c) { return n[static_cast<size_t>(c)]; }
-  uint64_t operator[](Cause c) const { return n[static_cast<size_t>(c)]; }
-  uint64_t total() const;
-  CauseCounts& operator+=(const CauseCounts& o);
-  nlohmann::json to_json() const;  // {"network_copy": N, ...}, every key
-  static CauseCounts from_json(const nlohmann::json& j);  // missing keys read 0
-};
-
-// A cascade: two or more consecutive calls of one client (seq N, N+1, ...)
-// that each ran more than once, as a stale reply to call N makes the client resend
-// N+1 at once, whose extra reply does the same to N+2. What started it is
-// the cause of its first call's first extra execution: a network copy or
-// a timer's retransmission (the late reply), or a stale-reply resend when
-// the stale reply was itself the network's copy of a reply.
-struct Cascades {
-  uint64_t count = 0;
-  CauseCounts started_by;  // started_by.total() == count
-  uint64_t longest = 0;    // calls in the longest one (0: none)
-  Cascades& operator+=(const Cascades& o);  // over trials: counts added, the longest kept
-  // The causes object's "cascades", "cascade_starts", "longest_cascade".
-  void add_to(nlohmann::json& causes) const;
-  static Cascades from_json(const nlohmann::json& causes);  // missing keys read 0
 };
 
 struct Attribution {

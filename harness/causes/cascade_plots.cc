@@ -47,17 +47,17 @@ std::vector<Series> extra_executions_over_time(const std::string& journal_path, 
   return out;
 }
 
-std::vector<std::string> cascade_plots(const std::vector<nlohmann::json>& records, const std::string& dir,
+std::vector<std::string> cascade_plots(const std::vector<CellRecord>& records, const std::string& dir,
                                        process::CommandLog& log, std::vector<std::string>* notes) {
   std::vector<std::string> pngs;
-  for (const nlohmann::json& r : records) {
-    if (r.value("experiment", "") != "dependability" || r.value("status", "") != "ok") continue;
-    const nlohmann::json causes = r.value("causes", nlohmann::json());
-    if (!causes.is_object() || Cascades::from_json(causes).count == 0) continue;
+  for (const CellRecord& r : records) {
+    if (!r.is("dependability") || !r.ok()) continue;
+    const MaybeNull<CausesRecord>& causes = r.dependability.causes;
+    if (!causes.has_value() || !causes->cascades || causes->cascades->count == 0) continue;
     // The cell's folder under this run folder, wherever the run was made.
-    std::string folder = fs::path(r.value("cell_dir", "")).filename().string();
+    std::string folder = fs::path(r.cell_dir).filename().string();
     std::string cell = dir + "/cells/" + folder;
-    for (int trial = 1; trial <= r.value("trials", 0); ++trial) {
+    for (uint32_t trial = 1; trial <= r.trials.value_or(0); ++trial) {
       std::string journal = fmt::format("{}/trial-{}/journal.bin", cell, trial);
       std::vector<Series> series;
       try {
@@ -72,7 +72,7 @@ std::vector<std::string> cascade_plots(const std::vector<nlohmann::json>& record
                                                                      series.size()) : "";
       series.resize(std::min(series.size(), kMostClients));
       PlotSpec plot{fmt::format("cascades-{}", folder.substr(0, 3)),
-                    fmt::format("Extra executions over time: {}, trial {}{}", r.value("label", ""), trial, shown),
+                    fmt::format("Extra executions over time: {}, trial {}{}", r.label, trial, shown),
                     "seconds since the trial's first execution",
                     "executions beyond each call's first, cumulative (server's clock)"};
       plot.style = "lines";

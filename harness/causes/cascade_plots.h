@@ -8,9 +8,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "harness/kit/plot.h"
+#include "harness/record/cell_record.h"
 
 namespace rpclab::harness {
 
@@ -20,7 +19,7 @@ namespace rpclab::harness {
 // last, x in seconds from the first.
 std::vector<Series> extra_executions_over_time(const std::string& journal_path, size_t points);
 
-std::vector<std::string> cascade_plots(const std::vector<nlohmann::json>& records, const std::string& dir,
+std::vector<std::string> cascade_plots(const std::vector<CellRecord>& records, const std::string& dir,
                                        process::CommandLog& log, std::vector<std::string>* notes);
 
 }  // namespace rpclab::harness

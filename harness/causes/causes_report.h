@@ -5,13 +5,12 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "harness/kit/text_table.h"
+#include "harness/record/cell_record.h"
 
 namespace rpclab::harness {
 
 // The table, or an empty one when no cell ran a call twice.
-TextTable causes_table(const std::vector<nlohmann::json>& records);
+TextTable causes_table(const std::vector<CellRecord>& records);
 
 }  // namespace rpclab::harness

@@ -74,8 +74,8 @@ TrialCapture start_capture(const CellConfig& cell, const std::string& choice, co
   return {std::move(capture), ""};
 }
 
-nlohmann::json trial_causes(const CellConfig& cell, TrialCapture& capture, const CellFiles& files,
-                            const ClientResults& clients, uint64_t extra_executions) {
+CausesRecord trial_causes(const CellConfig& cell, TrialCapture& capture, const CellFiles& files,
+                          const ClientResults& clients, uint64_t extra_executions) {
   AttributionInput in;
   in.drains_stale_replies = cell.settings.on(sunrpc::kDrainStaleReplies);
   std::string missing = keep_wire(capture, files);
@@ -86,12 +86,13 @@ nlohmann::json trial_causes(const CellConfig& cell, TrialCapture& capture, const
   if (a.extra_executions != extra_executions)
     throw CellFailure(fmt::format("the attribution found {} extra executions in journal.bin, the join {}",
                                   a.extra_executions, extra_executions));
-  nlohmann::json j = a.counts.to_json();
-  a.cascades.add_to(j);
-  j["capture"] = missing.empty() ? capture.capture->backend() : "none: " + missing;
-  j["capture_packets"] = in.wire ? nlohmann::json(in.wire->packets.size()) : nlohmann::json(nullptr);
-  j["capture_drops"] = in.wire ? nlohmann::json(in.wire->drops) : nlohmann::json(nullptr);
-  return j;
+  CausesRecord c;
+  c.counts = a.counts;
+  c.cascades = a.cascades;
+  c.capture = missing.empty() ? capture.capture->backend() : "none: " + missing;
+  c.capture_packets = in.wire ? MaybeNull<uint64_t>::of(in.wire->packets.size()) : MaybeNull<uint64_t>::null();
+  c.capture_drops = in.wire ? MaybeNull<uint64_t>::of(in.wire->drops) : MaybeNull<uint64_t>::null();
+  return c;
 }
 
 }  // namespace rpclab::harness

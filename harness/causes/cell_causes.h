@@ -10,9 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/run/cell_config.h"
+#include "harness/record/cell_config.h"
 #include "harness/placement/cell_processes.h"
 #include "harness/placement/placement.h"
+#include "harness/record/causes.h"
 #include "harness/causes/wire_capture.h"
 #include "netem/topology/topology.h"
 
@@ -35,7 +36,7 @@ TrialCapture start_capture(const CellConfig& cell, const std::string& choice, co
 // Stops the capture, writes `wire.bin`, and attributes every execution in
 // the trial's journal beyond its call's first. Throws CellFailure when the
 // causes do not add up to the join's `extra_executions`.
-nlohmann::json trial_causes(const CellConfig& cell, TrialCapture& capture, const CellFiles& files,
-                            const ClientResults& clients, uint64_t extra_executions);
+CausesRecord trial_causes(const CellConfig& cell, TrialCapture& capture, const CellFiles& files,
+                          const ClientResults& clients, uint64_t extra_executions);
 
 }  // namespace rpclab::harness

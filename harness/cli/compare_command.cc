@@ -3,21 +3,19 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <stdexcept>
 
 #include "common/atomic_file.h"
 #include "common/cli_support.h"
 #include "harness/report/html_writer.h"
-#include "harness/run/result_record.h"
+#include "harness/record/records_file.h"
+#include "harness/record/run_metadata.h"
 #include "harness/report/run_compare.h"
 #include "harness/kit/text_table.h"
 
 namespace rpclab::harness {
 namespace {
-
-using nlohmann::json;
 
 struct Flags {
   std::string run_a, run_b, format = "text", html_file;
@@ -25,21 +23,22 @@ struct Flags {
 };
 
 struct Run {
-  json metadata;
-  std::vector<json> records;
+  RunMetadata metadata;
+  std::vector<CellRecord> records;
 };
 
-// Throws std::invalid_argument saying what is wrong and what to give.
+// Throws std::invalid_argument saying what is wrong and what to give, and
+// RecordVersionError for records newer than this build reads.
 Run load_run(const std::string& dir) {
   if (!std::filesystem::is_directory(dir))
     throw std::invalid_argument(dir + ": no such folder (give a run folder, e.g. results/latest)");
-  std::ifstream in(dir + "/metadata.json");
-  Run run{json::parse(in, nullptr, false), {}};
-  if (!in || !run.metadata.is_object() || !std::filesystem::is_regular_file(dir + "/results.jsonl"))
+  std::optional<RunMetadata> metadata = read_run_metadata(dir + "/metadata.json");
+  if (!metadata || !std::filesystem::is_regular_file(dir + "/results.jsonl"))
     throw std::invalid_argument(dir + " is not a run folder (it needs metadata.json and results.jsonl): give the "
                                       "folder a run wrote, e.g. results/latest");
+  Run run{*metadata, {}};
   std::vector<std::string> warnings;
-  run.records = latest_per_cell(read_records(dir + "/results.jsonl", &warnings));
+  run.records = latest_per_cell(read_cell_records(dir + "/results.jsonl", &warnings));
   for (const std::string& w : warnings) std::fprintf(stderr, "rpclab compare: %s\n", w.c_str());
   return run;
 }
@@ -78,8 +77,8 @@ std::string text(const RunComparison& c, const Flags& f) {
 
 std::string page(const RunComparison& c, const Flags& f, const Run& a, const Run& b) {
   auto name = [](const std::string& dir, const Run& r) {
-    std::string title = r.metadata.value("title", std::string());
-    return dir + " (run " + r.metadata.value("run_id", std::string("?")) + (title.empty() ? "" : ", " + title) + ")";
+    std::string title = r.metadata.title.value_or("");
+    return dir + " (run " + r.metadata.run_id.value_or("?") + (title.empty() ? "" : ", " + title) + ")";
   };
   std::string body = html::heading(1, "rpclab compare") + html::paragraph("A: " + name(f.run_a, a)) +
                      html::paragraph("B: " + name(f.run_b, b)) + html::paragraph(verdict(c)) +
@@ -97,10 +96,10 @@ int run(const Flags& f) {
   try {
     a = load_run(f.run_a);
     b = load_run(f.run_b);
-    if (a.metadata.value("experiment", "") != b.metadata.value("experiment", ""))
+    if (a.metadata.experiment.value_or("") != b.metadata.experiment.value_or(""))
       throw std::invalid_argument(fmt::format("{} is a {} run and {} a {} run: compare runs of one experiment", f.run_a,
-                                              a.metadata.value("experiment", "?"), f.run_b,
-                                              b.metadata.value("experiment", "?")));
+                                              a.metadata.experiment.value_or("?"), f.run_b,
+                                              b.metadata.experiment.value_or("?")));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rpclab compare: %s\n", e.what());
     return kExitUsage;

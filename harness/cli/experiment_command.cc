@@ -18,6 +18,7 @@
 #include "harness/placement/local_placement.h"
 #include "harness/run/output_flags.h"
 #include "harness/run/provenance.h"
+#include "harness/record/records_file.h"
 #include "harness/run/result_record.h"
 #include "harness/run/run_cells.h"
 #include "netem/topology/capabilities.h"
@@ -74,7 +75,7 @@ size_t trials_in(const std::vector<CellConfig>& cells) {
 // could not be written: the notes say why).
 std::string print_views(const Experiment& experiment, RunFolder& folder, const RunOptions& run) {
   std::vector<std::string> warnings;
-  std::vector<nlohmann::json> records = latest_per_cell(read_records(folder.results_path(), &warnings));
+  std::vector<CellRecord> records = latest_per_cell(read_cell_records(folder.results_path(), &warnings));
   ReportOptions options;
   options.data_dir = reference_data_dir();
   std::string every = experiment.report(records, options);
@@ -145,15 +146,19 @@ int run(const Experiment& experiment, ExperimentFlags& own, CommonFlags& f) {
   if (remote) env.remote = remote_placements(*remote, remote_clients.get(), env);
 
   size_t trials = trials_in(cells);
-  nlohmann::json meta = plan.metadata;
-  meta.update({{"experiment", experiment.name},      {"invocation", f.run.invocation},
-               {"command_line", command_line()},     {"matrix_digest", matrix_digest(cells)},
-               {"started_at", iso8601_now()},        {"cells", cells.size()},
-               {"trials", trials},                   {"title", f.run.title}});
-  if (own.shuffles()) meta["shuffle_seed"] = f.run.shuffle_seed;
-  meta.update(run_provenance(env.caps));
-  if (remote) meta["server_host"] = remote->facts();
-  if (remote_clients) meta["client_host"] = remote_clients->host_facts();
+  RunMetadata meta = plan.metadata;
+  meta.experiment = experiment.name;
+  meta.invocation = f.run.invocation;
+  meta.command_line = command_line();
+  meta.matrix_digest = matrix_digest(cells);
+  meta.started_at = iso8601_now();
+  meta.cells = cells.size();
+  meta.trials = trials;
+  meta.title = f.run.title;
+  if (own.shuffles()) meta.shuffle_seed = f.run.shuffle_seed;
+  add_provenance(meta, env.caps);
+  if (remote) meta.server_host = remote->facts();
+  if (remote_clients) meta.client_host = remote_clients->host_facts();
   std::string order = own.shuffles() ? fmt::format(" in shuffled order (seed {})", f.run.shuffle_seed) : "";
   std::fprintf(stderr, "rpclab %s: %s, %zu cells, %zu trials%s, results in %s\n", experiment.name.c_str(),
                plan.what.c_str(), cells.size(), trials, order.c_str(), folder.dir().c_str());
@@ -161,8 +166,8 @@ int run(const Experiment& experiment, ExperimentFlags& own, CommonFlags& f) {
   folder.write_metadata(meta);
 
   RunSummary summary = run_cells(experiment, cells, f.run, folder, signals.stop_requested(), env);
-  meta["ended_at"] = iso8601_now();
-  meta["summary"] = summary_json(summary);
+  meta.ended_at = iso8601_now();
+  meta.summary = summary_json(summary);
   folder.write_metadata(meta);
   std::string html = print_views(experiment, folder, f.run);
   std::fflush(stdout);  // the tables before the closing words on stderr

@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <filesystem>
-#include <fstream>
 #include <memory>
 
 #include "common/cli_support.h"
@@ -12,7 +11,8 @@
 #include "harness/run/experiment_run.h"
 #include "harness/report/html_report.h"
 #include "harness/run/provenance.h"
-#include "harness/run/result_record.h"
+#include "harness/record/records_file.h"
+#include "harness/record/run_metadata.h"
 
 namespace rpclab::harness {
 namespace {
@@ -26,12 +26,12 @@ struct Flags {
 
 // What the tables came from, in words a reader can check: the run's id,
 // when it started, the command, and how many cells and trials.
-std::string markdown_heading(const nlohmann::json& meta, const std::vector<nlohmann::json>& records) {
+std::string markdown_heading(const RunMetadata& meta, const std::vector<CellRecord>& records) {
   size_t trials = 0;
-  for (const nlohmann::json& r : records) trials += r.value("trials", size_t{1});
-  std::string date = meta.value("started_at", std::string("?")).substr(0, 10);
-  return fmt::format("Run `{}` of {} (`{}`; {} cells, {} trials).\n\n", meta.value("run_id", std::string("?")), date,
-                     meta.value("command_line", std::string("?")), records.size(), trials);
+  for (const CellRecord& r : records) trials += r.trials.value_or(1);
+  std::string date = meta.started_at.value_or("?").substr(0, 10);
+  return fmt::format("Run `{}` of {} (`{}`; {} cells, {} trials).\n\n", meta.run_id.value_or("?"), date,
+                     meta.command_line.value_or("?"), records.size(), trials);
 }
 
 // report.html and its plots again; the gnuplot lines are not added to the
@@ -51,21 +51,20 @@ int rerender_html(const Experiment& experiment, const std::string& run_dir) {
 }
 
 int run(const Flags& f) {
-  std::ifstream in(f.run_dir + "/metadata.json");
-  nlohmann::json meta = nlohmann::json::parse(in, nullptr, false);
-  if (!in || meta.is_discarded() || !std::filesystem::exists(f.run_dir + "/results.jsonl")) {
+  std::optional<RunMetadata> meta = read_run_metadata(f.run_dir + "/metadata.json");
+  if (!meta || !std::filesystem::exists(f.run_dir + "/results.jsonl")) {
     std::fprintf(stderr, "rpclab report: %s is not a run folder (it needs metadata.json and results.jsonl): give "
                  "the folder a run wrote, e.g. results/latest\n", f.run_dir.c_str());
     return kExitUsage;
   }
-  if (!f.if_preset.empty() && meta.value("preset", "") != f.if_preset) {
+  if (!f.if_preset.empty() && meta->preset.value_or("") != f.if_preset) {
     std::fprintf(stderr, "rpclab report: %s is a run of preset %s, not %s: nothing printed\n", f.run_dir.c_str(),
-                 meta.value("preset", std::string("?")).c_str(), f.if_preset.c_str());
+                 meta->preset.value_or("?").c_str(), f.if_preset.c_str());
     return kExitOk;
   }
   const Experiment* experiment = nullptr;
   try {
-    experiment = &find_experiment(meta.value("experiment", ""));
+    experiment = &find_experiment(meta->experiment.value_or(""));
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "rpclab report: %s/metadata.json: %s\n", f.run_dir.c_str(), e.what());
     return kExitUsage;
@@ -80,15 +79,21 @@ int run(const Flags& f) {
       return kExitUsage;
     }
   std::vector<std::string> warnings;
-  std::vector<nlohmann::json> records = latest_per_cell(read_records(f.run_dir + "/results.jsonl", &warnings));
+  std::vector<CellRecord> records;
+  try {
+    records = latest_per_cell(read_cell_records(f.run_dir + "/results.jsonl", &warnings));
+  } catch (const RecordVersionError& e) {
+    std::fprintf(stderr, "rpclab report: %s\n", e.what());
+    return kExitUsage;
+  }
   for (const std::string& w : warnings) std::fprintf(stderr, "rpclab report: %s\n", w.c_str());
   ReportOptions options;
   options.data_dir = reference_data_dir();
   options.markdown = f.markdown;
   options.tables = f.tables;
   std::string text = experiment->report(records, options);
-  if (!f.markdown) text = with_title(meta.value("title", std::string()), text);
-  std::printf("%s%s", f.markdown ? markdown_heading(meta, records).c_str() : "", text.c_str());
+  if (!f.markdown) text = with_title(meta->title.value_or(""), text);
+  std::printf("%s%s", f.markdown ? markdown_heading(*meta, records).c_str() : "", text.c_str());
   if (f.markdown || !f.tables.empty()) return kExitOk;  // for docs: the tables alone
   return rerender_html(*experiment, f.run_dir);
 }

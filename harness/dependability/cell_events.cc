@@ -1,7 +1,6 @@
 #include "harness/dependability/cell_events.h"
 
-#include <fmt/format.h>
-
+#include "harness/record/faults.h"
 #include "harness/run/cell_failure.h"
 #include "netem/spec/spec_error.h"
 
@@ -26,20 +25,22 @@ void CellEvents::finish() {
   if (runner_) runner_->finish();
 }
 
-void CellEvents::add_to(nlohmann::json& trial) const {
+void CellEvents::add_to(TrialRecord& trial) const {
   if (!runner_) return;
-  trial["events"] = runner_->record();
-  std::vector<std::string> warnings = event_warnings(runner_->record());
-  if (!warnings.empty()) trial["warnings"] = warnings;
+  std::vector<EventOccurrence> events;
+  std::vector<std::string> warnings;
+  for (const nlohmann::json& entry : runner_->record()) {
+    events.push_back(event_occurrence(entry));
+    warnings.insert(warnings.end(), events.back().warnings.begin(), events.back().warnings.end());
+  }
+  trial.dependability.events = events;
+  if (!warnings.empty()) trial.dependability.warnings = warnings;
 }
 
 std::vector<std::string> event_warnings(const nlohmann::json& events) {
   std::vector<std::string> out;
   for (const nlohmann::json& e : events)
-    for (const char* phase : {"start", "end"})
-      if (e.contains(phase) && e[phase].contains("warning"))
-        out.push_back(fmt::format("{} #{} {}: {}", e.value("kind", "?"), e.value("occurrence", 0), phase,
-                                  e[phase]["warning"].get<std::string>()));
+    for (const std::string& w : event_occurrence(e).warnings) out.push_back(w);
   return out;
 }
 

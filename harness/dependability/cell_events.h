@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/record/trial_record.h"
 #include "netem/events/event_runner.h"
 
 namespace rpclab::harness {
@@ -31,7 +32,7 @@ class CellEvents {
   // `events`: one entry per occurrence (results-format.md, "Timed
   // events"); `warnings`: what a phase did not manage and said so (ss -K
   // that closed nothing). Also after a failure, for the failed trial.
-  void add_to(nlohmann::json& trial) const;
+  void add_to(TrialRecord& trial) const;
 
  private:
   std::optional<netem::EventRunner> runner_;

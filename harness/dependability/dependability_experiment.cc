@@ -81,7 +81,7 @@ class DependabilityFlags : public ExperimentFlags {
  public:
   explicit DependabilityFlags(CLI::App& cmd);
   Plan plan(const PlanContext& context) override;
-  std::unique_ptr<RunHold> prepare(CellEnvironment& env, json& metadata) override;
+  std::unique_ptr<RunHold> prepare(CellEnvironment& env, RunMetadata& metadata) override;
   bool shuffles() const override { return true; }
   std::optional<uint64_t> shuffle_seed() const override { return f.shuffle_seed; }
 
@@ -153,11 +153,12 @@ Plan DependabilityFlags::plan(const PlanContext& context) {
   for (const std::string& note : uneven_splits(blocks)) plan.notes.push_back(note);
   for (const std::string& note : retry_policies_left_out(blocks)) plan.notes.push_back(note);
   plan.what = "preset " + f.preset;
-  plan.metadata = {{"preset", f.preset}, {"wire_capture", f.wire_capture}};
+  plan.metadata.preset = f.preset;
+  plan.metadata.wire_capture = f.wire_capture;
   return plan;
 }
 
-std::unique_ptr<RunHold> DependabilityFlags::prepare(CellEnvironment& env, json&) {
+std::unique_ptr<RunHold> DependabilityFlags::prepare(CellEnvironment& env, RunMetadata&) {
   env.wire_capture = f.wire_capture;
   if (!env.caps.root)
     std::fprintf(stderr, "rpclab: not root: two-host and fault cells will be skipped (they need network namespaces), "
@@ -166,22 +167,35 @@ std::unique_ptr<RunHold> DependabilityFlags::prepare(CellEnvironment& env, json&
 }
 
 
-// A cell: its trials in a line; a trial: its classes, onsets and load.
-std::string dependability_words(const json& r) {
-  std::string reason = r.value("reason", "").empty() ? "" : " [" + r.value("reason", "") + "]";
-  if (r.contains("over_trials"))
-    return fmt::format("silent {}; dup calls {}{}", trials_headline(OverTrials::from_json(r["over_trials"]["silent"])),
-                       trials_headline(OverTrials::from_json(r["over_trials"]["duplicate_calls"])), reason);
-  const json& c = r.at("classes");
-  auto n = [&](const char* k) { return c.value(k, uint64_t{0}); };
+// A trial (or a cell from before trials): its classes, onsets and load.
+std::string classes_words(const std::optional<ClassCounts>& classes, std::optional<size_t> onsets,
+                          std::optional<double> server_cpu_run_queue) {
+  ClassCounts c = classes.value_or(ClassCounts{});
   std::string s = fmt::format("{} calls, silent {} (loss {}, dup {}), dup calls {}, indeterminate {}",
-                              grouped(r.value("calls", uint64_t{0})), grouped(n("silent_loss") + n("silent_duplicates")),
-                              grouped(n("silent_loss")), grouped(n("silent_duplicates")), grouped(n("duplicate_calls")),
-                              grouped(n("indeterminate")));
-  if (r.contains("episodes")) s += fmt::format(", onsets {}", r["episodes"].value("onsets", 0));
-  const json& q = r.value("load", json::object()).value("server_cpu_run_queue", json());
-  if (q.is_number()) s += fmt::format(", server CPU runnable {:.1f}", q.get<double>());
-  return s + reason;
+                              grouped(c.calls), grouped(c.silent()), grouped(c.silent_loss),
+                              grouped(c.silent_duplicates), grouped(c.duplicate_calls), grouped(c.indeterminate));
+  if (onsets) s += fmt::format(", onsets {}", *onsets);
+  if (server_cpu_run_queue) s += fmt::format(", server CPU runnable {:.1f}", *server_cpu_run_queue);
+  return s;
+}
+
+std::string reason_words(const std::string& reason) { return reason.empty() ? "" : " [" + reason + "]"; }
+
+std::string trial_words(const TrialRecord& t) {
+  const DependabilityTrial& d = t.dependability;
+  std::optional<size_t> onsets = d.episodes ? std::optional<size_t>(d.episodes->onsets) : std::nullopt;
+  std::optional<double> queue = d.load ? d.load->server_cpu_run_queue.value : std::nullopt;
+  return classes_words(d.classes, onsets, queue) + reason_words(t.reason);
+}
+
+// A cell: its trials in a line.
+std::string cell_words(const CellRecord& r) {
+  const DependabilityCell& d = r.dependability;
+  if (d.over_trials)
+    return fmt::format("silent {}; dup calls {}{}", trials_headline(d.over_trials->silent),
+                       trials_headline(d.over_trials->duplicate_calls), reason_words(r.reason));
+  std::optional<double> queue = d.load ? d.load->server_cpu_run_queue.value : std::nullopt;
+  return classes_words(d.classes, std::nullopt, queue) + reason_words(r.reason);
 }
 
 }  // namespace
@@ -198,7 +212,8 @@ Experiment dependability_experiment() {
   e.summarize = summarize_dependability;
   e.tables = dependability_tables();
   e.plots = dependability_plots;
-  e.outcome_words = dependability_words;
+  e.trial_words = trial_words;
+  e.cell_words = cell_words;
   return e;
 }
 

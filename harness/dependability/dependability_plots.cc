@@ -12,20 +12,17 @@
 namespace rpclab::harness {
 namespace {
 
-using nlohmann::json;
-
-double rate(const json& r, const char* key) { return r.at("silent_per_million").value(key, 0.0); }
-
-void add_point(Series& s, double x, const json& r) {
+void add_point(Series& s, double x, const CellRecord& r) {
+  RatePerMillion silent = r.dependability.silent_per_million.value_or(RatePerMillion{});
   s.x.push_back(x);
-  s.y.push_back(rate(r, "value"));
-  s.low.push_back(rate(r, "ci95_low"));
-  s.high.push_back(rate(r, "ci95_high"));
+  s.y.push_back(silent.value);
+  s.low.push_back(silent.ci95_low);
+  s.high.push_back(silent.ci95_high);
 }
 
 }  // namespace
 
-std::vector<std::string> dependability_plots(const std::vector<json>& records, const std::string& dir,
+std::vector<std::string> dependability_plots(const std::vector<CellRecord>& records, const std::string& dir,
                                              process::CommandLog& log, std::vector<std::string>* notes) {
   PlotSpec by_load{"silent-vs-load", "Silent errors vs server load (no network faults)", "CPU hogs on the server's CPU",
                    "silent errors per 1,000,000 calls (symlog; bars: 95% interval)", XAxis::kCount};
@@ -33,8 +30,8 @@ std::vector<std::string> dependability_plots(const std::vector<json>& records, c
                      "silent errors per 1,000,000 calls (symlog; bars: 95% interval)", XAxis::kCategory};
   by_load.symlogy = by_faults.symlogy = true;
   std::map<std::string, size_t> load_series, fault_series;
-  for (const json& r : records) {
-    if (r.value("experiment", "") != "dependability" || r.value("status", "") != "ok") continue;
+  for (const CellRecord& r : records) {
+    if (!r.is("dependability") || !r.ok()) continue;
     if (has_events(r)) continue;  // the failures table shows them; neither axis here is theirs
     std::string variant = row_variant(r);
     if (!has_faults(r)) {
@@ -42,10 +39,10 @@ std::vector<std::string> dependability_plots(const std::vector<json>& records, c
         load_series[variant] = by_load.series.size();
         by_load.series.push_back({variant});
       }
-      add_point(by_load.series[load_series[variant]], r.at("cell").value("hogs", 0), r);
-    } else if (r.at("cell").value("hogs", 0) == 0) {
-      const json& f = r.at("cell").at("faults");
-      std::string tic = fmt::format("loss {}/dup {}", f.value("loss_pct", 0.0), f.value("dup_pct", 0.0));
+      add_point(by_load.series[load_series[variant]], r.cell.config.hogs, r);
+    } else if (r.cell.config.hogs == 0) {
+      const netem::FaultSpec& f = r.cell.config.faults;
+      std::string tic = fmt::format("loss {}/dup {}", f.loss_pct, f.dup_pct);
       auto it = std::find(by_faults.xtics.begin(), by_faults.xtics.end(), tic);
       double x = static_cast<double>(it - by_faults.xtics.begin());
       if (it == by_faults.xtics.end()) by_faults.xtics.push_back(tic);

@@ -5,15 +5,14 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "harness/record/cell_record.h"
 #include "process/command_log.h"
 
 namespace rpclab::harness {
 
 // The dependability plots: silent errors per million vs load, and vs loss
 // and duplication; one line per transport variant. Returns PNG paths.
-std::vector<std::string> dependability_plots(const std::vector<nlohmann::json>& records, const std::string& dir,
+std::vector<std::string> dependability_plots(const std::vector<CellRecord>& records, const std::string& dir,
                                              process::CommandLog& log, std::vector<std::string>* notes);
 
 }  // namespace rpclab::harness

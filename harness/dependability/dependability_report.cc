@@ -20,23 +20,10 @@
 namespace rpclab::harness {
 namespace {
 
-using nlohmann::json;
-
 // Terminal tables wider than this are split into several.
 constexpr size_t kWidth = 118;
 
-bool usable(const json& r) { return r.value("experiment", "") == "dependability" && r.value("status", "") == "ok"; }
-
-double at(const json& r, const char* pointer) {
-  json::json_pointer p(pointer);
-  return r.contains(p) && r.at(p).is_number() ? r.at(p).get<double>() : 0.0;
-}
-
-std::optional<double> maybe_at(const json& r, const char* pointer) {
-  json::json_pointer p(pointer);
-  if (!r.contains(p) || !r.at(p).is_number()) return std::nullopt;
-  return r.at(p).get<double>();
-}
+bool usable(const CellRecord& r) { return r.is("dependability") && r.ok(); }
 
 // A rate per million as the tables print it: "266,910", "0.4", "0".
 std::string per_million(double v) {
@@ -45,39 +32,43 @@ std::string per_million(double v) {
 }
 
 // One interval the old way, for the table of classes and older records.
-std::string rate_cell(const json& r) {
-  double v = at(r, "/silent_per_million/value"), lo = at(r, "/silent_per_million/ci95_low"),
-         hi = at(r, "/silent_per_million/ci95_high");
-  if (v == 0) return "0 (<" + per_million(hi) + ")";
-  return fmt::format("{} [{}-{}]", per_million(v), per_million(lo), per_million(hi));
+std::string rate_cell(const CellRecord& r) {
+  RatePerMillion silent = r.dependability.silent_per_million.value_or(RatePerMillion{});
+  if (silent.value == 0) return "0 (<" + per_million(silent.ci95_high) + ")";
+  return fmt::format("{} [{}-{}]", per_million(silent.value), per_million(silent.ci95_low),
+                     per_million(silent.ci95_high));
 }
 
-std::string silent_and_dup(const json& r) {
-  return per_million(at(r, "/silent_per_million/value")) + " / " +
-         per_million(at(r, "/rates_per_million/duplicate_calls/value"));
+double duplicate_calls_per_million(const CellRecord& r) {
+  const std::optional<ClassRates>& rates = r.dependability.rates_per_million;
+  return rates && rates->duplicate_calls ? rates->duplicate_calls->value : 0;
 }
 
-std::optional<OverTrials> over(const json& r, const char* figure) {
-  if (!r.contains("over_trials") || !r.at("over_trials").contains(figure)) return std::nullopt;
-  return OverTrials::from_json(r.at("over_trials").at(figure));
+std::string silent_and_dup(const CellRecord& r) {
+  double silent = r.dependability.silent_per_million ? r.dependability.silent_per_million->value : 0;
+  return per_million(silent) + " / " + per_million(duplicate_calls_per_million(r));
 }
 
-std::string headline(const json& r) {
-  auto o = over(r, "silent");
+// A figure over the cell's trials; none in a record from before trials.
+const OverTrials* over(const CellRecord& r, OverTrials OverTrialsFigures::*figure) {
+  return r.dependability.over_trials ? &(*r.dependability.over_trials.*figure) : nullptr;
+}
+
+std::string headline(const CellRecord& r) {
+  const OverTrials* o = over(r, &OverTrialsFigures::silent);
   return o ? trials_headline(*o) : rate_cell(r);  // a record from before trials
 }
 
-std::string median_and_bootstrap(const json& r) {
-  auto o = over(r, "silent");
+std::string median_and_bootstrap(const CellRecord& r) {
+  const OverTrials* o = over(r, &OverTrialsFigures::silent);
   if (!o || o->trials == 0) return "-";
   return fmt::format("{} [{}-{}]", per_million(o->median_per_million), per_million(o->bootstrap.low_per_million),
                      per_million(o->bootstrap.high_per_million));
 }
 
-std::string onsets(const json& r) {
-  json::json_pointer p("/episodes/onsets_per_trial");
-  if (!r.contains(p)) return "-";
-  std::vector<size_t> n = r.at(p).get<std::vector<size_t>>();
+std::string onsets(const CellRecord& r) {
+  if (!r.dependability.episodes) return "-";
+  const std::vector<size_t>& n = r.dependability.episodes->onsets_per_trial;
   if (n.size() <= 8) {
     std::string s;
     for (size_t x : n) s += (s.empty() ? "" : ",") + std::to_string(x);
@@ -92,15 +83,17 @@ std::string one_decimal(const std::optional<double>& v) { return v ? fixed(*v, 1
 
 // What the cell's line cannot hold: spreads far beyond chance, where the
 // errors came from (onsets), failed trials.
-std::string cell_note(const json& r) {
+std::string cell_note(const CellRecord& r) {
   std::vector<std::string> notes;
-  std::string silent = over(r, "silent") ? dispersion_note(*over(r, "silent")) : "";
-  std::string dup = over(r, "duplicate_calls") ? dispersion_note(*over(r, "duplicate_calls")) : "";
+  const OverTrials* silent_over = over(r, &OverTrialsFigures::silent);
+  const OverTrials* dup_over = over(r, &OverTrialsFigures::duplicate_calls);
+  std::string silent = silent_over ? dispersion_note(*silent_over) : "";
+  std::string dup = dup_over ? dispersion_note(*dup_over) : "";
   if (!silent.empty()) notes.push_back("silent errors: " + silent);
   if (!dup.empty() && dup != silent) notes.push_back("dup calls: " + dup);
-  json::json_pointer e("/episodes/note");
-  if (r.contains(e) && !r.at(e).get<std::string>().empty()) notes.push_back(r.at(e).get<std::string>());
-  if (!r.value("reason", "").empty()) notes.push_back(r.value("reason", ""));
+  if (r.dependability.episodes && !r.dependability.episodes->note.empty())
+    notes.push_back(r.dependability.episodes->note);
+  if (!r.reason.empty()) notes.push_back(r.reason);
   std::string out;
   for (const std::string& n : notes) out += (out.empty() ? "" : "; ") + n;
   return out;
@@ -111,29 +104,29 @@ void add_unique(std::vector<Key>& seen, const Key& k) {
   if (std::find(seen.begin(), seen.end(), k) == seen.end()) seen.push_back(k);
 }
 
-std::string fault_column(const json& r) {
-  const json& spec = r.at("cell").at("faults");
-  std::string s = fmt::format("loss {}% dup {}%", spec.value("loss_pct", 0.0), spec.value("dup_pct", 0.0));
-  int hogs = r.at("cell").value("hogs", 0);
-  return hogs ? s + fmt::format(" load {}", hogs) : s;
+std::string fault_column(const CellRecord& r) {
+  const CellConfig& cell = r.cell.config;
+  std::string s = fmt::format("loss {}% dup {}%", cell.faults.loss_pct, cell.faults.dup_pct);
+  return cell.hogs ? s + fmt::format(" load {}", cell.hogs) : s;
 }
 
 // The kinds of a cell's timed events: "server-crash", "partition+reset".
-std::string event_kinds(const json& r) {
+std::string event_kinds(const CellRecord& r) {
   std::string kinds;
-  for (const json& e : r.at("cell").at("faults").value("events", json::array()))
-    if (kinds.find(e.value("kind", "?")) == std::string::npos) kinds += (kinds.empty() ? "" : "+") + e.value("kind", "?");
+  for (const netem::FaultEvent& e : r.cell.config.faults.events) {
+    std::string kind = e.kind ? e.kind->name : "?";
+    if (kinds.find(kind) == std::string::npos) kinds += (kinds.empty() ? "" : "+") + kind;
+  }
   return kinds;
 }
 
 // "1/5": loss 1%, duplication 5%, for the trials table's narrow column;
 // the events' kinds for a cell with events.
-std::string fault_short(const json& r) {
+std::string fault_short(const CellRecord& r) {
   if (has_events(r)) return event_kinds(r);
-  const json& spec = r.at("cell").at("faults");
-  std::string s = fmt::format("{}/{}", spec.value("loss_pct", 0.0), spec.value("dup_pct", 0.0));
-  int hogs = r.at("cell").value("hogs", 0);
-  return hogs ? s + fmt::format(" load {}", hogs) : s;
+  const CellConfig& cell = r.cell.config;
+  std::string s = fmt::format("{}/{}", cell.faults.loss_pct, cell.faults.dup_pct);
+  return cell.hogs ? s + fmt::format(" load {}", cell.hogs) : s;
 }
 
 std::string range_text(std::vector<double> v) {
@@ -172,12 +165,12 @@ std::vector<std::pair<std::string, std::vector<std::string>>> levy_rows(const st
 // The cells of one table: records, the row names (without the client count
 // when every cell has the same, which the title says instead), columns.
 struct Grid {
-  std::vector<const json*> records;
+  std::vector<const CellRecord*> records;
   bool same_clients = true;
-  std::string row(const json& r) const { return row_variant(r, !same_clients); }
+  std::string row(const CellRecord& r) const { return row_variant(r, !same_clients); }
   std::string clients_note() const {
     if (records.empty() || !same_clients) return "";
-    int n = records.front()->value("clients", 1);
+    int n = records.front()->clients;
     return n > 1 ? fmt::format(", {} clients a cell", n) : "";
   }
 };
@@ -185,13 +178,15 @@ struct Grid {
 // The records of one kind of table: no faults (load), steady faults, or
 // timed events (failures).
 enum class Kind { kLoad, kFaults, kEvents };
-Kind kind_of(const json& r) { return has_events(r) ? Kind::kEvents : has_faults(r) ? Kind::kFaults : Kind::kLoad; }
+Kind kind_of(const CellRecord& r) {
+  return has_events(r) ? Kind::kEvents : has_faults(r) ? Kind::kFaults : Kind::kLoad;
+}
 
-Grid grid(const std::vector<json>& records, Kind kind) {
+Grid grid(const std::vector<CellRecord>& records, Kind kind) {
   Grid g;
-  for (const json& r : records)
+  for (const CellRecord& r : records)
     if (usable(r) && kind_of(r) == kind) g.records.push_back(&r);
-  for (const json* r : g.records) g.same_clients &= r->value("clients", 1) == g.records.front()->value("clients", 1);
+  for (const CellRecord* r : g.records) g.same_clients &= r->clients == g.records.front()->clients;
   return g;
 }
 
@@ -215,14 +210,14 @@ void add_levy_rows(TextTable& t, const std::vector<int>& hogs, const std::string
   }
 }
 
-std::string levy_load(const std::vector<json>& records, const ReportOptions& o) {
+std::string levy_load(const std::vector<CellRecord>& records, const ReportOptions& o) {
   Grid g = grid(records, Kind::kLoad);
   if (g.records.empty()) return "";
   std::vector<int> hogs;
   std::vector<std::string> variants;
-  std::map<std::pair<std::string, int>, const json*> cell;
-  for (const json* r : g.records) {
-    int h = r->at("cell").value("hogs", 0);
+  std::map<std::pair<std::string, int>, const CellRecord*> cell;
+  for (const CellRecord* r : g.records) {
+    int h = r->cell.config.hogs;
     add_unique(hogs, h);
     add_unique(variants, g.row(*r));
     cell[{g.row(*r), h}] = r;
@@ -237,15 +232,16 @@ std::string levy_load(const std::vector<json>& records, const ReportOptions& o) 
     t.add(row);
   }
   // The load on the server's CPU, as each column's cells measured it.
-  for (auto [label, pointer, scale] : {std::tuple{"server CPU: runnable tasks", "/load/server_cpu_run_queue", 1.0},
-                                       std::tuple{"server: wait per timeslice, ms", "/load/server_wait_us_per_timeslice", 1e-3},
-                                       std::tuple{"machine: runnable tasks (all CPUs)", "/load/run_queue_mean", 1.0}}) {
+  for (auto [label, figure, scale] :
+       {std::tuple{"server CPU: runnable tasks", &CellLoad::server_cpu_run_queue, 1.0},
+        std::tuple{"server: wait per timeslice, ms", &CellLoad::server_wait_us_per_timeslice, 1e-3},
+        std::tuple{"machine: runnable tasks (all CPUs)", &CellLoad::run_queue_mean, 1.0}}) {
     std::vector<std::string> row = {label};
     for (int h : hogs) {
       std::vector<double> v;
-      for (const json* r : g.records)
-        if (r->at("cell").value("hogs", 0) == h)
-          if (auto x = maybe_at(*r, pointer)) v.push_back(*x * scale);
+      for (const CellRecord* r : g.records)
+        if (r->cell.config.hogs == h && r->dependability.load && (*r->dependability.load.*figure).has_value())
+          v.push_back(*(*r->dependability.load.*figure) * scale);
       row.push_back(v.empty() ? "-" : fixed(mean(v), scale < 1 ? 2 : 1));
     }
     t.add(row);
@@ -260,15 +256,15 @@ std::string levy_load(const std::vector<json>& records, const ReportOptions& o) 
                  t, o);
 }
 
-std::string levy_faults(const std::vector<json>& records, const ReportOptions& o) {
+std::string levy_faults(const std::vector<CellRecord>& records, const ReportOptions& o) {
   Grid g = grid(records, Kind::kFaults);
   if (g.records.empty()) return "";
   std::vector<std::string> columns, variants, backends;
-  std::map<std::pair<std::string, std::string>, const json*> cell;
-  for (const json* r : g.records) {
+  std::map<std::pair<std::string, std::string>, const CellRecord*> cell;
+  for (const CellRecord* r : g.records) {
     add_unique(columns, fault_column(*r));
     add_unique(variants, g.row(*r));
-    add_unique(backends, r->at("faults").value("backend", std::string("?")));
+    add_unique(backends, r->dependability.faults ? r->dependability.faults->backend : std::string("?"));
     cell[{g.row(*r), fault_column(*r)}] = r;
   }
   std::vector<std::string> headers = {"silent / dup calls per 1,000,000"};
@@ -282,11 +278,13 @@ std::string levy_faults(const std::vector<json>& records, const ReportOptions& o
   std::vector<std::string> measured = {"measured loss% / dup%"};
   for (const std::string& c : columns) {
     std::vector<double> loss, dup;
-    for (const std::string& v : variants)
-      if (cell.count({v, c}) && maybe_at(*cell[{v, c}], "/faults/measured_loss_pct")) {
-        loss.push_back(at(*cell[{v, c}], "/faults/measured_loss_pct"));
-        dup.push_back(at(*cell[{v, c}], "/faults/measured_dup_pct"));
-      }
+    for (const std::string& v : variants) {
+      if (!cell.count({v, c}) || !cell[{v, c}]->dependability.faults) continue;
+      const CellFaults& f = *cell[{v, c}]->dependability.faults;
+      if (!f.measured_loss_pct.has_value()) continue;
+      loss.push_back(*f.measured_loss_pct);
+      dup.push_back(f.measured_dup_pct.value_or(0.0));
+    }
     measured.push_back(loss.empty() ? "-" : range_text(loss) + " / " + range_text(dup));
   }
   t.add(measured);
@@ -303,7 +301,7 @@ std::string levy_faults(const std::vector<json>& records, const ReportOptions& o
 // One line per cell over its trials, grouped by row variant, the variants
 // in the order of their first cell (the matrix's, which is the transport
 // table's), as in the Levy tables above.
-std::string trials_table(const std::vector<json>& records, bool faults, const ReportOptions& o) {
+std::string trials_table(const std::vector<CellRecord>& records, bool faults, const ReportOptions& o) {
   Grid g = grid(records, faults ? Kind::kFaults : Kind::kLoad);
   if (faults) {  // the failures' cells too, after the steady faults'
     Grid events = grid(records, Kind::kEvents);
@@ -311,21 +309,21 @@ std::string trials_table(const std::vector<json>& records, bool faults, const Re
   }
   if (g.records.empty()) return "";
   std::map<std::string, size_t> first;
-  for (const json* r : g.records) first.emplace(g.row(*r), first.size());
-  std::vector<const json*> sorted = g.records;
-  std::stable_sort(sorted.begin(), sorted.end(), [&](const json* a, const json* b) {
+  for (const CellRecord* r : g.records) first.emplace(g.row(*r), first.size());
+  std::vector<const CellRecord*> sorted = g.records;
+  std::stable_sort(sorted.begin(), sorted.end(), [&](const CellRecord* a, const CellRecord* b) {
     if (g.row(*a) != g.row(*b)) return first.at(g.row(*a)) < first.at(g.row(*b));
-    return faults ? false : a->at("cell").value("hogs", 0) < b->at("cell").value("hogs", 0);
+    return faults ? false : a->cell.config.hogs < b->cell.config.hogs;
   });
   TextTable t({"cell", faults ? "loss/dup" : "load", "silent/M over trials", "median [bootstrap]", "onsets", "dup/M",
                "CPU rq"});
   std::string last;
-  for (const json* r : sorted) {
+  for (const CellRecord* r : sorted) {
     std::string variant = g.row(*r);
-    t.add({variant == last ? "" : variant,
-           faults ? fault_short(*r) : std::to_string(r->at("cell").value("hogs", 0)), headline(*r),
-           median_and_bootstrap(*r), onsets(*r), per_million(at(*r, "/rates_per_million/duplicate_calls/value")),
-           one_decimal(maybe_at(*r, "/load/server_cpu_run_queue"))});
+    const std::optional<CellLoad>& load = r->dependability.load;
+    t.add({variant == last ? "" : variant, faults ? fault_short(*r) : std::to_string(r->cell.config.hogs),
+           headline(*r), median_and_bootstrap(*r), onsets(*r), per_million(duplicate_calls_per_million(*r)),
+           one_decimal(load ? load->server_cpu_run_queue.value : std::nullopt)});
     t.note(cell_note(*r));
     last = variant;
   }
@@ -341,20 +339,19 @@ std::string trials_table(const std::vector<json>& records, bool faults, const Re
 
 // Every class of a failures cell, as counts over its trials: silent loss /
 // silent duplicate / duplicate told failure / indeterminate / clean failure.
-std::string five_classes(const json& r) {
-  const json& c = r.at("classes");
-  auto n = [&](const char* k) { return c.value(k, uint64_t{0}); };
-  uint64_t told_failure = n("duplicate_calls") - std::min(n("duplicate_calls"), n("silent_duplicates"));
-  return fmt::format("{} / {} / {} / {} / {}", grouped(n("silent_loss")), grouped(n("silent_duplicates")),
-                     grouped(told_failure), grouped(n("indeterminate")), grouped(n("clean_failure")));
+std::string five_classes(const CellRecord& r) {
+  ClassCounts c = r.dependability.classes.value_or(ClassCounts{});
+  uint64_t told_failure = c.duplicate_calls - std::min(c.duplicate_calls, c.silent_duplicates);
+  return fmt::format("{} / {} / {} / {} / {}", grouped(c.silent_loss), grouped(c.silent_duplicates),
+                     grouped(told_failure), grouped(c.indeterminate), grouped(c.clean_failure));
 }
 
 // How many occurrences each trial of the column's cells had, e.g. "3 x 2".
-std::string occurrences(const std::vector<const json*>& cells) {
+std::string occurrences(const std::vector<const CellRecord*>& cells) {
   std::vector<size_t> n;
-  for (const json* r : cells)
-    if (r->contains("events"))
-      for (const json& k : r->at("events").at("occurrences_per_trial")) n.push_back(k.get<size_t>());
+  for (const CellRecord* r : cells)
+    if (r->dependability.events)
+      for (size_t k : r->dependability.events->occurrences_per_trial) n.push_back(k);
   if (n.empty()) return "-";
   auto [lo, hi] = std::minmax_element(n.begin(), n.end());
   return *lo == *hi ? std::to_string(*lo) : fmt::format("{}-{}", *lo, *hi);
@@ -362,17 +359,17 @@ std::string occurrences(const std::vector<const json*>& cells) {
 
 // Levy's layout for the failures TCP cannot hide: a row per transport,
 // retry policy and at-most-once, a column per kind of event, every class.
-std::string failures_table(const std::vector<json>& records, const ReportOptions& o) {
+std::string failures_table(const std::vector<CellRecord>& records, const ReportOptions& o) {
   Grid g = grid(records, Kind::kEvents);
   if (g.records.empty()) return "";
   std::vector<std::string> columns, variants, schedules;
-  std::map<std::pair<std::string, std::string>, const json*> cell;
-  std::map<std::string, std::vector<const json*>> by_column;
-  for (const json* r : g.records) {
+  std::map<std::pair<std::string, std::string>, const CellRecord*> cell;
+  std::map<std::string, std::vector<const CellRecord*>> by_column;
+  for (const CellRecord* r : g.records) {
     std::string col = event_kinds(*r);
     add_unique(columns, col);
     add_unique(variants, g.row(*r));
-    add_unique(schedules, netem::summary(r->at("cell").at("faults").get<netem::FaultSpec>()));
+    add_unique(schedules, netem::summary(r->cell.config.faults));
     cell[{g.row(*r), col}] = r;
     by_column[col].push_back(r);
   }
@@ -400,23 +397,22 @@ std::string failures_table(const std::vector<json>& records, const ReportOptions
                  t, o);
 }
 
-std::string classes_table(const std::vector<json>& records, const ReportOptions& o) {
+std::string classes_table(const std::vector<CellRecord>& records, const ReportOptions& o) {
   TextTable t({"cell", "trials", "calls", "correct", "silent loss", "dup calls", "extra exec", "silent dup",
                "indeterm.", "clean fail", "Levy mism.", "silent/M [95%]", "calls/s"});
-  for (const json& r : records) {
+  for (const CellRecord& r : records) {
     if (!usable(r)) continue;
-    const json& c = r.at("classes");
-    auto n = [&](const char* k) { return grouped(c.value(k, uint64_t{0})); };
-    t.add({r.value("label", ""), fmt::format("{}/{}", r.value("trials_ok", 1), r.value("trials", 1)),
-           grouped(r.value("calls", uint64_t{0})), n("correct"), n("silent_loss"), n("duplicate_calls"),
-           n("extra_executions"), n("silent_duplicates"), n("indeterminate"), n("clean_failure"),
-           grouped(r.value("levy_mismatches", uint64_t{0})), rate_cell(r), fixed(r.value("calls_per_s", 0.0), 0)});
+    ClassCounts c = r.dependability.classes.value_or(ClassCounts{});
+    t.add({r.label, fmt::format("{}/{}", r.trials_ok.value_or(1), r.trials.value_or(1)), grouped(c.calls),
+           grouped(c.correct), grouped(c.silent_loss), grouped(c.duplicate_calls), grouped(c.extra_executions),
+           grouped(c.silent_duplicates), grouped(c.indeterminate), grouped(c.clean_failure),
+           grouped(c.levy_mismatches), rate_cell(r), fixed(r.dependability.calls_per_s.value_or(0.0), 0)});
   }
   if (t.empty()) return "";
   return section("Every call, by class (all trials of each cell together):", t, o);
 }
 
-std::string causes_section(const std::vector<json>& records, const ReportOptions& o) {
+std::string causes_section(const std::vector<CellRecord>& records, const ReportOptions& o) {
   TextTable t = causes_table(records);
   if (t.empty()) return "";
   return section("Why each extra execution ran (all trials of each cell together): copy = a network copy of the "
@@ -429,31 +425,23 @@ std::string causes_section(const std::vector<json>& records, const ReportOptions
                  t, o);
 }
 
-std::string not_measured(const std::vector<json>& records) {
+std::string not_measured(const std::vector<CellRecord>& records) {
   std::string out;
-  for (const json& r : records) {
-    if (r.value("experiment", "") != "dependability" || r.value("status", "") == "ok") continue;
-    out += fmt::format("  {} {}: {}\n", r.value("status", ""), r.value("label", ""), r.value("reason", ""));
+  for (const CellRecord& r : records) {
+    if (!r.is("dependability") || r.ok()) continue;
+    out += fmt::format("  {} {}: {}\n", r.status, r.label, r.reason);
   }
   return out.empty() ? "" : "Cells not measured:\n" + out;
 }
 
 }  // namespace
 
-bool has_events(const json& record) {
-  const json& spec = record.at("cell").at("faults");
-  return spec.contains("events") && !spec.at("events").empty();
-}
+bool has_events(const CellRecord& record) { return !record.cell.config.faults.events.empty(); }
 
-bool has_faults(const json& record) {
+bool has_faults(const CellRecord& record) {
   // The faults table's own control cell (loss 0, dup 0 on the link) belongs
   // with the faults table, not in the load table.
-  if (record.at("cell").value("block", "") == "faults") return true;
-  try {
-    return !netem::is_empty(record.at("cell").at("faults").get<netem::FaultSpec>());
-  } catch (const std::exception&) {
-    return false;
-  }
+  return record.cell.config.block == "faults" || !netem::is_empty(record.cell.config.faults);
 }
 
 namespace {
@@ -468,29 +456,27 @@ std::string default_retry(const TransportRow& row) {
 
 }  // namespace
 
-std::string row_variant(const json& record, bool with_clients) {
-  const json& c = record.at("cell");
-  std::string v = c.value("transport", "?");
+std::string row_variant(const CellRecord& record, bool with_clients) {
+  const CellConfig& c = record.cell.config;
+  std::string v = c.transport;
   const TransportRow* row = find_transport(v);
-  TransportSettings settings = read_settings(c);
   if (row && row->traits.retransmits) {  // the retransmit interval is part of what the row measures
-    auto retry = settings.get(kRetryTimeout);
+    auto retry = c.settings.get(kRetryTimeout);
     v += retry ? fmt::format(" retry {} ms", *retry) : fmt::format(" retry {}", default_retry(*row));
   }
-  v += row_words(settings);  // " +drc +drain": each setting the cell set
-  RetryChoice retry = RetryChoice::of_cell(c);
+  v += row_words(c.settings);  // " +drc +drain": each setting the cell set
   // "+app:5", "+library retry": the client's retry policy, apart from
   // sunrpc-udp's retransmit interval ("retry 20 ms") above.
-  if (retry.policy == RetryPolicy::kApp) v += " +" + retry.name();
-  if (retry.policy == RetryPolicy::kLibrary) v += " +library retry";
-  if (c.value("at_most_once", false)) v += " +at-most-once";
-  if (c.value("connect", "") == "per-call") v += " per-call";
-  if (with_clients && c.value("clients", 1) > 1) v += fmt::format(" x{} clients", c.value("clients", 1));
+  if (c.retry.policy == RetryPolicy::kApp) v += " +" + c.retry.name();
+  if (c.retry.policy == RetryPolicy::kLibrary) v += " +library retry";
+  if (c.at_most_once) v += " +at-most-once";
+  if (c.connect == ConnectMode::kPerCall) v += " per-call";
+  if (with_clients && c.clients > 1) v += fmt::format(" x{} clients", c.clients);
   return v;
 }
 
 const std::vector<ReportTable>& dependability_tables() {
-  using Records = std::vector<json>;
+  using Records = std::vector<CellRecord>;
   static const std::vector<ReportTable> tables = {
       {"levy-load", "silent errors and calls run twice per 1,000,000 against server load, beside Levy's 1989 figures",
        levy_load},
@@ -509,7 +495,7 @@ const std::vector<ReportTable>& dependability_tables() {
   return tables;
 }
 
-std::string dependability_report(const std::vector<json>& records, const ReportOptions& options) {
+std::string dependability_report(const std::vector<CellRecord>& records, const ReportOptions& options) {
   return render_report(dependability_tables(), records, options);
 }
 

@@ -11,8 +11,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "harness/record/cell_record.h"
 #include "harness/run/experiment.h"
 
 namespace rpclab::harness {
@@ -20,13 +19,13 @@ namespace rpclab::harness {
 // The report's tables, in the order they print (the row's, experiment.h).
 const std::vector<ReportTable>& dependability_tables();
 // Those tables, as the row's report would render them.
-std::string dependability_report(const std::vector<nlohmann::json>& records, const ReportOptions& options);
+std::string dependability_report(const std::vector<CellRecord>& records, const ReportOptions& options);
 
 // "sunrpc-udp retry 20 ms", "grpc": the transport and the settings that make
 // a row, without the load and fault axes that make the columns.
-std::string row_variant(const nlohmann::json& record, bool with_clients = true);
+std::string row_variant(const CellRecord& record, bool with_clients = true);
 
-bool has_faults(const nlohmann::json& record);  // steady faults or timed events
-bool has_events(const nlohmann::json& record);  // timed events (the failures table's cells)
+bool has_faults(const CellRecord& record);  // steady faults or timed events
+bool has_events(const CellRecord& record);  // timed events (the failures table's cells)
 
 }  // namespace rpclab::harness

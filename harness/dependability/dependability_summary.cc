@@ -5,218 +5,215 @@
 
 #include <algorithm>
 #include <set>
+#include <stdexcept>
 
-#include "harness/causes/attribution.h"
 #include "harness/dependability/episodes.h"
 #include "transport/settings_table.h"
+#include "harness/dependability/trial_stats.h"
+#include "harness/kit/stats.h"
 #include "harness/run/experiment.h"
 #include "harness/run/result_record.h"
-#include "harness/kit/stats.h"
-#include "harness/dependability/trial_stats.h"
 
 namespace rpclab::harness {
 namespace {
 
-using nlohmann::json;
+// A section every ok trial's record has; a trial without it cannot be
+// summed (the cell fails, saying which).
+template <typename Section>
+const Section& section_of(const TrialRecord& t, const std::optional<Section>& s, const char* name) {
+  if (!s) throw std::runtime_error(fmt::format("trial {} has no {}", t.trial, name));
+  return *s;
+}
 
-json over_all_trials(const std::vector<json>& trials) {
+OverTrialsFigures over_all_trials(const std::vector<TrialRecord>& trials) {
   std::vector<TrialCounts> counts;
-  for (const json& t : trials) counts.push_back(TrialCounts::from_json(t.at("counts")));
-  return {{"silent", over_trials(counts, &ClientTrialCounts::silent).to_json()},
-          {"duplicate_calls", over_trials(counts, &ClientTrialCounts::duplicate_calls).to_json()},
-          {"extra_executions", over_trials(counts, &ClientTrialCounts::extra_executions).to_json()}};
+  for (const TrialRecord& t : trials) counts.push_back(section_of(t, t.dependability.counts, "counts"));
+  return {over_trials(counts, &ClientTrialCounts::silent), over_trials(counts, &ClientTrialCounts::duplicate_calls),
+          over_trials(counts, &ClientTrialCounts::extra_executions)};
 }
 
-json episodes_over(const std::vector<json>& trials) {
-  std::vector<TrialOnsets> onsets;
-  json per_trial = json::array(), firsts = json::array();
-  for (const json& t : trials) {
-    onsets.push_back(TrialOnsets::from_json(t.at("episodes")));
-    per_trial.push_back(onsets.back().onsets);
-    firsts.push_back(onsets.back().first_onset_s ? json(*onsets.back().first_onset_s) : json(nullptr));
+CellEpisodes episodes_over(const std::vector<TrialRecord>& trials) {
+  std::vector<TrialEpisodes> each;
+  CellEpisodes e;
+  for (const TrialRecord& t : trials) {
+    each.push_back(section_of(t, t.dependability.episodes, "episodes"));
+    e.onsets_per_trial.push_back(each.back().onsets);
+    e.first_onset_s_per_trial.push_back(each.back().first_onset_s);
   }
-  return {{"rules", trials.front().at("episodes").at("rules")},
-          {"onsets_per_trial", per_trial},
-          {"first_onset_s_per_trial", firsts},
-          {"note", onsets_note(onsets)}};
+  e.rules = each.front().rules;
+  e.note = onsets_note(each);
+  return e;
 }
 
-// Means over the trials that have the figure; null when none has it.
-json mean_of(const std::vector<json>& trials, const char* key) {
+// A figure of a trial's load, where it has one.
+using LoadFigure = std::optional<double> (*)(const TrialLoad&);
+
+// The mean over the trials that have the figure; null when none has it.
+MaybeNull<double> mean_of(const std::vector<TrialRecord>& trials, LoadFigure figure) {
   double sum = 0;
   size_t n = 0;
-  for (const json& t : trials)
-    if (t.at("load").contains(key) && t.at("load").at(key).is_number()) {
-      sum += t.at("load").at(key).get<double>();
+  for (const TrialRecord& t : trials)
+    if (std::optional<double> v = figure(*t.dependability.load)) {
+      sum += *v;
       ++n;
     }
-  return n ? json(sum / static_cast<double>(n)) : json(nullptr);
+  return n ? MaybeNull<double>::of(sum / static_cast<double>(n)) : MaybeNull<double>::null();
 }
 
-json range_of(const std::vector<json>& trials, const char* key) {
+MaybeNull<std::pair<double, double>> range_of(const std::vector<TrialRecord>& trials, LoadFigure figure) {
   std::vector<double> v;
-  for (const json& t : trials)
-    if (t.at("load").contains(key) && t.at("load").at(key).is_number()) v.push_back(t.at("load").at(key).get<double>());
-  if (v.empty()) return nullptr;
+  for (const TrialRecord& t : trials)
+    if (std::optional<double> x = figure(*t.dependability.load)) v.push_back(*x);
+  if (v.empty()) return MaybeNull<std::pair<double, double>>::null();
   auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-  return {*lo, *hi};
+  return MaybeNull<std::pair<double, double>>::of({*lo, *hi});
 }
+
+std::optional<double> cpu_run_queue(const TrialLoad& l) { return l.server_cpu_run_queue.value; }
+std::optional<double> run_queue_mean(const TrialLoad& l) { return l.run_queue_mean; }
+std::optional<double> loadavg_1m(const TrialLoad& l) { return l.loadavg_1m; }
 
 // The load over the trials: each trial measured its own window.
-json load_over(const std::vector<json>& trials) {
-  const json& first = trials.front().at("load");
+CellLoad load_over(const std::vector<TrialRecord>& trials) {
+  for (const TrialRecord& t : trials) section_of(t, t.dependability.load, "load");
+  const TrialLoad& first = *trials.front().dependability.load;
   double wait_s = 0, slices = 0;
   int samples = 0;
-  for (const json& t : trials) {
-    wait_s += t.at("load").value("server_wait_s", 0.0);
-    slices += t.at("load").value("server_timeslices", 0.0);
-    samples += t.at("load").value("samples", 0);
+  for (const TrialRecord& t : trials) {
+    const TrialLoad& l = *t.dependability.load;
+    wait_s += l.server_wait_s.value_or(0.0);
+    slices += static_cast<double>(l.server_timeslices.value_or(0));
+    samples += l.samples.value_or(0);
   }
-  return {{"hogs", first.value("hogs", 0)},
-          {"server_cpu_run_queue", mean_of(trials, "server_cpu_run_queue")},
-          {"server_cpu_run_queue_range", range_of(trials, "server_cpu_run_queue")},
-          {"server_cpu_method", first.value("server_cpu_method", json(nullptr))},
-          {"server_wait_us_per_timeslice", slices > 0 ? json(wait_s * 1e6 / slices) : json(nullptr)},
-          {"run_queue_mean", mean_of(trials, "run_queue_mean")},
-          {"loadavg_1m", mean_of(trials, "loadavg_1m")},
-          {"samples", samples},
-          {"server_cpus", first.value("server_cpus", json::array())},
-          {"client_cpus", first.value("client_cpus", json::array())}};
+  CellLoad c;
+  c.hogs = first.hogs;
+  c.server_cpu_run_queue = mean_of(trials, cpu_run_queue);
+  c.server_cpu_run_queue_range = range_of(trials, cpu_run_queue);
+  c.server_cpu_method = MaybeNull<std::string>::of(first.server_cpu_method.value);
+  c.server_wait_us_per_timeslice =
+      slices > 0 ? MaybeNull<double>::of(wait_s * 1e6 / slices) : MaybeNull<double>::null();
+  c.run_queue_mean = mean_of(trials, run_queue_mean);
+  c.loadavg_1m = mean_of(trials, loadavg_1m);
+  c.samples = samples;
+  c.server_cpus = first.server_cpus.value_or(std::vector<int>{});
+  c.client_cpus = first.client_cpus.value_or(std::vector<int>{});
+  return c;
 }
 
 // Measured loss and duplication pooled over the trials, exactly: each
 // trial's percentages and packets offered give back its drops and copies.
-json faults_over(const std::vector<json>& trials) {
-  json f = trials.front().at("faults");
+// Each trial keeps its own counters.
+CellFaults faults_over(const std::vector<TrialRecord>& trials) {
+  CellFaults f;
+  static_cast<FaultsApplied&>(f) = section_of(trials.front(), trials.front().dependability.faults, "faults");
   double offered = 0, carried = 0, dropped = 0, duplicated = 0;
-  json per_trial = json::array();
-  for (const json& t : trials) {
-    const json& m = t.at("faults");
-    if (!m.value("measured_loss_pct", json()).is_number()) continue;
-    double o = m.value("packets_offered", 0.0), dup = m.at("measured_dup_pct").get<double>() * o / 100;
+  std::vector<std::array<double, 2>> per_trial;
+  for (const TrialRecord& t : trials) {
+    const TrialFaults& m = section_of(t, t.dependability.faults, "faults");
+    if (!m.measured_loss_pct.has_value()) continue;
+    double o = static_cast<double>(m.packets_offered.value_or(0)), dup = m.measured_dup_pct.value_or(0.0) * o / 100;
     offered += o;
     duplicated += dup;
     carried += o + dup;
-    dropped += m.at("measured_loss_pct").get<double>() * (o + dup) / 100;
-    per_trial.push_back({m.at("measured_loss_pct"), m.at("measured_dup_pct")});
+    dropped += *m.measured_loss_pct * (o + dup) / 100;
+    per_trial.push_back({*m.measured_loss_pct, m.measured_dup_pct.value_or(0.0)});
   }
-  for (const char* k : {"counters_before", "counters_after"}) f.erase(k);  // each trial keeps its own
   if (per_trial.empty()) return f;
-  f["packets_offered"] = offered;
-  f["measured_loss_pct"] = carried > 0 ? 100 * dropped / carried : 0.0;
-  f["measured_dup_pct"] = offered > 0 ? 100 * duplicated / offered : 0.0;
-  f["measured_per_trial"] = per_trial;
+  f.packets_offered = offered;
+  f.measured_loss_pct = MaybeNull<double>::of(carried > 0 ? 100 * dropped / carried : 0.0);
+  f.measured_dup_pct = MaybeNull<double>::of(offered > 0 ? 100 * duplicated / offered : 0.0);
+  f.measured_per_trial = per_trial;
   return f;
 }
 
-std::string truncated_note(const std::vector<json>& trials) {
-  size_t cut = std::count_if(trials.begin(), trials.end(),
-                             [](const json& t) { return !t.value("reason", "").empty(); });
+std::string truncated_note(const std::vector<TrialRecord>& trials) {
+  size_t cut = std::count_if(trials.begin(), trials.end(), [](const TrialRecord& t) { return !t.reason.empty(); });
   return cut ? fmt::format("{} of {} trials reached the cell time limit ({})", cut, trials.size(),
-                           trials.front().value("reason", ""))
+                           trials.front().reason)
              : "";
 }
 
 // What the timed events did over the trials: how many occurrences each
 // trial had, and every warning a phase gave (the trials keep the details).
-json events_over(const std::vector<json>& trials) {
-  json per_trial = json::array(), warnings = json::array();
-  for (const json& t : trials) {
-    per_trial.push_back(t.value("events", json::array()).size());
-    for (const json& w : t.value("warnings", json::array()))
-      warnings.push_back(fmt::format("trial {}: {}", t.value("trial", 0), w.get<std::string>()));
+EventsOverTrials events_over(const std::vector<TrialRecord>& trials) {
+  EventsOverTrials e;
+  for (const TrialRecord& t : trials) {
+    e.occurrences_per_trial.push_back(t.dependability.events ? t.dependability.events->size() : 0);
+    for (const std::string& w : t.dependability.warnings.value_or(std::vector<std::string>{}))
+      e.warnings.push_back(fmt::format("trial {}: {}", t.trial, w));
   }
-  return {{"occurrences_per_trial", per_trial}, {"warnings", warnings}};
+  return e;
 }
 
 // The causes over the trials: counts added, the captures' words listed
 // once each (a trial without a capture says why), drops added.
-json causes_over(const std::vector<json>& trials) {
-  CauseCounts sum;
+MaybeNull<CausesRecord> causes_over(const std::vector<TrialRecord>& trials) {
+  CausesRecord sum;
   Cascades cascades;
   std::set<std::string> captures;
-  json drops = nullptr;  // null: no trial had a capture
-  for (const json& t : trials) {
-    if (!t.contains("causes")) continue;
-    const json& c = t.at("causes");
-    sum += CauseCounts::from_json(c);
-    cascades += Cascades::from_json(c);
-    captures.insert(c.value("capture", ""));
-    if (c.value("capture_drops", json()).is_number())
-      drops = (drops.is_null() ? 0 : drops.get<uint64_t>()) + c.at("capture_drops").get<uint64_t>();
+  sum.capture_drops = MaybeNull<uint64_t>::null();  // no trial had a capture
+  for (const TrialRecord& t : trials) {
+    if (!t.dependability.causes) continue;
+    const CausesRecord& c = *t.dependability.causes;
+    sum.counts += c.counts;
+    if (c.cascades) cascades += *c.cascades;
+    captures.insert(c.capture);
+    if (c.capture_drops.has_value())
+      sum.capture_drops = MaybeNull<uint64_t>::of(sum.capture_drops.value_or(0) + *c.capture_drops);
   }
-  if (captures.empty()) return nullptr;
-  json j = sum.to_json();
-  j["capture"] = fmt::format("{}", fmt::join(captures, "; "));
-  j["capture_drops"] = drops;
-  cascades.add_to(j);
-  return j;
+  if (captures.empty()) return MaybeNull<CausesRecord>::null();
+  sum.capture = fmt::format("{}", fmt::join(captures, "; "));
+  sum.cascades = cascades;
+  return MaybeNull<CausesRecord>::of(sum);
 }
 
 // Where the trials ran (each trial's `topology_place`), each place once;
 // null when no trial says (--server-host: its `hosts` say).
-json places_over(const std::vector<json>& trials) {
+MaybeNull<std::string> places_over(const std::vector<TrialRecord>& trials) {
   std::set<std::string> places;
-  for (const json& t : trials)
-    if (t.value("topology_place", json()).is_string()) places.insert(t.at("topology_place").get<std::string>());
-  if (places.empty()) return nullptr;
-  return fmt::format("{}", fmt::join(places, "; "));
+  for (const TrialRecord& t : trials)
+    if (t.dependability.topology_place.has_value()) places.insert(*t.dependability.topology_place);
+  if (places.empty()) return MaybeNull<std::string>::null();
+  return MaybeNull<std::string>::of(fmt::format("{}", fmt::join(places, "; ")));
 }
 
 }  // namespace
 
-void add_classes(json& record, const ClassCounts& c) {
-  record["calls"] = c.calls;
-  record["classes"] = c.to_json();
-  record["levy_mismatches"] = c.levy_mismatches;
-  // Calls that ... are proportions of the calls; mismatches and extra
-  // executions are counts that can exceed them (stats.h).
-  auto proportion = [&](uint64_t k) { return proportion_per_million(k, c.calls).to_json(); };
-  auto count = [&](uint64_t k) { return count_per_million(k, c.calls).to_json(); };
-  record["silent_per_million"] = proportion(c.silent());
-  record["rates_per_million"] = {{"silent_loss", proportion(c.silent_loss)},
-                                 {"silent_duplicates", proportion(c.silent_duplicates)},
-                                 {"duplicate_calls", proportion(c.duplicate_calls)},
-                                 {"indeterminate", proportion(c.indeterminate)},
-                                 {"levy_mismatches", count(c.levy_mismatches)},
-                                 {"extra_executions", count(c.extra_executions)}};
+void add_classes(DependabilityCell& d, const ClassCounts& c) {
+  d.classes = c;
+  d.silent_per_million = proportion_per_million(c.silent(), c.calls);
+  d.rates_per_million = ClassRates::of(c);
 }
 
-void summarize_dependability(const CellConfig& cell, const std::vector<json>& trials, const std::vector<json>&,
-                             json& record) {
-  record["calls_planned"] = cell.total_calls() * static_cast<uint64_t>(std::max(1, cell.trials));
-  // The settings the dependability matrix varied before settings were
-  // rows (drc, retry_timeout_ms, drain_stale_replies) are also at the
-  // record's top level, where readers of results.jsonl have them
-  // (docs/results-format.md); a newer setting is in the cell only.
-  for (const TransportSetting* s : all_settings())
-    if (s->in_every_cell && (s->matrices & kDependabilityMatrix))
-      record[std::string(s->name)] = setting_json(cell.settings, *s);
-  record["retry_policy"] = cell.retry.name();
-  record["at_most_once"] = cell.at_most_once;
-  record["topology_place"] = places_over(trials);
-  std::vector<json> ok = ok_trials(trials);
+void summarize_dependability(const CellConfig& cell, const std::vector<TrialRecord>& trials,
+                             const std::vector<CellRecord>&, CellRecord& record) {
+  DependabilityCell& d = record.dependability;
+  d.calls_planned = cell.total_calls() * static_cast<uint64_t>(std::max(1, cell.trials));
+  for (const TransportSetting* s : top_level_settings())
+    d.top_level_settings[std::string(s->name)] = setting_json(cell.settings, *s);
+  d.retry_policy = cell.retry.name();
+  d.at_most_once = cell.at_most_once;
+  d.topology_place = places_over(trials);
+  std::vector<TrialRecord> ok = ok_trials(trials);
   if (ok.empty()) return;
   ClassCounts classes;
   double client_wall_s = 0;
-  for (const json& t : ok) {
-    classes += ClassCounts::from_record(t);
-    client_wall_s += t.value("client_wall_s", 0.0);
+  for (const TrialRecord& t : ok) {
+    classes += section_of(t, t.dependability.classes, "classes");
+    client_wall_s += t.dependability.client_wall_s.value_or(0.0);
   }
-  add_classes(record, classes);
-  record["over_trials"] = over_all_trials(ok);
-  record["causes"] = causes_over(ok);
-  record["episodes"] = episodes_over(ok);
-  record["load"] = load_over(ok);
-  record["faults"] = faults_over(ok);
-  record["client_wall_s"] = client_wall_s;
-  record["calls_per_s"] = client_wall_s > 0 ? static_cast<double>(classes.calls) / client_wall_s : 0;
-  record["settings"] = ok.front().value("settings", json::object());
-  if (!cell.faults.events.empty()) record["events"] = events_over(ok);
-  if (std::string note = truncated_note(ok); !note.empty()) {
-    std::string reason = record.value("reason", "");
-    mark(record, "ok", reason.empty() ? note : reason + "; " + note);
-  }
+  add_classes(d, classes);
+  d.over_trials = over_all_trials(ok);
+  d.causes = causes_over(ok);
+  d.episodes = episodes_over(ok);
+  d.load = load_over(ok);
+  d.faults = faults_over(ok);
+  d.client_wall_s = client_wall_s;
+  d.calls_per_s = client_wall_s > 0 ? static_cast<double>(classes.calls) / client_wall_s : 0;
+  record.settings = ok.front().settings.value_or(nlohmann::json::object());
+  if (!cell.faults.events.empty()) d.events = events_over(ok);
+  if (std::string note = truncated_note(ok); !note.empty())
+    mark(record, "ok", record.reason.empty() ? note : record.reason + "; " + note);
 }
 
 }  // namespace rpclab::harness

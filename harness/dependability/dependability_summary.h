@@ -6,20 +6,19 @@
 
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "harness/run/cell_config.h"
 #include "harness/dependability/classify.h"
+#include "harness/record/cell_config.h"
+#include "harness/record/cell_record.h"
 
 namespace rpclab::harness {
 
 // A CellSummary (experiment.h).
-void summarize_dependability(const CellConfig& cell, const std::vector<nlohmann::json>& trials,
-                             const std::vector<nlohmann::json>& earlier, nlohmann::json& record);
+void summarize_dependability(const CellConfig& cell, const std::vector<TrialRecord>& trials,
+                             const std::vector<CellRecord>& earlier, CellRecord& record);
 
 // Puts the join's numbers into a record: calls, classes, Levy's mismatches
 // and every rate per million with its interval (also used by tests on
 // hand-made data).
-void add_classes(nlohmann::json& record, const ClassCounts& classes);
+void add_classes(DependabilityCell& record, const ClassCounts& classes);
 
 }  // namespace rpclab::harness

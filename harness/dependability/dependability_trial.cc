@@ -23,16 +23,14 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 
 // The join, once: classes, each client's counts and the episodes, which
 // the statistics over the cell's trials read.
-TrialJoin add_join(nlohmann::json& trial, const CellConfig& cell, const ClientResults& clients, const Ledger& ledger,
-                   uint32_t number) {
+TrialJoin add_join(DependabilityTrial& trial, const CellConfig& cell, const ClientResults& clients,
+                   const Ledger& ledger, uint32_t number) {
   std::vector<ClientCalls> calls;
   for (int k = 1; k <= cell.clients; ++k) calls.push_back({static_cast<uint32_t>(k), &clients.records[k - 1]});
   TrialJoin join = join_trial(number, calls, ledger);
-  trial["calls"] = join.classes.calls;
-  trial["classes"] = join.classes.to_json();
-  trial["levy_mismatches"] = join.classes.levy_mismatches;
-  trial["counts"] = join.counts.to_json();
-  trial["episodes"] = find_episodes(join.errors).to_json();
+  trial.classes = join.classes;
+  trial.counts = join.counts;
+  trial.episodes = episodes_record(find_episodes(join.errors));
   return join;
 }
 
@@ -42,7 +40,7 @@ TrialJoin add_join(nlohmann::json& trial, const CellConfig& cell, const ClientRe
 ClientResults run_clients_with_events(Placement& at, const CellConfig& cell, TrialServer& server, const Link& link,
                                       const CellFiles& files, const TrialPlace& place, CellEnvironment& env,
                                       const std::function<void()>& tick, process::CommandLog& log,
-                                      nlohmann::json& trial) {
+                                      TrialRecord& trial) {
   CellEvents events(cell.faults, cell.duration_ms, link.events_backend(), server.control(), log);
   try {
     ClientResults clients = at.run_clients(cell, {}, server.endpoint(), files, place,
@@ -62,16 +60,17 @@ ClientResults run_clients_with_events(Placement& at, const CellConfig& cell, Tri
 // Each phase's time goes into the record: the trial's fixed cost (link,
 // server, load settling, teardown) beside the clients' own.
 void run_placed_trial(Placement& at, const CellConfig& cell, const TrialPlace& place, CellEnvironment& env,
-                      process::CommandLog& log, nlohmann::json& trial) {
+                      process::CommandLog& log, TrialRecord& trial) {
   auto t0 = Clock::now();
   CellFiles files{place.dir};
+  DependabilityTrial& d = trial.dependability;
   at.describe(trial);
   std::unique_ptr<TrialServer> server =
       at.start_server(cell, files, fmt::format("cell-{}-trial-{}", place.cell_index, place.trial));
   server->describe(trial);
   Link link = at.impair(cell, files);
   double setup_s = seconds_since(t0);
-  std::unique_ptr<TrialLoad> load = at.load(cell, at.processes(cell));
+  std::unique_ptr<ServerCpuLoad> load = at.load(cell, at.processes(cell));
   TrialCapture capture = start_capture(cell, env.wire_capture, at.client_end(), server->endpoint(), log);
 
   auto started = Clock::now();
@@ -80,29 +79,27 @@ void run_placed_trial(Placement& at, const CellConfig& cell, const TrialPlace& p
     server->check_alive();  // waitpid only: nothing is asked of the server while it is measured
     if (env.progress) env.progress->tick();
   };
-  ClientResults clients =
-      run_clients_with_events(at, cell, *server, link, files, place, env, tick, log, trial);
+  ClientResults clients = run_clients_with_events(at, cell, *server, link, files, place, env, tick, log, trial);
   double wall_s = seconds_since(started);
-  trial["load"] = load->finish();
+  d.load = load->finish();
   auto teardown = Clock::now();
-  trial["faults"] = link.measured(cell, files);
+  d.faults = link.measured(cell, files);
   at.restore();
   Ledger ledger = server->stop_and_read_ledger(files);
-  TrialJoin join = add_join(trial, cell, clients, ledger, place.trial);
-  trial["causes"] = trial_causes(cell, capture, files, clients, join.classes.extra_executions);
-  trial["client_wall_s"] = wall_s;
-  trial["calls_per_s"] = wall_s > 0 ? static_cast<double>(join.classes.calls) / wall_s : 0;
-  trial["settings"] = clients.records.front().header.value("settings", nlohmann::json::object());
-  trial["phases_s"] = {{"link_and_server", setup_s}, {"load_settle", load->settle_s()}, {"clients", wall_s},
-                       {"teardown_and_join", seconds_since(teardown)}};
+  TrialJoin join = add_join(d, cell, clients, ledger, place.trial);
+  d.causes = trial_causes(cell, capture, files, clients, join.classes.extra_executions);
+  d.client_wall_s = wall_s;
+  d.calls_per_s = wall_s > 0 ? static_cast<double>(join.classes.calls) / wall_s : 0;
+  trial.settings = clients.records.front().settings();
+  d.phases_s = TrialPhases{setup_s, load->settle_s(), wall_s, seconds_since(teardown)};
   if (clients.truncated)
     mark(trial, "ok", fmt::format("cell time limit ({} s) reached: {} of {} calls made", env.cell_time_limit_s,
                                   join.classes.calls, cell.total_calls()));
 }
 
 void run_dependability_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env,
-                             process::CommandLog& log, nlohmann::json& trial) {
-  trial["calls_planned"] = cell.total_calls();
+                             process::CommandLog& log, TrialRecord& trial) {
+  trial.dependability.calls_planned = cell.total_calls();
   if (env.remote) return run_placed_trial(*env.remote(cell, log), cell, place, env, log, trial);
   if (std::string why = cannot_run_here(cell, env.caps); !why.empty()) return mark(trial, "skipped", why);
   netem::Choice choice;

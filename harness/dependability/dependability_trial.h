@@ -21,10 +21,10 @@ namespace rpclab::harness {
 // trial skipped when the cell cannot run on this machine; throws when the
 // trial cannot finish.
 void run_dependability_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env,
-                             process::CommandLog& log, nlohmann::json& trial);
+                             process::CommandLog& log, TrialRecord& trial);
 
 // The trial itself, wherever `at` puts it.
 void run_placed_trial(Placement& at, const CellConfig& cell, const TrialPlace& place, CellEnvironment& env,
-                      process::CommandLog& log, nlohmann::json& trial);
+                      process::CommandLog& log, TrialRecord& trial);
 
 }  // namespace rpclab::harness

@@ -89,49 +89,23 @@ double Episodes::errors_per_onset() const {
   return list.empty() ? 0 : static_cast<double>(error_calls()) / static_cast<double>(list.size());
 }
 
-nlohmann::json Episodes::to_json(size_t listed) const {
-  nlohmann::json episodes = nlohmann::json::array();
-  for (size_t i = 0; i < std::min(listed, list.size()); ++i) {
-    const Episode& e = list[i];
-    episodes.push_back({{"onset_s", e.onset_s},
-                        {"last_error_s", e.last_error_s},
-                        {"onset_spread_s", e.onset_spread_s},
-                        {"clients", e.clients},
-                        {"error_calls", e.error_calls},
-                        {"silent", e.silent},
-                        {"extra_executions", e.extra_executions}});
-  }
-  auto first = first_onset_s();
-  return {{"rules", {{"clean_calls", rules.clean_calls}, {"window_s", rules.window_s}}},
-          {"onsets", onsets()},
-          {"error_calls", error_calls()},
-          {"errors_per_onset", errors_per_onset()},
-          {"first_onset_s", first ? nlohmann::json(*first) : nlohmann::json(nullptr)},
-          {"episodes", episodes},
-          {"episodes_listed", episodes.size()}};
-}
-
-TrialOnsets TrialOnsets::of(const Episodes& e) { return {e.onsets(), e.error_calls(), e.first_onset_s()}; }
-
-TrialOnsets TrialOnsets::from_json(const nlohmann::json& j) {
-  TrialOnsets t;
-  t.onsets = j.at("onsets").get<size_t>();
-  t.error_calls = j.at("error_calls").get<uint64_t>();
-  if (!j.at("first_onset_s").is_null()) t.first_onset_s = j.at("first_onset_s").get<double>();
-  return t;
+TrialEpisodes episodes_record(const Episodes& e, size_t listed) {
+  TrialEpisodes r{e.rules, e.onsets(), e.error_calls(), e.errors_per_onset(), e.first_onset_s(), {}};
+  r.listed.assign(e.list.begin(), e.list.begin() + static_cast<std::ptrdiff_t>(std::min(listed, e.list.size())));
+  return r;
 }
 
 std::string onsets_note(const std::vector<Episodes>& trials) {
-  std::vector<TrialOnsets> list;
-  for (const Episodes& e : trials) list.push_back(TrialOnsets::of(e));
+  std::vector<TrialEpisodes> list;
+  for (const Episodes& e : trials) list.push_back(episodes_record(e, 0));
   return onsets_note(list);
 }
 
-std::string onsets_note(const std::vector<TrialOnsets>& trials) {
+std::string onsets_note(const std::vector<TrialEpisodes>& trials) {
   std::vector<size_t> onsets;
   std::vector<double> firsts;
   uint64_t errors = 0, total_onsets = 0;
-  for (const TrialOnsets& t : trials) {
+  for (const TrialEpisodes& t : trials) {
     onsets.push_back(t.onsets);
     total_onsets += t.onsets;
     errors += t.error_calls;

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "harness/record/episodes.h"
 
 namespace rpclab::harness {
 
@@ -28,26 +28,6 @@ struct ErrorCall {
   uint32_t extra_executions = 0;  // executions beyond the first
 };
 
-struct EpisodeRules {
-  // A client's run of errors ends after this many calls in a row that went
-  // right; its next error is a new onset for that client.
-  uint64_t clean_calls = 10;
-  // Onsets in different clients (or again in one) within this many seconds
-  // of an episode's first onset belong to that episode: one stall releases
-  // every waiting client's reply within a few ms.
-  double window_s = 0.010;
-};
-
-struct Episode {
-  double onset_s = 0;         // the first error's end, from the clients' start
-  double last_error_s = 0;    // the last error of its runs
-  double onset_spread_s = 0;  // from the first to the last client's onset in it
-  uint32_t clients = 0;       // distinct clients it hit
-  uint64_t error_calls = 0;
-  uint64_t silent = 0;
-  uint64_t extra_executions = 0;
-};
-
 struct Episodes {
   EpisodeRules rules;         // the rules they were found by
   std::vector<Episode> list;  // by onset
@@ -55,25 +35,17 @@ struct Episodes {
   uint64_t error_calls() const;
   std::optional<double> first_onset_s() const;
   double errors_per_onset() const;  // error calls per onset, 0 without any
-  // Totals, the first onset, and the first `listed` episodes.
-  nlohmann::json to_json(size_t listed = 20) const;
 };
 
 Episodes find_episodes(std::vector<ErrorCall> errors, const EpisodeRules& rules = {});
 
-// What a cell's line needs of one trial's episodes; also read back from
-// the trial's record (Episodes::to_json), which lists only the first few.
-struct TrialOnsets {
-  size_t onsets = 0;
-  uint64_t error_calls = 0;
-  std::optional<double> first_onset_s;
-  static TrialOnsets of(const Episodes& e);
-  static TrialOnsets from_json(const nlohmann::json& episodes);
-};
+// The trial record's `episodes`: the totals, the first onset, and the
+// first `listed` episodes.
+TrialEpisodes episodes_record(const Episodes& e, size_t listed = 20);
 
 // For a cell's line: "onsets per trial 1, 0, 0, 0, 0; 26,691 errors per
 // onset; first onset 41.2 s after the clients started" ("" without errors).
-std::string onsets_note(const std::vector<TrialOnsets>& trials);
+std::string onsets_note(const std::vector<TrialEpisodes>& trials);
 std::string onsets_note(const std::vector<Episodes>& trials);
 
 }  // namespace rpclab::harness

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "transport/transport.h"
-#include "harness/run/cell_config.h"
+#include "harness/record/cell_config.h"
 #include "harness/run/setting_axes.h"
 #include "netem/spec/fault_spec.h"
 #include "netem/topology/topology.h"

@@ -27,7 +27,7 @@ ClientTrialCounts join_client(const ClientCalls& client, const Ledger& ledger, i
     double end_ns = record_start_ns + static_cast<double>(call.start_ns) + static_cast<double>(call.latency_ns);
     uint32_t ran = ledger.count(client.client_id, call.seq);
     accounted += ran;
-    classes.add_call(call.kind, ran);
+    add_call(classes, call.kind, ran);
     CallClass cls = class_of(call.kind, ran);
     ++c.calls;
     bool silent = is_silent(cls);
@@ -43,7 +43,7 @@ ClientTrialCounts join_client(const ClientCalls& client, const Ledger& ledger, i
     }
     c.silent += silent ? 1 : 0;
   }
-  classes.end_client(ledger, client.client_id, accounted, silent_before);
+  end_client(classes, ledger, client.client_id, accounted, silent_before);
   return c;
 }
 

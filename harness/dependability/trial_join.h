@@ -11,7 +11,7 @@
 #include "server/ledger.h"
 #include "harness/dependability/classify.h"
 #include "harness/dependability/episodes.h"
-#include "harness/dependability/trial_counts.h"
+#include "harness/record/trial_counts.h"
 
 namespace rpclab::harness {
 

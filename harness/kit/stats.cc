@@ -71,15 +71,6 @@ RatePerMillion count_per_million(uint64_t k, uint64_t n) {
   return {per_million(k, n), 1e6 * g.low / nn, 1e6 * g.high / nn, "poisson-exact"};
 }
 
-nlohmann::json RatePerMillion::to_json() const {
-  return {{"value", value}, {"ci95_low", ci95_low}, {"ci95_high", ci95_high}, {"method", method}};
-}
-
-RatePerMillion RatePerMillion::from_json(const nlohmann::json& j) {
-  return {j.at("value").get<double>(), j.at("ci95_low").get<double>(), j.at("ci95_high").get<double>(),
-          j.value("method", "")};
-}
-
 double chi_square_upper_tail(double x, double df) {
   if (x <= 0) return 1;
   return boost::math::cdf(boost::math::complement(boost::math::chi_squared(df), x));

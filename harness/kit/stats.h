@@ -8,8 +8,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 namespace rpclab::harness {
 
 struct Interval {
@@ -40,9 +38,7 @@ struct RatePerMillion {
   double value = 0;
   double ci95_low = 0;
   double ci95_high = 0;
-  std::string method;
-  nlohmann::json to_json() const;  // value, ci95_low, ci95_high, method
-  static RatePerMillion from_json(const nlohmann::json& j);
+  std::string method;  // its JSON form: harness/record/classes.h
 };
 // Calls that ... (silent loss, silent duplicates, duplicate calls,
 // indeterminate): at most one per call, so a proportion of n. Wilson.

@@ -15,7 +15,8 @@
 
 #include "client/call_record.h"
 #include "server/ledger.h"
-#include "harness/run/cell_config.h"
+#include "harness/record/cell_config.h"
+#include "harness/record/trial_record.h"
 #include "process/child_process.h"
 #include "netem/events/event_runner.h"
 #include "netem/topology/topology.h"
@@ -78,7 +79,7 @@ class TrialServer {
   // lasts at most `seconds` (a remote one's dead-man switch starts again).
   virtual void keep_for(int seconds) {}
   // What the trial's record says of it beyond where it ran.
-  virtual void describe(nlohmann::json& trial) const {}
+  virtual void describe(TrialRecord& trial) const {}
 };
 
 // The server of a cell, and the ServerControl its server events act on:

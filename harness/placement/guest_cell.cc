@@ -25,16 +25,24 @@ void adopt_guest_log(const std::string& guest_log, process::CommandLog& log) {
 }
 
 // The guest's record, without the fields the host has already set (which
-// trial, where, when): what the guest measured, and its status.
-void take_measurements(const nlohmann::json& from_guest, nlohmann::json& trial) {
-  for (const auto& [key, value] : from_guest.items())
-    if (!trial.contains(key) || key == "status" || key == "reason") trial[key] = value;
+// trial, where, when, the calls it planned): what the guest measured, and
+// its status.
+void take_measurements(const TrialRecord& from_guest, TrialRecord& trial) {
+  std::optional<uint64_t> planned = trial.dependability.calls_planned;
+  trial.status = from_guest.status;
+  trial.reason = from_guest.reason;
+  trial.hosts = from_guest.hosts;
+  trial.settings = from_guest.settings;
+  trial.dependability = from_guest.dependability;
+  if (planned) trial.dependability.calls_planned = planned;
+  trial.speed = from_guest.speed;
+  for (const auto& [key, value] : from_guest.other.items()) trial.other.emplace(key, value);
 }
 
 }  // namespace
 
 void run_trial_in_guest(const CellConfig& cell, const TrialPlace& place, const netem::Choice& choice,
-                        CellEnvironment& env, process::CommandLog& log, nlohmann::json& trial) {
+                        CellEnvironment& env, process::CommandLog& log, TrialRecord& trial) {
   std::string spec = place.dir + "/cell.json", result = place.dir + "/trial-result.json";
   write_file_atomically(spec, cell.to_json().dump(2) + "\n");
   netem::GuestOptions options;
@@ -56,15 +64,15 @@ void run_trial_in_guest(const CellConfig& cell, const TrialPlace& place, const n
                                   "log: {}", run.failure.empty() ? "no result file" : run.failure,
                                   log_tail(run.console_path, 3), log_tail(place.dir + "/guest-cell.log", 3)));
   try {
-    take_measurements(nlohmann::json::parse(in), trial);
-  } catch (const nlohmann::json::exception& e) {
-    throw CellFailure(std::string("the guest's result file is not JSON: ") + e.what());
+    take_measurements(nlohmann::json::parse(in).get<TrialRecord>(), trial);
+  } catch (const std::exception& e) {
+    throw CellFailure(std::string("the guest's result file is not a trial's record: ") + e.what());
   }
-  if (!trial.contains("faults") || !trial["faults"].is_object()) trial["faults"] = nlohmann::json::object();
-  trial["faults"]["backend"] = netem::backend_name(netem::BackendKind::kUmlNetem);
-  trial["faults"]["backend_reason"] = choice.reason;
-  trial["guest"] = {{"boot_ms", run.boot_ms}, {"total_ms", run.total_ms}, {"cpus", 1},
-                    {"note", "timings inside the guest are not comparable with the host's"}};
+  DependabilityTrial& d = trial.dependability;
+  if (!d.faults) d.faults = TrialFaults{};
+  d.faults->backend = netem::backend_name(netem::BackendKind::kUmlNetem);
+  d.faults->backend_reason = choice.reason;
+  d.guest = GuestFacts{run.boot_ms, run.total_ms, 1, "timings inside the guest are not comparable with the host's"};
 }
 
 int run_cell_command(const GuestTrial& what,
@@ -79,8 +87,8 @@ int run_cell_command(const GuestTrial& what,
   env.caps = netem::probe_capabilities();
   env.inside_guest = true;
   TrialRunner runner = experiment_of(cell)->trial_runner(place.dir, env);
-  nlohmann::json trial = run_trial(runner, cell, place, env, log);
-  write_file_atomically(what.result_path, trial.dump() + "\n");
+  TrialRecord trial = run_trial(runner, cell, place, env, log);
+  write_file_atomically(what.result_path, nlohmann::json(trial).dump() + "\n");
   return kExitOk;
 }
 

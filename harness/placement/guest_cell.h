@@ -8,8 +8,7 @@
 #include <functional>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
+#include "harness/record/trial_record.h"
 #include "harness/run/experiment.h"
 #include "netem/faults/fault_backend.h"
 
@@ -18,7 +17,7 @@ namespace rpclab::harness {
 // On the host: boots the guest for one trial and puts what it measured
 // into `trial`. Throws CellFailure when the guest gave no record.
 void run_trial_in_guest(const CellConfig& cell, const TrialPlace& place, const netem::Choice& choice,
-                        CellEnvironment& env, process::CommandLog& log, nlohmann::json& trial);
+                        CellEnvironment& env, process::CommandLog& log, TrialRecord& trial);
 
 // Inside the guest: `rpclab cell --spec FILE --result FILE --trial K`
 // runs that trial with the runner of the cell's experiment (`experiment_of`

@@ -13,7 +13,7 @@ namespace {
 
 // Hogs on the server's CPU, settled before the clients start, and the
 // meter of what that CPU and the server's threads ran while they ran.
-class LocalLoad : public TrialLoad {
+class LocalLoad : public ServerCpuLoad {
  public:
   LocalLoad(const CellConfig& cell, const ProcessPlacement& cpus, process::CommandLog& log)
       : hogs_count_(cell.hogs), cpus_(cpus), hogs_(cell.hogs, cpus.server_cpus, log) {}
@@ -22,14 +22,14 @@ class LocalLoad : public TrialLoad {
     meter_.emplace(server.local_pid().value_or(0), cpus_.server_cpus, cpus_.client_cpus);
   }
   double settle_s() const override { return hogs_.settle_s(); }
-  nlohmann::json finish() override {
-    nlohmann::json j = meter_ ? meter_->finish(hogs_count_).to_json() : nlohmann::json::object();
+  TrialLoad finish() override {
+    TrialLoad l = meter_ ? TrialLoad::measured(meter_->finish(hogs_count_)) : TrialLoad{};
     hogs_.stop();
-    j["settle_s"] = hogs_.settle_s();
-    j["settled"] = hogs_.settled();
-    j["server_cpus"] = cpus_.server_cpus;
-    j["client_cpus"] = cpus_.client_cpus;
-    return j;
+    l.settle_s = hogs_.settle_s();
+    l.settled = hogs_.settled();
+    l.server_cpus = cpus_.server_cpus;
+    l.client_cpus = cpus_.client_cpus;
+    return l;
   }
 
  private:
@@ -51,7 +51,7 @@ LocalPlacement::LocalPlacement(netem::TopologyKind kind, netem::LoopbackPlace wh
 
 LocalPlacement::~LocalPlacement() = default;
 
-void LocalPlacement::describe(nlohmann::json& trial) const { trial["topology_place"] = topology_->place(); }
+void LocalPlacement::describe(TrialRecord& trial) const { trial.dependability.topology_place = topology_->place(); }
 
 ProcessPlacement LocalPlacement::processes(const CellConfig& cell) const {
   return place_processes(cell, env_.bin_dir, env_.caps.cpus, env_.stop);
@@ -69,7 +69,7 @@ Link LocalPlacement::impair(const CellConfig& cell, const CellFiles& files) {
   return link;
 }
 
-std::unique_ptr<TrialLoad> LocalPlacement::load(const CellConfig& cell, const ProcessPlacement& cpus) {
+std::unique_ptr<ServerCpuLoad> LocalPlacement::load(const CellConfig& cell, const ProcessPlacement& cpus) {
   return std::make_unique<LocalLoad>(cell, cpus, log_);
 }
 

@@ -22,12 +22,12 @@ class LocalPlacement : public Placement {
                  process::CommandLog& log);
   ~LocalPlacement() override;
 
-  void describe(nlohmann::json& trial) const override;
+  void describe(TrialRecord& trial) const override;
   ProcessPlacement processes(const CellConfig& cell) const override;
   std::unique_ptr<TrialServer> start_server(const CellConfig& cell, const CellFiles& files,
                                             const std::string& name) override;
   Link impair(const CellConfig& cell, const CellFiles& files) override;
-  std::unique_ptr<TrialLoad> load(const CellConfig& cell, const ProcessPlacement& cpus) override;
+  std::unique_ptr<ServerCpuLoad> load(const CellConfig& cell, const ProcessPlacement& cpus) override;
   ClientEnd client_end() const override;
   const netem::Host* server_end() const override { return &topology_->server(); }
   ClientResults run_clients(const CellConfig& cell, const std::vector<std::string>& extra_args,

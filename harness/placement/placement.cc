@@ -13,25 +13,25 @@ void Link::apply(const CellConfig& cell, const CellFiles& files) {
   before_ = backend_->read_counters();
 }
 
-nlohmann::json Link::measured(const CellConfig& cell, const CellFiles& files) {
-  nlohmann::json f = {{"backend", netem::backend_name(choice_.kind)},
-                      {"backend_reason", choice_.reason},
-                      {"spec", nlohmann::json(cell.faults)},
-                      {"loss_pct", cell.faults.loss_pct},
-                      {"dup_pct", cell.faults.dup_pct},
-                      {"measured_loss_pct", nullptr},
-                      {"measured_dup_pct", nullptr}};
+TrialFaults Link::measured(const CellConfig& cell, const CellFiles& files) {
+  TrialFaults f;
+  f.backend = netem::backend_name(choice_.kind);
+  f.backend_reason = choice_.reason;
+  f.spec = cell.faults;
+  f.loss_pct = cell.faults.loss_pct;
+  f.dup_pct = cell.faults.dup_pct;
+  f.measured_loss_pct = f.measured_dup_pct = MaybeNull<double>::null();
   if (!backend_) return f;
   netem::LinkCounters after = backend_->read_counters();
   write_file_atomically(files.path("link-after.txt"), backend_->state());
   netem::MeasuredFaults m = netem::measure(before_, after, cell.faults.direction);
-  f["measured_loss_pct"] = m.loss_pct;
-  f["measured_dup_pct"] = m.dup_pct;
-  f["packets_offered"] = m.offered;
-  f["counters_before"] = before_.to_json();
-  f["counters_after"] = after.to_json();
-  f["seed"] = cell.faults.seed ? nlohmann::json(*cell.faults.seed) : nlohmann::json(nullptr);
-  f["seed_applied"] = backend_->seed_applied();
+  f.measured_loss_pct = m.loss_pct;
+  f.measured_dup_pct = m.dup_pct;
+  f.packets_offered = m.offered;
+  f.counters_before = before_.to_json();
+  f.counters_after = after.to_json();
+  f.seed = MaybeNull<uint64_t>::of(cell.faults.seed);
+  f.seed_applied = backend_->seed_applied();
   return f;
 }
 

@@ -26,8 +26,9 @@
 #include <nlohmann/json.hpp>
 
 #include "server/ledger.h"
-#include "harness/run/cell_config.h"
+#include "harness/record/cell_config.h"
 #include "harness/placement/cell_processes.h"
+#include "harness/record/trial_record.h"
 #include "netem/events/event_runner.h"
 #include "netem/faults/fault_backend.h"
 #include "netem/topology/topology.h"
@@ -48,7 +49,7 @@ class Link {
   void apply(const CellConfig& cell, const CellFiles& files);
   // The record's `faults`: configured, and (with a backend) measured since
   // apply(), with the state at the end (link-after.txt).
-  nlohmann::json measured(const CellConfig& cell, const CellFiles& files);
+  TrialFaults measured(const CellConfig& cell, const CellFiles& files);
   // What link events (a partition, a reset) act on; null without one.
   netem::FaultBackend* events_backend() const;
   bool applied() const { return backend_ != nullptr; }
@@ -61,12 +62,12 @@ class Link {
 
 // The load on the server's CPU while the clients run: CPU hogs beside the
 // server and what that CPU ran, where the server shares this machine.
-class TrialLoad {
+class ServerCpuLoad {
  public:
-  virtual ~TrialLoad() = default;
+  virtual ~ServerCpuLoad() = default;
   virtual void start_measuring(TrialServer& server) = 0;  // as the clients start
   virtual double settle_s() const { return 0; }           // how long the hogs took to run
-  virtual nlohmann::json finish() = 0;                    // hogs stopped; the record's `load`
+  virtual TrialLoad finish() = 0;                         // hogs stopped; the record's `load`
 };
 
 // The client's end of the link as this machine sees it: where a capture or
@@ -80,7 +81,7 @@ class Placement {
  public:
   virtual ~Placement() = default;
   // Where the trial ran, in its record (`topology_place`, `hosts`).
-  virtual void describe(nlohmann::json& trial) const = 0;
+  virtual void describe(TrialRecord& trial) const = 0;
   // The CPUs of the server (and its hogs) and of the clients.
   virtual ProcessPlacement processes(const CellConfig& cell) const = 0;
   // The cell's server, started and serving, its files in `files` (or,
@@ -93,7 +94,7 @@ class Placement {
   // The faults off again, when the end of the trial does not take them
   // off by itself (the remote's interface outlives the trial).
   virtual void restore() {}
-  virtual std::unique_ptr<TrialLoad> load(const CellConfig& cell, const ProcessPlacement& cpus) = 0;
+  virtual std::unique_ptr<ServerCpuLoad> load(const CellConfig& cell, const ProcessPlacement& cpus) = 0;
   virtual ClientEnd client_end() const = 0;
   // The server's end of the link, for a tool that serves there itself
   // (sockperf); null where the placement does not own it.

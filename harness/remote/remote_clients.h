@@ -10,7 +10,7 @@
 #include <functional>
 #include <string>
 
-#include "harness/run/cell_config.h"
+#include "harness/record/cell_config.h"
 #include "harness/placement/cell_processes.h"
 #include "harness/remote/remote_session.h"
 

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/cli_support.h"
-#include "harness/run/cell_config.h"
+#include "harness/record/cell_config.h"
 #include "netem/faults/remote_faults.h"
 #include "netem/spec/fault_fields.h"
 

@@ -9,7 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "harness/run/cell_config.h"
+#include "harness/record/cell_config.h"
 #include "harness/remote/remote_session.h"
 
 namespace rpclab::harness {

@@ -15,11 +15,13 @@ namespace {
 // trial at its limit to stop the server and fetch its files first.
 constexpr int kWatchdogGrace_s = 5;
 
-class RemoteLoad : public TrialLoad {
+class RemoteLoad : public ServerCpuLoad {
  public:
   void start_measuring(TrialServer&) override {}
-  nlohmann::json finish() override {
-    return {{"hogs", 0}, {"measured", "no: the server runs on another host (see hosts.server.loadavg)"}};
+  TrialLoad finish() override {
+    TrialLoad l;
+    l.not_measured = "no: the server runs on another host (see hosts.server.loadavg)";
+    return l;
   }
 };
 
@@ -28,10 +30,10 @@ class RemotePlacement : public Placement {
   RemotePlacement(RemoteSession& server, RemoteSession* clients, const CellEnvironment& env, process::CommandLog& log)
       : server_(server), clients_(clients), env_(env), log_(log) {}
 
-  void describe(nlohmann::json& trial) const override {
-    trial["hosts"] = server_.facts();
-    if (clients_) trial["hosts"]["clients"] = clients_->host_facts();
-    trial["topology_place"] = nullptr;  // `hosts` says where it ran
+  void describe(TrialRecord& trial) const override {
+    trial.hosts = server_.facts();
+    if (clients_) (*trial.hosts)["clients"] = clients_->host_facts();
+    trial.dependability.topology_place = MaybeNull<std::string>::null();  // `hosts` says where it ran
   }
 
   // Nothing to share CPUs with here: the server is elsewhere.
@@ -63,7 +65,7 @@ class RemotePlacement : public Placement {
     faults_on_ = false;
   }
 
-  std::unique_ptr<TrialLoad> load(const CellConfig&, const ProcessPlacement&) override {
+  std::unique_ptr<ServerCpuLoad> load(const CellConfig&, const ProcessPlacement&) override {
     return std::make_unique<RemoteLoad>();
   }
 

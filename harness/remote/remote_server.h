@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "server/ledger.h"
-#include "harness/run/cell_config.h"
+#include "harness/record/cell_config.h"
 #include "harness/placement/cell_processes.h"
 #include "harness/remote/remote_session.h"
 #include "harness/remote/remote_watchdog.h"
@@ -41,7 +41,7 @@ class RemoteServer : public TrialServer {
   // the watchdog, remove the remote folder; then the ledger, read here.
   Ledger stop_and_read_ledger(const CellFiles& local) override;
   nlohmann::json to_json() const;  // the watchdog and the remote folder, for the trial
-  void describe(nlohmann::json& trial) const override { trial["remote_server"] = to_json(); }
+  void describe(TrialRecord& trial) const override { trial.dependability.remote_server = to_json(); }
 
  private:
   void start_watchdog(int deadline_s);

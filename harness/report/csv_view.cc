@@ -38,21 +38,25 @@ std::string csv_field(const std::string& s) {
 
 }  // namespace
 
-std::string records_to_csv(const std::vector<json>& records) {
+std::string records_to_csv(const std::vector<CellRecord>& records) {
+  return csv_of(std::vector<json>(records.begin(), records.end()));  // each as results.jsonl holds it
+}
+
+std::string csv_of(const std::vector<json>& objects) {
+  std::vector<std::vector<std::pair<std::string, std::string>>> flat;
+  std::set<std::string> present;
+  for (const json& r : objects) {
+    flatten(r, "", flat.emplace_back());
+    for (const auto& field : flat.back()) present.insert(field.first);
+  }
   std::vector<std::string> columns;
   std::set<std::string> known;
-  std::set<std::string> present;
-  for (const json& r : records)
-    for (const std::string& k : kLeading)
-      if (r.contains(k)) present.insert(k);
   for (const std::string& k : kLeading)
     if (present.count(k)) columns.push_back(k), known.insert(k);
   std::vector<std::map<std::string, std::string>> rows;
-  for (const json& r : records) {
-    std::vector<std::pair<std::string, std::string>> flat;
-    flatten(r, "", flat);
+  for (const auto& fields : flat) {
     std::map<std::string, std::string> row;
-    for (auto& [k, v] : flat) {
+    for (auto& [k, v] : fields) {
       if (known.insert(k).second) columns.push_back(k);
       row[k] = v;
     }

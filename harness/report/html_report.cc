@@ -13,13 +13,13 @@
 #include "harness/run/experiment_run.h"
 #include "harness/report/html_writer.h"
 #include "harness/kit/plot.h"
-#include "harness/run/result_record.h"
+#include "harness/record/records_file.h"
+#include "harness/record/run_metadata.h"
 #include "harness/kit/text_table.h"
 
 namespace rpclab::harness {
 namespace {
 
-using nlohmann::json;
 namespace fs = std::filesystem;
 
 constexpr size_t kMaxLinkText = 20000;  // a link state beyond this is cut: the file keeps it whole
@@ -33,23 +33,30 @@ std::string read_text(const std::string& path, size_t limit = std::string::npos)
   return text;
 }
 
-std::string text_of(const json& j) { return j.is_string() ? j.get<std::string>() : j.is_null() ? "" : j.dump(); }
+template <typename T>
+std::string text_of(const std::optional<T>& v) {
+  if constexpr (std::is_same_v<T, std::string>)
+    return v.value_or("");
+  else
+    return v ? std::to_string(*v) : "";
+}
 
-std::string metadata_section(const json& meta) {
-  const json rpclab = meta.value("rpclab", json::object()), host = meta.value("host", json::object());
+std::string metadata_section(const RunMetadata& meta) {
+  HostFacts host = meta.host.value_or(HostFacts{});
+  BuildFacts build = meta.rpclab.value_or(BuildFacts{});
   std::vector<std::vector<std::string>> rows = {
-      {"title", meta.value("title", std::string("(none: --title names a run)"))},
-      {"run", meta.value("run_id", std::string("?"))},
-      {"experiment, preset", meta.value("experiment", std::string("?")) + ", " + text_of(meta.value("preset", json()))},
-      {"rpclab", rpclab.value("version", std::string("?")) + " (commit " + rpclab.value("git_commit", std::string("?")) + ")"},
-      {"host", host.value("hostname", std::string("?")) + ", " + host.value("os", std::string("?"))},
-      {"kernel", text_of(host.value("kernel", json::object()).value("release", json()))},
-      {"CPU", host.value("cpu_model", std::string("?")) + " x " + text_of(host.value("cpu_count", json()))},
-      {"started, ended", text_of(meta.value("started_at", json())) + ", " + text_of(meta.value("ended_at", json()))},
-      {"command", text_of(meta.value("command_line", json()))}};
+      {"title", meta.title.value_or("(none: --title names a run)")},
+      {"run", meta.run_id.value_or("?")},
+      {"experiment, preset", meta.experiment.value_or("?") + ", " + text_of(meta.preset)},
+      {"rpclab", build.version.value_or("?") + " (commit " + build.git_commit.value_or("?") + ")"},
+      {"host", host.hostname.value_or("?") + ", " + host.os.value_or("?")},
+      {"kernel", text_of(host.kernel ? host.kernel->release : std::nullopt)},
+      {"CPU", host.cpu_model.value_or("?") + " x " + text_of(host.cpu_count)},
+      {"started, ended", text_of(meta.started_at) + ", " + text_of(meta.ended_at)},
+      {"command", text_of(meta.command_line)}};
   return html::heading(2, "The run", "run") + html::table({"what", "value"}, rows) +
          html::details("capabilities of this machine (metadata.json)",
-                       html::preformatted(meta.value("capabilities", json::object()).dump(2)));
+                       html::preformatted(meta.capabilities.value_or(nlohmann::json::object()).dump(2)));
 }
 
 // Markdown with ``` blocks: the blocks as preformatted text.
@@ -80,53 +87,49 @@ std::string plots_section(const std::vector<std::string>& pngs) {
   return out;
 }
 
-std::string count(const json& classes, const char* key) { return grouped(classes.value(key, uint64_t{0})); }
-
-std::string interval(const json& rate) {
-  if (!rate.is_object()) return "";
-  return fmt::format("{} [{}, {}]", fixed(rate.value("value", 0.0), 1), fixed(rate.value("ci95_low", 0.0), 1),
-                     fixed(rate.value("ci95_high", 0.0), 1));
+std::string interval(const std::optional<RatePerMillion>& rate) {
+  if (!rate) return "";
+  return fmt::format("{} [{}, {}]", fixed(rate->value, 1), fixed(rate->ci95_low, 1), fixed(rate->ci95_high, 1));
 }
 
 // A cell's own figures: the classes of a dependability cell, the latencies
-// of a speed cell (whichever the record holds).
-std::vector<std::string> cell_figures(const json& r) {
-  if (r.contains("classes")) {
-    const json& c = r.at("classes");
-    return {grouped(r.value("calls", uint64_t{0})), count(c, "correct"), count(c, "silent_loss"),
-            count(c, "silent_duplicates"), count(c, "duplicate_calls"), count(c, "indeterminate"),
-            count(c, "clean_failure"), interval(r.value("silent_per_million", json()))};
-  }
-  if (r.contains("p50_us"))
-    return {grouped(r.value("calls_measured", uint64_t{0})), fixed(r.value("p50_us", 0.0), 1),
-            fixed(r.value("p90_us", 0.0), 1), fixed(r.value("p99_us", 0.0), 1), fixed(r.value("max_us", 0.0), 1),
-            fixed(r.value("calls_per_s", 0.0), 0)};
+// of a speed cell (whichever the record holds; a cell that did not run has
+// none).
+std::vector<std::string> cell_figures(const CellRecord& r) {
+  if (const std::optional<ClassCounts>& c = r.dependability.classes.value)
+    return {grouped(c->calls),         grouped(c->correct),        grouped(c->silent_loss),
+            grouped(c->silent_duplicates), grouped(c->duplicate_calls), grouped(c->indeterminate),
+            grouped(c->clean_failure), interval(r.dependability.silent_per_million)};
+  const LatencyFigures& l = r.speed.latency;
+  if (l.p50_us)
+    return {grouped(l.calls_measured.value_or(0)), fixed(*l.p50_us, 1),        fixed(l.p90_us.value_or(0.0), 1),
+            fixed(l.p99_us.value_or(0.0), 1),       fixed(l.max_us.value_or(0.0), 1), fixed(l.calls_per_s.value_or(0.0), 0)};
   return {};
 }
 
-std::vector<std::string> figure_headers(const std::vector<json>& records) {
-  for (const json& r : records) {
-    if (r.contains("classes"))
+// The columns of the experiment of the first record.
+std::vector<std::string> figure_headers(const std::vector<CellRecord>& records) {
+  for (const CellRecord& r : records) {
+    if (r.is("dependability"))
       return {"calls", "correct", "silent loss", "silent dup", "dup calls", "indeterminate", "clean failure",
               "silent per 1M [95%]"};
-    if (r.contains("p50_us")) return {"calls", "p50 us", "p90 us", "p99 us", "max us", "calls/s"};
+    if (r.is("speed")) return {"calls", "p50 us", "p90 us", "p99 us", "max us", "calls/s"};
   }
   return {};
 }
 
-std::string cells_section(const std::vector<json>& records) {
+std::string cells_section(const std::vector<CellRecord>& records) {
   std::vector<std::string> header = {"#", "cell", "status", "trials"};
   std::vector<std::string> figures = figure_headers(records);
   header.insert(header.end(), figures.begin(), figures.end());
   header.push_back("reason");
   std::vector<std::vector<std::string>> rows;
-  for (const json& r : records) {
-    std::vector<std::string> row = {text_of(r.value("cell_index", json())), r.value("label", std::string()),
-                                    r.value("status", std::string()), text_of(r.value("trials", json()))};
+  for (const CellRecord& r : records) {
+    std::vector<std::string> row = {text_of(r.cell_index), r.label, r.status, text_of(r.trials.value)};
     std::vector<std::string> f = cell_figures(r);
     f.resize(figures.size());
     row.insert(row.end(), f.begin(), f.end());
-    row.push_back(r.value("reason", std::string()));
+    row.push_back(r.reason);
     rows.push_back(row);
   }
   return html::heading(2, "Every cell", "cells") +
@@ -147,30 +150,27 @@ std::map<size_t, std::string> commands_by_cell(const std::string& log) {
   return out;
 }
 
-std::string link_state(const json& r) {
+std::string link_state(const CellRecord& r) {
   std::string out;
-  for (const json& t : r.value("per_trial", json::array()))
+  for (const TrialRecord& t : r.per_trial.value_or(std::vector<TrialRecord>{}))
     for (const char* f : {"link-before.txt", "link-after.txt"}) {
-      std::string path = t.value("trial_dir", std::string()) + "/" + f;
+      std::string path = t.trial_dir + "/" + f;
       if (fs::is_regular_file(path))
-        out += html::paragraph(fmt::format("trial {}: {}", text_of(t.value("trial", json())), f)) +
-               html::preformatted(read_text(path, kMaxLinkText));
+        out += html::paragraph(fmt::format("trial {}: {}", t.trial, f)) + html::preformatted(read_text(path, kMaxLinkText));
     }
   return out.empty() ? html::paragraph("No link state: this cell had no faults on its link.", "note") : out;
 }
 
-std::string cell_details_section(const std::vector<json>& records, const std::string& commands_log) {
+std::string cell_details_section(const std::vector<CellRecord>& records, const std::string& commands_log) {
   std::map<size_t, std::string> commands = commands_by_cell(commands_log);
   std::string out = html::heading(2, "Each cell's settings, link state and commands", "details");
-  for (const json& r : records) {
-    size_t index = r.value("cell_index", size_t{0});
+  for (const CellRecord& r : records) {
+    size_t index = r.cell_index.value_or(0);
     std::string inner = html::paragraph("Settings (the cell object of its record):") +
-                        html::preformatted(r.value("cell", json::object()).dump(2)) + link_state(r) +
+                        html::preformatted(r.cell.identity.dump(2)) + link_state(r) +
                         html::paragraph("Commands (from commands.log):") +
                         html::preformatted(commands.count(index) ? commands[index] : "(none logged for this cell)");
-    out += html::details(fmt::format("{:03} {}: {}", index, r.value("label", std::string()),
-                                     r.value("status", std::string())),
-                         inner);
+    out += html::details(fmt::format("{:03} {}: {}", index, r.label, r.status), inner);
   }
   return out;
 }
@@ -178,9 +178,9 @@ std::string cell_details_section(const std::vector<json>& records, const std::st
 }  // namespace
 
 std::string html_report(const HtmlReportInput& in) {
-  std::string title = in.metadata.value("title", std::string());
-  std::string heading = fmt::format("rpclab {} run {}", in.metadata.value("experiment", std::string("?")),
-                                    in.metadata.value("run_id", std::string("?")));
+  std::string title = in.metadata.title.value_or("");
+  std::string heading =
+      fmt::format("rpclab {} run {}", in.metadata.experiment.value_or("?"), in.metadata.run_id.value_or("?"));
   if (!title.empty()) heading = title + " (" + heading + ")";
   std::string body = html::heading(1, heading) +
                      html::paragraph("A view of this folder's results.jsonl; `rpclab report FOLDER` makes it again. "
@@ -194,11 +194,11 @@ std::string html_report(const HtmlReportInput& in) {
 HtmlReportFiles write_html_report(const Experiment& experiment, const std::string& run_dir, process::CommandLog& log,
                                   std::vector<std::string>* notes) {
   HtmlReportInput in;
-  std::ifstream meta(run_dir + "/metadata.json");
-  in.metadata = json::parse(meta, nullptr, false);
-  if (!meta || !in.metadata.is_object() || !fs::exists(run_dir + "/results.jsonl"))
+  std::optional<RunMetadata> meta = read_run_metadata(run_dir + "/metadata.json");
+  if (!meta || !fs::exists(run_dir + "/results.jsonl"))
     throw std::runtime_error(run_dir + " is not a run folder (it needs metadata.json and results.jsonl)");
-  in.records = latest_per_cell(read_records(run_dir + "/results.jsonl", notes));
+  in.metadata = *meta;
+  in.records = latest_per_cell(read_cell_records(run_dir + "/results.jsonl", notes));
   ReportOptions options;
   options.data_dir = reference_data_dir();
   options.markdown = true;

@@ -11,13 +11,15 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/run/experiment.h"
+#include "harness/record/cell_record.h"
+#include "harness/record/run_metadata.h"
 #include "process/command_log.h"
 
 namespace rpclab::harness {
 
 struct HtmlReportInput {
-  nlohmann::json metadata;               // metadata.json
-  std::vector<nlohmann::json> records;   // the latest record of each cell
+  RunMetadata metadata;                  // metadata.json
+  std::vector<CellRecord> records;       // the latest record of each cell
   std::vector<std::string> plot_pngs;    // drawn plots; the SVG beside each is inlined
   std::string tables_markdown;           // the experiment's report, as Markdown
   std::string commands_log;              // commands.log, to cut into cells

@@ -12,16 +12,13 @@ namespace {
 
 using nlohmann::json;
 
-uint64_t silent(const json& classes) {
-  return classes.value("silent_loss", uint64_t{0}) + classes.value("silent_duplicates", uint64_t{0});
-}
-
 // Each ok trial's silent errors per call.
-std::vector<double> trial_rates(const json& r) {
+std::vector<double> trial_rates(const CellRecord& r) {
   std::vector<double> rates;
-  for (const json& t : r.value("per_trial", json::array()))
-    if (t.value("status", "") == "ok" && t.value("calls", uint64_t{0}) > 0)
-      rates.push_back(double(silent(t.value("classes", json::object()))) / double(t.value("calls", uint64_t{0})));
+  for (const TrialRecord& t : r.per_trial.value_or(std::vector<TrialRecord>{})) {
+    const std::optional<ClassCounts>& c = t.dependability.classes;
+    if (t.ok() && c && c->calls > 0) rates.push_back(double(c->silent()) / double(c->calls));
+  }
   return rates;
 }
 
@@ -29,10 +26,11 @@ std::string per_million(uint64_t k, uint64_t n) {
   return n ? fmt::format("{} ({} of {})", fixed(1e6 * double(k) / double(n), 1), grouped(k), grouped(n)) : "no calls";
 }
 
-void compare_dependability(const json& a, const json& b, CellComparison& c) {
+void compare_dependability(const CellRecord& a, const CellRecord& b, CellComparison& c) {
   c.figure = "silent errors per 1M calls";
-  uint64_t ka = silent(a.at("classes")), kb = silent(b.at("classes"));
-  uint64_t na = a.value("calls", uint64_t{0}), nb = b.value("calls", uint64_t{0});
+  const ClassCounts &ca = *a.dependability.classes, &cb = *b.dependability.classes;
+  uint64_t ka = ca.silent(), kb = cb.silent();
+  uint64_t na = ca.calls, nb = cb.calls;
   c.a = per_million(ka, na);
   c.b = per_million(kb, nb);
   std::vector<double> ra = trial_rates(a), rb = trial_rates(b);
@@ -48,12 +46,12 @@ void compare_dependability(const json& a, const json& b, CellComparison& c) {
   }
 }
 
-void compare_speed(const json& a, const json& b, CellComparison& c) {
+void compare_speed(const CellRecord& a, const CellRecord& b, CellComparison& c) {
   c.figure = "mean latency us (trial means)";
-  std::vector<double> ta = a.value("trial_means_us", std::vector<double>()),
-                      tb = b.value("trial_means_us", std::vector<double>());
-  c.a = fmt::format("{} (p50 {})", fixed(summarize(ta).mean, 1), fixed(a.value("p50_us", 0.0), 1));
-  c.b = fmt::format("{} (p50 {})", fixed(summarize(tb).mean, 1), fixed(b.value("p50_us", 0.0), 1));
+  const LatencyFigures &la = a.speed.latency, &lb = b.speed.latency;
+  const std::vector<double> &ta = *la.trial_means_us, &tb = *lb.trial_means_us;
+  c.a = fmt::format("{} (p50 {})", fixed(summarize(ta).mean, 1), fixed(la.p50_us.value_or(0.0), 1));
+  c.b = fmt::format("{} (p50 {})", fixed(summarize(tb).mean, 1), fixed(lb.p50_us.value_or(0.0), 1));
   c.tested = ta.size() >= 2 && tb.size() >= 2;
   if (!c.tested) {
     c.test = "not tested: Welch needs 2+ trials a side";
@@ -63,26 +61,26 @@ void compare_speed(const json& a, const json& b, CellComparison& c) {
   c.test = fmt::format("Welch over trials ({} vs {})", ta.size(), tb.size());
 }
 
-CellComparison compare_cell(const json& a, const json& b, double alpha) {
+CellComparison compare_cell(const CellRecord& a, const CellRecord& b, double alpha) {
   CellComparison c;
-  c.label = a.value("label", std::string());
-  if (a.value("status", "") != "ok" || b.value("status", "") != "ok") {
+  c.label = a.label;
+  if (!a.ok() || !b.ok()) {
     c.figure = "status";
-    c.a = a.value("status", std::string());
-    c.b = b.value("status", std::string());
+    c.a = a.status;
+    c.b = b.status;
     c.test = "not tested: a cell did not run";
     return c;
   }
-  if (a.contains("classes") && b.contains("classes")) compare_dependability(a, b, c);
-  else if (a.contains("trial_means_us") && b.contains("trial_means_us")) compare_speed(a, b, c);
+  if (a.dependability.classes && b.dependability.classes) compare_dependability(a, b, c);
+  else if (a.speed.latency.trial_means_us && b.speed.latency.trial_means_us) compare_speed(a, b, c);
   else c.test = "not tested: no figure both records hold";
   c.differs = c.tested && c.p < alpha;
   return c;
 }
 
-std::map<std::string, const json*> by_identity(const std::vector<json>& records) {
-  std::map<std::string, const json*> out;
-  for (const json& r : records) out[cell_identity(r).dump()] = &r;
+std::map<std::string, const CellRecord*> by_identity(const std::vector<CellRecord>& records) {
+  std::map<std::string, const CellRecord*> out;
+  for (const CellRecord& r : records) out[cell_identity(r).dump()] = &r;
   return out;
 }
 
@@ -105,23 +103,26 @@ json RunComparison::to_json() const {
   return {{"alpha", alpha}, {"differs", any_differs()}, {"matched", cells}, {"only_a", only_a}, {"only_b", only_b}};
 }
 
-json cell_identity(const json& record) {
-  json key = record.value("cell", json::object());
-  for (const char* k : {"calls_per_client", "trials", "warmup", "block"}) key.erase(k);
-  return key;
+json cell_identity(const CellRecord& record) {
+  CellConfig key = record.cell.config;
+  key.calls_per_client = 0;
+  key.trials = 1;
+  key.warmup = 0;
+  key.block = "";
+  return key.to_json();
 }
 
-RunComparison compare_runs(const std::vector<json>& a, const std::vector<json>& b, double alpha) {
+RunComparison compare_runs(const std::vector<CellRecord>& a, const std::vector<CellRecord>& b, double alpha) {
   RunComparison out;
   out.alpha = alpha;
-  std::map<std::string, const json*> in_b = by_identity(b), in_a = by_identity(a);
-  for (const json& r : a) {
+  std::map<std::string, const CellRecord*> in_b = by_identity(b), in_a = by_identity(a);
+  for (const CellRecord& r : a) {
     auto it = in_b.find(cell_identity(r).dump());
-    if (it == in_b.end()) out.only_a.push_back(r.value("label", std::string()));
+    if (it == in_b.end()) out.only_a.push_back(r.label);
     else out.matched.push_back(compare_cell(r, *it->second, alpha));
   }
-  for (const json& r : b)
-    if (!in_a.count(cell_identity(r).dump())) out.only_b.push_back(r.value("label", std::string()));
+  for (const CellRecord& r : b)
+    if (!in_a.count(cell_identity(r).dump())) out.only_b.push_back(r.label);
   return out;
 }
 

@@ -16,6 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/record/cell_record.h"
+
 namespace rpclab::harness {
 
 struct CellComparison {
@@ -37,10 +39,10 @@ struct RunComparison {
   nlohmann::json to_json() const;
 };
 
-// The settings a cell is matched on: its cell object without what sets
-// only how much it measures (calls, trials, warm-up) or its block name.
-nlohmann::json cell_identity(const nlohmann::json& record);
+// The settings a cell is matched on: its configuration, with what sets only
+// how much it measures (calls, trials, warm-up) and its block name cleared.
+nlohmann::json cell_identity(const CellRecord& record);
 
-RunComparison compare_runs(const std::vector<nlohmann::json>& a, const std::vector<nlohmann::json>& b, double alpha);
+RunComparison compare_runs(const std::vector<CellRecord>& a, const std::vector<CellRecord>& b, double alpha);
 
 }  // namespace rpclab::harness

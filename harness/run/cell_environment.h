@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "harness/run/cell_config.h"
+#include "harness/record/cell_config.h"
 #include "harness/run/progress.h"
 #include "netem/topology/capabilities.h"
 #include "process/command_log.h"

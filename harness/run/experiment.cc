@@ -4,7 +4,7 @@
 
 namespace rpclab::harness {
 
-std::string render_report(const std::vector<ReportTable>& tables, const std::vector<nlohmann::json>& records,
+std::string render_report(const std::vector<ReportTable>& tables, const std::vector<CellRecord>& records,
                           const ReportOptions& options, bool markdown_in_code_block) {
   std::vector<const ReportTable*> chosen;
   if (!options.tables.empty()) {
@@ -24,7 +24,7 @@ std::string render_report(const std::vector<ReportTable>& tables, const std::vec
   return out;
 }
 
-std::string Experiment::report(const std::vector<nlohmann::json>& records, const ReportOptions& options) const {
+std::string Experiment::report(const std::vector<CellRecord>& records, const ReportOptions& options) const {
   return render_report(tables, records, options, markdown_in_code_block);
 }
 

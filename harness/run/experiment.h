@@ -19,7 +19,9 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "harness/run/cell_config.h"
+#include "harness/record/cell_config.h"
+#include "harness/record/cell_record.h"
+#include "harness/record/run_metadata.h"
 #include "harness/run/cell_environment.h"
 #include "harness/run/trial_schedule.h"
 #include "process/command_log.h"
@@ -39,17 +41,17 @@ struct TrialPlace {
 // here (then the cell's other trials are not run). Throws for a trial
 // that cannot finish: the loop records it as failed, with the reason.
 using TrialRunner = std::function<void(const CellConfig&, const TrialPlace&, CellEnvironment&, process::CommandLog&,
-                                       nlohmann::json& trial)>;
+                                       TrialRecord& trial)>;
 
 // Adds a cell's own figures to its record from its trials' records (every
 // one, by trial number; the figures come from those with status "ok");
 // the loop has set the common fields and the status. `earlier`: the run's
 // cell records so far (a speed cell is compared with its floor's).
-using CellSummary = std::function<void(const CellConfig&, const std::vector<nlohmann::json>& trials,
-                                       const std::vector<nlohmann::json>& earlier, nlohmann::json& record)>;
+using CellSummary = std::function<void(const CellConfig&, const std::vector<TrialRecord>& trials,
+                                       const std::vector<CellRecord>& earlier, CellRecord& record)>;
 
 // The trials that ended ok.
-std::vector<nlohmann::json> ok_trials(const std::vector<nlohmann::json>& trials);
+std::vector<TrialRecord> ok_trials(const std::vector<TrialRecord>& trials);
 
 struct ReportOptions {
   std::string data_dir;             // docs/data: Levy's 1989 figures
@@ -63,7 +65,7 @@ struct ReportOptions {
 struct ReportTable {
   std::string id;     // "levy-load"
   std::string title;  // what it shows, one line (`rpclab report --help`)
-  std::function<std::string(const std::vector<nlohmann::json>& records, const ReportOptions& options)> render;
+  std::function<std::string(const std::vector<CellRecord>& records, const ReportOptions& options)> render;
   bool in_file = true;      // report.txt, report.html, `rpclab report`
   bool on_terminal = true;  // what the run prints as it ends
 };
@@ -73,7 +75,7 @@ struct Plan {
   std::vector<CellConfig> cells;
   std::string what;                // "preset quick", for the run's opening line
   std::vector<std::string> notes;  // said on stderr before the run (tables left out, uneven splits)
-  nlohmann::json metadata;         // the experiment's own fields of metadata.json (preset, workload, ...)
+  RunMetadata metadata;            // the experiment's own fields of metadata.json (preset, workload, ...)
 };
 
 // Where the run is about to happen, for a planner that depends on it.
@@ -99,7 +101,7 @@ class ExperimentFlags {
   // Just before the run, with the machine known: what the run holds, what
   // its environment and metadata.json get, and what the person is told.
   // Returns null when the run holds nothing.
-  virtual std::unique_ptr<RunHold> prepare(CellEnvironment& env, nlohmann::json& metadata) { return nullptr; }
+  virtual std::unique_ptr<RunHold> prepare(CellEnvironment& env, RunMetadata& metadata) { return nullptr; }
   // The trials' order is drawn from a seed (--shuffle-seed).
   virtual bool shuffles() const { return false; }
   virtual std::optional<uint64_t> shuffle_seed() const { return std::nullopt; }
@@ -120,15 +122,16 @@ struct Experiment {
   // (speed); otherwise each table renders Markdown itself.
   bool markdown_in_code_block = false;
   // Draws the plots (PNG and SVG) into the run folder; returns the PNGs.
-  std::function<std::vector<std::string>(const std::vector<nlohmann::json>& records, const std::string& dir,
+  std::function<std::vector<std::string>(const std::vector<CellRecord>& records, const std::string& dir,
                                          process::CommandLog& log, std::vector<std::string>* notes)>
       plots;
   // A finished trial or cell that ran ok in a few words, for its progress
   // line (the loop words the others).
-  std::function<std::string(const nlohmann::json& record)> outcome_words;
+  std::function<std::string(const TrialRecord& trial)> trial_words;
+  std::function<std::string(const CellRecord& cell)> cell_words;
 
   // The report: its tables (render_report below).
-  std::string report(const std::vector<nlohmann::json>& records, const ReportOptions& options) const;
+  std::string report(const std::vector<CellRecord>& records, const ReportOptions& options) const;
   std::vector<std::string> table_ids() const;
 };
 
@@ -136,7 +139,7 @@ struct Experiment {
 // file, or with `brief` for the terminal), each that has something to
 // show, a blank line between them; in a Markdown code block when asked
 // for Markdown of tables that are aligned text.
-std::string render_report(const std::vector<ReportTable>& tables, const std::vector<nlohmann::json>& records,
+std::string render_report(const std::vector<ReportTable>& tables, const std::vector<CellRecord>& records,
                           const ReportOptions& options, bool markdown_in_code_block = false);
 
 }  // namespace rpclab::harness

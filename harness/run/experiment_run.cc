@@ -14,6 +14,8 @@
 
 #include "common/cli_support.h"
 #include "common/install_paths.h"
+#include "harness/record/records_file.h"
+#include "harness/record/run_metadata.h"
 #include "harness/run/cell_failure.h"
 #include "harness/run/result_record.h"
 #include "harness/run/trial_schedule.h"
@@ -53,22 +55,21 @@ std::string matrix_digest(const std::vector<CellConfig>& cells) {
 }
 
 void check_resume(const RunFolder& folder, const std::vector<CellConfig>& cells) {
-  std::ifstream in(folder.path("metadata.json"));
-  if (!in) return;
-  nlohmann::json meta = nlohmann::json::parse(in, nullptr, false);
-  if (meta.is_discarded() || meta.value("matrix_digest", "") == matrix_digest(cells)) return;
+  check_record_versions(folder.results_path());
+  check_record_versions(folder.trials_path());
+  std::optional<RunMetadata> meta = read_run_metadata(folder.path("metadata.json"));
+  if (!meta || meta->matrix_digest.value_or("") == matrix_digest(cells)) return;
   throw std::invalid_argument("--resume: " + folder.dir() +
                               " holds a run with other cells (different preset or flags); resume it with its own "
-                              "command: " + meta.value("command_line", "(not recorded)") + " --resume " +
+                              "command: " + meta->command_line.value_or("(not recorded)") + " --resume " +
                               folder.dir());
 }
 
 uint64_t settle_shuffle_seed(const RunFolder& folder, bool resume, std::optional<uint64_t> given) {
   if (resume) {
-    std::ifstream in(folder.path("metadata.json"));
-    nlohmann::json meta = nlohmann::json::parse(in, nullptr, false);
-    if (!meta.is_discarded() && meta.contains("shuffle_seed")) {
-      uint64_t recorded = meta.at("shuffle_seed").get<uint64_t>();
+    std::optional<RunMetadata> meta = read_run_metadata(folder.path("metadata.json"));
+    if (meta && meta->shuffle_seed) {
+      uint64_t recorded = *meta->shuffle_seed;
       if (given && *given != recorded)
         throw std::invalid_argument(fmt::format("--shuffle-seed {}: the run in {} was started with seed {}, and a "
                                                 "resumed run keeps its order: drop --shuffle-seed",

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/install_paths.h"
-#include "harness/run/cell_config.h"
+#include "harness/record/cell_config.h"
 #include "harness/run/run_folder.h"
 
 namespace rpclab::harness {

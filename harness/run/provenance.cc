@@ -8,6 +8,7 @@
 
 #include "common/version.h"
 #include "netem/topology/capabilities_report.h"
+#include "harness/record/run_metadata.h"
 
 namespace rpclab::harness {
 namespace {
@@ -40,35 +41,32 @@ std::string os_name() {
   return "unknown";
 }
 
-nlohmann::json metadata_of(const RunFolder& folder) {
-  std::ifstream in(folder.path("metadata.json"));
-  return nlohmann::json::parse(in, nullptr, false);
-}
-
 }  // namespace
 
-nlohmann::json host_facts() {
+HostFacts host_facts() {
   char name[HOST_NAME_MAX + 1] = {};
   ::gethostname(name, sizeof name - 1);
   utsname u{};
   ::uname(&u);
-  return {{"hostname", name},
-          {"os", os_name()},
-          {"kernel", {{"release", u.release}, {"version", u.version}, {"machine", u.machine}}},
-          {"cpu_model", cpu_model()},
-          {"cpu_count", ::sysconf(_SC_NPROCESSORS_ONLN)}};
+  HostFacts h;
+  h.hostname = name;
+  h.os = os_name();
+  h.kernel = HostFacts::Kernel{u.release, u.version, u.machine};
+  h.cpu_model = cpu_model();
+  h.cpu_count = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return h;
 }
 
-nlohmann::json run_provenance(const netem::Capabilities& caps) {
-  return {{"rpclab", {{"version", version()}, {"git_commit", git_commit()}}},
-          {"host", host_facts()},
-          {"capabilities", netem::capabilities_json(caps)}};
+void add_provenance(RunMetadata& meta, const netem::Capabilities& caps) {
+  meta.rpclab = BuildFacts{version(), git_commit()};
+  meta.host = host_facts();
+  meta.capabilities = netem::capabilities_json(caps);
 }
 
 std::string settle_title(const RunFolder& folder, bool resume, const std::string& given) {
   if (!given.empty() || !resume) return given;
-  nlohmann::json meta = metadata_of(folder);
-  return meta.is_object() ? meta.value("title", std::string()) : "";
+  std::optional<RunMetadata> meta = read_run_metadata(folder.path("metadata.json"));
+  return meta ? meta->title.value_or("") : "";
 }
 
 std::string with_title(const std::string& title, const std::string& report) {

@@ -8,17 +8,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/record/run_metadata.h"
 #include "harness/run/run_folder.h"
 #include "netem/topology/capabilities.h"
 
 namespace rpclab::harness {
 
-// {"rpclab": {...}, "host": {...}, "capabilities": {...}}, merged into the
-// run's metadata.
-nlohmann::json run_provenance(const netem::Capabilities& caps);
+// The run's metadata's `rpclab`, `host` and `capabilities`.
+void add_provenance(RunMetadata& meta, const netem::Capabilities& caps);
 
 // hostname, os, kernel (release, version, machine), cpu_model, cpu_count.
-nlohmann::json host_facts();
+HostFacts host_facts();
 
 // The run's title: `given` if not empty, else the one a resumed run's
 // metadata.json holds, else "".

@@ -19,36 +19,36 @@ uint32_t trials_of(const CellConfig& cell) { return static_cast<uint32_t>(std::m
 
 // A finished trial or cell in a few words: why it did not run, or the
 // experiment's words for what it measured.
-std::string outcome_words(const Experiment& experiment, const nlohmann::json& record) {
-  std::string status = record.value("status", "");
-  if (status == "ok") return experiment.outcome_words(record);
-  return (status == "failed" ? "FAILED: " : "skipped: ") + record.value("reason", "");
+template <typename Record>
+std::string outcome_words(const Record& record, const std::function<std::string(const Record&)>& words) {
+  if (record.ok()) return words(record);
+  return (record.status == "failed" ? "FAILED: " : "skipped: ") + record.reason;
 }
 
 // The cell's status from its trials': skipped when one was (the cell cannot
 // run here), failed when none ended ok, else ok with a note of the failures.
-void set_status(nlohmann::json& record, const std::vector<nlohmann::json>& trials, size_t ok,
-                const nlohmann::json& failed) {
-  for (const nlohmann::json& t : trials)
-    if (t.value("status", "") == "skipped") return mark(record, "skipped", t.value("reason", ""));
+void set_status(CellRecord& record, const std::vector<TrialRecord>& trials, size_t ok,
+                const std::vector<FailedTrial>& failed) {
+  for (const TrialRecord& t : trials)
+    if (t.status == "skipped") return mark(record, "skipped", t.reason);
   if (ok == 0) {
-    std::string why = failed.empty() ? "no trial ran" : failed.front().value("reason", "");
+    std::string why = failed.empty() ? "no trial ran" : failed.front().reason;
     return mark(record, "failed", failed.size() > 1 ? fmt::format("all {} trials failed; trial {}: {}", failed.size(),
-                                                                   failed.front().value("trial", 0), why)
+                                                                   failed.front().trial, why)
                                                     : why);
   }
   if (!failed.empty())
     mark(record, "ok", fmt::format("{} of {} trials failed, the figures are over the other {} (trial {}: {})",
-                                   failed.size(), ok + failed.size(), ok, failed.front().value("trial", 0),
-                                   failed.front().value("reason", "")));
+                                   failed.size(), ok + failed.size(), ok, failed.front().trial,
+                                   failed.front().reason));
 }
 
 }  // namespace
 
-std::vector<nlohmann::json> ok_trials(const std::vector<nlohmann::json>& trials) {
-  std::vector<nlohmann::json> ok;
-  for (const nlohmann::json& t : trials)
-    if (t.value("status", "") == "ok") ok.push_back(t);
+std::vector<TrialRecord> ok_trials(const std::vector<TrialRecord>& trials) {
+  std::vector<TrialRecord> ok;
+  for (const TrialRecord& t : trials)
+    if (t.ok()) ok.push_back(t);
   return ok;
 }
 
@@ -80,39 +80,38 @@ void print_closing_words(const RunSummary& s, const RunFolder& folder) {
                  "and --resume runs them again\n", s.trials_failed);
 }
 
-nlohmann::json cell_record(const Experiment& experiment, const CellConfig& cell, size_t cell_index,
-                           const std::string& cell_dir, const std::vector<nlohmann::json>& trials,
-                           const std::vector<nlohmann::json>& earlier, const std::string& run_id) {
-  nlohmann::json record = base_record(cell, run_id);
-  record["cell_index"] = cell_index;
-  record["cell_dir"] = cell_dir;
-  record["trials"] = trials_of(cell);
-  std::vector<nlohmann::json> ok;
-  nlohmann::json failed = nlohmann::json::array(), listed = nlohmann::json::array();
+CellRecord cell_record(const Experiment& experiment, const CellConfig& cell, size_t cell_index,
+                       const std::string& cell_dir, const std::vector<TrialRecord>& trials,
+                       const std::vector<CellRecord>& earlier, const std::string& run_id) {
+  CellRecord record = CellRecord::begin(cell, run_id);
+  record.cell_index = cell_index;
+  record.cell_dir = cell_dir;
+  record.trials = trials_of(cell);
+  size_t ok = 0;
+  std::vector<FailedTrial> failed;
   std::string started, ended;
   double wall_s = 0;
-  for (const nlohmann::json& t : trials) {
-    if (t.value("status", "") == "ok") ok.push_back(t);
-    if (t.value("status", "") == "failed") failed.push_back({{"trial", t.value("trial", 0)}, {"reason", t.value("reason", "")}});
-    std::string s = t.value("started_at", ""), e = t.value("ended_at", "");
+  for (const TrialRecord& t : trials) {
+    ok += t.ok() ? 1 : 0;
+    if (t.status == "failed") failed.push_back({t.trial, t.reason});
+    std::string s = t.started_at.value_or(""), e = t.ended_at.value_or("");
     if (started.empty() || s < started) started = s;  // ISO 8601 UTC sorts as text
     ended = std::max(ended, e);
-    wall_s += t.value("wall_s", 0.0);
-    listed.push_back(without_identity(t));
+    wall_s += t.wall_s.value_or(0.0);
   }
-  record["started_at"] = started;
-  record["ended_at"] = ended;
-  record["wall_s"] = wall_s;  // the trials' own time: they ran among other cells' trials
-  record["trials_ok"] = ok.size();
-  record["trials_failed"] = failed;
-  set_status(record, trials, ok.size(), failed);
+  record.started_at = started;
+  record.ended_at = ended;
+  record.wall_s = wall_s;  // the trials' own time: they ran among other cells' trials
+  record.trials_ok = ok;
+  record.trials_failed = failed;
+  set_status(record, trials, ok, failed);
   try {
     experiment.summarize(cell, trials, earlier, record);
   } catch (const std::exception& e) {  // a trial's files gone or damaged: this cell fails, the run goes on
     mark(record, "failed", std::string("cannot make the cell's figures from its trials: ") + e.what());
   }
-  record["per_trial"] = listed;
-  add_promised_fields(record);
+  record.per_trial = trials;
+  keep_stable_fields(record);
   return record;
 }
 
@@ -140,16 +139,15 @@ struct Loop {
     const CellConfig& cell = cells[index];
     if (recorded[index] || book.cell_done(cell.id()) || !book.cell_complete(cell.id(), trials_of(cell))) return;
     std::string dir = folder.cell_dir(index + 1, cell.label());
-    nlohmann::json record =
+    CellRecord record =
         cell_record(experiment, cell, index + 1, dir, book.trials_of(cell.id()), book.cell_records(), env.run_id);
     folder.append(record);
     if (json_lines) print_json_line(record);
     book.add_cell(record);
     recorded[index] = true;
-    std::string status = record.value("status", "");
-    ++(status == "ok" ? summary.ok : status == "skipped" ? summary.skipped : summary.failed);
-    if (progress && status != "skipped")
-      progress->note(fmt::format("    cell {}: {}", cell.label(), outcome_words(experiment, record)));
+    ++(record.ok() ? summary.ok : record.status == "skipped" ? summary.skipped : summary.failed);
+    if (progress && record.status != "skipped")
+      progress->note(fmt::format("    cell {}: {}", cell.label(), outcome_words(record, experiment.cell_words)));
   }
 
   // A trial's folder is made fresh: nothing of an earlier, interrupted
@@ -216,7 +214,7 @@ RunSummary run_cells(const Experiment& experiment, const std::vector<CellConfig>
     progress.begin_trial(++shown, name, work_of(cell));
     folder.log().comment(fmt::format("cell {}/{} trial {}/{}: {}", place.cell_index, cells.size(), place.trial,
                                      place.trials, cell.label()));
-    nlohmann::json trial;
+    TrialRecord trial;
     try {
       trial = run_trial(runner, cell, place, env, folder.log());
     } catch (const Interrupted&) {
@@ -227,8 +225,8 @@ RunSummary run_cells(const Experiment& experiment, const std::vector<CellConfig>
     folder.append_trial(trial);
     loop.book.add_trial(trial);
     ++loop.summary.trials_run;
-    loop.summary.trials_failed += trial.value("status", "") == "failed" ? 1 : 0;
-    progress.end_trial(outcome_words(experiment, trial));
+    loop.summary.trials_failed += trial.status == "failed" ? 1 : 0;
+    progress.end_trial(outcome_words(trial, experiment.trial_words));
     loop.finish_cell_if_complete(slot.cell, &progress);
   }
   env.progress = nullptr;

@@ -35,8 +35,8 @@ RunSummary run_cells(const Experiment& experiment, const std::vector<CellConfig>
 // A cell's record from its trials' records (by trial number): the common
 // fields, when it ran, which trials failed and why, its status, then the
 // experiment's own figures, then the trials themselves.
-nlohmann::json cell_record(const Experiment& experiment, const CellConfig& cell, size_t cell_index,
-                           const std::string& cell_dir, const std::vector<nlohmann::json>& trials,
-                           const std::vector<nlohmann::json>& earlier, const std::string& run_id);
+CellRecord cell_record(const Experiment& experiment, const CellConfig& cell, size_t cell_index,
+                       const std::string& cell_dir, const std::vector<TrialRecord>& trials,
+                       const std::vector<CellRecord>& earlier, const std::string& run_id);
 
 }  // namespace rpclab::harness

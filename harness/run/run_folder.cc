@@ -17,6 +17,7 @@
 
 #include "common/atomic_file.h"
 #include "transport/transport.h"
+#include "harness/record/run_metadata.h"
 
 namespace rpclab::harness {
 namespace {
@@ -108,9 +109,8 @@ std::string new_run_id() {
 // one. A folder from before metadata.json held run_id used its name.
 std::string run_id_for(const std::string& dir, FolderUse use) {
   if (use == FolderUse::kNew) return new_run_id();
-  std::ifstream in(dir + "/metadata.json");
-  nlohmann::json meta = nlohmann::json::parse(in, nullptr, false);
-  if (!meta.is_discarded() && meta.is_object() && meta.contains("run_id")) return meta.value("run_id", "");
+  std::optional<RunMetadata> meta = read_run_metadata(dir + "/metadata.json");
+  if (meta && meta->run_id) return *meta->run_id;
   return fs::path(dir).filename().string();
 }
 
@@ -171,9 +171,9 @@ void RunFolder::append_line(const std::string& file, const nlohmann::json& recor
   append_line_durably(file, line);
 }
 
-void RunFolder::write_metadata(nlohmann::json metadata) {
-  metadata["run_id"] = run_id_;
-  write_file_atomically(path("metadata.json"), metadata.dump(2) + "\n");
+void RunFolder::write_metadata(RunMetadata metadata) {
+  metadata.run_id = run_id_;
+  write_file_atomically(path("metadata.json"), nlohmann::json(metadata).dump(2) + "\n");
 }
 
 }  // namespace rpclab::harness

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/record/run_metadata.h"
+
 #include "process/command_log.h"
 
 namespace rpclab::harness {
@@ -40,7 +42,7 @@ class RunFolder {
   void append(const nlohmann::json& record) { append_line(results_path(), record); }
   void append_trial(const nlohmann::json& trial) { append_line(trials_path(), trial); }
   // Writes metadata.json, with the run_id added.
-  void write_metadata(nlohmann::json metadata);
+  void write_metadata(RunMetadata metadata);
 
  private:
   static void append_line(const std::string& file, const nlohmann::json& record);

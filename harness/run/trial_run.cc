@@ -7,23 +7,14 @@
 
 namespace rpclab::harness {
 
-nlohmann::json trial_identity(const CellConfig& cell, const TrialPlace& place, const std::string& run_id) {
-  return {{"version", kRecordVersion}, {"record", "trial"},          {"experiment", cell.experiment},
-          {"run_id", run_id},          {"cell", cell.to_json()},     {"label", cell.label()},
-          {"cell_index", place.cell_index}, {"trial", place.trial}, {"trials", place.trials},
-          {"trial_dir", place.dir},    {"status", "ok"},             {"reason", ""}};
+TrialRecord trial_record(const CellConfig& cell, const TrialPlace& place, const std::string& run_id) {
+  return TrialRecord::begin(cell, place.cell_index, place.trial, place.trials, place.dir, run_id);
 }
 
-nlohmann::json without_identity(nlohmann::json trial) {
-  for (const char* key : {"version", "record", "experiment", "run_id", "cell", "label", "cell_index", "trials"})
-    trial.erase(key);
-  return trial;
-}
-
-nlohmann::json run_trial(const TrialRunner& runner, const CellConfig& cell, const TrialPlace& place,
-                         CellEnvironment& env, process::CommandLog& log) {
-  nlohmann::json trial = trial_identity(cell, place, env.run_id);
-  trial["started_at"] = iso8601_now();
+TrialRecord run_trial(const TrialRunner& runner, const CellConfig& cell, const TrialPlace& place,
+                      CellEnvironment& env, process::CommandLog& log) {
+  TrialRecord trial = trial_record(cell, place, env.run_id);
+  trial.started_at = iso8601_now();
   auto t0 = std::chrono::steady_clock::now();
   try {
     runner(cell, place, env, log, trial);
@@ -35,8 +26,8 @@ nlohmann::json run_trial(const TrialRunner& runner, const CellConfig& cell, cons
     // run goes on. Every kind is caught here, once, for every experiment.
     mark(trial, "failed", e.what());
   }
-  trial["ended_at"] = iso8601_now();
-  trial["wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  trial.ended_at = iso8601_now();
+  trial.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return trial;
 }
 

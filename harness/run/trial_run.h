@@ -4,20 +4,15 @@
 // user asked to stop) goes through: that trial is dropped, not recorded.
 #pragma once
 
-#include <string>
-
-#include <nlohmann/json.hpp>
-
+#include "harness/record/trial_record.h"
 #include "harness/run/experiment.h"
 
 namespace rpclab::harness {
 
-nlohmann::json run_trial(const TrialRunner& runner, const CellConfig& cell, const TrialPlace& place,
-                         CellEnvironment& env, process::CommandLog& log);
+TrialRecord run_trial(const TrialRunner& runner, const CellConfig& cell, const TrialPlace& place,
+                      CellEnvironment& env, process::CommandLog& log);
 
-// The fields that say which trial a record is, and that a cell's record
-// leaves out of its list of trials (the cell says them once).
-nlohmann::json trial_identity(const CellConfig& cell, const TrialPlace& place, const std::string& run_id);
-nlohmann::json without_identity(nlohmann::json trial);
+// The record of the trial at `place`, its common fields set, status ok.
+TrialRecord trial_record(const CellConfig& cell, const TrialPlace& place, const std::string& run_id);
 
 }  // namespace rpclab::harness

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/run/cell_config.h"
+#include "harness/record/cell_config.h"
 
 namespace rpclab::harness {
 

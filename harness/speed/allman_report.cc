@@ -20,7 +20,6 @@
 namespace rpclab::harness {
 namespace {
 
-using nlohmann::json;
 using Csv = std::vector<std::map<std::string, std::string>>;
 
 // Rows of a docs/data CSV: '#' lines are its source, the first other line
@@ -52,9 +51,9 @@ std::string find_field(const Csv& rows, const std::string& op, const std::string
   return "";
 }
 
-std::string op_of(const json& r) { return r.value("cell", json::object()).value("op", "echo"); }
-using Pick = bool (*)(const json&);
-size_t n_of(const json& r) { return r.value("size", size_t{0}); }
+const std::string& op_of(const CellRecord& r) { return r.cell.config.op; }
+using Pick = bool (*)(const CellRecord&);
+size_t n_of(const CellRecord& r) { return r.speed.size.value_or(0); }
 
 int op_rank(const std::string& op) {
   auto parsed = parse_operation(op);
@@ -77,53 +76,54 @@ std::string floor_name(const std::string& transport) {
 }
 
 // Where and how a cell ran: "two-host persistent", "loopback per-call x2".
-std::string place(const json& r) {
-  int clients = r.value("clients", 1);
-  return r.value("topology", "") + " " + r.value("connect", "") + (clients > 1 ? " x" + std::to_string(clients) : "");
+std::string place(const CellRecord& r) {
+  return r.topology + " " + r.connect + (r.clients > 1 ? " x" + std::to_string(r.clients) : "");
 }
 
 // A measured cell's place: operation, N, link, connection, clients.
 using Group = std::tuple<int, size_t, std::string, std::string, int>;
-Group group_of(const json& r) {
-  return {op_rank(op_of(r)), n_of(r), r.value("topology", ""), r.value("connect", ""), r.value("clients", 1)};
-}
+Group group_of(const CellRecord& r) { return {op_rank(op_of(r)), n_of(r), r.topology, r.connect, r.clients}; }
 
 // The measured records `pick` takes, by group, in the table's transport order.
-std::map<Group, std::vector<const json*>> by_group(const std::vector<json>& records, Pick pick = allman_record) {
-  std::map<Group, std::vector<const json*>> groups;
-  for (const json& r : records)
-    if (r.value("status", "") == "ok" && pick(r)) groups[group_of(r)].push_back(&r);
+std::map<Group, std::vector<const CellRecord*>> by_group(const std::vector<CellRecord>& records,
+                                                         Pick pick = allman_record) {
+  std::map<Group, std::vector<const CellRecord*>> groups;
+  for (const CellRecord& r : records)
+    if (r.ok() && pick(r)) groups[group_of(r)].push_back(&r);
   for (auto& [key, rows] : groups)
-    std::stable_sort(rows.begin(), rows.end(), [](const json* a, const json* b) {
-      return table_rank(a->value("transport", "")) < table_rank(b->value("transport", ""));
+    std::stable_sort(rows.begin(), rows.end(), [](const CellRecord* a, const CellRecord* b) {
+      return table_rank(a->transport) < table_rank(b->transport);
     });
   return groups;
 }
 
-const json* floor_of(const json& r, const std::vector<const json*>& group) {
-  std::string floor = floor_name(r.value("transport", ""));
-  bool at_most_once = r.value("cell", json::object()).value("at_most_once", false);
-  for (const json* other : group) {
-    const json& cell = other->value("cell", json::object());
-    if (other->value("transport", "") == floor && read_settings(cell).empty() &&
-        cell.value("at_most_once", false) == at_most_once)
+const CellRecord* floor_of(const CellRecord& r, const std::vector<const CellRecord*>& group) {
+  std::string floor = floor_name(r.transport);
+  for (const CellRecord* other : group) {
+    const CellConfig& cell = other->cell.config;
+    if (other->transport == floor && cell.settings.empty() && cell.at_most_once == r.cell.config.at_most_once)
       return other;
   }
   return nullptr;
 }
 
-double wire(const json& r, const char* key) {
-  const json& w = r.value("wire", json());
-  return w.is_object() && w.value(key, json()).is_number() ? w[key].get<double>() : -1;
+// One of the bytes per call the link counted (WirePerCall::EachWay), or -1
+// where it counted none.
+double wire(const CellRecord& r, double WirePerCall::EachWay::*figure) {
+  const MaybeNull<WirePerCall>& w = r.speed.wire;
+  return w.has_value() && w->each_way ? (*w->each_way).*figure : -1;
 }
 
 std::string bytes_text(double v) { return v < 0 ? "-" : grouped(static_cast<uint64_t>(v + 0.5)); }
 
 // Request plus response bytes, over the floor's.
-std::string bytes_ratio(const json& r, const json* floor) {
-  double mine = wire(r, "request_bytes_per_call") + wire(r, "response_bytes_per_call");
-  if (!floor || wire(r, "request_bytes_per_call") < 0 || wire(*floor, "request_bytes_per_call") < 0) return "-";
-  double base = wire(*floor, "request_bytes_per_call") + wire(*floor, "response_bytes_per_call");
+using Wire = WirePerCall::EachWay;
+
+std::string bytes_ratio(const CellRecord& r, const CellRecord* floor) {
+  double mine = wire(r, &Wire::request_bytes_per_call) + wire(r, &Wire::response_bytes_per_call);
+  if (!floor || wire(r, &Wire::request_bytes_per_call) < 0 || wire(*floor, &Wire::request_bytes_per_call) < 0)
+    return "-";
+  double base = wire(*floor, &Wire::request_bytes_per_call) + wire(*floor, &Wire::response_bytes_per_call);
   return base > 0 ? fixed(mine / base, 2) : "-";
 }
 
@@ -131,11 +131,10 @@ std::string bytes_ratio(const json& r, const json* floor) {
 // what the RPC system's encoding and decoding cost, as an upper bound (it
 // also holds its HTTP, framing and dispatch); Allman's "encode/decode"
 // share, measured from the outside. '-' for the floor itself or without one.
-std::string cpu_over_floor(const json& r, const json* floor) {
-  auto both = [](const json& rec) {
-    const json& cpu = rec.value("cpu_us_per_call", json::object());
-    const json &cli = cpu.value("client", json()), &srv = cpu.value("server", json());
-    return cli.is_number() && srv.is_number() ? cli.get<double>() + srv.get<double>() : -1.0;
+std::string cpu_over_floor(const CellRecord& r, const CellRecord* floor) {
+  auto both = [](const CellRecord& rec) {
+    const std::optional<CpuPerCall>& cpu = rec.speed.cpu_us_per_call;
+    return cpu ? cpu->client + cpu->server : -1.0;
   };
   if (!floor || floor == &r) return "-";
   double mine = both(r), base = both(*floor);
@@ -151,19 +150,28 @@ std::string paper_ratio(const Csv& bytes, const std::string& op, const std::stri
   return mine > 0 && base > 0 ? fixed(mine / base, 2) : "";
 }
 
-bool paper_size(const json& r) { return n_of(r) == 50000 || op_of(r) == "is-prime"; }
+bool paper_size(const CellRecord& r) { return n_of(r) == 50000 || op_of(r) == "is-prime"; }
+
+// A figure with `decimals`, or "-".
+std::string num(const std::optional<double>& v, int decimals) { return v ? fixed(*v, decimals) : std::string("-"); }
+
+std::optional<double> cpu_client(const CellRecord& r) {
+  return r.speed.cpu_us_per_call ? std::optional<double>(r.speed.cpu_us_per_call->client) : std::nullopt;
+}
+
+std::optional<double> cpu_server(const CellRecord& r) {
+  return r.speed.cpu_us_per_call ? std::optional<double>(r.speed.cpu_us_per_call->server) : std::nullopt;
+}
 
 }  // namespace
 
-bool allman_record(const json& record) {
-  return record.value("experiment", "") == "speed" && workload_of(op_of(record)) == "allman";
+bool allman_record(const CellRecord& record) {
+  return record.is("speed") && workload_of(op_of(record)) == "allman";
 }
 
-bool kiraly_run(const json& record) {
-  return record.value("experiment", "") == "speed" && workload_of(op_of(record)) == "kiraly";
-}
+bool kiraly_run(const CellRecord& record) { return record.is("speed") && workload_of(op_of(record)) == "kiraly"; }
 
-std::string allman_bytes_table(const std::vector<json>& records, const std::string& data_dir) {
+std::string allman_bytes_table(const std::vector<CellRecord>& records, const std::string& data_dir) {
   auto groups = by_group(records);
   // Each operation at its largest N (Allman's 50,000 when it ran).
   std::map<std::tuple<int, std::string, std::string, int>, size_t> largest;
@@ -177,11 +185,11 @@ std::string allman_bytes_table(const std::vector<json>& records, const std::stri
   for (const auto& [g, rows] : groups) {
     if (largest[{std::get<0>(g), std::get<2>(g), std::get<3>(g), std::get<4>(g)}] != std::get<1>(g)) continue;
     if (!t.empty()) t.rule();
-    for (const json* r : rows) {
-      std::string op = op_of(*r), system = allman_name(r->value("transport", ""));
+    for (const CellRecord* r : rows) {
+      std::string op = op_of(*r), system = allman_name(r->transport);
       bool beside = !system.empty() && paper_size(*r);
       t.add({op, std::to_string(n_of(*r)), place(*r), variant(*r),
-             bytes_text(wire(*r, "request_bytes_per_call")), bytes_text(wire(*r, "response_bytes_per_call")),
+             bytes_text(wire(*r, &Wire::request_bytes_per_call)), bytes_text(wire(*r, &Wire::response_bytes_per_call)),
              bytes_ratio(*r, floor_of(*r, rows)), beside ? find_field(paper, op, system, "request_bytes") : "",
              beside ? find_field(paper, op, system, "response_bytes") : "", beside ? paper_ratio(paper, op, system) : ""});
     }
@@ -194,22 +202,20 @@ std::string allman_bytes_table(const std::vector<json>& records, const std::stri
          t.render();
 }
 
-std::string allman_speed_table(const std::vector<json>& records, const std::string& data_dir) {
+std::string allman_speed_table(const std::vector<CellRecord>& records, const std::string& data_dir) {
   Csv paper = read_csv(data_dir + "/allman2003-times.csv");
   TextTable t({"operation", "N", "link", "transport", "p50 us", "p99 us", "calls/s", "cpu us/call cli", "srv",
                "cpu - floor", "request B", "response B", "x floor", "2003 s"});
   for (const auto& [g, rows] : by_group(records)) {
     if (!t.empty()) t.rule();
-    for (const json* r : rows) {
-      std::string system = allman_name(r->value("transport", ""));
+    for (const CellRecord* r : rows) {
+      std::string system = allman_name(r->transport);
       std::string then = !system.empty() && paper_size(*r) ? find_field(paper, op_of(*r), system, "transaction_s") : "";
-      const json& cpu = r->value("cpu_us_per_call", json::object());
-      auto num = [](const json& v, int d) { return v.is_number() ? fixed(v.get<double>(), d) : std::string("-"); };
-      t.add({op_of(*r), std::to_string(n_of(*r)), place(*r), variant(*r), num(r->value("p50_us", json()), 1),
-             num(r->value("p99_us", json()), 1), num(r->value("calls_per_s", json()), 1),
-             num(cpu.value("client", json()), 1), num(cpu.value("server", json()), 1),
-             cpu_over_floor(*r, floor_of(*r, rows)), bytes_text(wire(*r, "request_bytes_per_call")),
-             bytes_text(wire(*r, "response_bytes_per_call")), num(r->value("ratio_to_floor", json()), 2), then});
+      const LatencyFigures& l = r->speed.latency;
+      t.add({op_of(*r), std::to_string(n_of(*r)), place(*r), variant(*r), num(l.p50_us, 1), num(l.p99_us, 1),
+             num(l.calls_per_s, 1), num(cpu_client(*r), 1), num(cpu_server(*r), 1),
+             cpu_over_floor(*r, floor_of(*r, rows)), bytes_text(wire(*r, &Wire::request_bytes_per_call)),
+             bytes_text(wire(*r, &Wire::response_bytes_per_call)), num(r->speed.ratio_to_floor, 2), then});
     }
   }
   if (t.empty()) return "";
@@ -226,32 +232,30 @@ std::string kiraly_data(size_t photo) { return photo == 0 ? "small" : photo == k
 
 // The response's bytes over the photo's: base64's 4/3 (plus line breaks and
 // markup) for the text transports, about 1 for the binary ones.
-std::string per_photo_byte(const json& r) {
-  double rep = wire(r, "response_bytes_per_call");
+std::string per_photo_byte(const CellRecord& r) {
+  double rep = wire(r, &Wire::response_bytes_per_call);
   return rep < 0 || n_of(r) == 0 ? "-" : fixed(rep / static_cast<double>(n_of(r)), 3);
 }
 
 }  // namespace
 
-std::string kiraly_table(const std::vector<json>& records, const std::string& data_dir) {
+std::string kiraly_table(const std::vector<CellRecord>& records, const std::string& data_dir) {
   Csv paper = read_csv(data_dir + "/kiraly2018-record.csv");
   TextTable t({"photo B", "link", "transport", "request B", "response B", "resp/photo", "x floor B", "p50 us",
                "p99 us", "calls/s", "cpu us/call cli", "srv", "x floor", "s/100 calls", "2018 s/100 calls"});
   for (const auto& [g, rows] : by_group(records, kiraly_run)) {
     if (!t.empty()) t.rule();
-    for (const json* r : rows) {
-      std::string system = kiraly_name(r->value("transport", "")), then;
+    for (const CellRecord* r : rows) {
+      std::string system = kiraly_name(r->transport), then;
       for (const auto& row : paper)
         if (!system.empty() && row.at("system") == system && row.at("data") == kiraly_data(n_of(*r)))
-          then = row.at("seconds_per_100_calls");
-      const json& cpu = r->value("cpu_us_per_call", json::object());
-      auto num = [](const json& v, int d) { return v.is_number() ? fixed(v.get<double>(), d) : std::string("-"); };
-      t.add({grouped(n_of(*r)), place(*r), variant(*r), bytes_text(wire(*r, "request_bytes_per_call")),
-             bytes_text(wire(*r, "response_bytes_per_call")), per_photo_byte(*r), bytes_ratio(*r, floor_of(*r, rows)),
-             num(r->value("p50_us", json()), 1), num(r->value("p99_us", json()), 1),
-             num(r->value("calls_per_s", json()), 1), num(cpu.value("client", json()), 1),
-             num(cpu.value("server", json()), 1), num(r->value("ratio_to_floor", json()), 2),
-             num(r->value("seconds_per_100_calls", json()), 4), then.empty() ? "" : fixed(std::stod(then), 4)});
+          then = row.at("seconds_per_100_calls");  // not a record: a row of Kiraly's table (docs/data)
+      const LatencyFigures& l = r->speed.latency;
+      t.add({grouped(n_of(*r)), place(*r), variant(*r), bytes_text(wire(*r, &Wire::request_bytes_per_call)),
+             bytes_text(wire(*r, &Wire::response_bytes_per_call)), per_photo_byte(*r),
+             bytes_ratio(*r, floor_of(*r, rows)), num(l.p50_us, 1), num(l.p99_us, 1), num(l.calls_per_s, 1),
+             num(cpu_client(*r), 1), num(cpu_server(*r), 1), num(r->speed.ratio_to_floor, 2),
+             num(l.seconds_per_100_calls, 4), then.empty() ? "" : fixed(std::stod(then), 4)});
     }
   }
   if (t.empty()) return "";
@@ -262,26 +266,26 @@ std::string kiraly_table(const std::vector<json>& records, const std::string& da
          t.render();
 }
 
-std::vector<std::string> allman_plots(const std::vector<json>& records, const std::string& dir,
+std::vector<std::string> allman_plots(const std::vector<CellRecord>& records, const std::string& dir,
                                       process::CommandLog& log, std::vector<std::string>* notes) {
   std::map<std::string, PlotSpec> plots;  // by operation
   std::map<std::pair<std::string, std::string>, size_t> series;
   for (const auto& [g, rows] : by_group(records))
-    for (const json* r : rows) {
+    for (const CellRecord* r : rows) {
       std::string op = op_of(*r);
       if (!sized_op(op)) continue;
       PlotSpec& p = plots[op];
       if (p.name.empty())
         p = {"allman-" + op + "-vs-n", "Allman's " + op + ": time per call vs N (p50, bars p50..p99)",
              "N doubles", "microseconds per call", XAxis::kMeasure, true, true};
-      std::string title = variant(*r) + " " + r->value("topology", "") + " " + r->value("connect", "");
+      std::string title = variant(*r) + " " + r->topology + " " + r->connect;
       auto key = std::make_pair(op, title);
       if (!series.count(key)) series[key] = p.series.size(), p.series.push_back({title});
       Series& s = p.series[series[key]];
       s.x.push_back(static_cast<double>(n_of(*r)));
-      s.y.push_back(r->value("p50_us", 0.0));
-      s.low.push_back(r->value("p50_us", 0.0));
-      s.high.push_back(r->value("p99_us", 0.0));
+      s.y.push_back(r->speed.latency.p50_us.value_or(0.0));
+      s.low.push_back(r->speed.latency.p50_us.value_or(0.0));
+      s.high.push_back(r->speed.latency.p99_us.value_or(0.0));
     }
   std::vector<std::string> pngs;
   for (const auto& [op, p] : plots) {

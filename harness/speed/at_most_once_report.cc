@@ -11,50 +11,47 @@
 namespace rpclab::harness {
 namespace {
 
-using nlohmann::json;
-
 // A cell's settings without its at-most-once flag: the pair's key.
-std::string pair_key(const json& r) {
-  json cell = r.value("cell", json::object());
-  cell.erase("at_most_once");
-  return cell.dump();
+std::string pair_key(const CellRecord& r) {
+  CellConfig cell = r.cell.config;
+  cell.at_most_once = false;
+  return cell.id();
 }
 
-bool measured(const json& r) {
-  return r.value("experiment", "") == "speed" && r.value("status", "") == "ok" && r.contains("trial_means_us") &&
-         r.value("p50_us", json()).is_number();
+bool measured(const CellRecord& r) {
+  return r.is("speed") && r.ok() && r.speed.latency.trial_means_us && r.speed.latency.p50_us;
 }
 
 // The server's CPU per call, "-" where the record has none.
-std::string server_cpu(const json& r) {
-  const json& v = r.value("cpu_us_per_call", json::object()).value("server", json());
-  return v.is_number() ? fixed(v.get<double>(), 1) : "-";
+std::string server_cpu(const CellRecord& r) {
+  return r.speed.cpu_us_per_call ? fixed(r.speed.cpu_us_per_call->server, 1) : "-";
 }
 
 }  // namespace
 
-std::string at_most_once_cost_table(const std::vector<json>& records) {
-  std::map<std::string, std::pair<const json*, const json*>> pairs;  // key -> (off, on), in the run's order
+std::string at_most_once_cost_table(const std::vector<CellRecord>& records) {
+  // key -> (off, on), in the run's order
+  std::map<std::string, std::pair<const CellRecord*, const CellRecord*>> pairs;
   std::vector<std::string> order;
-  for (const json& r : records) {
+  for (const CellRecord& r : records) {
     if (!measured(r)) continue;
     std::string key = pair_key(r);
     if (!pairs.count(key)) order.push_back(key);
     auto& [off, on] = pairs[key];
-    (r.value("cell", json::object()).value("at_most_once", false) ? on : off) = &r;
+    (r.cell.config.at_most_once ? on : off) = &r;
   }
   TextTable t({"transport", "link", "p50 us off", "p50 us on", "on / off", "Welch p", "calls/s off", "calls/s on",
                "server CPU us off", "on"});
   for (const std::string& key : order) {
     auto [off, on] = pairs[key];
     if (!off || !on) continue;
-    double p50_off = off->at("p50_us").get<double>(), p50_on = on->at("p50_us").get<double>();
-    WelchResult w = welch_t_test(on->at("trial_means_us").get<std::vector<double>>(),
-                                 off->at("trial_means_us").get<std::vector<double>>());
-    t.add({variant(*off), off->value("topology", "") + " " + off->value("connect", ""), fixed(p50_off, 1),
-           fixed(p50_on, 1), fixed(p50_on / p50_off, 3) + (w.significant(0.01) ? "*" : ""),
-           w.p < 0.001 ? "<0.001" : fixed(w.p, 3), fixed(off->value("calls_per_s", 0.0), 0),
-           fixed(on->value("calls_per_s", 0.0), 0), server_cpu(*off), server_cpu(*on)});
+    const LatencyFigures &l_off = off->speed.latency, &l_on = on->speed.latency;
+    double p50_off = *l_off.p50_us, p50_on = *l_on.p50_us;
+    WelchResult w = welch_t_test(*l_on.trial_means_us, *l_off.trial_means_us);
+    t.add({variant(*off), off->topology + " " + off->connect, fixed(p50_off, 1), fixed(p50_on, 1),
+           fixed(p50_on / p50_off, 3) + (w.significant(0.01) ? "*" : ""), w.p < 0.001 ? "<0.001" : fixed(w.p, 3),
+           fixed(l_off.calls_per_s.value_or(0.0), 0), fixed(l_on.calls_per_s.value_or(0.0), 0), server_cpu(*off),
+           server_cpu(*on)});
   }
   if (t.empty()) return "";
   return "What at-most-once costs a NEXT (the server's table and its journal, off and on, trials taking turns; "

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "harness/record/cell_record.h"
 
 namespace rpclab::harness {
 
 // "" when the records hold no pair of cells that differ only in it.
-std::string at_most_once_cost_table(const std::vector<nlohmann::json>& records);
+std::string at_most_once_cost_table(const std::vector<CellRecord>& records);
 
 }  // namespace rpclab::harness

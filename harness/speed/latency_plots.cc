@@ -10,21 +10,19 @@
 namespace rpclab::harness {
 namespace {
 
-using nlohmann::json;
-
-bool drawn_cell(const json& r) {
-  const json& c = r.value("cell", json::object());
-  return r.value("experiment", "") == "speed" && r.value("status", "") == "ok" && !r.value("calibration", false) &&
-         c.value("topology", "") == "loopback" && c.value("connect", "") == "persistent" &&
-         c.value("clients", 0) == 1 && r.contains("latency_histogram") && echo_run(r);  // ECHO only
+bool drawn_cell(const CellRecord& r) {
+  const CellConfig& c = r.cell.config;
+  return r.is("speed") && r.ok() && !r.speed.calibration.value_or(false) &&
+         c.topology == netem::TopologyKind::kLoopback && c.connect == ConnectMode::kPersistent && c.clients == 1 &&
+         r.speed.latency.latency_histogram && echo_run(r);  // ECHO only
 }
 
 // A bucket's points: the CDF at its upper edge, the histogram's share at
 // its geometric middle (the x axis is logarithmic).
-void add_distribution(const json& h, const std::string& title, PlotSpec& cdf, PlotSpec& hist) {
-  std::vector<double> low = h.value("low_us", std::vector<double>());
-  std::vector<double> counts = h.value("counts", std::vector<double>());
-  double total = 0, seen = 0, step = std::pow(10.0, 1.0 / h.value("buckets_per_decade", 10));
+void add_distribution(const LatencyHistogram& h, const std::string& title, PlotSpec& cdf, PlotSpec& hist) {
+  const std::vector<double>& low = h.low_us;
+  std::vector<double> counts(h.counts.begin(), h.counts.end());
+  double total = 0, seen = 0, step = std::pow(10.0, 1.0 / h.buckets_per_decade);
   for (double c : counts) total += c;
   if (total <= 0 || low.size() != counts.size()) return;
   Series c{title}, s{title};
@@ -40,11 +38,11 @@ void add_distribution(const json& h, const std::string& title, PlotSpec& cdf, Pl
 
 }  // namespace
 
-std::vector<PlotSpec> latency_distribution_specs(const std::vector<json>& records) {
+std::vector<PlotSpec> latency_distribution_specs(const std::vector<CellRecord>& records) {
   std::map<size_t, std::pair<PlotSpec, PlotSpec>> by_size;
-  for (const json& r : records) {
+  for (const CellRecord& r : records) {
     if (!drawn_cell(r)) continue;
-    size_t size = r.at("cell").value("size", size_t{0});
+    size_t size = r.cell.config.size;
     auto [it, added] = by_size.try_emplace(size);
     if (added) {
       std::string label = size_label(size);
@@ -56,7 +54,7 @@ std::vector<PlotSpec> latency_distribution_specs(const std::vector<json>& record
       it->second.first.style = "steps";
       it->second.second.style = "histeps";
     }
-    add_distribution(r.at("latency_histogram"), variant(r), it->second.first, it->second.second);
+    add_distribution(*r.speed.latency.latency_histogram, variant(r), it->second.first, it->second.second);
   }
   std::vector<PlotSpec> specs;
   for (auto& [size, pair] : by_size) {

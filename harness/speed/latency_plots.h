@@ -6,13 +6,12 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "harness/kit/plot.h"
+#include "harness/record/cell_record.h"
 
 namespace rpclab::harness {
 
 // The plot specs, one CDF and one histogram per size (not drawn).
-std::vector<PlotSpec> latency_distribution_specs(const std::vector<nlohmann::json>& records);
+std::vector<PlotSpec> latency_distribution_specs(const std::vector<CellRecord>& records);
 
 }  // namespace rpclab::harness

@@ -68,7 +68,7 @@ class SpeedFlags : public ExperimentFlags {
  public:
   explicit SpeedFlags(CLI::App& cmd);
   Plan plan(const PlanContext& context) override;
-  std::unique_ptr<RunHold> prepare(CellEnvironment& env, json& metadata) override;
+  std::unique_ptr<RunHold> prepare(CellEnvironment& env, RunMetadata& metadata) override;
 
  private:
   Flags f;
@@ -117,7 +117,8 @@ Plan SpeedFlags::plan(const PlanContext& context) {
   Plan plan;
   plan.cells = expand_speed(axes(f, context.root));
   plan.what = "preset " + f.preset;
-  plan.metadata = {{"preset", f.preset}, {"workload", f.workload}};
+  plan.metadata.preset = f.preset;
+  plan.metadata.workload = f.workload;
   return plan;
 }
 
@@ -126,11 +127,11 @@ struct LatencyHold : RunHold {
   DmaLatencyHold pin;
 };
 
-std::unique_ptr<RunHold> SpeedFlags::prepare(CellEnvironment& env, json& metadata) {
+std::unique_ptr<RunHold> SpeedFlags::prepare(CellEnvironment& env, RunMetadata& metadata) {
   auto hold = std::make_unique<LatencyHold>();
   env.latency_pinned = hold->pin.held();
-  metadata["latency_pinned"] = hold->pin.held();
-  metadata["latency_pin_note"] = hold->pin.held() ? "/dev/cpu_dma_latency held at 0" : hold->pin.why_not();
+  metadata.latency_pinned = hold->pin.held();
+  metadata.latency_pin_note = hold->pin.held() ? "/dev/cpu_dma_latency held at 0" : hold->pin.why_not();
   std::fprintf(stderr, "rpclab speed: %s\n",
                hold->pin.held() ? "holding /dev/cpu_dma_latency at 0 for the run"
                                 : ("NOT holding /dev/cpu_dma_latency (" + hold->pin.why_not() +
@@ -139,9 +140,9 @@ std::unique_ptr<RunHold> SpeedFlags::prepare(CellEnvironment& env, json& metadat
 }
 
 
-std::string speed_words(const json& r) {
-  return fmt::format("p50 {:.1f} us, p99 {:.1f} us, {:.0f} calls/s", r.value("p50_us", 0.0), r.value("p99_us", 0.0),
-                     r.value("calls_per_s", 0.0));
+std::string latency_words(const LatencyFigures& l) {
+  return fmt::format("p50 {:.1f} us, p99 {:.1f} us, {:.0f} calls/s", l.p50_us.value_or(0.0), l.p99_us.value_or(0.0),
+                     l.calls_per_s.value_or(0.0));
 }
 
 }  // namespace
@@ -156,13 +157,14 @@ Experiment speed_experiment() {
   e.trial_runner = [](const std::string& run_dir, CellEnvironment& env) -> TrialRunner {
     auto session = std::make_shared<SpeedSession>(run_dir, env.latency_pinned);
     return [session](const CellConfig& cell, const TrialPlace& place, CellEnvironment& env, process::CommandLog& log,
-                     json& trial) { session->run_trial(cell, place, env, log, trial); };
+                     TrialRecord& trial) { session->run_trial(cell, place, env, log, trial); };
   };
   e.summarize = summarize_speed;
   e.tables = speed_tables();
   e.markdown_in_code_block = true;
   e.plots = speed_plots;
-  e.outcome_words = speed_words;
+  e.trial_words = [](const TrialRecord& t) { return latency_words(t.speed.latency); };
+  e.cell_words = [](const CellRecord& r) { return latency_words(r.speed.latency); };
   return e;
 }
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "transport/transport.h"
-#include "harness/run/cell_config.h"
+#include "harness/record/cell_config.h"
 #include "harness/run/setting_axes.h"
 #include "netem/topology/topology.h"
 

@@ -86,22 +86,23 @@ SpeedMetrics speed_metrics(const std::vector<std::vector<CallRecord>>& trials) {
   return m;
 }
 
-nlohmann::json SpeedMetrics::to_json() const {
-  return {{"calls_measured", calls},
-          {"errors", errors},
-          {"p50_us", p50_us},
-          {"p90_us", p90_us},
-          {"p99_us", p99_us},
-          {"p999_us", p999_us},
-          {"max_us", max_us},
-          {"mean_us", mean_us},
-          {"trial_means_us", trial_means_us},
-          {"mean_ci95_us", {trials.ci95_low, trials.ci95_high}},
-          {"seconds_per_100_calls", seconds_per_100_calls},
-          {"calls_per_s", calls_per_s},
-          {"start_skew_ms", start_skew_ms},
-          {"latency_histogram",
-           {{"buckets_per_decade", kHistogramBucketsPerDecade}, {"low_us", histogram_low_us}, {"counts", histogram_counts}}}};
+LatencyFigures SpeedMetrics::figures() const {
+  LatencyFigures f;
+  f.calls_measured = calls;
+  f.errors = errors;
+  f.p50_us = p50_us;
+  f.p90_us = p90_us;
+  f.p99_us = p99_us;
+  f.p999_us = p999_us;
+  f.max_us = max_us;
+  f.mean_us = mean_us;
+  f.trial_means_us = trial_means_us;
+  f.mean_ci95_us = {trials.ci95_low, trials.ci95_high};
+  f.seconds_per_100_calls = seconds_per_100_calls;
+  f.calls_per_s = calls_per_s;
+  f.start_skew_ms = start_skew_ms;
+  f.latency_histogram = LatencyHistogram{kHistogramBucketsPerDecade, histogram_low_us, histogram_counts};
+  return f;
 }
 
 }  // namespace rpclab::harness

@@ -10,6 +10,7 @@
 
 #include "client/call_record.h"
 #include "harness/kit/stats.h"
+#include "harness/record/speed_figures.h"
 
 namespace rpclab::harness {
 
@@ -28,7 +29,8 @@ struct SpeedMetrics {
   // so the views need nothing else. Only buckets with calls, ascending.
   std::vector<double> histogram_low_us;
   std::vector<uint64_t> histogram_counts;
-  nlohmann::json to_json() const;
+  // As a cell's record holds them.
+  LatencyFigures figures() const;
 };
 
 // Each trial is its own run of the clients: `trials[t]` holds every

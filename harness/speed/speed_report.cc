@@ -22,17 +22,15 @@
 namespace rpclab::harness {
 namespace {
 
-using nlohmann::json;
-
 // Levy's tables are of ECHO; Allman's and Kiraly's operations and the
 // at-most-once NEXT have their own (allman_report.h, at_most_once_report.h).
-bool measured(const json& r) { return r.value("status", "") == "ok" && echo_run(r); }
-bool calibration(const json& r) { return r.value("calibration", false); }
+bool measured(const CellRecord& r) { return r.ok() && echo_run(r); }
+bool calibration(const CellRecord& r) { return r.speed.calibration.value_or(false); }
 
-std::string topology(const json& r) { return r.value("topology", ""); }
-std::string connect(const json& r) { return r.value("connect", ""); }
-int clients(const json& r) { return r.value("clients", 1); }
-size_t size(const json& r) { return r.value("size", size_t{0}); }
+const std::string& topology(const CellRecord& r) { return r.topology; }
+const std::string& connect(const CellRecord& r) { return r.connect; }
+int clients(const CellRecord& r) { return r.clients; }
+size_t size(const CellRecord& r) { return r.speed.size.value_or(0); }
 
 std::string levy_name(const std::string& transport) {
   const TransportRow* row = find_transport(transport);
@@ -68,16 +66,14 @@ std::map<std::tuple<std::string, int, std::string>, std::pair<std::string, std::
   return rows;
 }
 
-std::string opt_fixed(const json& v, int decimals) {
-  return v.is_number() ? fixed(v.get<double>(), decimals) : "-";
-}
+std::string opt_fixed(const std::optional<double>& v, int decimals) { return v ? fixed(*v, decimals) : "-"; }
 
-std::string levy_table(const std::vector<json>& records, const std::string& data_dir) {
+std::string levy_table(const std::vector<CellRecord>& records, const std::string& data_dir) {
   // The table's order: Levy's Sun RPC rows first, then today's additions.
-  std::map<std::tuple<long, std::string, int, size_t>, std::map<std::string, const json*>> rows;
-  for (const json& r : records)
+  std::map<std::tuple<long, std::string, int, size_t>, std::map<std::string, const CellRecord*>> rows;
+  for (const CellRecord& r : records)
     if (measured(r) && !calibration(r) && connect(r) == "per-call")
-      rows[{table_rank(r.value("transport", "")), variant(r), clients(r), size(r)}][topology(r)] = &r;
+      rows[{table_rank(r.transport), variant(r), clients(r), size(r)}][topology(r)] = &r;
   if (rows.empty()) return "";
   auto levy = levy_timing(data_dir);
   TextTable t({"implementation", "clients", "size", "same machine s/100", "other machine s/100", "1989 same",
@@ -85,12 +81,13 @@ std::string levy_table(const std::vector<json>& records, const std::string& data
   std::string last;
   for (const auto& [key, by_topology] : rows) {
     const auto& [order, transport, n, sz] = key;
-    std::string implementation = by_topology.begin()->second->value("transport", "");
+    std::string implementation = by_topology.begin()->second->transport;
     if (!last.empty() && last != transport) t.rule();
     last = transport;
     auto at = [&by_topology = by_topology](const char* topo) {
       auto it = by_topology.find(topo);
-      return it == by_topology.end() ? std::string("-") : opt_fixed(it->second->at("seconds_per_100_calls"), 4);
+      return it == by_topology.end() ? std::string("-")
+                                     : opt_fixed(it->second->speed.latency.seconds_per_100_calls, 4);
     };
     auto old = levy.find({levy_name(implementation), n, size_label(sz)});
     t.add({transport, std::to_string(n), size_label(sz), at("loopback"), at("two-host"),
@@ -101,35 +98,36 @@ std::string levy_table(const std::vector<json>& records, const std::string& data
          t.render();
 }
 
-std::string ordering(const std::vector<const json*>& group) {
+std::string ordering(const std::vector<const CellRecord*>& group) {
   std::vector<TimedTransport> timed;
-  for (const json* r : group)
-    timed.push_back({variant(*r), r->value("mean_us", 0.0),
-                     r->value("trial_means_us", std::vector<double>{})});
+  for (const CellRecord* r : group) {
+    const LatencyFigures& l = r->speed.latency;
+    timed.push_back({variant(*r), l.mean_us.value_or(0.0), l.trial_means_us.value_or(std::vector<double>{})});
+  }
   return latency_order(timed, 0.01);
 }
 
-std::string percentile_table(const std::vector<json>& records, const std::string& topo, const std::string& mode,
+std::string percentile_table(const std::vector<CellRecord>& records, const std::string& topo, const std::string& mode,
                              bool one_client_only) {
   TextTable t({"transport", "clients", "size", "p50 us", "p90 us", "p99 us", "p99.9 us", "max us", "calls/s",
                "cpu us/call cli", "srv", "bytes/call", "x floor"});
-  std::map<std::pair<int, size_t>, std::vector<const json*>> groups;
+  std::map<std::pair<int, size_t>, std::vector<const CellRecord*>> groups;
   std::string last;
-  for (const json& r : records) {
+  for (const CellRecord& r : records) {
     if (!measured(r) || calibration(r) || topology(r) != topo || connect(r) != mode) continue;
     if (one_client_only && clients(r) != 1) continue;
     groups[{clients(r), size(r)}].push_back(&r);
     if (!last.empty() && last != variant(r)) t.rule();
     last = variant(r);
-    const json& w = r.value("welch_vs_floor", json());
-    std::string ratio = opt_fixed(r.value("ratio_to_floor", json()), 2);
-    if (w.is_object()) ratio += w.value("significant_at_0_01", false) ? "*" : " ";
-    const json& wire = r.value("wire", json());
-    t.add({variant(r), std::to_string(clients(r)), size_label(size(r)), opt_fixed(r["p50_us"], 1),
-           opt_fixed(r["p90_us"], 1), opt_fixed(r["p99_us"], 1), opt_fixed(r["p999_us"], 1), opt_fixed(r["max_us"], 1),
-           opt_fixed(r["calls_per_s"], 0), opt_fixed(r["cpu_us_per_call"]["client"], 1),
-           opt_fixed(r["cpu_us_per_call"]["server"], 1),
-           wire.is_object() ? opt_fixed(wire["bytes_per_call"], 0) : "-", ratio});
+    const SpeedCell& s = r.speed;
+    std::string ratio = opt_fixed(s.ratio_to_floor, 2);
+    if (s.welch_vs_floor.has_value()) ratio += s.welch_vs_floor->significant_at_0_01 ? "*" : " ";
+    const std::optional<CpuPerCall>& cpu = s.cpu_us_per_call;
+    t.add({variant(r), std::to_string(clients(r)), size_label(size(r)), opt_fixed(s.latency.p50_us, 1),
+           opt_fixed(s.latency.p90_us, 1), opt_fixed(s.latency.p99_us, 1), opt_fixed(s.latency.p999_us, 1),
+           opt_fixed(s.latency.max_us, 1), opt_fixed(s.latency.calls_per_s, 0),
+           cpu ? fixed(cpu->client, 1) : "-", cpu ? fixed(cpu->server, 1) : "-",
+           s.wire.has_value() ? fixed(s.wire->bytes_per_call, 0) : "-", ratio});
   }
   if (t.empty()) return "";
   std::string out = fmt::format("Per-call latency, {} connection, {} (microseconds; x floor = p50 / raw floor p50, "
@@ -145,7 +143,7 @@ std::string percentile_table(const std::vector<json>& records, const std::string
 }
 
 // One pair of columns per floor that has a sockperf calibration.
-std::string calibration_table(const std::vector<json>& records) {
+std::string calibration_table(const std::vector<CellRecord>& records) {
   std::vector<const TransportRow*> floors;
   std::vector<std::string> headers = {"topology", "size"};
   for (const TransportRow& row : transports())
@@ -156,17 +154,19 @@ std::string calibration_table(const std::vector<json>& records) {
         headers.push_back(h);
     }
   TextTable t(headers);
-  std::map<std::pair<std::string, size_t>, std::map<std::string, const json*>> rows;
-  for (const json& r : records) {
+  std::map<std::pair<std::string, size_t>, std::map<std::string, const CellRecord*>> rows;
+  for (const CellRecord& r : records) {
     if (!measured(r)) continue;
-    bool floor = is_floor(r.value("transport", "")) && connect(r) == "persistent" && clients(r) == 1 &&
-                 read_settings(r.value("cell", json::object())).empty();  // the floor as it comes
-    if (calibration(r) || floor) rows[{topology(r), size(r)}][r.value("transport", "")] = &r;
+    bool floor = is_floor(r.transport) && connect(r) == "persistent" && clients(r) == 1 &&
+                 r.cell.config.settings.empty();  // the floor as it comes
+    if (calibration(r) || floor) rows[{topology(r), size(r)}][r.transport] = &r;
   }
   for (const auto& [key, by] : rows) {
-    auto p50 = [&by = by](const std::string& t) { return by.count(t) ? opt_fixed(by.at(t)->at("p50_us"), 1) : "-"; };
+    auto p50 = [&by = by](const std::string& t) {
+      return by.count(t) ? opt_fixed(by.at(t)->speed.latency.p50_us, 1) : "-";
+    };
     auto ratio = [&by = by](const std::string& raw) {
-      return by.count(raw) ? opt_fixed(by.at(raw)->value("ratio_to_sockperf", json()), 2) : "-";
+      return by.count(raw) ? opt_fixed(by.at(raw)->speed.ratio_to_sockperf.value, 2) : "-";
     };
     std::vector<std::string> line = {key.first, size_label(key.second)};
     bool any = false;
@@ -182,10 +182,10 @@ std::string calibration_table(const std::vector<json>& records) {
          "(persistent, 1 client):\n\n" + t.render();
 }
 
-std::string header(const std::vector<json>& records) {
-  for (const json& r : records)
-    if (r.value("experiment", "") == "speed")
-      return r.value("latency_pinned", false)
+std::string header(const std::vector<CellRecord>& records) {
+  for (const CellRecord& r : records)
+    if (r.is("speed"))
+      return r.speed.latency_pinned.value_or(false)
                  ? "Timing: /dev/cpu_dma_latency held at 0 for the run (no idle wake-up delay in the figures).\n"
                    "Closed loop: each client waits for a reply before the next call, as in Levy's test.\n"
                  : "Timing: /dev/cpu_dma_latency could NOT be held at 0; on a VM expect ~100 us of idle wake-up in "
@@ -194,11 +194,10 @@ std::string header(const std::vector<json>& records) {
   return "";
 }
 
-std::string not_measured(const std::vector<json>& records) {
+std::string not_measured(const std::vector<CellRecord>& records) {
   std::map<std::string, int> reasons;
-  for (const json& r : records)
-    if (r.value("experiment", "") == "speed" && r.value("status", "") != "ok")
-      ++reasons[r.value("status", "") + ": " + r.value("transport", "") + ": " + r.value("reason", "")];
+  for (const CellRecord& r : records)
+    if (r.is("speed") && !r.ok()) ++reasons[r.status + ": " + r.transport + ": " + r.reason];
   std::string out;
   for (const auto& [why, n] : reasons) out += fmt::format("  {} cell(s) {}\n", n, why);
   return out.empty() ? "" : "Cells not measured:\n" + out;
@@ -207,7 +206,7 @@ std::string not_measured(const std::vector<json>& records) {
 }  // namespace
 
 const std::vector<ReportTable>& speed_tables() {
-  using Records = std::vector<json>;
+  using Records = std::vector<CellRecord>;
   // The terminal shows the one-client loopback latencies; report.txt every
   // topology and connection mode instead.
   static const std::vector<ReportTable> tables = {
@@ -244,32 +243,34 @@ const std::vector<ReportTable>& speed_tables() {
   return tables;
 }
 
-std::string speed_report(const std::vector<json>& records, const ReportOptions& options) {
+std::string speed_report(const std::vector<CellRecord>& records, const ReportOptions& options) {
   return render_report(speed_tables(), records, options, true);
 }
 
-std::vector<std::string> speed_plots(const std::vector<json>& records, const std::string& dir, process::CommandLog& log,
+std::vector<std::string> speed_plots(const std::vector<CellRecord>& records, const std::string& dir,
+                                     process::CommandLog& log,
                                      std::vector<std::string>* notes) {
   PlotSpec by_size{"latency-vs-size", "Call latency vs payload size (loopback, persistent, 1 client; bars p50..p99)",
                    "payload bytes", "microseconds per call", XAxis::kMeasure, true, true};
   PlotSpec by_clients{"throughput-vs-clients", "Throughput vs parallel clients (loopback, persistent, 12 B)",
                       "parallel clients", "calls per second (all clients)", XAxis::kCount};
   std::map<std::string, size_t> size_series, client_series;
-  for (const json& r : records) {
+  for (const CellRecord& r : records) {
     if (!measured(r) || calibration(r) || topology(r) != "loopback" || connect(r) != "persistent") continue;
     std::string t = variant(r);
+    const LatencyFigures& l = r.speed.latency;
     if (clients(r) == 1) {
       if (!size_series.count(t)) size_series[t] = by_size.series.size(), by_size.series.push_back({t});
       Series& s = by_size.series[size_series[t]];
       s.x.push_back(std::max<double>(1, static_cast<double>(size(r))));
-      s.y.push_back(r.value("p50_us", 0.0));
-      s.low.push_back(r.value("p50_us", 0.0));
-      s.high.push_back(r.value("p99_us", 0.0));
+      s.y.push_back(l.p50_us.value_or(0.0));
+      s.low.push_back(l.p50_us.value_or(0.0));
+      s.high.push_back(l.p99_us.value_or(0.0));
     }
     if (size(r) == 12) {
       if (!client_series.count(t)) client_series[t] = by_clients.series.size(), by_clients.series.push_back({t});
       Series& s = by_clients.series[client_series[t]];
-      double v = r.value("calls_per_s", 0.0);
+      double v = l.calls_per_s.value_or(0.0);
       s.x.push_back(clients(r));
       s.y.push_back(v);
       s.low.push_back(v);

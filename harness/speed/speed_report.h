@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "harness/record/cell_record.h"
 
 #include "harness/run/experiment.h"
 #include "process/command_log.h"
@@ -17,9 +17,9 @@ namespace rpclab::harness {
 // The report's tables, in the order they print (the row's, experiment.h).
 const std::vector<ReportTable>& speed_tables();
 // Those tables, as the row's report would render them.
-std::string speed_report(const std::vector<nlohmann::json>& records, const ReportOptions& options);
+std::string speed_report(const std::vector<CellRecord>& records, const ReportOptions& options);
 
-std::vector<std::string> speed_plots(const std::vector<nlohmann::json>& records, const std::string& dir,
+std::vector<std::string> speed_plots(const std::vector<CellRecord>& records, const std::string& dir,
                                      process::CommandLog& log, std::vector<std::string>* notes);
 
 }  // namespace rpclab::harness

@@ -6,8 +6,6 @@
 
 namespace rpclab::harness {
 
-using nlohmann::json;
-
 // The table's order; a transport this build does not know (an older
 // record) goes last.
 long table_rank(const std::string& transport) {
@@ -20,10 +18,9 @@ long table_rank(const std::string& transport) {
 // A row of the tables: the transport, the words of each setting the cell
 // set (" nodelay" with --tcp-nodelay on), " +at-most-once" when its server
 // kept the at-most-once table (--workload at-most-once).
-std::string variant(const json& r) {
-  const json& cell = r.value("cell", json::object());
-  bool at_most_once = cell.value("at_most_once", false);
-  return r.value("transport", "") + row_words(read_settings(cell)) + (at_most_once ? " +at-most-once" : "");
+std::string variant(const CellRecord& r) {
+  const CellConfig& cell = r.cell.config;
+  return r.transport + row_words(cell.settings) + (cell.at_most_once ? " +at-most-once" : "");
 }
 
 std::string size_label(size_t bytes) {
@@ -32,8 +29,8 @@ std::string size_label(size_t bytes) {
   return std::to_string(bytes);
 }
 
-bool echo_run(const json& record) {
-  return record.value("experiment", "") == "speed" && workload_of(record.value("cell", json::object()).value("op", "echo")) == "echo";
+bool echo_run(const CellRecord& record) {
+  return record.is("speed") && workload_of(record.cell.config.op) == "echo";
 }
 
 }  // namespace rpclab::harness

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "harness/record/cell_record.h"
 
 namespace rpclab::harness {
 
@@ -15,10 +15,10 @@ std::string size_label(size_t bytes);  // 12, 512, 8K, 16K, 64K, 1M
 // A transport's place in the table's order (an unknown one last), and a
 // record's row name: the transport, and " nodelay" when the cell set it.
 long table_rank(const std::string& transport);
-std::string variant(const nlohmann::json& record);
+std::string variant(const CellRecord& record);
 
 // A speed record of ECHO, Levy's workload (what Levy's tables and the
 // latency plots show; NEXT of the at-most-once workload has its own).
-bool echo_run(const nlohmann::json& record);
+bool echo_run(const CellRecord& record);
 
 }  // namespace rpclab::harness

@@ -49,23 +49,26 @@ struct WireCounters {
   uint64_t tx_bytes = 0, tx_packets = 0, rx_bytes = 0, rx_packets = 0;
 };
 
+// iproute2's JSON (`ip -s -j link show`), not a record.
 WireCounters read_wire(const netem::Host& client, process::CommandLog& log) {
   process::CommandResult r = process::run_checked({"ip", "-s", "-j", "link", "show", "dev", client.ifname}, log, client.netns);
   json j = json::parse(r.out);
   const json& s = j.at(0).at("stats64");
-  return {s.at("tx").at("bytes").get<uint64_t>(), s.at("tx").at("packets").get<uint64_t>(),
-          s.at("rx").at("bytes").get<uint64_t>(), s.at("rx").at("packets").get<uint64_t>()};
+  const json& tx = s.at("tx");  // not a record: iproute2's JSON
+  const json& rx = s.at("rx");  // not a record: iproute2's JSON
+  return {tx.at("bytes").get<uint64_t>(), tx.at("packets").get<uint64_t>(),  // not a record: iproute2's JSON
+          rx.at("bytes").get<uint64_t>(), rx.at("packets").get<uint64_t>()};  // not a record: iproute2's JSON
 }
 
-json wire_delta(const WireCounters& before, const WireCounters& after) {
+WireCounts wire_delta(const WireCounters& before, const WireCounters& after) {
   uint64_t tx = after.tx_bytes - before.tx_bytes, rx = after.rx_bytes - before.rx_bytes;
   uint64_t tx_p = after.tx_packets - before.tx_packets, rx_p = after.rx_packets - before.rx_packets;
-  return {{"bytes", tx + rx}, {"packets", tx_p + rx_p}, {"tx_bytes", tx}, {"tx_packets", tx_p},
-          {"rx_bytes", rx}, {"rx_packets", rx_p}};
+  return {tx + rx, tx_p + rx_p, tx, tx_p, rx, rx_p};
 }
 
 // Calls the server ran in a trial, whatever their kind (warm-up included,
-// as the link's counters include it).
+// as the link's counters include it), from its stats file (SIGUSR1; not a
+// record: docs/results-format.md, "Server ready and stats files").
 double served(const json& stats) {
   return stats.value("echo_calls", 0.0) + stats.value("next_calls", 0.0) + stats.value("allman_calls", 0.0) +
          stats.value("record_calls", 0.0);
@@ -190,7 +193,7 @@ void SpeedSession::learn_start(const CellConfig& cell, const std::vector<CallRec
 }
 
 void SpeedSession::measure_rpc(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env,
-                               process::CommandLog& log, json& trial) {
+                               process::CommandLog& log, TrialRecord& trial) {
   Placement& at = placement(cell, env, log);
   TrialServer& srv = server(cell, at, env);
   at.describe(trial);
@@ -211,19 +214,26 @@ void SpeedSession::measure_rpc(const CellConfig& cell, const TrialPlace& place, 
   if (!after) throw CellFailure("the server did not answer a stats request after the trial");
   learn_start(cell, clients.records, launched);
   SpeedMetrics m = speed_metrics({clients.records});
-  trial.update(json{{"calls_measured", m.calls}, {"errors", m.errors}, {"p50_us", m.p50_us}, {"p99_us", m.p99_us},
-                    {"mean_us", m.mean_us}, {"calls_per_s", m.calls_per_s}, {"start_skew_ms", m.start_skew_ms},
-                    {"start_barrier_ms", barrier}, {"client_cpu_us", m.client_cpu_us_per_call * (m.calls + m.errors)}});
-  trial["calls_served"] = served(*after) - served(*before);
-  trial["server_cpu_us"] = server_cpu_us(*after) - server_cpu_us(*before);
-  trial["wire"] = json(nullptr);
-  if (two_host) trial["wire"] = wire_delta(wire_before, read_wire(*client, log));
-  trial["settings"] = clients.records.front().header.value("settings", json::object());
+  SpeedTrial& s = trial.speed;
+  s.latency.calls_measured = m.calls;
+  s.latency.errors = m.errors;
+  s.latency.p50_us = m.p50_us;
+  s.latency.p99_us = m.p99_us;
+  s.latency.mean_us = m.mean_us;
+  s.latency.calls_per_s = m.calls_per_s;
+  s.latency.start_skew_ms = m.start_skew_ms;
+  s.start_barrier_ms = barrier;
+  s.client_cpu_us = m.client_cpu_us_per_call * static_cast<double>(m.calls + m.errors);
+  s.calls_served = served(*after) - served(*before);
+  s.server_cpu_us = server_cpu_us(*after) - server_cpu_us(*before);
+  s.wire = two_host ? MaybeNull<WireCounts>::of(wire_delta(wire_before, read_wire(*client, log)))
+                    : MaybeNull<WireCounts>::null();
+  trial.settings = clients.records.front().settings();
   if (clients.truncated) mark(trial, "ok", "the cell time limit stopped the clients early");
 }
 
 void SpeedSession::measure_sockperf(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env,
-                                    process::CommandLog& log, json& trial) {
+                                    process::CommandLog& log, TrialRecord& trial) {
   Placement& at = placement(cell, env, log);
   const netem::Host& server_host = *at.server_end();
   const netem::Host& client_host = *at.client_end().host;
@@ -249,16 +259,23 @@ void SpeedSession::measure_sockperf(const CellConfig& cell, const TrialPlace& pl
   std::string output = read_whole_file(place.dir + "/sockperf-client.log");
   auto r = parse_sockperf(output);
   if (!status || !r) throw CellFailure("sockperf ping-pong gave no result: " + log_tail(place.dir + "/sockperf-client.log"));
-  trial.update(json{{"p50_us", r->p50_us}, {"p90_us", r->p90_us}, {"p99_us", r->p99_us}, {"p999_us", r->p999_us},
-                    {"max_us", r->max_us}, {"mean_us", r->avg_us}, {"calls_measured", r->observations},
-                    {"calls_per_s", r->duration_s > 0 ? r->observations / r->duration_s : 0.0},
-                    {"seconds_per_100_calls", r->avg_us * 100 / 1e6}, {"calibration", true},
-                    {"sockperf_message_size", std::max(cell.size, kSockperfMinSize)}});
+  LatencyFigures& l = trial.speed.latency;
+  l.p50_us = r->p50_us;
+  l.p90_us = r->p90_us;
+  l.p99_us = r->p99_us;
+  l.p999_us = r->p999_us;
+  l.max_us = r->max_us;
+  l.mean_us = r->avg_us;
+  l.calls_measured = r->observations;
+  l.calls_per_s = r->duration_s > 0 ? static_cast<double>(r->observations) / r->duration_s : 0.0;
+  l.seconds_per_100_calls = r->avg_us * 100 / 1e6;
+  trial.speed.calibration = true;
+  trial.speed.sockperf_message_size = std::max(cell.size, kSockperfMinSize);
 }
 
 void SpeedSession::run_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env,
-                             process::CommandLog& log, json& trial) {
-  trial["latency_pinned"] = latency_pinned_;
+                             process::CommandLog& log, TrialRecord& trial) {
+  trial.speed.latency_pinned = latency_pinned_;
   if (std::string why = skip_reason(cell, env); !why.empty()) return mark(trial, "skipped", why);
   try {
     if (is_calibration(cell.transport))

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/placement/cell_processes.h"
+#include "harness/record/trial_record.h"
 #include "harness/run/experiment.h"
 #include "harness/placement/placement.h"
 #include "process/command_log.h"
@@ -27,7 +28,7 @@ class SpeedSession {
   ~SpeedSession();
   // A TrialRunner (experiment.h).
   void run_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env, process::CommandLog& log,
-                 nlohmann::json& trial);
+                 TrialRecord& trial);
 
  private:
   // Where the cell's trials run: this kernel's hosts of its topology, or
@@ -36,9 +37,9 @@ class SpeedSession {
   // The cell's server, started once and kept; made ready for one more trial.
   TrialServer& server(const CellConfig& cell, Placement& at, CellEnvironment& env);
   void measure_rpc(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env, process::CommandLog& log,
-                   nlohmann::json& trial);
+                   TrialRecord& trial);
   void measure_sockperf(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env, process::CommandLog& log,
-                        nlohmann::json& trial);
+                        TrialRecord& trial);
   double barrier_ms(const CellConfig& cell) const;
   std::vector<std::string> call_args(const CellConfig& cell, double* barrier) const;
   void learn_start(const CellConfig& cell, const std::vector<CallRecord>& records, int64_t launched_ns);

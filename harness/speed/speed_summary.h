@@ -5,23 +5,23 @@
 #pragma once
 
 #include "transport/transport.h"
-
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "harness/run/cell_config.h"
+#include "transport/transport.h"
+#include "harness/record/cell_config.h"
+#include "harness/record/cell_record.h"
 
 namespace rpclab::harness {
 
 // A CellSummary (experiment.h).
-void summarize_speed(const CellConfig& cell, const std::vector<nlohmann::json>& trials,
-                     const std::vector<nlohmann::json>& earlier, nlohmann::json& record);
+void summarize_speed(const CellConfig& cell, const std::vector<TrialRecord>& trials,
+                     const std::vector<CellRecord>& earlier, CellRecord& record);
 
-// The bytes each way per call, from the trials' link counters ("wire":
+// The bytes each way per call, from the trials' link counters (`wire`:
 // tx/rx bytes and packets of the client's end) over the calls the server
 // ran: frames, and the RPC's own bytes with each frame's headers taken
 // off. Null when a trial counted nothing (loopback).
-nlohmann::json wire_summary(const TransportRow& row, const std::vector<nlohmann::json>& ok_trials, double served);
+MaybeNull<WirePerCall> wire_summary(const TransportRow& row, const std::vector<TrialRecord>& ok_trials,
+                                    double served);
 
 }  // namespace rpclab::harness

@@ -46,6 +46,8 @@ class CallRecord {
   static constexpr int kVersion = 2;  // 1: no start times, no attempts (still read)
 
   nlohmann::json header = nlohmann::json::object();
+  // The header's `settings`: the client's resolved transport settings.
+  nlohmann::json settings() const { return header.value("settings", nlohmann::json::object()); }
   std::vector<CallEntry> calls;
   std::vector<AttemptEntry> attempts;  // every attempt of the calls with attempts > 1, in call order
 

@@ -2,8 +2,9 @@
 // after a cell. A client's call record (CallRecord::parse, versions 1 and
 // 2) is accepted or refused with RecordError, and an accepted one survives
 // format/parse, its calls, start times and attempts unchanged. A
-// results.jsonl (harness::read_records) never fails: lines that are not
-// records are skipped with one warning each.
+// results.jsonl (harness::read_cell_records) never fails but to refuse a
+// record of a newer version: lines that are not records are skipped with
+// one warning each, and a record read is written back as it was read.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -12,7 +13,7 @@
 
 #include "client/call_record.h"
 #include "fuzz_targets.h"
-#include "harness/run/result_record.h"
+#include "harness/record/records_file.h"
 
 namespace rpclab::fuzz {
 
@@ -51,12 +52,20 @@ int fuzz_result_records(const uint8_t* data, size_t size) {
   RPCLAB_FUZZ_CHECK(::ftruncate(fd, 0) == 0 && ::pwrite(fd, data, size, 0) == static_cast<ssize_t>(size),
                     "cannot write the memory file");
   std::vector<std::string> warnings;
-  std::vector<nlohmann::json> records = harness::read_records(path, &warnings);
+  std::vector<harness::CellRecord> records;
+  try {
+    records = harness::read_cell_records(path, &warnings);
+  } catch (const harness::RecordVersionError&) {
+    return 0;
+  }
   size_t lines = 0;
   for (size_t i = 0; i < size; ++i) lines += data[i] == '\n';
   RPCLAB_FUZZ_CHECK(records.size() + warnings.size() <= lines + 1, "more records and warnings than lines");
-  for (const nlohmann::json& r : records)
-    RPCLAB_FUZZ_CHECK(r.is_object() && r.contains("version") && r.contains("cell"), "a non-record was kept");
+  for (const harness::CellRecord& r : records) {
+    nlohmann::json again = r;
+    RPCLAB_FUZZ_CHECK(nlohmann::json(again.get<harness::CellRecord>()) == again,
+                      "a record read back from what it wrote says something else");
+  }
   return 0;
 }
 

@@ -57,22 +57,29 @@ std::string line_of(const std::string& table, const std::vector<std::string>& wo
 TEST(AllmanBytes, FrameHeadersComeOffEveryFrameEachWay) {
   // Two trials, 12 calls served: requests of 1000 B in one frame each plus
   // 4 pure ACKs; replies of 8 B, one frame each.
-  json trial = {{"wire", {{"bytes", 0}, {"packets", 0}, {"tx_bytes", 6 * (1000 + 66) + 2 * 66}, {"tx_packets", 8},
-                          {"rx_bytes", 6 * (8 + 66)}, {"rx_packets", 6}}}};
-  json w = wire_summary(*find_transport("raw-tcp"), {trial, trial}, 12);
-  ASSERT_TRUE(w.is_object());
-  EXPECT_DOUBLE_EQ(w["request_bytes_per_call"].get<double>(), 1000);
-  EXPECT_DOUBLE_EQ(w["response_bytes_per_call"].get<double>(), 8);
-  EXPECT_DOUBLE_EQ(w["request_frame_bytes_per_call"].get<double>(), (6 * 1066 + 132) / 6.0);
+  auto counted = [](const WireCounts& w) {
+    TrialRecord t;
+    t.experiment = "speed";
+    t.speed.wire = MaybeNull<WireCounts>::of(w);
+    return t;
+  };
+  TrialRecord trial = counted({0, 0, 6 * (1000 + 66) + 2 * 66, 8, 6 * (8 + 66), 6});
+  MaybeNull<WirePerCall> w = wire_summary(*find_transport("raw-tcp"), {trial, trial}, 12);
+  ASSERT_TRUE(w.has_value() && w->each_way);
+  EXPECT_DOUBLE_EQ(w->each_way->request_bytes_per_call, 1000);
+  EXPECT_DOUBLE_EQ(w->each_way->response_bytes_per_call, 8);
+  EXPECT_DOUBLE_EQ(w->each_way->request_frame_bytes_per_call, (6 * 1066 + 132) / 6.0);
   // UDP frames carry 8 B of UDP header, not 32 of TCP.
-  json udp = {{"wire", {{"tx_bytes", 1000 + 42}, {"tx_packets", 1}, {"rx_bytes", 8 + 42}, {"rx_packets", 1}}}};
-  EXPECT_DOUBLE_EQ(wire_summary(*find_transport("raw-udp"), {udp}, 1)["request_bytes_per_call"].get<double>(), 1000);
+  TrialRecord udp = counted({0, 0, 1000 + 42, 1, 8 + 42, 1});
+  EXPECT_DOUBLE_EQ(wire_summary(*find_transport("raw-udp"), {udp}, 1)->each_way->request_bytes_per_call, 1000);
   // A trial without counters (loopback): nothing to say.
-  EXPECT_TRUE(wire_summary(*find_transport("raw-tcp"), {trial, json{{"wire", nullptr}}}, 12).is_null());
+  TrialRecord loopback = trial;
+  loopback.speed.wire = MaybeNull<WireCounts>::null();
+  EXPECT_FALSE(wire_summary(*find_transport("raw-tcp"), {trial, loopback}, 12).has_value());
 }
 
 TEST(AllmanBytes, Table5ShowsTheLargestNBesideAllmansFigures) {
-  std::string table = allman_bytes_table(log_transform_records(), kData);
+  std::string table = allman_bytes_table(typed_records(log_transform_records()), kData);
   std::string xml = line_of(table, {"log-transform", "50000", "xmlrpc"});
   ASSERT_FALSE(xml.empty()) << table;
   // (2,400,000 + 2,500,000) / (400,014 + 400,009) = 6.12; Allman's 6.16.
@@ -86,7 +93,7 @@ TEST(AllmanBytes, Table5ShowsTheLargestNBesideAllmansFigures) {
 }
 
 TEST(AllmanBytes, TheSpeedTableHasEveryNAndTheReportKeepsLevysTablesToEcho) {
-  std::vector<json> records = log_transform_records();
+  std::vector<CellRecord> records = typed_records(log_transform_records());
   std::string speed = allman_speed_table(records, kData);
   EXPECT_NE(line_of(speed, {"log-transform", "5000", "xmlrpc"}), "") << speed;
   EXPECT_NE(line_of(speed, {"log-transform", "50000", "xmlrpc", "95.303"}), "") << speed;
@@ -103,7 +110,7 @@ TEST(AllmanBytes, TheSpeedTableHasEveryNAndTheReportKeepsLevysTablesToEcho) {
 TEST(AllmanBytes, TheSpeedTableGivesTheCpuOverTheFloors) {
   std::vector<json> records = log_transform_records();
   records[1]["cpu_us_per_call"] = {{"client", 40.0}, {"server", 70.5}};  // xmlrpc at 50,000; the floor: 10 + 20
-  std::string speed = allman_speed_table(records, kData);
+  std::string speed = allman_speed_table(typed_records(records), kData);
   EXPECT_NE(line_of(speed, {"log-transform", "50000", "xmlrpc", "80.5"}), "") << speed;
   EXPECT_NE(line_of(speed, {"log-transform", "5000", "xmlrpc", "-"}), "") << "no floor at 5,000:\n" << speed;
   std::string floor = line_of(speed, {"log-transform", "50000", "raw-tcp"});
@@ -111,7 +118,7 @@ TEST(AllmanBytes, TheSpeedTableGivesTheCpuOverTheFloors) {
 }
 
 TEST(AllmanBytes, NoAllmanRecordsNoAllmanTables) {
-  std::vector<json> echo = {speed_record("raw-tcp", 1, 12, {50, 51, 49})};
+  std::vector<CellRecord> echo = typed_records({speed_record("raw-tcp", 1, 12, {50, 51, 49})});
   EXPECT_EQ(allman_bytes_table(echo, kData), "");
   EXPECT_EQ(speed_report(echo, {kData}).find("Allman"), std::string::npos);
 }
@@ -132,23 +139,23 @@ TEST(KiralyTable, ShowsBase64sOverheadAndThe2018FiguresBesideTheirTransports) {
                                cell_record("xmlrpc-pstream", "get-record", photo, 300, 1.35 * photo),
                                cell_record("jsonrpc", "get-record", 0, 200, 400),
                                cell_record("xmlrpc", "log-transform", 5000, 240000, 250000)};
-  std::string table = kiraly_table(records, kData);
+  std::string table = kiraly_table(typed_records(records), kData);
   EXPECT_NE(line_of(table, {"1,048,576", "jsonrpc", "1.334", "23.8575"}), "") << table;
   EXPECT_NE(line_of(table, {"0", "jsonrpc", "1.7460"}), "") << table;
   std::string pstream = line_of(table, {"1,048,576", "xmlrpc-pstream", "1.350"});
   ASSERT_NE(pstream, "") << table;
   EXPECT_EQ(pstream.find("16.8776"), std::string::npos) << "Kiraly ran XML-RPC over HTTP only: " << pstream;
   EXPECT_EQ(line_of(table, {"log-transform"}), "") << table;
-  EXPECT_EQ(line_of(allman_bytes_table(records, kData), {"get-record"}), "");
-  EXPECT_EQ(kiraly_table(log_transform_records(), kData), "");
+  EXPECT_EQ(line_of(allman_bytes_table(typed_records(records), kData), {"get-record"}), "");
+  EXPECT_EQ(kiraly_table(typed_records(log_transform_records()), kData), "");
 }
 
 // Levy's tables and the latency plots take ECHO only: not Kiraly's
 // records, Allman's, nor the at-most-once workload's NEXT.
 TEST(KiralyTable, OnlyEchoRecordsAreLevys) {
-  EXPECT_TRUE(echo_run(speed_record("raw-tcp", 1, 12, {50, 51, 49})));
+  EXPECT_TRUE(echo_run(typed(speed_record("raw-tcp", 1, 12, {50, 51, 49}))));
   for (const char* op : {"get-record", "log-transform", "next"})
-    EXPECT_FALSE(echo_run(cell_record("raw-tcp", op, 0, 1, 1))) << op;
+    EXPECT_FALSE(echo_run(typed(cell_record("raw-tcp", op, 0, 1, 1)))) << op;
 }
 
 }  // namespace

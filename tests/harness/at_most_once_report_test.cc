@@ -7,18 +7,21 @@
 namespace rpclab::harness {
 namespace {
 
-using nlohmann::json;
-
-json record(const std::string& transport, bool at_most_once, double p50, std::vector<double> means) {
-  json cell = {{"experiment", "speed"}, {"transport", transport}, {"op", "next"}, {"topology", "loopback"}};
-  if (at_most_once) cell["at_most_once"] = true;
-  return {{"experiment", "speed"}, {"status", "ok"},         {"transport", transport},
-          {"topology", "loopback"}, {"connect", "persistent"}, {"cell", cell},
-          {"p50_us", p50},          {"calls_per_s", 1e6 / p50}, {"trial_means_us", means}};
+CellRecord record(const std::string& transport, bool at_most_once, double p50, std::vector<double> means) {
+  CellConfig cell;
+  cell.experiment = "speed";
+  cell.transport = transport;
+  cell.op = "next";
+  cell.at_most_once = at_most_once;
+  CellRecord r = CellRecord::begin(cell, "test");
+  r.speed.latency.p50_us = p50;
+  r.speed.latency.calls_per_s = 1e6 / p50;
+  r.speed.latency.trial_means_us = means;
+  return r;
 }
 
 TEST(AtMostOnceCost, PairsOffWithOnAndFlagsWhatWelchFinds) {
-  std::vector<json> records = {record("sunrpc-tcp", false, 16.0, {16, 16.1, 15.9, 16, 16.2}),
+  std::vector<CellRecord> records = {record("sunrpc-tcp", false, 16.0, {16, 16.1, 15.9, 16, 16.2}),
                                record("sunrpc-tcp", true, 20.0, {20, 20.1, 19.9, 20, 20.2}),
                                record("grpc", false, 50.0, {50, 52, 48, 51, 49}),
                                record("grpc", true, 50.5, {51, 49, 50, 52, 48}),

@@ -281,12 +281,13 @@ TEST(Attribution, CascadesRoundTripAndAddOverTrials) {
   one.count = 2;
   one.started_by[Cause::kNetworkCopy] = 2;
   one.longest = 5;
-  nlohmann::json j = nlohmann::json::object();
-  one.add_to(j);
+  CausesRecord causes;
+  causes.cascades = one;
+  nlohmann::json j = causes;
   EXPECT_EQ(j["cascades"], 2);
   EXPECT_EQ(j["cascade_starts"]["network_copy"], 2);
   EXPECT_EQ(j["longest_cascade"], 5);
-  Cascades sum = Cascades::from_json(j);
+  Cascades sum = *j.get<CausesRecord>().cascades;
   Cascades two;
   two.count = 1;
   two.started_by[Cause::kRetransmitTimeout] = 1;
@@ -295,27 +296,34 @@ TEST(Attribution, CascadesRoundTripAndAddOverTrials) {
   EXPECT_EQ(sum.count, 3u);
   EXPECT_EQ(sum.started_by.total(), 3u);
   EXPECT_EQ(sum.longest, 9u);
-  EXPECT_EQ(Cascades::from_json(nlohmann::json::object()).count, 0u) << "records without cascades read 0";
+  EXPECT_FALSE(nlohmann::json::object().get<CausesRecord>().cascades) << "records before cascades have none";
 }
 
 TEST(Attribution, CountsKeepTheirStableKeys) {
   CauseCounts c;
   c[Cause::kStaleReplyResend] = 7;
-  nlohmann::json j = c.to_json();
+  nlohmann::json j = c;
   for (const char* key : {"network_copy", "retransmit_timeout", "stale_reply_resend", "library_retry", "app_retry",
                           "unexplained"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_EQ(j["stale_reply_resend"], 7);
-  EXPECT_EQ(CauseCounts::from_json(j)[Cause::kStaleReplyResend], 7u);
+  EXPECT_EQ(j.get<CauseCounts>()[Cause::kStaleReplyResend], 7u);
 }
 
 TEST(CausesTable, ShowsEachCellThatRanACallTwice) {
-  nlohmann::json twice = {{"experiment", "dependability"}, {"status", "ok"}, {"label", "udp dup"},
-                          {"classes", {{"extra_executions", 12}}},
-                          {"causes", {{"network_copy", 5}, {"stale_reply_resend", 7}, {"capture", "nflog"}}}};
-  nlohmann::json once = twice;
-  once["label"] = "clean";
-  once["classes"]["extra_executions"] = 0;
+  CellRecord twice;
+  twice.experiment = "dependability";
+  twice.label = "udp dup";
+  twice.dependability.classes = ClassCounts{};
+  twice.dependability.classes->extra_executions = 12;
+  CausesRecord causes;
+  causes.counts[Cause::kNetworkCopy] = 5;
+  causes.counts[Cause::kStaleReplyResend] = 7;
+  causes.capture = "nflog";
+  twice.dependability.causes = MaybeNull<CausesRecord>::of(causes);
+  CellRecord once = twice;
+  once.label = "clean";
+  once.dependability.classes->extra_executions = 0;
   std::string text = causes_table({twice, once}).render();
   EXPECT_NE(text.find("stale"), std::string::npos) << text;
   EXPECT_NE(text.find("udp dup"), std::string::npos) << text;

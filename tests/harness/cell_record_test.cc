@@ -11,8 +11,9 @@
 #include "harness/cli/experiments.h"
 #include "harness/run/result_record.h"
 #include "harness/run/run_cells.h"
-#include "harness/dependability/trial_counts.h"
+#include "harness/record/trial_counts.h"
 #include "harness/run/trial_run.h"
+#include "synthetic_records.h"
 #include "synthetic_trials.h"
 #include "netem/config/fault_profile.h"
 
@@ -22,13 +23,14 @@ namespace {
 using nlohmann::json;
 
 json failed_trial(const CellConfig& cell, uint32_t number, const std::string& why) {
-  json t = trial_identity(cell, TrialPlace{1, number, 5, "/nowhere"}, "test");
+  TrialRecord t = trial_record(cell, TrialPlace{1, number, 5, "/nowhere"}, "test");
   mark(t, "failed", why);
   return t;
 }
 
+// The cell's record as results.jsonl holds it.
 json record_of(const CellConfig& cell, const std::vector<json>& trials) {
-  return cell_record(find_experiment("dependability"), cell, 3, "/nowhere", trials, {}, "test");
+  return cell_record(find_experiment("dependability"), cell, 3, "/nowhere", typed_trials(trials), {}, "test");
 }
 
 // An event phase that says it did not do all it should (ss -K closing
@@ -108,7 +110,7 @@ TEST(CellRecord, NoTrialOkIsAFailedCellAndASkippedTrialSkipsIt) {
   EXPECT_EQ(failed["status"], "failed");
   EXPECT_EQ(failed["reason"], "all 2 trials failed; trial 1: no server");
   EXPECT_TRUE(failed["silent_per_million"]["value"].is_null()) << "promised fields are there, as null";
-  json skipped_trial = trial_identity(cell, TrialPlace{1, 1, 2, "/nowhere"}, "test");
+  TrialRecord skipped_trial = trial_record(cell, TrialPlace{1, 1, 2, "/nowhere"}, "test");
   mark(skipped_trial, "skipped", "the two-host topology needs root");
   json skipped = record_of(cell, {skipped_trial});
   EXPECT_EQ(skipped["status"], "skipped");
@@ -126,7 +128,7 @@ TEST(DependabilityReport, ACellsLineSaysInHowManyTrialsAndTheSpread) {
   std::vector<json> clean_trials;
   for (uint32_t i = 1; i <= 5; ++i) clean_trials.push_back(trial(clean, i, std::vector<uint64_t>(8, 0), 0, 1.2));
   std::vector<json> records = {record_of(clean, clean_trials), record_of(hit, one_cascade_in_five(hit))};
-  std::string text = dependability_report(records, report_options());
+  std::string text = dependability_report(typed_records(records), report_options());
   EXPECT_NE(text.find("266,910 in 1 of 5 trials (0 in 4)"), std::string::npos) << text;
   EXPECT_NE(text.find("0 in all 5 trials (<7.7)"), std::string::npos) << text;
   EXPECT_NE(text.find("1,0,0,0,0"), std::string::npos) << "onsets per trial";
@@ -145,7 +147,7 @@ TEST(DependabilityReport, MarkdownTablesForDocs) {
   ReportOptions o = report_options();
   o.markdown = true;
   o.tables = {"trials-load"};
-  std::string md = dependability_report({record_of(hit, one_cascade_in_five(hit))}, o);
+  std::string md = dependability_report(typed_records({record_of(hit, one_cascade_in_five(hit))}), o);
   EXPECT_NE(md.find("| sunrpc-udp retry 20 ms | 20 | 266,910 in 1 of 5 trials (0 in 4) |"), std::string::npos) << md;
   EXPECT_NE(md.find("| notes |"), std::string::npos) << md;
   EXPECT_EQ(md.find("Levy 1989"), std::string::npos) << "only the table asked for";

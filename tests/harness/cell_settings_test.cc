@@ -5,7 +5,7 @@
 // matrix commands' flags and the axes they give come from the settings rows.
 #include <gtest/gtest.h>
 
-#include "harness/run/cell_config.h"
+#include "harness/record/cell_config.h"
 #include "harness/placement/cell_processes.h"
 #include "harness/run/setting_axes.h"
 #include "netem/config/fault_config.h"

@@ -37,6 +37,11 @@ test::ProcessResult compare(const std::string& a, const std::string& b, std::vec
   return test::run_program(argv);
 }
 
+// compare_runs of the records as results.jsonl holds them.
+RunComparison compare_records(const std::vector<json>& a, const std::vector<json>& b, double alpha) {
+  return compare_runs(typed_records(a), typed_records(b), alpha);
+}
+
 // A cell with `trials` ok trials of 1,000 calls, `silent` silent duplicates in each.
 json with_trials(json r, const std::vector<uint64_t>& silent) {
   r["per_trial"] = json::array();
@@ -50,7 +55,7 @@ TEST(Compare, IdenticalRunsDifferNowhere) {
   TempDir dir;
   write_run(dir.file("a"), two_cells(30));
   write_run(dir.file("b"), two_cells(30));
-  RunComparison c = compare_runs(two_cells(30), two_cells(30), 0.01);
+  RunComparison c = compare_records(two_cells(30), two_cells(30), 0.01);
   ASSERT_EQ(c.matched.size(), 2u);
   EXPECT_FALSE(c.any_differs());
   EXPECT_EQ(c.matched[0].test, "Fisher exact, pooled calls") << "one trial a side: the pooled counts";
@@ -65,7 +70,7 @@ TEST(Compare, OneCellThatDiffersIsFlaggedAndExitsOne) {
   TempDir dir;
   write_run(dir.file("a"), two_cells(0));
   write_run(dir.file("b"), two_cells(300));
-  RunComparison c = compare_runs(two_cells(0), two_cells(300), 0.01);
+  RunComparison c = compare_records(two_cells(0), two_cells(300), 0.01);
   ASSERT_EQ(c.matched.size(), 2u);
   EXPECT_TRUE(c.matched[0].differs) << c.matched[0].p;
   EXPECT_FALSE(c.matched[1].differs);
@@ -87,7 +92,7 @@ TEST(Compare, CellsOnlyOneRunHasAreListed) {
   std::vector<json> a = two_cells(0), b = two_cells(0);
   a.push_back(dependability_record("raw-tcp", 0, 20000, 0));
   b.push_back(dependability_record("grpc", 5, 20000, 0));
-  RunComparison c = compare_runs(a, b, 0.01);
+  RunComparison c = compare_records(a, b, 0.01);
   EXPECT_EQ(c.matched.size(), 2u);
   EXPECT_EQ(c.only_a, std::vector<std::string>{a[2].value("label", "")});
   EXPECT_EQ(c.only_b, std::vector<std::string>{b[2].value("label", "")});
@@ -106,7 +111,7 @@ TEST(Compare, HowMuchACellMeasuresDoesNotStopTheMatch) {
   b[0]["cell"]["calls_per_client"] = 5;
   b[0]["cell"]["trials"] = 7;
   b[1]["cell"]["hogs"] = 3;  // a setting: no longer the same cell
-  RunComparison c = compare_runs(a, b, 0.01);
+  RunComparison c = compare_records(a, b, 0.01);
   EXPECT_EQ(c.matched.size(), 1u);
   EXPECT_EQ(c.only_a.size(), 1u);
 }
@@ -114,13 +119,13 @@ TEST(Compare, HowMuchACellMeasuresDoesNotStopTheMatch) {
 TEST(Compare, TrialsAreComparedAsTrials) {
   json base = dependability_record("sunrpc-udp", 0, 5000, 0);
   json quiet = with_trials(base, {0, 0, 0, 0, 0}), loud = with_trials(base, {9, 11, 10, 12, 8});
-  RunComparison c = compare_runs({quiet}, {loud}, 0.01);
+  RunComparison c = compare_records({quiet}, {loud}, 0.01);
   ASSERT_EQ(c.matched.size(), 1u);
   EXPECT_EQ(c.matched[0].test, "permutation over trials (5 vs 5)");
   EXPECT_NEAR(c.matched[0].p, 2.0 / 252, 1e-12) << "the two extreme splits of 252";
   EXPECT_TRUE(c.matched[0].differs);
   // Three trials a side can never reach 0.01 (the smallest p is 2/20): said, not flagged.
-  c = compare_runs({with_trials(base, {0, 0, 0})}, {with_trials(base, {9, 9, 9})}, 0.01);
+  c = compare_records({with_trials(base, {0, 0, 0})}, {with_trials(base, {9, 9, 9})}, 0.01);
   EXPECT_NEAR(c.matched[0].p, 0.1, 1e-12);
   EXPECT_FALSE(c.matched[0].differs);
 }
@@ -128,11 +133,11 @@ TEST(Compare, TrialsAreComparedAsTrials) {
 TEST(Compare, SpeedCellsByWelchOverTrialMeans) {
   json a = speed_record("raw-tcp", 1, 12, {40, 41, 39}), same = speed_record("raw-tcp", 1, 12, {40.5, 40, 39.5});
   json slow = speed_record("raw-tcp", 1, 12, {80, 81, 79});
-  EXPECT_FALSE(compare_runs({a}, {same}, 0.01).any_differs());
-  RunComparison c = compare_runs({a}, {slow}, 0.01);
+  EXPECT_FALSE(compare_records({a}, {same}, 0.01).any_differs());
+  RunComparison c = compare_records({a}, {slow}, 0.01);
   EXPECT_TRUE(c.any_differs());
   EXPECT_EQ(c.matched[0].test, "Welch over trials (3 vs 3)");
-  RunComparison one = compare_runs({speed_record("raw-tcp", 1, 12, {40})}, {slow}, 0.01);
+  RunComparison one = compare_records({speed_record("raw-tcp", 1, 12, {40})}, {slow}, 0.01);
   EXPECT_FALSE(one.matched[0].tested) << "one trial: no Welch test";
 }
 

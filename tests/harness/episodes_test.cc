@@ -56,7 +56,7 @@ TEST(Episodes, NoErrorsNoOnsets) {
   EXPECT_EQ(e.onsets(), 0u);
   EXPECT_FALSE(e.first_onset_s().has_value());
   EXPECT_DOUBLE_EQ(e.errors_per_onset(), 0);
-  EXPECT_EQ(e.to_json()["first_onset_s"], nullptr);
+  EXPECT_EQ(nlohmann::json(episodes_record(e))["first_onset_s"], nullptr);
   EXPECT_EQ(onsets_note({e, e}), "");
 }
 
@@ -126,7 +126,7 @@ TEST(Episodes, ReportedDuplicatesCountAsErrorsButNotAsSilent) {
 
 TEST(Episodes, JsonAndNote) {
   Episodes cascade_trial = find_episodes(cascade());
-  nlohmann::json j = cascade_trial.to_json();
+  nlohmann::json j = episodes_record(cascade_trial);
   EXPECT_EQ(j["onsets"], 1);
   EXPECT_EQ(j["error_calls"], 26400);
   EXPECT_EQ(j["rules"]["clean_calls"], 10);
@@ -134,7 +134,7 @@ TEST(Episodes, JsonAndNote) {
   EXPECT_EQ(j["episodes"][0]["clients"], 8);
   std::vector<ErrorCall> scattered;
   for (uint32_t i = 0; i < 30; ++i) scattered.push_back(dup(1, 100 * i, 1.0 * i + 0.5));
-  EXPECT_EQ(find_episodes(scattered).to_json(5)["episodes"].size(), 5u);
+  EXPECT_EQ(nlohmann::json(episodes_record(find_episodes(scattered), 5))["episodes"].size(), 5u);
   Episodes none = find_episodes({});
   EXPECT_EQ(onsets_note({cascade_trial, none, none, none, none}),
             "onsets per trial 1, 0, 0, 0, 0; 26,400 errors per onset; first onset 41.2 s after the clients started");

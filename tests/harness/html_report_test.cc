@@ -39,12 +39,16 @@ TEST(HtmlWriter, MarkdownTablesBecomeTables) {
 
 TEST(HtmlReport, EveryCellHasItsRowAndItsDetails) {
   HtmlReportInput in;
-  in.metadata = {{"experiment", "dependability"}, {"run_id", "r1"}, {"title", "A <title>"},
-                 {"rpclab", {{"version", "9.9"}, {"git_commit", "abc"}}}, {"host", {{"hostname", "h1"}}}};
-  in.records = {dependability_record("sunrpc-udp", 0, 20000, 30), dependability_record("grpc", 0, 20000, 0)};
-  in.records[0]["cell_index"] = 1;
-  in.records[1]["cell_index"] = 2;
-  in.records[1]["label"] = "grpc <&>";
+  in.metadata = nlohmann::json{{"experiment", "dependability"},
+                                {"run_id", "r1"},
+                                {"title", "A <title>"},
+                                {"rpclab", {{"version", "9.9"}, {"git_commit", "abc"}}},
+                                {"host", {{"hostname", "h1"}}}}
+                    .get<RunMetadata>();
+  in.records = typed_records({dependability_record("sunrpc-udp", 0, 20000, 30), dependability_record("grpc", 0, 20000, 0)});
+  in.records[0].cell_index = 1;
+  in.records[1].cell_index = 2;
+  in.records[1].label = "grpc <&>";
   in.tables_markdown = "| transport | 1989 |\n|---|---:|\n| sunrpc-udp | 0 |\n";
   in.commands_log = "# cell 1/2 trial 1/1: sunrpc-udp\nip netns add x\n# cell 2/2 trial 1/1: grpc\nrpclab-server y\n";
   std::string page = html_report(in);

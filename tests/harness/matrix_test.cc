@@ -3,7 +3,7 @@
 #include <map>
 #include <set>
 
-#include "harness/run/cell_config.h"
+#include "harness/record/cell_config.h"
 #include "harness/dependability/matrix.h"
 #include "harness/speed/speed_matrix.h"
 #include "netem/spec/fault_fields.h"

@@ -13,7 +13,7 @@
 #include "harness/cli/experiments.h"
 #include "harness/dependability/matrix.h"
 #include "harness/kit/plot.h"
-#include "harness/run/result_record.h"
+#include "harness/record/records_file.h"
 #include "harness/speed/speed_matrix.h"
 #include "harness/speed/speed_report.h"
 #include "harness/speed/speed_rows.h"
@@ -53,10 +53,10 @@ std::vector<std::string> draw_run(const std::vector<json>& records, const std::s
   std::string lines;
   for (const json& r : records) lines += r.dump() + "\n";
   write_file_atomically(dir + "/results.jsonl", lines);
-  std::vector<json> read = read_records(dir + "/results.jsonl", nullptr);
+  std::vector<CellRecord> read = read_cell_records(dir + "/results.jsonl", nullptr);
   process::CommandLog log;
   std::vector<std::string> notes;
-  find_experiment(read.front().value("experiment", "")).plots(read, dir, log, &notes);
+  find_experiment(read.front().experiment).plots(read, dir, log, &notes);
   std::vector<std::string> scripts;
   for (const auto& e : std::filesystem::directory_iterator(dir))
     if (e.path().extension() == ".gp") scripts.push_back(e.path().stem().string());

@@ -26,17 +26,19 @@ using namespace std::chrono_literals;
 // A levy1989 run of two load cells, one of them with a cascade in one trial.
 std::string synthetic_run(const TempDir& dir) {
   harness::RunFolder folder(dir.file("results"), dir.file("run"), harness::FolderUse::kNew);
-  folder.write_metadata({{"experiment", "dependability"},
-                         {"preset", "levy1989"},
-                         {"command_line", "build/rpclab dependability --preset levy1989"},
-                         {"started_at", "2026-11-24T08:00:00.000Z"}});
+  folder.write_metadata(json{{"experiment", "dependability"},
+                             {"preset", "levy1989"},
+                             {"command_line", "build/rpclab dependability --preset levy1989"},
+                             {"started_at", "2026-11-24T08:00:00.000Z"}}
+                            .get<harness::RunMetadata>());
   harness::CellConfig hit = harness::load_cell(20), clean = harness::load_cell(0);
   std::vector<json> clean_trials;
   for (uint32_t i = 1; i <= 5; ++i) clean_trials.push_back(harness::trial(clean, i, std::vector<uint64_t>(8, 0), 0, 1.1));
   const harness::Experiment& e = find_experiment("dependability");
-  folder.append(harness::cell_record(e, clean, 1, dir.file("run/cells/001"), clean_trials, {}, folder.run_id()));
-  folder.append(
-      harness::cell_record(e, hit, 2, dir.file("run/cells/002"), harness::one_cascade_in_five(hit), {}, folder.run_id()));
+  folder.append(harness::cell_record(e, clean, 1, dir.file("run/cells/001"), harness::typed_trials(clean_trials), {},
+                                     folder.run_id()));
+  folder.append(harness::cell_record(e, hit, 2, dir.file("run/cells/002"),
+                                     harness::typed_trials(harness::one_cascade_in_five(hit)), {}, folder.run_id()));
   return folder.run_id();
 }
 
@@ -86,10 +88,11 @@ TEST(ReportCommand, DocsTablesRefreshesOnlyTheBlocksOfTheRunsPreset) {
 TEST(ReportCommand, DocsTablesRefreshesThePageOfTheRunsExperiment) {
   TempDir dir;
   harness::RunFolder folder(dir.file("results"), dir.file("run"), harness::FolderUse::kNew);
-  folder.write_metadata({{"experiment", "speed"},
-                         {"preset", "levy1989"},
-                         {"command_line", "build/rpclab speed --preset levy1989"},
-                         {"started_at", "2026-11-26T08:00:00.000Z"}});
+  folder.write_metadata(json{{"experiment", "speed"},
+                             {"preset", "levy1989"},
+                             {"command_line", "build/rpclab speed --preset levy1989"},
+                             {"started_at", "2026-11-26T08:00:00.000Z"}}
+                            .get<harness::RunMetadata>());
   folder.append(harness::speed_record("raw-tcp", 1, 12, {100, 101, 99}));
   folder.append(harness::speed_record("grpc", 1, 12, {103, 104, 102}));
   ASSERT_EQ(::mkdir(dir.file("docs").c_str(), 0755), 0);

@@ -47,7 +47,7 @@ TEST(SpeedReport, TheOrderLineAgreesWithWelchForEveryPair) {
   std::vector<nlohmann::json> records = {speed_record("raw-tcp", 1, 12, kRawTcp),
                                          speed_record("sunrpc-tcp", 1, 12, kSunrpcTcp),
                                          speed_record("grpc", 1, 12, kGrpc)};
-  std::string text = speed_report(records, {RPCLAB_SOURCE_DIR "/docs/data"});
+  std::string text = speed_report(typed_records(records), {RPCLAB_SOURCE_DIR "/docs/data"});
   EXPECT_EQ(text.find("raw-tcp = sunrpc-tcp = grpc"), std::string::npos) << text;
   EXPECT_NE(text.find("1 client(s),   12: raw-tcp, sunrpc-tcp, grpc (within a group: raw-tcp < grpc)"),
             std::string::npos)
@@ -57,8 +57,7 @@ TEST(SpeedReport, TheOrderLineAgreesWithWelchForEveryPair) {
 // `rpclab report --table` (and through it tools/docs-tables.sh) gets
 // the tables it names and no other, in the order it names them.
 TEST(SpeedReport, TablesByIdAreThoseTablesAlone) {
-  std::vector<nlohmann::json> records = {speed_record("raw-tcp", 1, 12, kRawTcp),
-                                         speed_record("grpc", 1, 12, kGrpc)};
+  std::vector<CellRecord> records = typed_records({speed_record("raw-tcp", 1, 12, kRawTcp), speed_record("grpc", 1, 12, kGrpc)});
   const std::string data = RPCLAB_SOURCE_DIR "/docs/data";
   auto tables = [&](std::vector<std::string> ids) {
     ReportOptions o{data};

@@ -8,7 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/run/cell_config.h"
+#include "harness/record/cell_config.h"
+#include "harness/record/cell_record.h"
 
 namespace rpclab::harness {
 
@@ -23,5 +24,9 @@ nlohmann::json speed_record(const CellConfig& cell, const std::vector<double>& t
 // The same for a loopback, persistent cell of `transport`.
 nlohmann::json speed_record(const std::string& transport, int clients, size_t size,
                             const std::vector<double>& trial_means_us);
+
+// The records as a view reads them.
+CellRecord typed(const nlohmann::json& record);
+std::vector<CellRecord> typed_records(const std::vector<nlohmann::json>& records);
 
 }  // namespace rpclab::harness

@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/run/cell_config.h"
+#include "harness/record/cell_config.h"
 #include "harness/dependability/classify.h"
-#include "harness/dependability/trial_counts.h"
+#include "harness/record/trial_counts.h"
 #include "harness/run/trial_run.h"
 
 namespace rpclab::harness {
@@ -31,7 +31,7 @@ inline CellConfig load_cell(int hogs) {
 // the onsets, and the run queue its server's CPU measured.
 inline nlohmann::json trial(const CellConfig& cell, uint32_t number, const std::vector<uint64_t>& silent,
                             size_t onsets, double cpu) {
-  nlohmann::json t = trial_identity(cell, TrialPlace{1, number, 5, "/nowhere"}, "test");
+  nlohmann::json t = trial_record(cell, TrialPlace{1, number, 5, "/nowhere"}, "test");
   TrialCounts counts{number, {}};
   ClassCounts c;
   for (size_t k = 0; k < silent.size(); ++k) {
@@ -41,9 +41,9 @@ inline nlohmann::json trial(const CellConfig& cell, uint32_t number, const std::
   c.silent_duplicates = c.duplicate_calls = c.extra_executions = std::accumulate(silent.begin(), silent.end(), 0ull);
   c.correct = c.calls - c.silent_duplicates;
   t["calls"] = c.calls;
-  t["classes"] = c.to_json();
+  t["classes"] = c;
   t["levy_mismatches"] = c.extra_executions;
-  t["counts"] = counts.to_json();
+  t["counts"] = counts;
   t["episodes"] = {{"rules", {{"clean_calls", 10}, {"window_s", 0.01}}}, {"onsets", onsets},
                    {"error_calls", c.duplicate_calls},
                    {"first_onset_s", onsets ? nlohmann::json(0.66) : nlohmann::json(nullptr)}};
@@ -61,6 +61,13 @@ inline std::vector<nlohmann::json> one_cascade_in_five(const CellConfig& cell) {
   std::vector<nlohmann::json> trials = {trial(cell, 1, {3306, 3365, 3330, 3340, 3320, 3350, 3335, 3345}, 1, 20.5)};
   for (uint32_t i = 2; i <= 5; ++i) trials.push_back(trial(cell, i, std::vector<uint64_t>(8, 0), 0, 21.5));
   return trials;
+}
+
+// The trials as the run loop reads them back.
+inline std::vector<TrialRecord> typed_trials(const std::vector<nlohmann::json>& trials) {
+  std::vector<TrialRecord> out;
+  for (const nlohmann::json& t : trials) out.push_back(t.get<TrialRecord>());
+  return out;
 }
 
 }  // namespace rpclab::harness

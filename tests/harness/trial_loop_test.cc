@@ -9,6 +9,7 @@
 #include <set>
 
 #include "harness/run/experiment.h"
+#include "harness/record/records_file.h"
 #include "harness/run/result_record.h"
 #include "harness/run/run_cells.h"
 #include "harness/run/trial_book.h"
@@ -76,7 +77,7 @@ TEST(TrialSchedule, RoundsTakeTurnsWithinAGroup) {
 
 json trial_rec(const CellConfig& cell, uint32_t trial, const std::string& status) {
   TrialPlace place{1, trial, static_cast<uint32_t>(cell.trials), "/x"};
-  json t = trial_identity(cell, place, "run");
+  json t = trial_record(cell, place, "run");
   t["status"] = status;
   return t;
 }
@@ -84,7 +85,7 @@ json trial_rec(const CellConfig& cell, uint32_t trial, const std::string& status
 TEST(TrialBook, FinishedTrialsAreDoneAndFailedOnesRunAgain) {
   auto cells = cells_of(2, 3);
   TrialBook book;
-  book.add_cell(json{{"cell", cells[1].to_json()}, {"status", "ok"}, {"trials_failed", json::array()}});
+  book.add_cell(json{{"cell", cells[1].to_json()}, {"status", "ok"}, {"trials_failed", json::array()}}.get<CellRecord>());
   EXPECT_TRUE(book.cell_done(cells[1].id()));
   EXPECT_FALSE(book.cell_done(cells[0].id()));
   // Read back from disk: an ok trial is done, a failed one from an earlier
@@ -99,11 +100,11 @@ TEST(TrialBook, FinishedTrialsAreDoneAndFailedOnesRunAgain) {
   EXPECT_FALSE(read.trial_done(cells[0].id(), 2));
   EXPECT_FALSE(read.cell_complete(cells[0].id(), 3));
   // Failed again in this session: it has ended, the cell's record can be made.
-  read.add_trial(trial_rec(cells[0], 2, "failed"));
+  read.add_trial(trial_rec(cells[0], 2, "failed").get<TrialRecord>());
   EXPECT_TRUE(read.cell_complete(cells[0].id(), 3));
   EXPECT_EQ(read.trials_of(cells[0].id()).size(), 3u);
   // A cell whose record still names failed trials is not done.
-  read.add_cell(json{{"cell", cells[0].to_json()}, {"status", "ok"}, {"trials_failed", {{{"trial", 2}}}}});
+  read.add_cell(json{{"cell", cells[0].to_json()}, {"status", "ok"}, {"trials_failed", {{{"trial", 2}}}}}.get<CellRecord>());
   EXPECT_FALSE(read.cell_done(cells[0].id()));
 }
 
@@ -118,17 +119,22 @@ struct FakeExperiment {
     e.name = "dependability";
     e.schedule = shuffled_trials;
     e.trial_runner = [this](const std::string&, CellEnvironment&) -> TrialRunner {
-      return [this](const CellConfig& cell, const TrialPlace& place, CellEnvironment&, process::CommandLog&, json& t) {
+      return [this](const CellConfig& cell, const TrialPlace& place, CellEnvironment&, process::CommandLog&,
+                    TrialRecord& t) {
         ran.emplace_back(place.cell_index, place.trial);
         if (ran.size() >= stop_after) stop = true;
         if (place.cell_index == 1 && place.trial == 2) throw std::runtime_error("server died mid-run");
-        t["calls"] = cell.hogs;
+        t.dependability.classes = ClassCounts{};
+        t.dependability.classes->calls = static_cast<uint64_t>(cell.hogs);
       };
     };
-    e.summarize = [](const CellConfig&, const std::vector<json>& trials, const std::vector<json>&, json& r) {
-      r["calls"] = ok_trials(trials).size();
+    e.summarize = [](const CellConfig&, const std::vector<TrialRecord>& trials, const std::vector<CellRecord>&,
+                     CellRecord& r) {
+      r.dependability.classes = ClassCounts{};
+      r.dependability.classes->calls = ok_trials(trials).size();
     };
-    e.outcome_words = [](const json& r) { return r.value("status", std::string()); };
+    e.trial_words = [](const TrialRecord& t) { return t.status; };
+    e.cell_words = [](const CellRecord& r) { return r.status; };
     return e;
   }
 };
@@ -150,7 +156,7 @@ TEST(RunCells, KilledRunResumesWithoutRerunningFinishedTrials) {
     EXPECT_EQ(first.exit_code(), 130);
   }
   auto first_five = fake.ran;
-  EXPECT_EQ(read_records(dir.file("run/trials.jsonl"), nullptr).size(), 5u) << "each trial on disk as it ended";
+  EXPECT_EQ(read_trial_records(dir.file("run/trials.jsonl"), nullptr).size(), 5u) << "each trial on disk as it ended";
   fake.stop = false;
   fake.stop_after = SIZE_MAX;
   RunFolder again(dir.file("results"), dir.file("run"), FolderUse::kResume);
@@ -164,7 +170,8 @@ TEST(RunCells, KilledRunResumesWithoutRerunningFinishedTrials) {
       EXPECT_EQ(std::count(first_five.begin(), first_five.end(), fake.ran[i]), 0) << "trial ran again";
     }
   }
-  auto records = read_records(dir.file("run/results.jsonl"), nullptr);
+  std::vector<json> records;  // as results.jsonl holds them
+  for (const CellRecord& r : read_cell_records(dir.file("run/results.jsonl"), nullptr)) records.push_back(r);
   ASSERT_EQ(records.size(), 3u);
   for (const json& r : records) {
     EXPECT_EQ(r["trials"], 4);
@@ -194,7 +201,7 @@ TEST(RunCells, ASkippedTrialSkipsItsCell) {
   Experiment e = FakeExperiment().row();
   size_t asked = 0;
   e.trial_runner = [&asked](const std::string&, CellEnvironment&) -> TrialRunner {
-    return [&asked](const CellConfig& cell, const TrialPlace&, CellEnvironment&, process::CommandLog&, json& t) {
+    return [&asked](const CellConfig& cell, const TrialPlace&, CellEnvironment&, process::CommandLog&, TrialRecord& t) {
       ++asked;
       if (cell.hogs == 1) mark(t, "skipped", "needs root");
     };
@@ -204,10 +211,10 @@ TEST(RunCells, ASkippedTrialSkipsItsCell) {
   EXPECT_EQ(asked, 4u) << "cell 0's three trials and one of cell 1's";
   EXPECT_EQ(s.skipped, 1u);
   EXPECT_EQ(s.ok, 1u);
-  auto records = latest_per_cell(read_records(folder.results_path(), nullptr));
+  auto records = latest_per_cell(read_cell_records(folder.results_path(), nullptr));
   ASSERT_EQ(records.size(), 2u);
-  EXPECT_EQ(records[1]["status"], "skipped");
-  EXPECT_EQ(records[1]["reason"], "needs root");
+  EXPECT_EQ(records[1].status, "skipped");
+  EXPECT_EQ(records[1].reason, "needs root");
 }
 
 }  // namespace

@@ -112,7 +112,7 @@ TEST(TrialStats, BootstrapIsDeterministicAndRecordsItsSeed) {
   EXPECT_DOUBLE_EQ(one.low_per_million, 5000);
   EXPECT_DOUBLE_EQ(one.high_per_million, 5000);
   EXPECT_EQ(one.seed, kBootstrapSeed);
-  nlohmann::json j = a.to_json();
+  nlohmann::json j = a;
   EXPECT_EQ(j["seed"], 7);
   EXPECT_EQ(j["resamples"], 2000);
 }
@@ -163,7 +163,7 @@ TEST(TrialStats, AnyPerClientFigureCanBeAskedFor) {
 }
 
 TEST(TrialStats, OverTrialsJsonHoldsEveryFigure) {
-  nlohmann::json j = over_trials(one_cascade_in_five(), &ClientTrialCounts::silent).to_json();
+  nlohmann::json j = over_trials(one_cascade_in_five(), &ClientTrialCounts::silent);
   EXPECT_EQ(j["trials"], 5);
   EXPECT_EQ(j["trials_with_events"], 1);
   EXPECT_EQ(j["trials_with_events_method"], "clopper-pearson");
@@ -179,7 +179,7 @@ TEST(TrialStats, CountsRoundTripThroughJson) {
   t.clients[0].extra_executions = 5;
   t.clients[0].first_silent_s = 1.25;
   t.clients[0].first_duplicate_s = 1.5;
-  TrialCounts back = TrialCounts::from_json(nlohmann::json::parse(t.to_json().dump()));
+  TrialCounts back = nlohmann::json::parse(nlohmann::json(t).dump()).get<TrialCounts>();
   EXPECT_EQ(back.trial, 3u);
   ASSERT_EQ(back.clients.size(), 2u);
   EXPECT_EQ(back.clients[0].extra_executions, 5u);
@@ -188,14 +188,14 @@ TEST(TrialStats, CountsRoundTripThroughJson) {
   EXPECT_FALSE(back.clients[1].first_silent_s.has_value());
   EXPECT_EQ(back.calls(), 1000u);
   EXPECT_EQ(back.total(&ClientTrialCounts::silent), 2u);
-  EXPECT_EQ(back.to_json(), t.to_json());
+  EXPECT_EQ(nlohmann::json(back), nlohmann::json(t));
 }
 
 TEST(TrialStats, DamagedCountsAreRefusedWithAReason) {
-  nlohmann::json good = trial(1, {2}, 10).to_json();
+  nlohmann::json good = trial(1, {2}, 10);
   auto refused = [](const nlohmann::json& j) -> std::string {
     try {
-      TrialCounts::from_json(j);
+      j.get<TrialCounts>();
     } catch (const TrialCountsError& e) {
       return e.what();
     }

@@ -5,6 +5,7 @@
 #include "harness/report/csv_view.h"
 #include "harness/dependability/dependability_summary.h"
 #include "harness/dependability/dependability_report.h"
+#include "harness/record/records_file.h"
 #include "harness/run/result_record.h"
 #include "harness/kit/text_table.h"
 #include "synthetic_records.h"
@@ -26,7 +27,7 @@ ReportOptions options() {
 TEST(Views, LevyLayoutHasTransportRowsAndLoadColumns) {
   std::vector<nlohmann::json> records = {record("sunrpc-tcp", 0, 100000, 0), record("sunrpc-tcp", 20, 100000, 0),
                                          record("sunrpc-udp", 0, 100000, 0), record("sunrpc-udp", 20, 100000, 300)};
-  std::string text = dependability_report(records, options());
+  std::string text = dependability_report(typed_records(records), options());
   EXPECT_NE(text.find("load 0"), std::string::npos);
   EXPECT_NE(text.find("load 20"), std::string::npos);
   EXPECT_NE(text.find("sunrpc-udp retry 15 s"), std::string::npos);
@@ -40,7 +41,7 @@ TEST(Views, LevyLayoutHasTransportRowsAndLoadColumns) {
 TEST(Views, TheTablesOverTrialsKeepTheTransportTablesOrder) {
   std::vector<nlohmann::json> records;
   for (const char* t : {"sunrpc-tcp", "grpc", "xmlrpc", "jsonrpc"}) records.push_back(record(t, 0, 100000, 0));
-  std::string text = dependability_report(records, options());
+  std::string text = dependability_report(typed_records(records), options());
   size_t title = text.find("Under load, over trials");
   ASSERT_NE(title, std::string::npos) << text;
   size_t table = text.find("\n\n", title) + 1;  // the title's paragraph, then the table, then a blank line
@@ -72,7 +73,7 @@ TEST(Views, FailuresHaveARowPerRetryAndAtMostOnceAndAColumnPerEvent) {
         r["events"] = {{"occurrences_per_trial", {2, 2}}, {"warnings", nlohmann::json::array()}};
         records.push_back(r);
       }
-  std::string text = dependability_report(records, options());
+  std::string text = dependability_report(typed_records(records), options());
   EXPECT_NE(text.find("Failures TCP cannot hide"), std::string::npos) << text;
   size_t failures = text.find("Failures TCP cannot hide");
   std::string table = text.substr(failures, text.find("\n\n", text.find("-----", failures)) - failures);
@@ -85,7 +86,7 @@ TEST(Views, FailuresHaveARowPerRetryAndAtMostOnceAndAColumnPerEvent) {
   EXPECT_EQ(text.find("loss 0% dup 0%"), std::string::npos) << "an event cell in the steady faults' table:\n" << text;
   ReportOptions only = options();
   only.tables = {"failures"};
-  EXPECT_EQ(dependability_report(records, only).find("Failures"), 0u);
+  EXPECT_EQ(dependability_report(typed_records(records), only).find("Failures"), 0u);
 }
 
 // The loss 0 / dup 0 control cell has no fault backend; the table names
@@ -97,8 +98,8 @@ TEST(Views, TheFaultsTableNamesOnlyTheBackendsThatMadeFaults) {
   control.topology = netem::TopologyKind::kTwoHost;
   CellConfig dup = control;
   dup.faults.dup_pct = 1;
-  std::string text = dependability_report({dependability_record(control, 1000, 0), dependability_record(dup, 1000, 0)},
-                                          options());
+  std::string text =
+      dependability_report(typed_records({dependability_record(control, 1000, 0), dependability_record(dup, 1000, 0)}), options());
   EXPECT_NE(text.find("by nftables."), std::string::npos) << text;
   EXPECT_EQ(text.find("none"), std::string::npos) << text;
 }
@@ -107,7 +108,7 @@ TEST(Views, FailedCellsAreListedWithTheirReason) {
   CellConfig cell;
   cell.experiment = "dependability";
   cell.transport = "grpc";
-  nlohmann::json r = base_record(cell, "test");
+  CellRecord r = CellRecord::begin(cell, "test");
   mark(r, "failed", "server died mid-run (killed by SIGKILL)");
   std::string text = dependability_report({r}, options());
   EXPECT_NE(text.find("failed"), std::string::npos);
@@ -115,19 +116,19 @@ TEST(Views, FailedCellsAreListedWithTheirReason) {
 }
 
 TEST(Views, AResumedCellShowsOnlyItsLastRecord) {
-  nlohmann::json udp = record("sunrpc-udp", 0, 100, 0), tcp = record("sunrpc-tcp", 0, 100, 0);
-  nlohmann::json skipped = udp;
+  CellRecord udp = typed(record("sunrpc-udp", 0, 100, 0)), tcp = typed(record("sunrpc-tcp", 0, 100, 0));
+  CellRecord skipped = udp;
   mark(skipped, "skipped", "the two-host topology needs root");
-  std::vector<nlohmann::json> latest = latest_per_cell({skipped, tcp, udp});
+  std::vector<CellRecord> latest = latest_per_cell({skipped, tcp, udp});
   ASSERT_EQ(latest.size(), 2u);
-  EXPECT_EQ(latest[0], udp) << "the newer record replaces the skipped one, in its place";
-  EXPECT_EQ(latest[1], tcp);
+  EXPECT_EQ(nlohmann::json(latest[0]), nlohmann::json(udp)) << "the newer record replaces the skipped one, in its place";
+  EXPECT_EQ(nlohmann::json(latest[1]), nlohmann::json(tcp));
 }
 
 TEST(Views, CsvFlattensNestedFieldsAndQuotes) {
   nlohmann::json a = {{"cell", {{"x", 1}}}, {"label", "a, b"}, {"classes", {{"correct", 5}}}};
   nlohmann::json b = {{"label", "say \"hi\""}, {"extra", 2.5}};
-  std::string csv = records_to_csv({a, b});
+  std::string csv = csv_of({a, b});
   EXPECT_EQ(csv, "label,classes.correct,extra\n\"a, b\",5,\n\"say \"\"hi\"\"\",,2.5\n");  // leading columns first
 }
 

@@ -209,7 +209,7 @@ harness::ClassCounts classify_one(const CallRecord& record, const Ledger& ledger
   harness::ClassCounts c = harness::classify({{kClientId, &record}}, ledger);
   EXPECT_EQ(c.correct + c.silent_loss + c.duplicate_calls + c.indeterminate + c.clean_failure, c.calls)
       << "a call in no class, or in two";
-  std::cout << "[ classes  ] " << c.to_json().dump() << "\n";
+  std::cout << "[ classes  ] " << nlohmann::json(c).dump() << "\n";
   return c;
 }
 

@@ -112,6 +112,29 @@ TEST(TreeCheck, ARoomThatIncludesAboveItsRowFailsNamingTheInclude) {
             std::string::npos) << r.out;
 }
 
+// A record's field read by its name outside harness/record/ fails, naming
+// the file, the line and the key; the same read of JSON that is no
+// record, said so, passes (the control).
+TEST(TreeCheck, ARecordFieldReadByNameFailsNamingTheLine) {
+  PlantedTree t;
+  t.file("harness/record/classes.cc", "void describe(Io& io, C& c) { io(\"silent_loss\", c.silent_loss); }\n")
+      .file("harness/report/table.cc", "int a = 1;\nint n = r.at(\"silent_loss\").get<int>();\n");
+  ProcessResult r = t.check();
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("harness/report/table.cc:2 reads the record field \"silent_loss\" by name"), std::string::npos)
+      << r.out;
+}
+
+TEST(TreeCheck, JsonThatIsNoRecordSaysSoAndPasses) {
+  PlantedTree t;
+  t.file("harness/record/classes.cc", "void describe(Io& io, C& c) { io(\"silent_loss\", c.silent_loss); }\n")
+      .file("harness/report/table.cc",
+            "int n = csv.at(\"silent_loss\").get<int>();  // not a record: Levy's CSV\n"
+            "void put(json& j) { j[\"silent_loss\"] = 0; }\n");
+  ProcessResult r = t.check();
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
 TEST(TreeCheck, AFolderWithoutARowFails) {
   PlantedTree t;
   t.includes("netem/weather/rain.h", {"process/spawn.h"}).includes("process/spawn.h", {});

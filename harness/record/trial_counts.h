@@ -1,6 +1,6 @@
 // One trial's counts, client by client: the cell runner fills one per trial
-// from that trial's join, the cell's record keeps them (to_json), and the
-// statistics over trials (trial_stats.h) read them back (from_json).
+// from that trial's join, the trial's record keeps them (`counts`), and the
+// statistics over trials (harness/dependability/trial_stats.h) read them back.
 // Per client, not only per trial, because calls are not independent: the
 // spread between clients is part of the answer (a cascade hits one client
 // thousands of times).
@@ -42,11 +42,12 @@ struct TrialCounts {
 
   uint64_t total(ClientCount field) const;
   uint64_t calls() const { return total(&ClientTrialCounts::calls); }
-
-  nlohmann::json to_json() const;
-  // Refuses a record that is not one (missing or mistyped fields, more
-  // silent errors or duplicate calls than calls) with a TrialCountsError.
-  static TrialCounts from_json(const nlohmann::json& j);
 };
+
+// {"trial": 1, "clients": [{"client_id", "calls", "silent", ...}]}. Reading
+// refuses counts that are not one (missing or mistyped fields, more silent
+// errors or duplicate calls than calls) with a TrialCountsError.
+void to_json(nlohmann::json& j, const TrialCounts& t);
+void from_json(const nlohmann::json& j, TrialCounts& t);
 
 }  // namespace rpclab::harness

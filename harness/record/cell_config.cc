@@ -1,4 +1,4 @@
-#include "harness/run/cell_config.h"
+#include "harness/record/cell_config.h"
 
 #include <fmt/format.h>
 
