@@ -10,6 +10,12 @@
 #
 #   tests/fresh-machine/run.sh [--no-cache]
 #
+# RPCLAB_FRESH_TEST_FLAGS, when set, is given to the fresh machine's
+# `make test` as TEST_FLAGS (CI passes a --gtest_filter that leaves out
+# the long runs its own `make test` has just made on the same commit: what
+# the fresh machine proves is that the packages and the build come from
+# README.md's steps, and every test program still runs there).
+#
 # As root; works on a kernel without netem. The root lives in
 # $RPCLAB_FRESH_WORK (default /var/tmp/rpclab-fresh-machine) and is removed
 # however the run ends; a rerun first removes what a killed run left. The
@@ -93,6 +99,7 @@ prepare_inside() {
   printf '%s\n' "$1" >"$inside/install-first"
   git -C "$repo" bundle create "$inside/rpclab.bundle" HEAD 2>/dev/null
   git -C "$repo" rev-parse HEAD >"$inside/commit"
+  printf '%s\n' "${RPCLAB_FRESH_TEST_FLAGS:-}" >"$inside/test-flags"
   cp -L /etc/resolv.conf "$root/etc/resolv.conf"  # what DHCP would have written on a new machine
 }
 
@@ -124,6 +131,8 @@ summary() {
   say "  root: $made_root"
   say "  a real root: bound onto itself, pivot_root into it in a private mount and PID namespace, fresh /proc /sys /dev /run"
   say "  the commit under test: $(cat "$inside/commit") cloned into /root/rpclab"
+  [[ -s $inside/test-flags && -n $(cat "$inside/test-flags") ]] &&
+    say "  make test ran with TEST_FLAGS=$(cat "$inside/test-flags") (RPCLAB_FRESH_TEST_FLAGS)"
   printf 'fresh-machine:   %-60s %5s %7s\n' step exit seconds
   [[ -s $inside/steps.tsv ]] || proved=0
   while IFS=$'\t' read -r name code secs; do

@@ -44,7 +44,9 @@ step "README: $(cat "$here/install-first")" bash -c "$(cat "$here/install-first"
 step "git clone (the commit under test) into /root" git clone -q "$here/rpclab.bundle" "$clone" || exit 1
 cd "$clone" || exit 1
 git -c advice.detachedHead=false checkout -q "$(cat "$here/commit")" || exit 1
-step "make test" make test
+# RPCLAB_FRESH_TEST_FLAGS of run.sh, if any: TEST_FLAGS for make test.
+test_flags=$(cat "$here/test-flags" 2>/dev/null)
+step "make test" make test ${test_flags:+"TEST_FLAGS=$test_flags"}
 step "make run-dependability PRESET=quick" make run-dependability PRESET=quick
 step "no network namespace left" no_namespaces_left
 exit 0
