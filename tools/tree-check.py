@@ -83,6 +83,7 @@ ROOMS = {
     'harness/remote': ['harness/placement'],                        # hosts over ssh, a remote placement
     'harness/dependability': ['harness/causes', 'harness/remote'],  # the dependability experiment
     'harness/speed': ['harness/causes', 'harness/remote'],          # the speed experiment
+    'harness/nfs': ['harness/run'],                                 # the NFS experiment: ganesha, the NFS client, its classes
     'harness/report': ['harness/run'],                              # text, HTML, compare
     'harness/cli': ['harness/dependability', 'harness/speed', 'harness/report'],  # the commands
 }
