@@ -56,10 +56,11 @@ nlohmann::json run_nfs_cell(const NfsCellOptions& o) {
                                 out + "/ganesha", o.drc};
   GaneshaServer server(server_options, log);
 
+  std::string client = o.client_program.empty() ? program_dir() + "/rpclab-nfs-client" : o.client_program;
   std::vector<std::unique_ptr<process::ChildProcess>> clients;
   for (uint32_t k = 1; k <= o.clients; ++k) {
     std::string record = out + "/client-" + std::to_string(k) + ".jsonl";
-    std::vector<std::string> argv = {program_dir() + "/rpclab-nfs-client", "--server", topology->server().address,
+    std::vector<std::string> argv = {client, "--server", topology->server().address,
                                      "--transport", o.transport, "--export", server.export_dir(),
                                      "--client-id", std::to_string(k), "--count", std::to_string(o.count),
                                      "--ops", o.ops, "--timeout-ms", std::to_string(o.timeout_ms),
@@ -82,7 +83,9 @@ nlohmann::json run_nfs_cell(const NfsCellOptions& o) {
   std::set<std::string> names = names_in(server.export_dir());
   for (uint32_t k = 1; k <= o.clients; ++k) {
     std::string record_path = out + "/client-" + std::to_string(k) + ".jsonl";
-    if (!std::filesystem::exists(record_path)) continue;
+    if (!std::filesystem::exists(record_path))
+      throw std::runtime_error("client " + std::to_string(k) + " wrote no record (" + client_exits[k - 1].get<std::string>() +
+                               "; see " + out + "/client-" + std::to_string(k) + ".err)");
     rpclab::nfs::NfsCallRecord record = rpclab::nfs::NfsCallRecord::read_file(record_path);
     for (const auto& c : record.calls) ++told[c.nfs ? *c.nfs : c.rpc];
     NfsClassCounts one = classify(record, names);

@@ -24,6 +24,7 @@ struct NfsCellOptions {
   int timeout_ms = 5000;
   int retransmit_ms = 1000;
   std::string out_dir;            // records, ganesha's config and log, commands.log, cell.json
+  std::string client_program;     // "": rpclab-nfs-client beside this program
 };
 
 // The cell's result (also written to out_dir/cell.json): its options, the

@@ -27,6 +27,7 @@ TEST_P(NfsCell, EveryMkdirIsCorrectWithoutAFault) {
   o.transport = GetParam();
   o.count = 10;
   o.ops = "mkdir,rmdir,mkdir";
+  o.client_program = RPCLAB_BIN_DIR "/rpclab-nfs-client";
   o.out_dir = ::testing::TempDir() + "rpclab-nfs-cell-" + o.transport + "-" + std::to_string(::getpid());
   nlohmann::json r = run_nfs_cell(o);  // not a record: the cell's own result
   EXPECT_EQ(r["classes"]["calls"], 30);
