@@ -60,6 +60,7 @@ ROOMS = {
     'src/transport': ['src/ops'],                    # the one client and server interface, settings
     'src/server': ['src/ops'],                       # the server core: ledger, journal, at-most-once
     'src/client': ['src/transport'],                 # a client's calls and retries, its record
+    'src/nfs': ['src/common'],                       # the NFSv3 workload client (rpcgen stubs of idl/nfs3_prot.x)
     'src/*': ['src/client', 'src/server'],           # one folder per RPC system (an adapter)
     'src': ['src/*'],                                # the transport table and the two mains
     # process/: spawning, commands and their log, remote hosts; what both
@@ -82,6 +83,7 @@ ROOMS = {
     'harness/remote': ['harness/placement'],                        # hosts over ssh, a remote placement
     'harness/dependability': ['harness/causes', 'harness/remote'],  # the dependability experiment
     'harness/speed': ['harness/causes', 'harness/remote'],          # the speed experiment
+    'harness/nfs': ['harness/run'],                                 # the NFS experiment: ganesha, the NFS client, its classes
     'harness/report': ['harness/run'],                              # text, HTML, compare
     'harness/cli': ['harness/dependability', 'harness/speed', 'harness/report'],  # the commands
 }

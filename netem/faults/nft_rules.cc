@@ -26,7 +26,10 @@ std::vector<std::string> base_chain(const std::string& chain, const std::string&
 
 std::string dup_mark() { return fmt::format("{:#x}", kNftDupMark); }
 
+// No condition at 100%: nft refuses "mod 1000000 < 1000000" (the value
+// must be below the modulus), so every packet matches without numgen.
 std::vector<std::string> random_below(double pct) {
+  if (nft_threshold(pct) >= 1000000) return {};
   return {"numgen", "random", "mod", "1000000", "<", std::to_string(nft_threshold(pct))};
 }
 

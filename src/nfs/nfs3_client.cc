@@ -1,0 +1,206 @@
+#include "nfs/nfs3_client.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "nfs3_prot.h"
+
+namespace rpclab::nfs {
+
+namespace {
+
+timeval to_timeval(int ms) { return timeval{ms / 1000, (ms % 1000) * 1000}; }
+
+sockaddr_in address_of(const std::string& host, uint16_t port) {
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  addrinfo* found = nullptr;
+  if (int rc = getaddrinfo(host.c_str(), nullptr, &hints, &found); rc != 0)
+    throw std::runtime_error("cannot resolve '" + host + "': " + gai_strerror(rc));
+  sockaddr_in addr = *reinterpret_cast<sockaddr_in*>(found->ai_addr);
+  freeaddrinfo(found);
+  addr.sin_port = htons(port);
+  return addr;
+}
+
+std::string create_error(const std::string& what) {
+  return what + ": " + clnt_spcreateerror("");
+}
+
+void use_unix_auth(CLIENT* clnt) {
+  AUTH* auth = authunix_create_default();
+  if (!auth) throw std::runtime_error("cannot make AUTH_UNIX credentials");
+  clnt->cl_auth = auth;
+}
+
+void set_timeouts(CLIENT* clnt, const Nfs3Options& o) {
+  timeval total = to_timeval(o.timeout_ms);
+  clnt_control(clnt, CLSET_TIMEOUT, reinterpret_cast<char*>(&total));
+  if (o.transport == "udp") {
+    timeval retry = to_timeval(o.retransmit_ms);
+    clnt_control(clnt, CLSET_RETRY_TIMEOUT, reinterpret_cast<char*>(&retry));
+  }
+}
+
+// Our own socket, so the handle does not walk the reserved ports
+// (bindresvport) as root; connected for TCP.
+CLIENT* open_nfs(const Nfs3Options& o) {
+  sockaddr_in addr = address_of(o.host, o.nfs_port);
+  netbuf nb{sizeof addr, sizeof addr, &addr};
+  bool udp = o.transport == "udp";
+  int fd = ::socket(AF_INET, (udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
+  if (!udp && ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    std::string why = std::strerror(errno);
+    ::close(fd);
+    throw std::runtime_error("cannot connect to " + o.host + ":" + std::to_string(o.nfs_port) + ": " + why);
+  }
+  CLIENT* clnt = udp ? clnt_dg_create(fd, &nb, NFS_PROGRAM, NFS_V3, 0, 0)
+                     : clnt_vc_create(fd, &nb, NFS_PROGRAM, NFS_V3, 0, 0);
+  if (!clnt) {
+    ::close(fd);
+    throw std::runtime_error(create_error("cannot create the NFS client handle"));
+  }
+  clnt_control(clnt, CLSET_FD_CLOSE, nullptr);
+  return clnt;
+}
+
+std::vector<char> mount_root(const Nfs3Options& o, const std::string& export_path) {
+  CLIENT* clnt = clnt_create(o.host.c_str(), MOUNT_PROGRAM, MOUNT_V3, o.transport.c_str());
+  if (!clnt) throw std::runtime_error(create_error("cannot reach MOUNT v3 on " + o.host + " through rpcbind"));
+  use_unix_auth(clnt);
+  timeval total = to_timeval(o.timeout_ms);
+  clnt_control(clnt, CLSET_TIMEOUT, reinterpret_cast<char*>(&total));
+  dirpath path = const_cast<char*>(export_path.c_str());
+  mountres3 res{};
+  enum clnt_stat stat = mountproc3_mnt_3(&path, &res, clnt);
+  std::string error;
+  std::vector<char> root;
+  if (stat != RPC_SUCCESS)
+    error = std::string("MNT ") + export_path + ": " + clnt_sperrno(stat);
+  else if (res.fhs_status != MNT3_OK)
+    error = "MNT " + export_path + ": status " + std::to_string(res.fhs_status);
+  else
+    root.assign(res.mountres3_u.mountinfo.fhandle.fhandle3_val,
+                res.mountres3_u.mountinfo.fhandle.fhandle3_val + res.mountres3_u.mountinfo.fhandle.fhandle3_len);
+  if (stat == RPC_SUCCESS) clnt_freeres(clnt, reinterpret_cast<xdrproc_t>(xdr_mountres3), reinterpret_cast<char*>(&res));
+  auth_destroy(clnt->cl_auth);
+  clnt_destroy(clnt);
+  if (!error.empty()) throw std::runtime_error(error);
+  return root;
+}
+
+sattr3 attributes(uint32_t mode) {
+  sattr3 a{};
+  a.mode.set_it = TRUE;
+  a.mode.set_mode3_u.mode = mode;
+  a.atime.set_it = DONT_CHANGE;
+  a.mtime.set_it = DONT_CHANGE;
+  return a;
+}
+
+// The reply's status, or what the library said instead.
+template <typename Res>
+Nfs3Reply told(CLIENT* clnt, enum clnt_stat stat, Res& res, xdrproc_t free_res) {
+  Nfs3Reply r;
+  if (stat == RPC_SUCCESS) {
+    r.nfs = nfsstat3_name(res.status);
+    clnt_freeres(clnt, free_res, reinterpret_cast<char*>(&res));
+  } else {
+    r.rpc = stat == RPC_TIMEDOUT ? "timeout" : "error";
+    r.detail = clnt_sperrno(stat);
+  }
+  return r;
+}
+
+}  // namespace
+
+std::string nfsstat3_name(int status) {
+  switch (status) {
+    case NFS3_OK: return "NFS3_OK";
+    case NFS3ERR_PERM: return "NFS3ERR_PERM";
+    case NFS3ERR_NOENT: return "NFS3ERR_NOENT";
+    case NFS3ERR_IO: return "NFS3ERR_IO";
+    case NFS3ERR_ACCES: return "NFS3ERR_ACCES";
+    case NFS3ERR_EXIST: return "NFS3ERR_EXIST";
+    case NFS3ERR_NOTDIR: return "NFS3ERR_NOTDIR";
+    case NFS3ERR_ISDIR: return "NFS3ERR_ISDIR";
+    case NFS3ERR_INVAL: return "NFS3ERR_INVAL";
+    case NFS3ERR_NOSPC: return "NFS3ERR_NOSPC";
+    case NFS3ERR_ROFS: return "NFS3ERR_ROFS";
+    case NFS3ERR_NAMETOOLONG: return "NFS3ERR_NAMETOOLONG";
+    case NFS3ERR_NOTEMPTY: return "NFS3ERR_NOTEMPTY";
+    case NFS3ERR_STALE: return "NFS3ERR_STALE";
+    case NFS3ERR_BADHANDLE: return "NFS3ERR_BADHANDLE";
+    case NFS3ERR_NOTSUPP: return "NFS3ERR_NOTSUPP";
+    case NFS3ERR_SERVERFAULT: return "NFS3ERR_SERVERFAULT";
+    case NFS3ERR_JUKEBOX: return "NFS3ERR_JUKEBOX";
+    default: return "NFS3ERR_" + std::to_string(status);
+  }
+}
+
+Nfs3Client::Nfs3Client(const Nfs3Options& options, const std::string& export_path) : options_(options) {
+  if (options.transport != "udp" && options.transport != "tcp")
+    throw std::invalid_argument("transport must be udp or tcp, not '" + options.transport + "'");
+  root_ = mount_root(options, export_path);
+  clnt_ = open_nfs(options);
+  use_unix_auth(clnt_);
+  set_timeouts(clnt_, options);
+}
+
+Nfs3Client::~Nfs3Client() {
+  if (!clnt_) return;
+  auth_destroy(clnt_->cl_auth);
+  clnt_destroy(clnt_);
+}
+
+Nfs3Reply Nfs3Client::null_call() {
+  enum clnt_stat stat = nfsproc3_null_3(nullptr, nullptr, clnt_);
+  Nfs3Reply r;
+  if (stat != RPC_SUCCESS) {
+    r.rpc = stat == RPC_TIMEDOUT ? "timeout" : "error";
+    r.detail = clnt_sperrno(stat);
+  }
+  return r;
+}
+
+Nfs3Reply Nfs3Client::call(NfsOp op, const std::string& name) {
+  diropargs3 where{};
+  where.dir.data.data_len = static_cast<u_int>(root_.size());
+  where.dir.data.data_val = root_.data();
+  where.name = const_cast<char*>(name.c_str());
+  switch (op) {
+    case NfsOp::kMkdir: {
+      MKDIR3args args{where, attributes(0755)};
+      MKDIR3res res{};
+      return told(clnt_, nfsproc3_mkdir_3(&args, &res, clnt_), res, reinterpret_cast<xdrproc_t>(xdr_MKDIR3res));
+    }
+    case NfsOp::kRmdir: {
+      RMDIR3args args{where};
+      RMDIR3res res{};
+      return told(clnt_, nfsproc3_rmdir_3(&args, &res, clnt_), res, reinterpret_cast<xdrproc_t>(xdr_RMDIR3res));
+    }
+    case NfsOp::kCreateGuarded: {
+      CREATE3args args{};
+      args.where = where;
+      args.how.mode = GUARDED;
+      args.how.createhow3_u.obj_attributes = attributes(0644);
+      CREATE3res res{};
+      return told(clnt_, nfsproc3_create_3(&args, &res, clnt_), res, reinterpret_cast<xdrproc_t>(xdr_CREATE3res));
+    }
+    case NfsOp::kRemove: {
+      REMOVE3args args{where};
+      REMOVE3res res{};
+      return told(clnt_, nfsproc3_remove_3(&args, &res, clnt_), res, reinterpret_cast<xdrproc_t>(xdr_REMOVE3res));
+    }
+  }
+  throw std::logic_error("NfsOp without a call");
+}
+
+}  // namespace rpclab::nfs
