@@ -145,6 +145,8 @@ std::string slug(const std::string& label) {
 
 }  // namespace
 
+void check_folder_use(const std::string& dir, FolderUse use) { refuse_mixing(dir, use); }
+
 RunFolder::RunFolder(const std::string& results_root, const std::string& explicit_dir, FolderUse use)
     : dir_(make_dir(results_root, explicit_dir, use)),
       run_id_(run_id_for(dir_, use)),
