@@ -65,14 +65,23 @@ nlohmann::json retry_json(const rpclab::ClientOptions& o, const rpclab::Transpor
 }
 
 // A run where nothing got through is still a record (100% loss is a cell
-// like any other), but a person at a terminal should hear why.
-void warn_if_nothing_worked(const rpclab::CallRecord& record, const std::string& server) {
-  if (record.calls.empty()) return;
+// like any other), but a person at a terminal should hear why, and a
+// script the exit code (kExitFailed). True when no call succeeded.
+bool nothing_worked(const rpclab::CallRecord& record, const std::string& server) {
   for (const rpclab::CallEntry& e : record.calls)
-    if (e.kind == rpclab::ErrorKind::kOk) return;
-  std::fprintf(stderr, "rpclab-client: no call succeeded; the first error: %s (is rpclab-server serving at %s?)\n",
-               record.detail(record.calls.front()).c_str(), server.c_str());
+    if (e.kind == rpclab::ErrorKind::kOk) return false;
+  if (record.calls.empty())
+    std::fprintf(stderr, "rpclab-client: no call was made (stopped before the first)\n");
+  else
+    std::fprintf(stderr, "rpclab-client: no call succeeded; the first error: %s (is rpclab-server serving at %s?)\n",
+                 record.detail(record.calls.front()).c_str(), server.c_str());
+  return true;
 }
+
+constexpr const char* kExitStatus =
+    "Exit status: 0 when at least one call succeeded; 1 when none did (the record is written all the same: "
+    "failed calls are its outcomes) or the record cannot be written; 2 for a bad flag or value; 3 when it cannot "
+    "set up (a host name that does not resolve).";
 
 void print_summary(const rpclab::CallRecord& record) {
   const auto& h = record.header;
@@ -126,6 +135,7 @@ int main(int argc, char** argv) {
   app.add_option("--record", record_path, "write the call record here, - for standard output "
                  "(format: docs/results-format.md)")->check(rpclab::writable_file());
   rpclab::add_version_flags(app);
+  app.footer(kExitStatus);
   rpclab::parse_or_exit(app, argc, argv);
 
   const rpclab::TransportRow* row = rpclab::find_transport(options.transport);
@@ -178,7 +188,7 @@ int main(int argc, char** argv) {
   record.header["retry"] = retry_json(options, *row);
   record.header["pid"] = getpid();
   print_summary(record);
-  warn_if_nothing_worked(record, server);
+  bool failed = nothing_worked(record, server);
   if (!record_path.empty()) {
     try {
       record.write_file(record_path);
@@ -187,5 +197,5 @@ int main(int argc, char** argv) {
       return rpclab::kExitFailed;
     }
   }
-  return rpclab::kExitOk;
+  return failed ? rpclab::kExitFailed : rpclab::kExitOk;
 }

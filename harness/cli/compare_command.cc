@@ -17,6 +17,10 @@
 namespace rpclab::harness {
 namespace {
 
+// No matched cell could have been shown to differ (too few trials, or
+// none ran): a gate that reads 0 would pass without a test.
+constexpr int kExitNothingTestable = 4;
+
 struct Flags {
   std::string run_a, run_b, format = "text", html_file;
   double alpha = 0.01;
@@ -43,17 +47,22 @@ Run load_run(const std::string& dir) {
   return run;
 }
 
-// A pair the test cannot tell apart is "not shown": with few trials a real
-// difference may not reach alpha (docs/running.md, "mind the power").
-std::string verdict_of(const CellComparison& m) {
+// Whether the pair differs at alpha. A cell whose trials are too few for
+// any result to reach alpha says so, with the smallest p they allow
+// (docs/running.md, "mind the power"): "no" there would claim a test.
+std::string verdict_of(const CellComparison& m, double alpha) {
   if (!m.tested) return "untested";
-  return m.differs ? "DIFFERS" : "not shown";
+  if (!m.testable(alpha))
+    return fmt::format("untestable with {} vs {} trials (smallest p = {:.3g})", m.trials_a, m.trials_b,
+                       *m.smallest_p);
+  return m.differs ? "DIFFERS" : fmt::format("no (p >= {})", alpha);
 }
 
 std::vector<std::vector<std::string>> rows(const RunComparison& c) {
   std::vector<std::vector<std::string>> out;
   for (const CellComparison& m : c.matched)
-    out.push_back({m.label, m.figure, m.a, m.b, m.test, m.tested ? fmt::format("{:.3g}", m.p) : "-", verdict_of(m)});
+    out.push_back({m.label, m.figure, m.a, m.b, m.test, m.tested ? fmt::format("{:.3g}", m.p) : "-",
+                   verdict_of(m, c.alpha)});
   return out;
 }
 
@@ -62,8 +71,12 @@ const std::vector<std::string> kHeader = {"cell", "figure", "A", "B", "test", "p
 std::string verdict(const RunComparison& c) {
   size_t differ = 0;
   for (const CellComparison& m : c.matched) differ += m.differs;
-  return fmt::format("{} cells matched, {} differ at alpha {}; {} only in A, {} only in B", c.matched.size(), differ,
-                     c.alpha, c.only_a.size(), c.only_b.size());
+  std::string out = fmt::format("{} cells matched, {} differ at alpha {}", c.matched.size(), differ, c.alpha);
+  if (size_t u = c.untestable())
+    out += fmt::format(", {} untestable (too few trials for any p below {}: run more with --trials)", u, c.alpha);
+  out += fmt::format("; {} only in A, {} only in B", c.only_a.size(), c.only_b.size());
+  if (c.nothing_testable()) out += ". Nothing could be tested (exit 4)";
+  return out;
 }
 
 std::string text(const RunComparison& c, const Flags& f) {
@@ -115,7 +128,8 @@ int run(const Flags& f) {
       return kExitSetup;
     }
   }
-  return c.any_differs() ? kExitFailed : kExitOk;
+  if (c.any_differs()) return kExitFailed;
+  return c.nothing_testable() ? kExitNothingTestable : kExitOk;
 }
 
 }  // namespace
@@ -123,7 +137,8 @@ int run(const Flags& f) {
 std::function<int()> add_compare_command(CLI::App& app) {
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand(
-      "compare", "two run folders cell by cell, matched on their settings; exit 0 when no cell differs, 1 when one does");
+      "compare", "two run folders cell by cell, matched on their settings; exit 0 when no cell differs, 1 when one does, "
+      "4 when no matched cell could be tested (too few trials)");
   cmd->add_option("run_a", f->run_a, "the first run folder (A)")->required();
   cmd->add_option("run_b", f->run_b, "the second run folder (B)")->required();
   cmd->add_option("--format", f->format, "text (aligned table) or json (one object on stdout)")

@@ -111,6 +111,11 @@ int run(const Experiment& experiment, ExperimentFlags& own, CommonFlags& f) {
   if (std::string why = remote_refusal(f.remote, cells); !why.empty()) return say.usage(why);
   for (const std::string& note : plan.notes) std::fprintf(stderr, "rpclab %s: %s\n", experiment.name.c_str(), note.c_str());
   if (f.dry_run) {
+    // The folders' checks the run makes, so a dry run says no where it would.
+    if (int code = check_run_folder(f.run, cells, experiment.name,
+                                    own.shuffles() ? own.shuffle_seed() : std::nullopt);
+        code != kExitOk)
+      return code;
     list_cells(cells, f.run);
     return kExitOk;
   }
@@ -131,7 +136,7 @@ int run(const Experiment& experiment, ExperimentFlags& own, CommonFlags& f) {
   RunFolder& folder = *opened;
   bool resume = !f.run.resume_dir.empty();
   try {
-    if (own.shuffles()) f.run.shuffle_seed = settle_shuffle_seed(folder, resume, own.shuffle_seed());
+    if (own.shuffles()) f.run.shuffle_seed = settle_shuffle_seed(folder.dir(), resume, own.shuffle_seed());
     f.run.title = settle_title(folder, resume, f.run.title);
   } catch (const std::invalid_argument& e) {
     return say.usage(e.what());

@@ -46,6 +46,12 @@ bool has_subcommand(CLI::App& app, const std::string& name) {
   }
 }
 
+// `--name`, `--name=value` or `-x` is one of rpclab's own (--help, --version).
+bool top_level_option(CLI::App& app, const std::string& arg) {
+  std::string name = arg.substr(0, arg.find('='));
+  return app.get_option_no_throw(name) != nullptr;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -68,12 +74,18 @@ int main(int argc, char** argv) {
   cell->add_option("--cell-index", guest.cell_index);
   cell->group("");  // internal: not listed in --help
   rpclab::add_version_flags(app);
-  // CLI11 would only say "A subcommand is required" of a misspelt one.
+  // CLI11 would only say "A subcommand is required" of a misspelt command
+  // or of an option it does not know before any command.
+  std::string known;
+  for (const CLI::App* c : app.get_subcommands([](CLI::App* c) { return !c->get_group().empty(); }))
+    known += (known.empty() ? "" : ", ") + c->get_name();
   if (argc > 1 && argv[1][0] != '-' && !has_subcommand(app, argv[1])) {
-    std::string known;
-    for (const CLI::App* c : app.get_subcommands([](CLI::App* c) { return !c->get_group().empty(); }))
-      known += (known.empty() ? "" : ", ") + c->get_name();
     std::fprintf(stderr, "rpclab: unknown command '%s' (commands: %s)\n", argv[1], known.c_str());
+    return rpclab::kExitUsage;
+  }
+  if (argc > 1 && argv[1][0] == '-' && !top_level_option(app, argv[1])) {
+    std::fprintf(stderr, "rpclab: unknown option '%s': a command comes first, its options after it (commands: %s; "
+                 "rpclab COMMAND --help for its options)\n", argv[1], known.c_str());
     return rpclab::kExitUsage;
   }
   rpclab::harness::remember_command_line(argc, argv);

@@ -1,5 +1,7 @@
 #include "harness/dependability/cell_events.h"
 
+#include <fmt/format.h>
+
 #include "harness/record/faults.h"
 #include "harness/run/cell_failure.h"
 #include "netem/spec/spec_error.h"
@@ -33,8 +35,26 @@ void CellEvents::add_to(TrialRecord& trial) const {
     events.push_back(event_occurrence(entry));
     warnings.insert(warnings.end(), events.back().warnings.begin(), events.back().warnings.end());
   }
+  for (const netem::EventRunner::Unstarted& u : runner_->unstarted())
+    if (u.when.first > 0)
+      warnings.push_back(fmt::format("{}: {} occurrence(s) from {} ms on never started: the calls were done at {} ms",
+                                     u.kind, u.when.count, u.when.planned.count(),
+                                     runner_->finished_ms().value_or(0)));
   trial.dependability.events = events;
   if (!warnings.empty()) trial.dependability.warnings = warnings;
+}
+
+std::string CellEvents::not_met() const {
+  if (!runner_) return "";
+  std::string missed;
+  for (const netem::EventRunner::Unstarted& u : runner_->unstarted())
+    if (u.when.first == 0)
+      missed += fmt::format("{}{} (planned at {} ms)", missed.empty() ? "" : ", ", u.kind, u.when.planned.count());
+  if (missed.empty()) return "";
+  return fmt::format("not a measurement: the calls were done {} ms after they started, before these events ever "
+                     "happened: {}. Give more calls per trial (--fault-calls), or none so the trial lasts its "
+                     "duration",
+                     runner_->finished_ms().value_or(0), missed);
 }
 
 std::vector<std::string> event_warnings(const nlohmann::json& events) {

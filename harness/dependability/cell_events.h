@@ -32,7 +32,13 @@ class CellEvents {
   // `events`: one entry per occurrence (results-format.md, "Timed
   // events"); `warnings`: what a phase did not manage and said so (ss -K
   // that closed nothing). Also after a failure, for the failed trial.
+  // Occurrences planned within the trial that did not start before the
+  // clients were done (their calls ran out first) are warnings too.
   void add_to(TrialRecord& trial) const;
+  // After finish(): why the trial is not a measurement, when an event never
+  // happened while the calls ran (names each, and the calls' span against
+  // its planned start); empty when every event happened at least once.
+  std::string not_met() const;
 
  private:
   std::optional<netem::EventRunner> runner_;

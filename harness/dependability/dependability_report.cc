@@ -361,17 +361,22 @@ std::string occurrences(const std::vector<const CellRecord*>& cells) {
 // retry policy and at-most-once, a column per kind of event, every class.
 std::string failures_table(const std::vector<CellRecord>& records, const ReportOptions& o) {
   Grid g = grid(records, Kind::kEvents);
-  if (g.records.empty()) return "";
+  // A cell that failed or was skipped keeps its place, named as such: an
+  // empty place would read as a cell never planned, five zeros as one measured.
+  std::vector<const CellRecord*> all = g.records;
+  for (const CellRecord& r : records)
+    if (r.is("dependability") && !r.ok() && kind_of(r) == Kind::kEvents) all.push_back(&r);
+  if (all.empty()) return "";
   std::vector<std::string> columns, variants, schedules;
   std::map<std::pair<std::string, std::string>, const CellRecord*> cell;
   std::map<std::string, std::vector<const CellRecord*>> by_column;
-  for (const CellRecord* r : g.records) {
+  for (const CellRecord* r : all) {
     std::string col = event_kinds(*r);
     add_unique(columns, col);
     add_unique(variants, g.row(*r));
     add_unique(schedules, netem::summary(r->cell.config.faults));
     cell[{g.row(*r), col}] = r;
-    by_column[col].push_back(r);
+    if (r->ok()) by_column[col].push_back(r);
   }
   TextTable t([&] {
     std::vector<std::string> h = {"calls: silent loss / silent dup / dup told failure / indeterminate / clean fail"};
@@ -380,7 +385,10 @@ std::string failures_table(const std::vector<CellRecord>& records, const ReportO
   }());
   for (const std::string& v : variants) {
     std::vector<std::string> row = {v};
-    for (const std::string& c : columns) row.push_back(cell.count({v, c}) ? five_classes(*cell[{v, c}]) : "-");
+    for (const std::string& c : columns) {
+      const CellRecord* r = cell.count({v, c}) ? cell[{v, c}] : nullptr;
+      row.push_back(!r ? "-" : r->ok() ? five_classes(*r) : "not measured (" + r->status + ")");
+    }
     t.add(row);
   }
   std::vector<std::string> occurred = {"events per trial (each cell)"};
@@ -393,7 +401,8 @@ std::string failures_table(const std::vector<CellRecord>& records, const ReportO
                      "client saw success; dup told failure = ran twice or more and the client was told it failed; "
                      "indeterminate = ran once, reported as failed; clean fail = never ran, reported as failed. "
                      "+app:K = the client's own retry loop (a new handle, the same call up to K times more); "
-                     "+at-most-once = the server answers a repeat from its table.",
+                     "+at-most-once = the server answers a repeat from its table; not measured = the cell failed or "
+                     "was skipped (why: \"Cells not measured\" below).",
                  t, o);
 }
 

@@ -40,7 +40,7 @@ TrialJoin add_join(DependabilityTrial& trial, const CellConfig& cell, const Clie
 ClientResults run_clients_with_events(Placement& at, const CellConfig& cell, TrialServer& server, const Link& link,
                                       const CellFiles& files, const TrialPlace& place, CellEnvironment& env,
                                       const std::function<void()>& tick, process::CommandLog& log,
-                                      TrialRecord& trial) {
+                                      TrialRecord& trial, std::string& events_not_met) {
   CellEvents events(cell.faults, cell.duration_ms, link.events_backend(), server.control(), log);
   try {
     ClientResults clients = at.run_clients(cell, {}, server.endpoint(), files, place,
@@ -48,6 +48,7 @@ ClientResults run_clients_with_events(Placement& at, const CellConfig& cell, Tri
                                            [&events] { events.poll(); });
     events.finish();
     events.add_to(trial);
+    events_not_met = events.not_met();
     return clients;
   } catch (...) {
     events.add_to(trial);
@@ -79,7 +80,9 @@ void run_placed_trial(Placement& at, const CellConfig& cell, const TrialPlace& p
     server->check_alive();  // waitpid only: nothing is asked of the server while it is measured
     if (env.progress) env.progress->tick();
   };
-  ClientResults clients = run_clients_with_events(at, cell, *server, link, files, place, env, tick, log, trial);
+  std::string events_not_met;
+  ClientResults clients =
+      run_clients_with_events(at, cell, *server, link, files, place, env, tick, log, trial, events_not_met);
   double wall_s = seconds_since(started);
   d.load = load->finish();
   auto teardown = Clock::now();
@@ -92,6 +95,9 @@ void run_placed_trial(Placement& at, const CellConfig& cell, const TrialPlace& p
   d.calls_per_s = wall_s > 0 ? static_cast<double>(join.classes.calls) / wall_s : 0;
   trial.settings = clients.records.front().settings();
   d.phases_s = TrialPhases{setup_s, load->settle_s(), wall_s, seconds_since(teardown)};
+  // Counted all the same (the record shows what the calls met), but a trial
+  // whose events did not happen did not measure what its cell names.
+  if (!events_not_met.empty()) return mark(trial, "failed", events_not_met);
   if (clients.truncated)
     mark(trial, "ok", fmt::format("cell time limit ({} s) reached: {} of {} calls made", env.cell_time_limit_s,
                                   join.classes.calls, cell.total_calls()));

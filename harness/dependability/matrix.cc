@@ -224,6 +224,15 @@ bool has_events(const Block& b) {
   return std::any_of(b.faults.begin(), b.faults.end(), [](const FaultSpec& f) { return !f.events.empty(); });
 }
 
+// When the block's first event is planned to start, from the clients' start.
+int64_t first_event_ms(const Block& b) {
+  int64_t first = -1;
+  for (const FaultSpec& f : b.faults)
+    for (const netem::FaultEvent& e : f.events)
+      if (first < 0 || e.at_ms < first) first = e.at_ms;
+  return first;
+}
+
 // Faults that are all server events (a crash, a stall) need no link: such
 // a table may stay on loopback.
 bool server_events_only(const Block& b) {
@@ -389,6 +398,14 @@ std::vector<std::string> apply_overrides(std::vector<Block>& blocks, const AxisO
       b.topology = TopologyKind::kTwoHost;  // faults live on the link between two hosts
     if (has_events(b) && !b.duration_ms) b.duration_ms = kEventCellMs;
     check_block(b, had_faults ? "--fault-calls" : "--calls");
+    // How fast the calls go is not known before they run: a count given on
+    // the command line may end a trial before its events, which then fails.
+    if (has_events(b) && (had_faults ? o.fault_calls : o.calls))
+      notes.push_back(fmt::format(
+          "table {}: {} {} caps each trial, which lasts {} ms with events from {} ms on; a trial whose calls are "
+          "done before an event starts fails (not a measurement). Without {} the trial runs for its duration",
+          b.name, had_faults ? "--fault-calls" : "--calls", b.calls, *b.duration_ms, first_event_ms(b),
+          had_faults ? "--fault-calls" : "--calls"));
   }
   return notes;
 }

@@ -183,4 +183,10 @@ double permutation_test_means(const std::vector<double>& a, const std::vector<do
   return double(at_least) / double(total);
 }
 
+double permutation_smallest_p(size_t na, size_t nb) {
+  if (na == 0 || nb == 0) return 1;
+  double splits = std::exp(log_choose(na + nb, na));
+  return std::min(1.0, (na == nb ? 2.0 : 1.0) / std::round(splits));
+}
+
 }  // namespace rpclab::harness

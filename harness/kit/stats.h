@@ -83,5 +83,9 @@ double fisher_exact_two_sided(uint64_t k1, uint64_t n1, uint64_t k2, uint64_t n2
 // differ at least as much. Every split while there are at most 100,000,
 // else 100,000 random ones (a fixed seed, so the same data give the same p).
 double permutation_test_means(const std::vector<double>& a, const std::vector<double>& b);
+// The smallest p that test can give groups of na and nb, however far apart
+// their values: the extreme split's share of all splits (with na == nb its
+// mirror is as extreme: 2 of C(na+nb, na)). 3 a side: 2/20 = 0.1.
+double permutation_smallest_p(size_t na, size_t nb);
 
 }  // namespace rpclab::harness

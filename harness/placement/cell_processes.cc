@@ -306,10 +306,20 @@ ClientResults run_clients(const CellConfig& cell, const std::vector<std::string>
   }
   for (int k = 1; k <= cell.clients; ++k) {
     int status = *clients[k - 1]->poll();
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    // kExitFailed: it ran and no call succeeded (a partition for the whole
+    // trial), a measurement like any other, or it could not write its
+    // record, which the read then says. Anything else: it crashed.
+    bool ran = WIFEXITED(status) && (WEXITSTATUS(status) == kExitOk || WEXITSTATUS(status) == kExitFailed);
+    if (!ran)
       throw CellFailure(fmt::format("client {} failed ({}): {}", k, process::describe_wait_status(status),
                                     log_tail(files.client_log(k))));
-    results.records.push_back(read_client_record(files, k));
+    try {
+      results.records.push_back(read_client_record(files, k));
+    } catch (const CellFailure& e) {
+      if (WEXITSTATUS(status) == kExitOk) throw;
+      throw CellFailure(fmt::format("{} (the client exited {}: {})", e.what(), WEXITSTATUS(status),
+                                    log_tail(files.client_log(k))));
+    }
   }
   return results;
 }

@@ -22,7 +22,7 @@ void add_remote_flags(CLI::App* cmd, RemoteOptions& o) {
   cmd->add_option("--server-iface", o.server_iface, "the interface on --server-host that faults go on (default: the "
                   "one its route to this machine's data address uses)");
   cmd->add_option("--max-clock-offset", o.max_clock_offset_ms, "refuse --server-host if its clock is further off "
-                  "this machine's than this (ms, measured over ssh)")->check(CLI::Range(0.0, 3600e3))->capture_default_str();
+                  "this machine's than this (ms, measured over ssh)")->check(in_range(0.0, 3600e3))->capture_default_str();
   cmd->add_flag("--i-know-this-is-the-management-link", o.management_link_ok, "allow faults on the interface that "
                 "carries the ssh session to --server-host");
   cmd->add_option("--client-host", o.client_host, "run the clients on this host over ssh too: [user@]host[:port] "

@@ -33,12 +33,17 @@ void compare_dependability(const CellRecord& a, const CellRecord& b, CellCompari
   uint64_t na = ca.calls, nb = cb.calls;
   c.a = per_million(ka, na);
   c.b = per_million(kb, nb);
+  if (na) c.a_value = 1e6 * double(ka) / double(na);
+  if (nb) c.b_value = 1e6 * double(kb) / double(nb);
   std::vector<double> ra = trial_rates(a), rb = trial_rates(b);
   c.tested = na > 0 && nb > 0;
   if (!c.tested) {
     c.test = "not tested: a side made no calls";
   } else if (ra.size() >= 2 && rb.size() >= 2) {
     c.p = permutation_test_means(ra, rb);
+    c.smallest_p = permutation_smallest_p(ra.size(), rb.size());
+    c.trials_a = ra.size();
+    c.trials_b = rb.size();
     c.test = fmt::format("permutation over trials ({} vs {})", ra.size(), rb.size());
   } else {
     c.p = fisher_exact_two_sided(ka, na, kb, nb);
@@ -52,6 +57,10 @@ void compare_speed(const CellRecord& a, const CellRecord& b, CellComparison& c) 
   const std::vector<double> &ta = *la.trial_means_us, &tb = *lb.trial_means_us;
   c.a = fmt::format("{} (p50 {})", fixed(summarize(ta).mean, 1), fixed(la.p50_us.value_or(0.0), 1));
   c.b = fmt::format("{} (p50 {})", fixed(summarize(tb).mean, 1), fixed(lb.p50_us.value_or(0.0), 1));
+  if (!ta.empty()) c.a_value = summarize(ta).mean;
+  if (!tb.empty()) c.b_value = summarize(tb).mean;
+  c.trials_a = ta.size();
+  c.trials_b = tb.size();
   c.tested = ta.size() >= 2 && tb.size() >= 2;
   if (!c.tested) {
     c.test = "not tested: Welch needs 2+ trials a side";
@@ -86,9 +95,19 @@ std::map<std::string, const CellRecord*> by_identity(const std::vector<CellRecor
 
 }  // namespace
 
-json CellComparison::to_json() const {
-  return {{"label", label}, {"figure", figure}, {"a", a},        {"b", b},
-          {"test", test},   {"p", tested ? json(p) : json(nullptr)}, {"differs", differs}};
+json CellComparison::to_json(double alpha) const {
+  auto number = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+  return {{"label", label},
+          {"figure", figure},
+          {"a", number(a_value)},
+          {"b", number(b_value)},
+          {"a_text", a},
+          {"b_text", b},
+          {"test", test},
+          {"p", tested ? json(p) : json(nullptr)},
+          {"smallest_p", number(smallest_p)},
+          {"testable", testable(alpha)},
+          {"differs", differs}};
 }
 
 bool RunComparison::any_differs() const {
@@ -97,10 +116,24 @@ bool RunComparison::any_differs() const {
   return false;
 }
 
+size_t RunComparison::untestable() const {
+  size_t n = 0;
+  for (const CellComparison& c : matched) n += c.tested && !c.testable(alpha);
+  return n;
+}
+
+bool RunComparison::nothing_testable() const {
+  for (const CellComparison& c : matched)
+    if (c.testable(alpha)) return false;
+  return true;
+}
+
 json RunComparison::to_json() const {
   json cells = json::array();
-  for (const CellComparison& c : matched) cells.push_back(c.to_json());
-  return {{"alpha", alpha}, {"differs", any_differs()}, {"matched", cells}, {"only_a", only_a}, {"only_b", only_b}};
+  for (const CellComparison& c : matched) cells.push_back(c.to_json(alpha));
+  return {{"alpha", alpha},         {"differs", any_differs()}, {"untestable", untestable()},
+          {"nothing_testable", nothing_testable()}, {"matched", cells},  {"only_a", only_a},
+          {"only_b", only_b}};
 }
 
 json cell_identity(const CellRecord& record) {

@@ -11,6 +11,7 @@
 // - speed, mean latency: Welch's t-test of the trial means (2+ trials a side).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,11 +25,18 @@ struct CellComparison {
   std::string label;
   std::string figure;   // what is compared, e.g. "silent errors per 1M calls"
   std::string a, b;     // the two figures as text
+  std::optional<double> a_value, b_value;  // the same as numbers (none for a cell that did not run)
   std::string test;     // the test used, or why none could be
   double p = 1;
   bool tested = false;
+  // The smallest p the test could give these trials, when it is known (the
+  // permutation test); at or above alpha the cell is untestable: no data
+  // of that many trials could differ.
+  std::optional<double> smallest_p;
+  size_t trials_a = 0, trials_b = 0;
   bool differs = false;  // tested and p < alpha
-  nlohmann::json to_json() const;
+  bool testable(double alpha) const { return tested && (!smallest_p || *smallest_p < alpha); }
+  nlohmann::json to_json(double alpha) const;
 };
 
 struct RunComparison {
@@ -36,6 +44,8 @@ struct RunComparison {
   std::vector<CellComparison> matched;
   std::vector<std::string> only_a, only_b;  // labels of cells the other run lacks
   bool any_differs() const;
+  size_t untestable() const;  // matched cells no result could have shown to differ
+  bool nothing_testable() const;  // no matched cell could have been shown to differ
   nlohmann::json to_json() const;
 };
 

@@ -54,26 +54,25 @@ std::string matrix_digest(const std::vector<CellConfig>& cells) {
   return fmt::format("{:016x}", h);
 }
 
-void check_resume(const RunFolder& folder, const std::vector<CellConfig>& cells) {
-  check_record_versions(folder.results_path());
-  check_record_versions(folder.trials_path());
-  std::optional<RunMetadata> meta = read_run_metadata(folder.path("metadata.json"));
+void check_resume(const std::string& dir, const std::vector<CellConfig>& cells) {
+  check_record_versions(dir + "/results.jsonl");
+  check_record_versions(dir + "/trials.jsonl");
+  std::optional<RunMetadata> meta = read_run_metadata(dir + "/metadata.json");
   if (!meta || meta->matrix_digest.value_or("") == matrix_digest(cells)) return;
-  throw std::invalid_argument("--resume: " + folder.dir() +
+  throw std::invalid_argument("--resume: " + dir +
                               " holds a run with other cells (different preset or flags); resume it with its own "
-                              "command: " + meta->command_line.value_or("(not recorded)") + " --resume " +
-                              folder.dir());
+                              "command: " + meta->command_line.value_or("(not recorded)") + " --resume " + dir);
 }
 
-uint64_t settle_shuffle_seed(const RunFolder& folder, bool resume, std::optional<uint64_t> given) {
+uint64_t settle_shuffle_seed(const std::string& dir, bool resume, std::optional<uint64_t> given) {
   if (resume) {
-    std::optional<RunMetadata> meta = read_run_metadata(folder.path("metadata.json"));
+    std::optional<RunMetadata> meta = read_run_metadata(dir + "/metadata.json");
     if (meta && meta->shuffle_seed) {
       uint64_t recorded = *meta->shuffle_seed;
       if (given && *given != recorded)
         throw std::invalid_argument(fmt::format("--shuffle-seed {}: the run in {} was started with seed {}, and a "
                                                 "resumed run keeps its order: drop --shuffle-seed",
-                                                *given, folder.dir(), recorded));
+                                                *given, dir, recorded));
       return recorded;
     }
   }
@@ -118,7 +117,7 @@ std::unique_ptr<RunFolder> open_run_folder(const RunOptions& options, const std:
     bool resume = !options.resume_dir.empty();
     auto folder = std::make_unique<RunFolder>(options.results_root, resume ? options.resume_dir : options.out_dir,
                                               resume ? FolderUse::kResume : FolderUse::kNew);
-    if (resume) check_resume(*folder, cells);
+    if (resume) check_resume(folder->dir(), cells);
     return folder;
   } catch (const SetupError& e) {
     std::fprintf(stderr, "rpclab %s: %s\n", experiment.c_str(), e.what());
@@ -128,6 +127,24 @@ std::unique_ptr<RunFolder> open_run_folder(const RunOptions& options, const std:
     *exit_code = kExitUsage;
   }
   return nullptr;
+}
+
+int check_run_folder(const RunOptions& options, const std::vector<CellConfig>& cells, const std::string& experiment,
+                     std::optional<uint64_t> shuffle_seed) {
+  try {
+    refuse_two_folders(options);
+    if (!options.resume_dir.empty()) {
+      check_folder_use(options.resume_dir, FolderUse::kResume);
+      check_resume(options.resume_dir, cells);
+      settle_shuffle_seed(options.resume_dir, true, shuffle_seed);
+    } else if (!options.out_dir.empty()) {
+      check_folder_use(options.out_dir, FolderUse::kNew);
+    }
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "rpclab %s: %s\n", experiment.c_str(), e.what());
+    return kExitUsage;
+  }
+  return kExitOk;
 }
 
 std::string reference_data_dir() { return installed_or("data", RPCLAB_SOURCE_DIR "/docs/data"); }

@@ -32,8 +32,13 @@ struct RunOptions {
 std::string matrix_digest(const std::vector<CellConfig>& cells);
 // Refuses (std::invalid_argument, a usage error) to resume a folder whose
 // run had another matrix, quoting the command that made it.
-void check_resume(const RunFolder& folder, const std::vector<CellConfig>& cells);
+void check_resume(const std::string& dir, const std::vector<CellConfig>& cells);
 
+// What open_run_folder and the resume settle check of the folders the
+// user named, writing nothing, for --dry-run: the same refusals, printed,
+// and kExitUsage; kExitOk when the real run would take them.
+int check_run_folder(const RunOptions& options, const std::vector<CellConfig>& cells, const std::string& experiment,
+                     std::optional<uint64_t> shuffle_seed);
 // The run's folder: new, --out, or --resume (checked against `cells`).
 // Returns null after printing why, with *exit_code set (3 setup, 2 usage).
 std::unique_ptr<RunFolder> open_run_folder(const RunOptions& options, const std::vector<CellConfig>& cells,
@@ -42,7 +47,7 @@ std::unique_ptr<RunFolder> open_run_folder(const RunOptions& options, const std:
 // The seed of the trials' order: on --resume the one the run recorded
 // (a different --shuffle-seed is refused, std::invalid_argument), else
 // the one given, else a fresh one.
-uint64_t settle_shuffle_seed(const RunFolder& folder, bool resume, std::optional<uint64_t> given);
+uint64_t settle_shuffle_seed(const std::string& dir, bool resume, std::optional<uint64_t> given);
 
 // The whole command line as typed, for metadata and the resume hint.
 void remember_command_line(int argc, char** argv);

@@ -114,12 +114,15 @@ std::string run_id_for(const std::string& dir, FolderUse use) {
   return fs::path(dir).filename().string();
 }
 
-// results/latest -> the newest run, replaced atomically. Only a link is
-// replaced: a file or folder someone put there is left alone, and said so.
+// results/latest -> the newest run of the results root's own folders,
+// replaced atomically. A run folder elsewhere (--out /tmp/x) leaves it be:
+// a run written elsewhere leaves no trace in the current directory.
+// Only a link is replaced: a file or folder someone put there is left
+// alone, and said so.
 void point_latest(const std::string& results_root, const std::string& dir) {
-  fs::path root = fs::absolute(results_root);
   std::error_code ec;
-  fs::create_directories(root, ec);
+  fs::path root = fs::weakly_canonical(fs::absolute(results_root), ec);
+  if (ec || fs::weakly_canonical(fs::absolute(dir), ec).parent_path() != root || ec) return;
   fs::path latest = root / "latest";
   fs::file_status now = fs::symlink_status(latest, ec);
   if (fs::exists(now) && !fs::is_symlink(now)) {
@@ -141,6 +144,8 @@ std::string slug(const std::string& label) {
 }
 
 }  // namespace
+
+void check_folder_use(const std::string& dir, FolderUse use) { refuse_mixing(dir, use); }
 
 RunFolder::RunFolder(const std::string& results_root, const std::string& explicit_dir, FolderUse use)
     : dir_(make_dir(results_root, explicit_dir, use)),

@@ -20,6 +20,12 @@ enum class FolderUse {
   kResume,  // --resume: `explicit_dir` must already hold a run
 };
 
+// The check RunFolder makes of a folder the user named, writing nothing (a
+// dry run makes it too): throws std::invalid_argument when `dir` cannot be
+// used so (a new run into a folder holding a run or other files, a resume
+// of one that holds none).
+void check_folder_use(const std::string& dir, FolderUse use);
+
 class RunFolder {
  public:
   // Opens the run's folder and points results/latest at it. Throws

@@ -99,9 +99,13 @@ SpeedFlags::SpeedFlags(CLI::App& cmd) {
       ->check(in_range(uint64_t{1}, uint64_t{1} << 24));
   cmd.add_option("--timeout", f.timeout_ms, "total time per call in ms (default 10000)")->check(in_range(1, 3600000));
   add_setting_axis_flags(&cmd, kSpeedMatrix, &f.settings);  // --tcp-nodelay, --udp-bufsize: from the rows
-  cmd.add_flag("--calibrate,!--no-calibrate", f.calibrate,
-                "sockperf ping-pong at the same sizes, in the same run (default on; skipped with the reason "
-                "when sockperf is not installed)");
+  // Two flags, not CLI11's "--calibrate,!--no-calibrate", whose help line
+  // reads "--calibrate,--no-calibrate{false}".
+  bool* calibrate = &f.calibrate;
+  cmd.add_flag_callback("--calibrate", [calibrate] { *calibrate = true; },
+                        "sockperf ping-pong at the same sizes, in the same run (the default; skipped with the reason "
+                        "when sockperf is not installed)");
+  cmd.add_flag_callback("--no-calibrate", [calibrate] { *calibrate = false; }, "no sockperf ping-pong");
 }
 
 Plan SpeedFlags::plan(const PlanContext& context) {

@@ -84,6 +84,7 @@ std::optional<EventRunner::Clock::time_point> EventRunner::poll(Clock::time_poin
 
 void EventRunner::finish(Clock::time_point now) {
   if (!started_) start(now);
+  finished_ms_ = tenth(ms_between(start_, now));
   std::exception_ptr first;
   for (const EventAction& a : scheduler_.finish()) {
     try {
@@ -93,6 +94,13 @@ void EventRunner::finish(Clock::time_point now) {
     }
   }
   if (first) std::rethrow_exception(first);
+}
+
+std::vector<EventRunner::Unstarted> EventRunner::unstarted() const {
+  std::vector<Unstarted> out;
+  for (const EventScheduler::Unstarted& u : scheduler_.unstarted())
+    out.push_back({u, std::string(events_[u.event].kind->name)});
+  return out;
 }
 
 }  // namespace rpclab::netem

@@ -46,6 +46,16 @@ class EventRunner {
   // and end (ms from the clients' start), and what each phase did.
   const nlohmann::json& record() const { return record_; }
 
+  // After finish(): the planned occurrences that never started
+  // (EventScheduler::unstarted), each with its event's kind; and when the
+  // clients were done, in ms from their start.
+  struct Unstarted {
+    EventScheduler::Unstarted when;
+    std::string kind;
+  };
+  std::vector<Unstarted> unstarted() const;
+  std::optional<double> finished_ms() const { return finished_ms_; }
+
  private:
   void run(const EventAction& action, Clock::time_point now, bool at_end);
   nlohmann::json& entry(const EventAction& action);
@@ -56,6 +66,7 @@ class EventRunner {
   process::CommandLog& log_;
   Clock::time_point start_{};
   bool started_ = false;
+  std::optional<double> finished_ms_;
   nlohmann::json record_ = nlohmann::json::array();
 };
 

@@ -71,6 +71,26 @@ std::optional<std::chrono::milliseconds> EventScheduler::next() const {
   return t;
 }
 
+std::vector<EventScheduler::Unstarted> EventScheduler::unstarted() const {
+  std::vector<Unstarted> out;
+  for (size_t i = 0; i < events_.size(); ++i) {
+    uint64_t k = state_[i].occurrence + (state_[i].started ? 1 : 0);  // the first never started
+    if (k > 0 && !events_[i].every_ms) continue;                    // its only occurrence happened
+    Unstarted u{i, k, 0, planned_start(i, k)};
+    if (!horizon_) {
+      u.count = k == 0 ? 1 : 0;
+    } else {
+      // every_ms > 0 (validate_events), so this ends at the horizon
+      for (uint64_t j = k; planned_start(i, j) < *horizon_; ++j) {
+        ++u.count;
+        if (!events_[i].every_ms) break;
+      }
+    }
+    if (u.count > 0) out.push_back(u);
+  }
+  return out;
+}
+
 std::vector<EventAction> EventScheduler::finish() {
   std::vector<EventAction> out;
   for (size_t i = 0; i < events_.size(); ++i) {

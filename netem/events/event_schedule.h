@@ -41,6 +41,18 @@ class EventScheduler {
   // Occurrence k of event i starts here (at + k * every + its jitter draw).
   std::chrono::milliseconds planned_start(size_t i, uint64_t k) const;
 
+  // The occurrences of one event that were planned and never started
+  // (the caller stopped asking first: its clients were done).
+  struct Unstarted {
+    size_t event = 0;
+    uint64_t first = 0;  // the first of them; 0: the event never happened
+    uint64_t count = 0;
+    std::chrono::milliseconds planned{0};  // when the first of them was planned
+  };
+  // Planned: each occurrence that starts before the horizon; with none set,
+  // only an event's first (a repeating event has no last one).
+  std::vector<Unstarted> unstarted() const;
+
  private:
   struct State {
     uint64_t occurrence = 0;

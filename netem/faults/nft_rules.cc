@@ -26,11 +26,12 @@ std::vector<std::string> base_chain(const std::string& chain, const std::string&
 
 std::string dup_mark() { return fmt::format("{:#x}", kNftDupMark); }
 
-// No condition at 100%: nft refuses "mod 1000000 < 1000000" (the value
-// must be below the modulus), so every packet matches without numgen.
+// Every packet at 100%: `numgen random mod 1000000 < 1000000` is refused by
+// nft (the value is out of the range 0-999999), and there is nothing to draw.
 std::vector<std::string> random_below(double pct) {
-  if (nft_threshold(pct) >= 1000000) return {};
-  return {"numgen", "random", "mod", "1000000", "<", std::to_string(nft_threshold(pct))};
+  uint32_t threshold = nft_threshold(pct);
+  if (threshold >= 1000000) return {};
+  return {"numgen", "random", "mod", "1000000", "<", std::to_string(threshold)};
 }
 
 }  // namespace

@@ -141,7 +141,18 @@ const std::vector<BadInput>& table() {
       {dependability({"--resume", "{dir}/not-empty"}), kUsage, "--resume {dir}/not-empty: this folder holds no run",
        "start a new run with --out"},
       {dependability({"--out", "{dir}/never", "--resume", "{dir}/a-run"}), kUsage, "name two folders", "drop --out"},
+      // --dry-run makes the folders' checks the run makes: it says no where the run would
+      {dependability({"--preset", "quick", "--resume", "{dir}/a-run", "--dry-run"}), kUsage,
+       "--resume: {dir}/a-run holds a run with other cells", "resume it with its own command"},
+      {dependability({"--resume", "{dir}/not-empty", "--dry-run"}), kUsage, "this folder holds no run",
+       "start a new run with --out"},
+      {dependability({"--out", "{dir}/a-run", "--dry-run"}), kUsage, "this folder already holds a run",
+       "--resume {dir}/a-run"},
       {{"rpclab", "frobnicate"}, kUsage, "unknown command 'frobnicate'", "dependability, speed, report, compare, doctor"},
+      {{"rpclab", "--bogus"}, kUsage, "unknown option '--bogus'", "a command comes first"},
+      // a flag's path is checked before anything runs: exit 2 (docs/running.md, "Files the programs write")
+      {{"rpclab", "compare", "{dir}/a-run", "{dir}/a-run", "--html", "/nonexistent/x.html"}, kUsage, "--html",
+       "/nonexistent"},
       {{"rpclab", "report"}, kUsage, "run is required", "--help"},
       {{"rpclab", "report", "{dir}/a-run"}, kUsage, "{dir}/a-run is not a run folder", "e.g. results/latest"},
       // rpclab speed
@@ -335,6 +346,23 @@ TEST(BadInput, EveryRowExitsWithItsCodeNamingTheProblemAndTheFix) {
   }
   EXPECT_TRUE(busy.running());
   std::printf("[ TABLE    ] %d bad inputs checked, %d skipped\n", checked, skipped);
+}
+
+// Every program's and command's --help reads as written: no CLI11
+// leftovers (a negated flag's "--x,--no-x{false}", a check's name after
+// the type, "TEXT:TEXT", a CLI::Range's "FLOAT:FLOAT in [0 - 3.6e+06]").
+TEST(HelpText, HoldsNoCli11Leftovers) {
+  std::vector<std::vector<std::string>> helps = {{"rpclab", "--help"}, {"rpclab-server", "--help"},
+                                                 {"rpclab-client", "--help"}};
+  for (const char* command : {"dependability", "speed", "report", "compare", "doctor"})
+    helps.push_back({"rpclab", command, "--help"});
+  for (const auto& argv : helps) {
+    ProcessResult r = run_program(with_build_path(argv), std::chrono::seconds(10));
+    SCOPED_TRACE(shown(argv));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    for (const char* leftover : {"{false}", "{true}", "TEXT:TEXT", "FLOAT:FLOAT", "INT:INT", " in ["})
+      EXPECT_EQ(r.out.find(leftover), std::string::npos) << leftover << " in:\n" << r.out;
+  }
 }
 
 // Missing privileges: as nobody, the harness runs what it can and says

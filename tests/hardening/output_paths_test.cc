@@ -216,6 +216,19 @@ TEST(OutputPaths, ResultsLatestIsReplacedOnlyWhenItIsALink) {
     EXPECT_EQ(e.path().filename().string().rfind(".latest", 0), std::string::npos) << e.path();
 }
 
+// latest is the newest of the results root's own runs: a run folder
+// elsewhere (--out /tmp/x) neither makes nor moves it, nor the root.
+TEST(OutputPaths, ARunFolderOutsideTheResultsRootLeavesLatestAlone) {
+  TempDir dir;
+  std::string root = dir.file("results"), latest = root + "/latest";
+  harness::RunFolder elsewhere(root, dir.file("elsewhere"), harness::FolderUse::kNew);
+  EXPECT_FALSE(fs::exists(root)) << "--out elsewhere made " << root;
+  harness::RunFolder inside(root, root + "/first", harness::FolderUse::kNew);
+  EXPECT_EQ(fs::read_symlink(latest), inside.dir());
+  harness::RunFolder elsewhere_again(root, dir.file("elsewhere-2"), harness::FolderUse::kNew);
+  EXPECT_EQ(fs::read_symlink(latest), inside.dir()) << "moved by a run outside the root";
+}
+
 // The programs, end to end: the flags that name a file to write.
 
 TEST(OutputPaths, TheClientWritesItsRecordIntoAFifoThroughALink) {

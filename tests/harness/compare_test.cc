@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "common/atomic_file.h"
+#include "harness/kit/stats.h"
 #include "harness/report/run_compare.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
@@ -63,7 +64,7 @@ TEST(Compare, IdenticalRunsDifferNowhere) {
   test::ProcessResult r = compare(dir.file("a"), dir.file("b"));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "2 cells matched, 0 differ", r.out);
-  EXPECT_PRED_FORMAT2(testing::IsSubstring, "not shown", r.out) << "every column says something";
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "no (p >= 0.01)", r.out) << "every column says something";
 }
 
 TEST(Compare, OneCellThatDiffersIsFlaggedAndExitsOne) {
@@ -86,6 +87,47 @@ TEST(Compare, OneCellThatDiffersIsFlaggedAndExitsOne) {
   EXPECT_TRUE(out["differs"].get<bool>());
   EXPECT_TRUE(out["matched"][0]["differs"].get<bool>());
   EXPECT_FALSE(out["matched"][1]["differs"].get<bool>());
+  // Numbers as numbers: silent errors per 1M calls, the text beside them.
+  ASSERT_TRUE(out["matched"][1]["a"].is_number()) << out["matched"][1];
+  EXPECT_DOUBLE_EQ(out["matched"][0]["b"].get<double>(), 1e6 * 300 / 20000);
+  EXPECT_DOUBLE_EQ(out["matched"][0]["a"].get<double>(), 0);
+  EXPECT_TRUE(out["matched"][0]["a_text"].is_string());
+  EXPECT_TRUE(out["matched"][0]["p"].is_number());
+}
+
+// 3 trials a side cannot reach 0.01 however far apart (the smallest
+// permutation p is 2/20): each such cell says so, the summary counts them,
+// and with nothing testable the exit code is 4, not 0, so a CI gate does
+// not pass on a comparison that could not have failed.
+TEST(Compare, TrialsTooFewForAlphaAreUntestableSaidCountedAndExitFour) {
+  json base = dependability_record("sunrpc-udp", 0, 3000, 0);
+  std::vector<json> a = {with_trials(base, {0, 0, 0})}, b = {with_trials(base, {43, 30, 40})};
+  RunComparison c = compare_records(a, b, 0.01);
+  ASSERT_EQ(c.matched.size(), 1u);
+  ASSERT_TRUE(c.matched[0].smallest_p);
+  EXPECT_NEAR(*c.matched[0].smallest_p, 0.1, 1e-12);
+  EXPECT_EQ(c.untestable(), 1u);
+  EXPECT_TRUE(c.nothing_testable());
+  TempDir dir;
+  write_run(dir.file("a"), a);
+  write_run(dir.file("b"), b);
+  test::ProcessResult r = compare(dir.file("a"), dir.file("b"));
+  EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "untestable with 3 vs 3 trials (smallest p = 0.1)", r.out);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "1 untestable", r.out);
+  test::ProcessResult j = compare(dir.file("a"), dir.file("b"), {"--format", "json", "--alpha", "0.2"});
+  EXPECT_EQ(j.exit_code, 1) << "at alpha 0.2, 3 trials a side can be tested, and p = 0.1 differs: " << j.out;
+  json out = json::parse(j.out);
+  EXPECT_EQ(out["untestable"], 0);
+  EXPECT_TRUE(out["matched"][0]["testable"].get<bool>());
+  EXPECT_DOUBLE_EQ(out["matched"][0]["smallest_p"].get<double>(), 0.1);
+}
+
+TEST(Stats, SmallestPermutationP) {
+  EXPECT_NEAR(permutation_smallest_p(3, 3), 0.1, 1e-12);
+  EXPECT_NEAR(permutation_smallest_p(5, 5), 2.0 / 252, 1e-12);
+  EXPECT_NEAR(permutation_smallest_p(2, 3), 1.0 / 10, 1e-12);
+  EXPECT_EQ(permutation_smallest_p(0, 3), 1.0);
 }
 
 TEST(Compare, CellsOnlyOneRunHasAreListed) {

@@ -349,5 +349,27 @@ TEST(DependabilityE2E, AServerThatDiesFailsItsTrialAndTheRunGoesOn) {
   }
 }
 
+// A link that drops everything: no call succeeds, rpclab-client exits 1
+// (it says so to a script), and the trial is still a measurement: 3 calls,
+// each a clean failure. The client's exit code means "ran, all failed",
+// not "crashed".
+TEST(DependabilityE2E, ATrialWhereNoCallSucceedsIsStillAMeasurement) {
+  if (!is_root()) GTEST_SKIP() << "needs root: the 100% loss lives on a link between two network namespaces";
+  TempDir dir;
+  ProcessResult r = run_program(rpclab(dir, {"--preset", "quick", "--tables", "stream-dup", "--transports",
+                                             "sunrpc-tcp", "--loss", "100", "--dup", "0", "--fault-calls", "3",
+                                             "--timeout", "300", "--trials", "1", "--clients", "1"}),
+                                120s);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto records = read_jsonl(dir.file("run/results.jsonl"));
+  ASSERT_EQ(records.size(), 1u);
+  ASSERT_EQ(records[0]["status"], "ok") << records[0]["reason"];
+  EXPECT_EQ(records[0]["calls"], 3u);
+  EXPECT_EQ(cls(records[0], "clean_failure"), 3u);
+  std::filesystem::path log = find_file(dir.file("run/cells"), "client-1.log");
+  ASSERT_FALSE(log.empty());
+  EXPECT_NE(read_whole_file(log).find("no call succeeded"), std::string::npos) << read_whole_file(log);
+}
+
 }  // namespace
 }  // namespace rpclab::test

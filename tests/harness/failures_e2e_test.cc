@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
 #include <iostream>
 #include <map>
 
@@ -101,6 +102,37 @@ TEST(FailuresE2E, EachEventStrikesAndAtMostOnceLeavesNoDuplicate) {
   std::cout << "[ measured ] duplicate calls without at-most-once, sunrpc-tcp app:5, one 3 s trial each:";
   for (const auto& [kind, n] : dups_without) std::cout << " " << kind << " " << n;
   std::cout << " (with at-most-once: 0 each); the run took " << took << " s\n";
+}
+
+// 20 calls are done long before a stall planned at 3 s: the trial met no
+// event, so it measured nothing its cell names. It fails and says which
+// event did not happen and when the calls were done, the cell is not
+// measured, and the failures table names it so instead of five zeros.
+TEST(FailuresE2E, ATrialWhoseCallsEndBeforeItsEventsIsNotAMeasurement) {
+  if (!is_root()) GTEST_SKIP() << "needs root: a cell with timed events runs in namespaces of its own";
+  TempDir dir;
+  std::ofstream(dir.file("late.profile")) << "event = server-stall at=3s for=300ms\n";
+  ProcessResult r = run_program({bin("rpclab"), "dependability", "--preset", "quick", "--tables", "clean",
+                                 "--transports", "sunrpc-tcp", "--topology", "loopback", "--profile",
+                                 dir.file("late.profile"), "--calls", "20", "--duration", "5", "--trials", "1",
+                                 "--clients", "1", "--out", dir.file("run"), "--results-root", dir.file("results")},
+                                120s);
+  EXPECT_EQ(r.exit_code, 1) << "a trial failed: " << r.err;
+  auto trials = read_jsonl(dir.file("run/trials.jsonl"));
+  ASSERT_EQ(trials.size(), 1u);
+  EXPECT_EQ(trials[0]["status"], "failed");
+  const std::string reason = trials[0].value("reason", "");
+  EXPECT_NE(reason.find("server-stall (planned at 3000 ms)"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("the calls were done"), std::string::npos) << reason;
+  EXPECT_EQ(trials[0]["events"], json::array()) << "no event happened";
+  auto records = read_jsonl(dir.file("run/results.jsonl"));
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0]["status"], "failed");
+  std::string report = read_whole_file(dir.file("run/report.txt"));
+  EXPECT_NE(report.find("not measured (failed)"), std::string::npos) << report;
+  EXPECT_EQ(report.find("0 / 0 / 0 / 0 / 0"), std::string::npos) << report;
+  // The warning comes before any trial: the calls cap a trial with events.
+  EXPECT_NE(r.err.find("--calls 20 caps"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -164,5 +164,30 @@ TEST(EventRunner, RefusesEventsWithoutTheirTarget) {
   EXPECT_NO_THROW(EventRunner(parse_profile("loss=5\n", "t"), {}, log));
 }
 
+// What a caller that stopped early never started: an event that never
+// happened at all (first 0), and the later occurrences of one that did,
+// up to the horizon; a repeating event with no horizon has no last one.
+std::string describe(const std::vector<EventScheduler::Unstarted>& u) {
+  std::string out;
+  for (const auto& x : u)
+    out += (out.empty() ? "" : " ") + std::to_string(x.event) + ":" + std::to_string(x.first) + "+" +
+           std::to_string(x.count) + "@" + std::to_string(x.planned.count());
+  return out;
+}
+
+TEST(EventScheduler, UnstartedNamesWhatTheCallsEndedBefore) {
+  EventScheduler s(events_of("event = reset at=500ms every=1s\nevent = server-crash at=1s for=1s every=2500ms\n"), 0);
+  s.stop_starting_at(5000ms);
+  EXPECT_EQ(describe(s.unstarted()), "0:0+5@500 1:0+2@1000") << "before any call";
+  s.due(1200ms);
+  s.finish();
+  EXPECT_EQ(describe(s.unstarted()), "0:1+4@1500 1:1+1@3500");
+  EventScheduler open(events_of("event = partition at=2s for=1s every=3s\nevent = reset at=4s\n"), 0);
+  EXPECT_EQ(describe(open.unstarted()), "0:0+1@2000 1:0+1@4000");
+  open.due(2500ms);
+  open.finish();
+  EXPECT_EQ(describe(open.unstarted()), "1:0+1@4000") << "without a horizon, later repetitions are not planned";
+}
+
 }  // namespace
 }  // namespace rpclab::netem

@@ -71,6 +71,18 @@ TEST(NftArgs, ClientEndWithLossAndDup) {
   EXPECT_EQ(nft_commands(s, cli), expected);
 }
 
+// nft refuses `numgen random mod 1000000 < 1000000` (out of range): at
+// 100% every packet is dropped (or copied) with no draw at all.
+TEST(NftArgs, AHundredPercentDrawsNothing) {
+  FaultSpec s = parse_profile("loss=100\ndup=100\n", "x");
+  NftEnd cli{"veth-cli", "to-server", "to-client", true, true};
+  auto cmds = nft_commands(s, cli);
+  ASSERT_EQ(cmds.size(), 7u);
+  for (const auto& c : cmds) EXPECT_EQ(std::find(c.begin(), c.end(), "numgen"), c.end()) << testing::PrintToString(c);
+  EXPECT_EQ(cmds.back(), (Argv{"nft", "add", "rule", "netdev", "rpclab", "ingress", "meta", "protocol", "ip",
+                               "counter", "drop", "comment", "\"to-client drop\""}));
+}
+
 TEST(NftArgs, UnimpairedDirectionOnlyCounts) {
   FaultSpec s = parse_profile("loss=5\ndup=2\ndirection=to-server\n", "x");
   NftEnd srv{"veth-srv", "to-client", "to-server", false, true};

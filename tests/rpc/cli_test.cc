@@ -7,6 +7,7 @@
 
 #include <filesystem>
 
+#include "client/call_record.h"
 #include "rpc_test_util.h"
 #include "support/process.h"
 #include "support/server_process.h"
@@ -69,6 +70,32 @@ TEST_P(UnresolvableHost, ServerExitsThreeNamingTheHost) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, UnresolvableHost, testing::ValuesIn(all_transports()), param_name);
+
+// Nothing listens on port 1: every call fails. The client says so by its
+// exit code (1, as iperf3 does), so a script that gates on it does not
+// pass, and still writes its record: failed calls are its outcomes, and
+// the harness reads them (a trial under a partition is a measurement).
+class NoServer : public testing::TestWithParam<std::string> {};
+
+TEST_P(NoServer, ClientExitsOneWhenNoCallSucceededAndStillWritesItsRecord) {
+  TempDir dir;
+  ProcessResult r = run_program({bin("rpclab-client"), "--transport", GetParam(), "--server", "127.0.0.1:1",
+                                 "--calls", "3", "--op", "null", "--timeout", "500", "--record", dir.file("record")},
+                                std::chrono::seconds(30));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "no call succeeded", r.err);
+  ASSERT_TRUE(std::filesystem::exists(dir.file("record"))) << r.err;
+  EXPECT_EQ(CallRecord::read_file(dir.file("record")).calls.size(), 3u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Transports, NoServer, testing::ValuesIn(all_transports()), param_name);
+
+TEST(ClientHelp, SaysWhatItsExitStatusMeans) {
+  ProcessResult r = run_program({bin("rpclab-client"), "--help"}, std::chrono::seconds(10));
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "Exit status: 0 when at least one call succeeded; 1 when none did",
+                      r.out);
+}
 
 }  // namespace
 }  // namespace rpclab::test
