@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "ecosystem_util.h"
+#include "support/help_text.h"
 #include "support/temp_dir.h"
 
 namespace rpclab::test {
@@ -28,20 +29,6 @@ const std::vector<std::string> kManPages = {"rpclab",           "rpclab-dependab
                                             "rpclab-report",    "rpclab-compare",       "rpclab-doctor",
                                             "rpclab-clean-net", "rpclab-server",        "rpclab-client",
                                             "rpclab-linktest",  "rpclab-linkprobe"};
-
-// The commands a --help lists under "Subcommands:", in its order.
-std::vector<std::string> subcommands_in(const std::string& help) {
-  std::vector<std::string> names;
-  std::istringstream in(help);
-  bool listing = false;
-  for (std::string line; std::getline(in, line);) {
-    if (line == "Subcommands:") listing = true;
-    else if (line.empty()) listing = false;
-    else if (listing && line.rfind("  ", 0) == 0 && line[2] != ' ')
-      names.push_back(line.substr(2, line.find(' ', 2) - 2));
-  }
-  return names;
-}
 
 // A man page's section, from `.SH heading` to the next `.SH` ("" when it
 // has none).
