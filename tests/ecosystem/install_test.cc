@@ -1,15 +1,21 @@
 // `make install DESTDIR=...` as a packager runs it, and the installed
 // programs run from the staged prefix: their version, a dry run, man pages
-// made from --help, bash completion, and, with the source tree hidden
+// made from --help (one for every program and every command `rpclab
+// --help` lists, each with examples that use flags its command has, and
+// its exit status), bash completion, and, with the source tree hidden
 // under an empty mount, a real run that finds its profiles and Levy's 1989
 // figures where make install put them.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <set>
+#include <sstream>
 
 #include "ecosystem_util.h"
+#include "support/help_text.h"
 #include "support/temp_dir.h"
 
 namespace rpclab::test {
@@ -19,9 +25,44 @@ using namespace std::chrono_literals;
 
 const std::vector<std::string> kPrograms = {"rpclab", "rpclab-server", "rpclab-client", "rpclab-linktest",
                                             "rpclab-linkprobe"};
-const std::vector<std::string> kManPages = {"rpclab",        "rpclab-dependability", "rpclab-speed",
-                                            "rpclab-report", "rpclab-doctor",        "rpclab-server",
-                                            "rpclab-client", "rpclab-linktest",      "rpclab-linkprobe"};
+const std::vector<std::string> kManPages = {"rpclab",           "rpclab-dependability", "rpclab-speed",
+                                            "rpclab-report",    "rpclab-compare",       "rpclab-doctor",
+                                            "rpclab-clean-net", "rpclab-server",        "rpclab-client",
+                                            "rpclab-linktest",  "rpclab-linkprobe"};
+
+// A man page's section, from `.SH heading` to the next `.SH` ("" when it
+// has none).
+std::string man_section(const std::string& page, const std::string& heading) {
+  size_t start = page.find("\n.SH " + heading + "\n");
+  if (start == std::string::npos) return "";
+  start = page.find('\n', start + 1) + 1;
+  size_t end = page.find("\n.SH ", start);
+  return page.substr(start, end == std::string::npos ? std::string::npos : end - start + 1);
+}
+
+// Roff text as a reader sees it: \- a dash, no font changes.
+std::string unroffed(std::string text) {
+  for (const char* font : {"\\fB", "\\fR", "\\fI", "\\fP"})
+    for (size_t at; (at = text.find(font)) != std::string::npos;) text.erase(at, 3);
+  for (size_t at; (at = text.find("\\-")) != std::string::npos;) text.erase(at, 1);
+  return text;
+}
+
+// The lines of a section that follow `macro ` (".B " for the example
+// command lines and the exit codes), as a reader sees them.
+std::vector<std::string> lines_after(const std::string& section, const std::string& macro) {
+  std::vector<std::string> found;
+  for (const std::string& line : lines_of(section))
+    if (line.rfind(macro + " ", 0) == 0) found.push_back(unroffed(line.substr(macro.size() + 1)));
+  return found;
+}
+
+std::vector<std::string> words_of(const std::string& line) {
+  std::vector<std::string> words;
+  std::istringstream in(line);
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
 
 class Installed : public testing::Test {
  protected:
@@ -104,6 +145,81 @@ TEST_F(Installed, ManPagesAreMadeFromEachProgramsHelp) {
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "\\-\\-preset", slurp(prefix("share/man/man1/rpclab-dependability.1")));
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "\\-\\-transport", slurp(prefix("share/man/man1/rpclab-server.1")));
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "538253705", slurp(prefix("share/man/man1/rpclab.1")));
+}
+
+// A page for every program and for every command `rpclab --help` lists,
+// and none for a command that is gone: a new command without its
+// rpclab_man_page row in dist/CMakeLists.txt fails here.
+TEST_F(Installed, EveryProgramAndCommandHasItsManPage) {
+  ProcessResult help = run_program({prefix("bin/rpclab"), "--help"});
+  ASSERT_EQ(help.exit_code, 0) << help.err;
+  std::vector<std::string> commands = subcommands_in(help.out);
+  for (const char* c : {"dependability", "speed", "report", "compare", "doctor", "clean-net"})
+    EXPECT_NE(std::find(commands.begin(), commands.end(), c), commands.end())
+        << c << " is not read from rpclab --help:\n" << help.out;
+  std::set<std::string> expected(kPrograms.begin(), kPrograms.end());
+  for (const std::string& c : commands) expected.insert("rpclab-" + c);
+  std::set<std::string> installed;
+  for (const auto& entry : std::filesystem::directory_iterator(prefix("share/man/man1")))
+    installed.insert(entry.path().stem().string());
+  for (const std::string& page : expected)
+    EXPECT_EQ(installed.count(page), 1u) << page << "(1) is not installed: add its rpclab_man_page row and "
+                                         << "dist/man/" << page << ".h2m";
+  for (const std::string& page : installed)
+    EXPECT_EQ(expected.count(page), 1u) << page << "(1) is installed, but there is no such program or command";
+  EXPECT_EQ(std::set<std::string>(kManPages.begin(), kManPages.end()), expected);
+}
+
+// Every page has EXAMPLES and EXIT STATUS (dist/man/PAGE.h2m). Each
+// example is a command line of the page's own program (and command), and
+// every flag it shows is one that command's --help lists; the exit codes
+// include 0 and 2 (every program's bad usage: src/common/cli_support.h).
+TEST_F(Installed, EveryManPageHasExamplesOfItsOwnFlagsAndItsExitStatus) {
+  for (const std::string& page : kManPages) {
+    SCOPED_TRACE(page + "(1)");
+    std::string text = slurp(prefix("share/man/man1/" + page + ".1"));
+    ASSERT_FALSE(text.empty());
+    EXPECT_PRED_FORMAT2(testing::IsSubstring, "\n.SH EXAMPLES\n", text);
+    EXPECT_PRED_FORMAT2(testing::IsSubstring, "\n.SH \"EXIT STATUS\"\n", text);
+    std::vector<std::string> codes = lines_after(man_section(text, "\"EXIT STATUS\""), ".B");
+    for (const std::string& code : codes)
+      EXPECT_EQ(code.find_first_not_of("0123456789"), std::string::npos) << "not an exit code: " << code;
+    for (const char* code : {"0", "2"})
+      EXPECT_NE(std::find(codes.begin(), codes.end(), code), codes.end()) << "exit status " << code << " missing";
+
+    // rpclab-report(1) is `rpclab report`; rpclab-server(1) is rpclab-server.
+    bool command_page = std::find(kPrograms.begin(), kPrograms.end(), page) == kPrograms.end();
+    std::string program = command_page ? "rpclab" : page;
+    std::vector<std::string> examples = lines_after(man_section(text, "EXAMPLES"), ".B");
+    EXPECT_FALSE(examples.empty()) << "no example command line (.B) under EXAMPLES";
+    for (const std::string& example : examples) {
+      SCOPED_TRACE(example);
+      std::vector<std::string> words = words_of(example);
+      if (!words.empty() && words[0] == "sudo") words.erase(words.begin());
+      bool own = !words.empty() && words[0] == program &&
+                 (!command_page || (words.size() > 1 && program + "-" + words[1] == page));
+      if (!own) {
+        ADD_FAILURE() << "an example of another program or command";
+        continue;
+      }
+      std::vector<std::string> help_argv = {prefix("bin/" + program), "--help"};
+      ProcessResult help = run_program(help_argv);
+      std::vector<std::string> commands = subcommands_in(help.out);
+      if (words.size() > 1 && std::find(commands.begin(), commands.end(), words[1]) != commands.end()) {
+        help_argv.insert(help_argv.begin() + 1, words[1]);
+        help = run_program(help_argv);
+      }
+      EXPECT_EQ(help.exit_code, 0) << help.err;
+      for (const std::string& word : words)
+        if (word.rfind("--", 0) == 0) {
+          std::string flag = word.substr(0, word.find('='));
+          EXPECT_TRUE(help.out.find("  " + flag + " ") != std::string::npos ||
+                      help.out.find("," + flag + " ") != std::string::npos ||
+                      help.out.find("  " + flag + "\n") != std::string::npos)
+              << flag << " is not in `" << words[0] << (help_argv.size() > 2 ? " " + words[1] : "") << " --help`";
+        }
+    }
+  }
 }
 
 TEST_F(Installed, CompletionOffersTheInstalledProfiles) {
