@@ -8,7 +8,7 @@
 #   make docs-tables RUN=results/...   refresh the tables docs quote from that run
 #   make SANITIZE=address,undefined test    the same suite under ASan+UBSan
 #   make test TEST_FLAGS=--gtest_filter=...  pass flags to every test program
-#   make fuzz                short libFuzzer runs of every decoder (FUZZ_SECONDS=60)
+#   make fuzz                short libFuzzer runs of every decoder (FUZZ_SECONDS=60), built in build-sanitize/
 #   make clean-net           remove every network namespace rpclab left behind
 #   make doctor              what this machine can do, and what will be skipped
 #   make install             install under PREFIX (/usr/local); DESTDIR=/tmp/stage stages it
@@ -26,18 +26,33 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 JOBS ?= $(shell nproc)
 
-CMAKE_FLAGS := -G Ninja $(if $(SANITIZE),-DRPCLAB_SANITIZE=$(SANITIZE))
+# A sanitizer build is clang's, and with ASan+UBSan it is also the fuzzers'
+# build (libFuzzer's coverage compiled in): `make fuzz` after
+# `make SANITIZE=address,undefined test` only links the fuzz programs, so CI
+# compiles the sources twice (plain and instrumented), not three times.
+FUZZ_SANITIZE := address,undefined
+SANITIZE_FLAGS = -DRPCLAB_SANITIZE=$(SANITIZE) -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+  -DRPCLAB_FUZZ=$(if $(filter $(FUZZ_SANITIZE),$(SANITIZE)),ON,OFF)
+CMAKE_FLAGS := -G Ninja $(if $(SANITIZE),$(SANITIZE_FLAGS))
+DEPS_SET := $(if $(SANITIZE),fuzz,build)
 
-.PHONY: all deps build test run-dependability run-speed docs-tables clean-net doctor fuzz clean
+.PHONY: all deps build test run-dependability run-speed docs-tables clean-net doctor fuzz fuzz-programs clean
 .DEFAULT_GOAL := all
 
 all: build
 
 deps:
-	@tools/deps.sh build
+	@tools/deps.sh $(DEPS_SET)
 
-$(BUILD)/build.ninja: CMakeLists.txt
+# Configured again when the flags differ from the ones it was configured
+# with (a build-sanitize of gcc's days becomes clang's).
+$(BUILD)/build.ninja: CMakeLists.txt $(BUILD)/cmake-flags
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+
+$(BUILD)/cmake-flags: FORCE
+	@mkdir -p $(BUILD) && echo '$(CMAKE_FLAGS)' | cmp -s - $@ || echo '$(CMAKE_FLAGS)' >$@
+
+FORCE:
 
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
@@ -68,10 +83,11 @@ doctor: build
 	$(BUILD)/rpclab doctor
 
 fuzz:
-	@tools/deps.sh fuzz
-	cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DRPCLAB_FUZZ=ON
-	cmake --build build-fuzz -j $(JOBS) --target fuzzers
-	tests/fuzz/run-fuzzers.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	@$(MAKE) --no-print-directory SANITIZE=$(FUZZ_SANITIZE) fuzz-programs
+	tests/fuzz/run-fuzzers.sh build-sanitize $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-programs: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target fuzzers
 
 clean:
-	rm -rf build build-sanitize build-fuzz
+	rm -rf build build-sanitize build-fuzz  # build-fuzz: the fuzzers' own folder before they shared build-sanitize

@@ -9,13 +9,14 @@
 
 #include "common/atomic_file.h"
 #include "common/cli_support.h"
+#include "common/sanitizer.h"
 #include "server/journal_reader.h"
 #include "common/signal_watcher.h"
 #include "transport/transport.h"
 #include "transport/settings_table.h"
 #include "server/server_core.h"
 
-#if defined(__SANITIZE_ADDRESS__)
+#if RPCLAB_ASAN
 // Two leaks in libtirpc 1.3.3's duplicate request cache (--drc), not ours
 // to fix: svc_dg_destroy never frees the cache svc_dg_enablecache made, and
 // cache_set, reusing the oldest entry, allocates a new copy of the caller's

@@ -10,7 +10,7 @@
 set -euo pipefail
 
 build_packages=(
-  cmake ninja-build g++ make pkg-config
+  cmake ninja-build g++ make pkg-config ccache      # ccache: CMakeLists.txt uses it when present
   rpcsvc-proto libtirpc-dev rpcbind                 # rpcgen, libtirpc, rpcinfo
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   libxmlrpc-c++8-dev libjsonrpccpp-dev libssl-dev curl  # xmlrpc (xmlrpc-c), jsonrpc (+ base64 from libcrypto); curl for interop tests

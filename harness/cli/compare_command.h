@@ -4,9 +4,9 @@
 // bad input: so CI can use it as a regression gate.
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <functional>
+
+#include "common/cli_forward.h"
 
 namespace rpclab::harness {
 

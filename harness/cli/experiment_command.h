@@ -18,8 +18,7 @@
 
 #include <functional>
 
-#include <CLI/CLI.hpp>
-
+#include "common/cli_forward.h"
 #include "harness/run/experiment.h"
 
 namespace rpclab::harness {

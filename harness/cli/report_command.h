@@ -3,9 +3,9 @@
 // docs/ (tools/docs-tables.sh puts them between the markers there).
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <functional>
+
+#include "common/cli_forward.h"
 
 namespace rpclab::harness {
 

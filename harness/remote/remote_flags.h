@@ -7,8 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
+#include "common/cli_forward.h"
 #include "harness/record/cell_config.h"
 #include "harness/remote/remote_session.h"
 

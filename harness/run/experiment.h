@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "common/cli_forward.h"
 #include "harness/record/cell_config.h"
 #include "harness/record/cell_record.h"
 #include "harness/record/run_metadata.h"

@@ -1,5 +1,7 @@
 #include "harness/run/output_flags.h"
 
+#include <CLI/CLI.hpp>
+
 #include "harness/kit/text_table.h"
 
 namespace rpclab::harness {

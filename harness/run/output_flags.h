@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "common/cli_forward.h"
 #include "harness/record/cell_config.h"
 #include "harness/run/experiment_run.h"
 

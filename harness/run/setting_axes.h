@@ -10,8 +10,7 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
+#include "common/cli_forward.h"
 #include "transport/settings_table.h"
 
 namespace rpclab::harness {

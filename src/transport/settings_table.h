@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "common/cli_forward.h"
 #include "transport/transport.h"
 
 namespace rpclab {

@@ -36,6 +36,11 @@ mount -t proc -o nosuid,nodev,noexec proc "$root/proc"  # this PID namespace's p
 mount -t sysfs -o nosuid,nodev,noexec sysfs "$root/sys"
 mount -t tmpfs -o nosuid,nodev,mode=0755 rpclab-run "$root/run"  # /run/netns lives here
 make_dev
+# run.sh's RPCLAB_FRESH_CCACHE: the compile cache of the build before (see there).
+if [[ -n ${RPCLAB_FRESH_CCACHE:-} ]]; then
+  mkdir -p "$root/var/cache/rpclab-ccache"
+  mount --bind "$RPCLAB_FRESH_CCACHE" "$root/var/cache/rpclab-ccache"
+fi
 # Nothing here needs /sys/fs/cgroup (no systemd, no cgroup limits), so it stays empty.
 
 cd "$root"

@@ -10,6 +10,14 @@
 #
 #   tests/fresh-machine/run.sh [--no-cache]
 #
+# RPCLAB_FRESH_CCACHE=DIR, when set, is a ccache folder the fresh machine's
+# build compiles through (bound at /var/cache/rpclab-ccache inside). CI's
+# first stage has just compiled the same commit with the same Debian
+# compiler into it, so this stage costs the install, the links and the
+# tests, not a third build. The proof holds: a header the fresh machine
+# lacks still fails (ccache finds every included file, or compiles for
+# real), and the summary says how many compiles the cache answered.
+#
 # RPCLAB_FRESH_TEST_FLAGS, when set, is given to the fresh machine's
 # `make test` as TEST_FLAGS (CI passes a --gtest_filter that leaves out
 # the long runs its own `make test` has just made on the same commit: what
@@ -100,6 +108,12 @@ prepare_inside() {
   git -C "$repo" bundle create "$inside/rpclab.bundle" HEAD 2>/dev/null
   git -C "$repo" rev-parse HEAD >"$inside/commit"
   printf '%s\n' "${RPCLAB_FRESH_TEST_FLAGS:-}" >"$inside/test-flags"
+  if [[ -n ${RPCLAB_FRESH_CCACHE:-} ]]; then
+    [[ -d $RPCLAB_FRESH_CCACHE ]] || die "RPCLAB_FRESH_CCACHE=$RPCLAB_FRESH_CCACHE is not a folder"
+    touch "$inside/use-ccache"
+    # Counted from zero, so the summary's figures are the fresh machine's own.
+    command -v ccache >/dev/null && CCACHE_DIR=$RPCLAB_FRESH_CCACHE ccache --zero-stats >/dev/null
+  fi
   cp -L /etc/resolv.conf "$root/etc/resolv.conf"  # what DHCP would have written on a new machine
 }
 
@@ -133,6 +147,8 @@ summary() {
   say "  the commit under test: $(cat "$inside/commit") cloned into /root/rpclab"
   [[ -s $inside/test-flags && -n $(cat "$inside/test-flags") ]] &&
     say "  make test ran with TEST_FLAGS=$(cat "$inside/test-flags") (RPCLAB_FRESH_TEST_FLAGS)"
+  [[ -s $inside/ccache-stats ]] &&
+    say "  compiled through the ccache folder $RPCLAB_FRESH_CCACHE (RPCLAB_FRESH_CCACHE): $(cat "$inside/ccache-stats")"
   printf 'fresh-machine:   %-60s %5s %7s\n' step exit seconds
   [[ -s $inside/steps.tsv ]] || proved=0
   while IFS=$'\t' read -r name code secs; do

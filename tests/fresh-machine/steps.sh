@@ -46,7 +46,21 @@ cd "$clone" || exit 1
 git -c advice.detachedHead=false checkout -q "$(cat "$here/commit")" || exit 1
 # RPCLAB_FRESH_TEST_FLAGS of run.sh, if any: TEST_FLAGS for make test.
 test_flags=$(cat "$here/test-flags" 2>/dev/null)
+# run.sh's RPCLAB_FRESH_CCACHE: compile through the cache the host's build
+# filled (CMakeLists.txt finds ccache, which README's make installs). Paths
+# below the clone are hashed relative to it, so the host's clone elsewhere
+# hits; the compiler is checked by its content, not its file date.
+if [[ -e $here/use-ccache ]]; then
+  export CCACHE_DIR=/var/cache/rpclab-ccache CCACHE_BASEDIR=$clone CCACHE_NOHASHDIR=1 CCACHE_COMPILERCHECK=content
+fi
 step "make test" make test ${test_flags:+"TEST_FLAGS=$test_flags"}
+if [[ -e $here/use-ccache ]] && command -v ccache >/dev/null; then
+  ccache --print-stats >"$here/ccache.tsv" 2>/dev/null
+  awk -F'\t' '$1 == "direct_cache_hit" || $1 == "preprocessed_cache_hit" {hit += $2}
+              $1 == "cache_miss" {miss = $2}
+              END {printf "%d compiles answered by the cache, %d compiled\n", hit, miss}' \
+    "$here/ccache.tsv" >"$here/ccache-stats"
+fi
 step "make run-dependability PRESET=quick" make run-dependability PRESET=quick
 step "no network namespace left" no_namespaces_left
 exit 0

@@ -4,6 +4,7 @@
 // names); each program gets the settings its row takes on its side; the
 // matrix commands' flags and the axes they give come from the settings rows.
 #include <gtest/gtest.h>
+#include <CLI/CLI.hpp>
 
 #include "harness/record/cell_config.h"
 #include "harness/placement/cell_processes.h"

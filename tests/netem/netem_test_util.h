@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/sanitizer.h"
 #include "netem/topology/capabilities.h"
 #include "netem/config/fault_profile.h"
 #include "netem/spec/fault_spec.h"
@@ -47,7 +48,7 @@ inline std::string why_not_uml() {
 // For tests that run this project's binaries inside the guest.
 inline std::string why_not_our_binaries_in_uml() {
   std::string r = why_not_uml();
-#if defined(__SANITIZE_ADDRESS__)
+#if RPCLAB_ASAN
   if (r.empty())
     r = "AddressSanitizer cannot place its shadow memory in a user-mode-linux guest's address space; "
         "the plain build (make test) runs this test";

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <set>
+#include <CLI/CLI.hpp>
 
 #include "sunrpc/sunrpc_settings.h"
 #include "transport/settings_table.h"
