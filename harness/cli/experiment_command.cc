@@ -154,7 +154,7 @@ int run(const Experiment& experiment, ExperimentFlags& own, CommonFlags& f) {
   RunMetadata meta = plan.metadata;
   meta.experiment = experiment.name;
   meta.invocation = f.run.invocation;
-  meta.command_line = command_line();
+  meta.command_line = settle_command_line(folder, resume);
   meta.matrix_digest = matrix_digest(cells);
   meta.started_at = iso8601_now();
   meta.cells = cells.size();

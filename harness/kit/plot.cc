@@ -45,16 +45,60 @@ std::string marker(size_t i) {
   return fmt::format("pt {} ps {:.1f}", kOpenPoints[i % std::size(kOpenPoints)], std::max(1.0, 2.2 - 0.3 * double(i)));
 }
 
-// Ticks at the counts measured and nowhere else (no 1.5 clients), and a
-// range from the data, never below 0 hogs or clients.
-std::string count_axis(const PlotSpec& plot) {
+// How far an axis reaches past its data at each end, as a share of the
+// data's span: far enough that no marker or bar end sits on the frame
+// (a marker is drawn around its point, half of it past a frame it sits on).
+constexpr double kHeadroom = 0.05;
+
+struct Range {
+  double lo, hi;
+};
+
+// [lo, hi] widened by kHeadroom of its span at each end, or by `alone`
+// when it is one value.
+Range with_headroom(double lo, double hi, double alone) {
+  double pad = hi > lo ? kHeadroom * (hi - lo) : alone;
+  return {lo - pad, hi + pad};
+}
+
+std::string range_setting(const char* axis, Range r) { return fmt::format("set {}range [{:.6g}:{:.6g}]\n", axis, r.lo, r.hi); }
+
+std::set<long long> counts(const PlotSpec& plot) {
   std::set<long long> xs;
   for (const Series& s : plot.series)
     for (double x : s.x) xs.insert(std::llround(x));
-  double lo = double(*xs.begin()), hi = double(*xs.rbegin()), pad = std::max(0.5, 0.05 * (hi - lo));
+  return xs;
+}
+
+// The room each count has on its axis, as each category has 1: the
+// smallest step between the counts measured, 1 for a count alone.
+double count_room(const std::set<long long>& xs) {
+  long long room = 0;
+  for (auto a = xs.begin(), b = std::next(a); a != xs.end() && b != xs.end(); ++a, ++b)
+    room = room ? std::min(room, *b - *a) : *b - *a;
+  return room ? double(room) : 1.0;
+}
+
+// Ticks at the counts measured and nowhere else (no 1.5 clients, no -1
+// hogs), and a range with half a count's room beyond the outer counts:
+// one count alone sits in the middle, the series beside one another.
+std::string count_axis(const PlotSpec& plot) {
+  std::set<long long> xs = counts(plot);
+  if (xs.empty()) return "";
+  double lo = double(*xs.begin()), hi = double(*xs.rbegin());
+  double pad = std::max(0.5 * count_room(xs), kHeadroom * (hi - lo));
   std::vector<std::string> tics;
   for (long long x : xs) tics.push_back(fmt::format("{}", x));
-  return fmt::format("set xtics ({})\nset xrange [{}:{}]\n", fmt::join(tics, ", "), std::max(0.0, lo - pad), hi + pad);
+  return fmt::format("set xtics ({})\n", fmt::join(tics, ", ")) + range_setting("x", {lo - pad, hi + pad});
+}
+
+// A measure on a linear axis (seconds): the data's span and headroom.
+std::string linear_measure_axis(const PlotSpec& plot) {
+  std::vector<double> xs;
+  for (const Series& s : plot.series) xs.insert(xs.end(), s.x.begin(), s.x.end());
+  if (xs.empty()) return "";
+  auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
+  return range_setting("x", with_headroom(*lo, *hi, std::max(0.5, std::abs(*lo) * kHeadroom)));
 }
 
 std::string category_axis(const PlotSpec& plot) {
@@ -63,23 +107,60 @@ std::string category_axis(const PlotSpec& plot) {
   return gp + fmt::format(") rotate by -30\nset xrange [-0.5:{}]\n", double(plot.xtics.size()) - 0.5);
 }
 
-// Ticks of a symlog axis: 0, 1, 10, ... up to the decade above the data.
-std::string symlog_axis(const PlotSpec& plot) {
-  double top = 1;
-  for (const Series& s : plot.series)
-    for (double h : s.high) top = std::max(top, h);
-  std::string tics = "\"0\" 0";
-  for (double v = 1; v < top * 10; v *= 10) tics += fmt::format(", \"{:g}\" {:.6f}", v, std::log10(1 + v));
-  return "sl(y) = log10(1 + y)\nset yrange [0:*]\nset ytics (" + tics + ")\n";
+double sl(double y) { return std::log10(1 + y); }
+
+// Every y the plot draws: the values, and their intervals' ends where
+// they are drawn as bars.
+std::vector<double> drawn_y(const PlotSpec& plot) {
+  std::vector<double> ys;
+  for (const Series& s : plot.series) {
+    ys.insert(ys.end(), s.y.begin(), s.y.end());
+    if (!plot.style.empty()) continue;  // a line or steps: no interval
+    ys.insert(ys.end(), s.low.begin(), s.low.end());
+    ys.insert(ys.end(), s.high.begin(), s.high.end());
+  }
+  return ys;
 }
 
-// Series i of n, set beside the others inside its category; y through
-// sl() on a symlog axis.
+// A symlog axis: from 0 (in headroom below it) to the data's top; ticks
+// 0, 1, 10, ... up to the decade above the data.
+std::string symlog_axis(const PlotSpec& plot) {
+  double top = 1;
+  for (double y : drawn_y(plot)) top = std::max(top, y);
+  std::string tics = "\"0\" 0";
+  for (double v = 1; v < top * 10; v *= 10) tics += fmt::format(", \"{:g}\" {:.6f}", v, sl(v));
+  return "sl(y) = log10(1 + y)\n" + range_setting("y", with_headroom(0, sl(top), 0)) + "set ytics (" + tics + ")\n";
+}
+
+// A log axis ends at whole decades, so that it has labelled ticks, beyond
+// the data's headroom.
+std::string log_y_axis(const PlotSpec& plot) {
+  std::vector<double> ys;
+  for (double y : drawn_y(plot))
+    if (y > 0) ys.push_back(std::log10(y));
+  std::string gp = "set logscale y\n";
+  if (ys.empty()) return gp;
+  auto [lo, hi] = std::minmax_element(ys.begin(), ys.end());
+  Range r = with_headroom(*lo, *hi, kHeadroom);
+  return gp + range_setting("y", {std::pow(10.0, std::floor(r.lo)), std::pow(10.0, std::ceil(r.hi))});
+}
+
+// A linear axis shows 0 (every y here is a rate, a count or a time) and
+// the data's top, with headroom beyond both.
+std::string linear_y_axis(const PlotSpec& plot) {
+  double lo = 0, hi = 0;
+  for (double y : drawn_y(plot)) lo = std::min(lo, y), hi = std::max(hi, y);
+  return range_setting("y", with_headroom(lo, hi > lo ? hi : lo + 1, 0));
+}
+
+// Series i of n, set beside the others within its category's or count's
+// room, so that none hides another; y through sl() on a symlog axis.
 std::string using_columns(const PlotSpec& plot, size_t i) {
   std::string y = plot.symlogy ? "(sl($2)):(sl($3)):(sl($4))" : "2:3:4";
   if (!plot.style.empty()) y = plot.symlogy ? "(sl($2))" : "2";  // a line or steps: no interval
-  if (plot.x != XAxis::kCategory) return "1:" + y;
-  double width = std::min(0.15, 0.6 / double(plot.series.size()));
+  if (plot.x == XAxis::kMeasure) return "1:" + y;
+  double room = plot.x == XAxis::kCount ? count_room(counts(plot)) : 1.0;
+  double width = std::min(0.15, 0.6 / double(plot.series.size())) * room;
   return fmt::format("($1{:+.3f}):{}", (double(i) - double(plot.series.size() - 1) / 2) * width, y);
 }
 
@@ -97,9 +178,10 @@ std::string script(const PlotSpec& plot) {
   // A log axis would otherwise run on to the next decade: 1e7 for a 1 MiB point.
   if (plot.logx) gp += "set logscale x\nset autoscale xfix\nset offsets graph 0.04, graph 0.04, 0, 0\n";
   if (plot.symlogy) gp += symlog_axis(plot);
-  else gp += plot.logy ? "set logscale y\n" : "set yrange [0:*]\n";
+  else gp += plot.logy ? log_y_axis(plot) : linear_y_axis(plot);
   if (plot.x == XAxis::kCount) gp += count_axis(plot);
   if (plot.x == XAxis::kCategory) gp += category_axis(plot);
+  if (plot.x == XAxis::kMeasure && !plot.logx) gp += linear_measure_axis(plot);
   std::string style = plot_style(plot);
   gp += "plot ";
   for (size_t i = 0; i < plot.series.size(); ++i)

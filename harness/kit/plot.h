@@ -18,18 +18,22 @@ struct Series {
 
 // What the x axis holds, which decides its ticks, its range and whether
 // points are joined:
-// - a measure (payload bytes): a linear or log axis ending at the data;
-// - a count (hogs, clients): ticks only at the counts measured, a range
-//   that never goes below 0, points joined along the count;
-// - categories (fault settings): one label each, points not joined, and
-//   the series set side by side within a category so none hides another.
+// - a measure (payload bytes): a linear or log axis around the data;
+// - a count (hogs, clients): ticks only at the counts measured, points
+//   joined along the count, one count alone in the middle of the axis;
+// - categories (fault settings): one label each, points not joined.
+// On counts and categories the series are set side by side around each
+// tick, so that none hides another (a count alone is a category).
+// Every axis reaches past the data at both ends, so that no marker or bar
+// sits on the frame: a y of 0 is drawn just above the bottom edge.
 enum class XAxis { kMeasure, kCount, kCategory };
 
 struct PlotSpec {
   std::string name;      // file stem: <dir>/<name>.png, .dat, .gp
   std::string title, xlabel, ylabel;
   XAxis x = XAxis::kMeasure;
-  bool logx = false, logy = false;  // a linear y axis starts at 0: every y here is a rate, a count or a time
+  bool logx = false, logy = false;  // a linear y axis shows 0: every y here is a rate, a count or a time
+  // (a log y axis ends at whole decades)
   // y drawn as log10(1 + y), ticks labelled 0, 1, 10, 100...: a log axis
   // that still shows zeros and the interval bounds that reach them.
   bool symlogy = false;

@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
 
 #include "common/cli_support.h"
@@ -40,11 +41,28 @@ void remember_command_line(int argc, char** argv) {
 
 const std::string& command_line() { return stored_command_line(); }
 
-std::string resume_hint(const RunFolder& folder) {
-  std::string line = command_line();
-  size_t at = line.find(" --resume ");
-  if (at != std::string::npos) return line;  // already a resume: the same command again
-  return line + " --resume " + process::shell_line({folder.dir()});
+namespace {
+
+// `line` without its --resume and the folder after it ("--resume DIR" or
+// "--resume=DIR"). A word of shell_line() is safe characters, '...' and
+// \' (a quote inside a quoted word).
+std::string without_resume(const std::string& line) {
+  static const std::regex resume(R"(( |^)--resume(=| )('[^']*'|\\.|[^ '\\])+)");
+  return std::regex_replace(line, resume, "");
+}
+
+}  // namespace
+
+std::string resume_command(const std::string& line, const std::string& dir) {
+  return without_resume(line) + " --resume " + process::shell_line({dir});
+}
+
+std::string resume_hint(const RunFolder& folder) { return resume_command(command_line(), folder.dir()); }
+
+std::string settle_command_line(const RunFolder& folder, bool resume) {
+  std::optional<RunMetadata> meta = resume ? read_run_metadata(folder.path("metadata.json")) : std::nullopt;
+  // A run resumed by an earlier build recorded the resume command: its --resume goes.
+  return without_resume(meta && meta->command_line ? *meta->command_line : command_line());
 }
 
 std::string matrix_digest(const std::vector<CellConfig>& cells) {
@@ -59,9 +77,10 @@ void check_resume(const std::string& dir, const std::vector<CellConfig>& cells) 
   check_record_versions(dir + "/trials.jsonl");
   std::optional<RunMetadata> meta = read_run_metadata(dir + "/metadata.json");
   if (!meta || meta->matrix_digest.value_or("") == matrix_digest(cells)) return;
+  std::string own = meta->command_line ? resume_command(*meta->command_line, dir) : "(not recorded)";
   throw std::invalid_argument("--resume: " + dir +
                               " holds a run with other cells (different preset or flags); resume it with its own "
-                              "command: " + meta->command_line.value_or("(not recorded)") + " --resume " + dir);
+                              "command: " + own);
 }
 
 uint64_t settle_shuffle_seed(const std::string& dir, bool resume, std::optional<uint64_t> given) {

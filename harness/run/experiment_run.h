@@ -54,6 +54,15 @@ void remember_command_line(int argc, char** argv);
 const std::string& command_line();
 std::string resume_hint(const RunFolder& folder);
 
+// `line`, a command as process::shell_line() wrote it, without any
+// --resume of its own and ending in one --resume `dir`: the command that
+// continues the run in `dir`.
+std::string resume_command(const std::string& line, const std::string& dir);
+// The command metadata.json records for the run in `folder`: on --resume
+// the one that started the run (the flags that made its cells; a resume
+// adds only --resume), else this one.
+std::string settle_command_line(const RunFolder& folder, bool resume);
+
 // Levy's and Netwise's 1989 figures (levy1989-*.csv): share/rpclab/data
 // when installed, docs/data of the source tree otherwise.
 std::string reference_data_dir();

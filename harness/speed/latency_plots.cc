@@ -17,20 +17,30 @@ bool drawn_cell(const CellRecord& r) {
          r.speed.latency.latency_histogram && echo_run(r);  // ECHO only
 }
 
-// A bucket's points: the CDF at its upper edge, the histogram's share at
-// its geometric middle (the x axis is logarithmic).
+// The CDF's points are the buckets' upper edges. The histogram is the
+// outline of its buckets, drawn with steps through their edges: up at the
+// first bucket's lower edge, across each bucket at its share, down to 0
+// across empty buckets and after the last one. (histeps would place the
+// edges itself, halfway between listed buckets on a linear scale, and the
+// outer ones past the frame of a log axis.)
 void add_distribution(const LatencyHistogram& h, const std::string& title, PlotSpec& cdf, PlotSpec& hist) {
   const std::vector<double>& low = h.low_us;
   std::vector<double> counts(h.counts.begin(), h.counts.end());
   double total = 0, seen = 0, step = std::pow(10.0, 1.0 / h.buckets_per_decade);
   for (double c : counts) total += c;
-  if (total <= 0 || low.size() != counts.size()) return;
+  if (total <= 0 || low.empty() || low.size() != counts.size()) return;
   Series c{title}, s{title};
+  auto add = [](Series& series, double x, double y) {
+    series.x.push_back(x), series.y.push_back(y), series.low.push_back(y), series.high.push_back(y);
+  };
+  add(s, low.front(), 0);
   for (size_t i = 0; i < low.size(); ++i) {
+    double up = low[i] * step;
     seen += counts[i];
-    double share = counts[i] / total, frac = seen / total;
-    c.x.push_back(low[i] * step), c.y.push_back(frac), c.low.push_back(frac), c.high.push_back(frac);
-    s.x.push_back(low[i] * std::sqrt(step)), s.y.push_back(share), s.low.push_back(share), s.high.push_back(share);
+    add(c, up, seen / total);
+    add(s, low[i], counts[i] / total);
+    // Down at the last bucket's upper edge, and before a gap (empty buckets are not listed).
+    if (i + 1 == low.size() || low[i + 1] > up * (1 + 1e-9)) add(s, up, 0);
   }
   cdf.series.push_back(c);
   hist.series.push_back(s);
@@ -52,7 +62,7 @@ std::vector<PlotSpec> latency_distribution_specs(const std::vector<CellRecord>& 
                            "Latency histogram, " + label + " B (loopback, persistent, 1 client; 10 buckets per decade)",
                            "microseconds per call (log)", "fraction of calls in the bucket", XAxis::kMeasure, true};
       it->second.first.style = "steps";
-      it->second.second.style = "histeps";
+      it->second.second.style = "steps";
     }
     add_distribution(*r.speed.latency.latency_histogram, variant(r), it->second.first, it->second.second);
   }

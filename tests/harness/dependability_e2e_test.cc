@@ -13,6 +13,7 @@
 #include "common/atomic_file.h"
 #include "server/journal_reader.h"
 #include "harness/dependability/matrix.h"
+#include "harness/run/experiment_run.h"
 #include "harness_e2e_util.h"
 #include "support/nobody_programs.h"
 #include "process/command_log.h"
@@ -169,6 +170,31 @@ TEST(DependabilityE2E, ResumeRunsOnlyWhatIsMissing) {
   ProcessResult refused = run_program(other, 30s);
   EXPECT_EQ(refused.exit_code, 2) << refused.err;
   EXPECT_NE(refused.err.find("holds a run with other cells"), std::string::npos) << refused.err;
+
+  // The refusal quotes the command that started the run with one --resume,
+  // though the run was resumed since: metadata.json keeps that command
+  // (it used to take the resume's, and the next refusal said --resume
+  // twice). The quoted command runs, and finds nothing left to do.
+  EXPECT_EQ(json::parse(read_whole_file(dir.file("run/metadata.json")))["command_line"], process::shell_line(args));
+  std::string own = process::shell_line(args) + " --resume " + process::shell_line({dir.file("run")});
+  EXPECT_NE(refused.err.find("resume it with its own command: " + own + "\n"), std::string::npos) << refused.err;
+  ProcessResult quoted = run_program({"sh", "-c", own}, 120s);
+  EXPECT_EQ(quoted.exit_code, 0) << quoted.err;
+  EXPECT_NE(quoted.err.find(", 0 to run"), std::string::npos) << quoted.err;
+}
+
+// The command that continues a run: a --resume the recorded command had
+// (a run resumed by an earlier build recorded the resume's command), in
+// either spelling and with any quoting shell_line() gives a folder, goes;
+// one --resume of the folder is added.
+TEST(DependabilityResume, TheQuotedCommandHasOneResume) {
+  std::string folder = process::shell_line({"my runs/it's"});
+  EXPECT_EQ(harness::resume_command("rpclab dependability --preset quick --resume " + folder + " --tables clean", "/r/x y"),
+            "rpclab dependability --preset quick --tables clean --resume '/r/x y'");
+  EXPECT_EQ(harness::resume_command("rpclab dependability --resume=results/latest --trials 2", "results/latest"),
+            "rpclab dependability --trials 2 --resume results/latest");
+  EXPECT_EQ(harness::resume_command("rpclab dependability --trials 2", "results/latest"),
+            "rpclab dependability --trials 2 --resume results/latest");
 }
 
 // A run folder holds one run. A second run given the same --out used to

@@ -1,13 +1,19 @@
 // The plots of runs shaped like each preset, drawn from records made by
 // hand: no axis may show an impossible value (negative hogs, 1.5 clients),
-// throughput starts at 0, unrelated fault settings are not joined by
-// lines, and a copied run folder redraws from its own .gp scripts.
+// throughput shows 0, unrelated fault settings are not joined by lines, a
+// copied run folder redraws from its own .gp scripts, and every point and
+// bar gnuplot draws is inside the frame, off its edges.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <regex>
+#include <sstream>
 
 #include "common/atomic_file.h"
 #include "harness/cli/experiments.h"
@@ -31,11 +37,11 @@ using test::TempDir;
 
 // Silent errors where Levy saw them (sunrpc-udp under load or faults), and
 // none elsewhere, so that several series lie on zero together.
-std::vector<json> dependability_run(const std::string& preset) {
+std::vector<json> dependability_run(const std::string& preset, uint64_t silent = 30) {
   std::vector<json> records;
   for (const CellConfig& cell : expand_dependability(dependability_preset(preset))) {
     bool troubled = cell.transport == "sunrpc-udp" && (cell.hogs > 0 || !netem::is_empty(cell.faults));
-    records.push_back(dependability_record(cell, 20000, troubled ? 30 : 0));
+    records.push_back(dependability_record(cell, 20000, troubled ? silent : 0));
   }
   return records;
 }
@@ -44,6 +50,24 @@ std::vector<json> speed_run(const std::string& preset) {
   std::vector<json> records;
   for (const CellConfig& cell : expand_speed(speed_preset(preset)))
     if (!is_calibration(cell.transport)) records.push_back(speed_record(cell, {40.0 * cell.clients, 41, 39}));
+  return records;
+}
+
+// The same with a latency histogram in every record, so that the latency
+// distributions are drawn too.
+std::vector<json> speed_run_with_histograms(const std::string& preset) {
+  std::vector<json> records = speed_run(preset);
+  for (json& r : records) r["latency_histogram"] = {{"buckets_per_decade", 10}, {"low_us", {25.1, 31.6, 39.8}},
+                                                    {"counts", {10, 80, 10}}};
+  return records;
+}
+
+// The records of a committed run folder (tests/harness/fixtures/views/).
+std::vector<json> fixture_run(const std::string& experiment) {
+  std::ifstream in(RPCLAB_SOURCE_DIR "/tests/harness/fixtures/views/" + experiment + "/results.jsonl");
+  std::vector<json> records;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) records.push_back(json::parse(line));
   return records;
 }
 
@@ -71,13 +95,24 @@ std::string setting(const std::string& gp, const std::string& what) {
 
 std::vector<double> numbers(const std::string& text) {
   std::vector<double> out;
-  std::regex number("-?[0-9]+(\\.[0-9]+)?");
+  std::regex number("-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?");
   for (auto it = std::sregex_iterator(text.begin(), text.end(), number); it != std::sregex_iterator(); ++it)
     out.push_back(std::stod(it->str()));
   return out;
 }
 
-// A count axis (hogs, clients): ticks at whole counts only, from 0 up.
+// An axis from `lo` to `hi` that shows 0 and reaches below it only by the
+// headroom that keeps a point at 0 off the frame (a tenth of the axis at
+// most, less than one hog or client).
+void expect_zero_just_inside(double lo, double hi, const std::string& what) {
+  EXPECT_LT(lo, 0) << what << ": a point at 0 would sit on the frame";
+  EXPECT_GE(lo, -0.1 * (hi - lo)) << what << ": reaches far below 0";
+  EXPECT_GT(hi, 0) << what;
+}
+
+// A count axis (hogs, clients): ticks at whole counts only, from 0 up,
+// and nowhere else, so that the headroom beyond the outer counts (below
+// 0 hogs, say) shows no number.
 void expect_count_axis(const std::string& gp, const std::string& plot) {
   std::string tics = setting(gp, "xtics"), range = setting(gp, "xrange");
   ASSERT_FALSE(tics.empty()) << plot << ": no xtics, so gnuplot picks its own (1.2 clients): " << gp;
@@ -85,16 +120,21 @@ void expect_count_axis(const std::string& gp, const std::string& plot) {
     EXPECT_EQ(x, std::floor(x)) << plot << ": a tick at a fractional count: " << tics;
     EXPECT_GE(x, 0) << plot << ": a tick at a negative count: " << tics;
   }
-  ASSERT_EQ(numbers(range).size(), 2u) << plot << ": no xrange, so gnuplot may pad below 0: " << gp;
-  EXPECT_GE(numbers(range)[0], 0) << plot << ": the x axis starts below 0: " << range;
+  ASSERT_EQ(numbers(range).size(), 2u) << plot << ": no xrange: " << gp;
+  EXPECT_LT(numbers(range)[0], numbers(tics).front()) << plot << ": the first count on the frame: " << range;
+  EXPECT_GT(numbers(range)[1], numbers(tics).back()) << plot << ": the last count on the frame: " << range;
 }
 
+// Every y here is a rate, a count or a time: the axis shows 0, just above
+// its bottom edge.
 void expect_y_from_zero(const std::string& gp, const std::string& plot) {
-  EXPECT_EQ(setting(gp, "yrange"), "[0:*]") << plot << ": the y axis must start at 0";
+  std::vector<double> range = numbers(setting(gp, "yrange"));
+  ASSERT_EQ(range.size(), 2u) << plot << ": no yrange: " << gp;
+  expect_zero_just_inside(range[0], range[1], plot + " y axis");
 }
 
 // Every preset's plots, whichever it draws: count axes hold whole counts
-// from 0, every y axis starts at 0.
+// from 0, every y axis shows 0.
 TEST(Plots, EveryPresetsAxesShowOnlyPossibleValues) {
   for (const std::string& preset : dependability_presets()) {
     TempDir dir;
@@ -146,9 +186,7 @@ TEST(Plots, ThroughputHasWholeClientsAndStartsAtZero) {
 // errors on a symlog axis whose ticks are 0 and decades.
 TEST(Plots, LatencyDistributionsAndSymlogAxesShowOnlyPossibleValues) {
   for (const char* preset : {"quick", "levy1989"}) {
-    std::vector<json> records = speed_run(preset);
-    for (json& r : records) r["latency_histogram"] = {{"buckets_per_decade", 10}, {"low_us", {25.1, 31.6, 39.8}},
-                                                      {"counts", {10, 80, 10}}};
+    std::vector<json> records = speed_run_with_histograms(preset);
     TempDir dir;
     std::vector<std::string> scripts = draw_run(records, dir.path());
     EXPECT_NE(std::find(scripts.begin(), scripts.end(), "latency-cdf-12"), scripts.end()) << preset;
@@ -184,16 +222,113 @@ TEST(Plots, ACopiedRunFolderRedrawsWithTheSameAxes) {
     std::filesystem::remove(gp.parent_path() / (gp.stem().string() + ".png"));
     test::ProcessResult r = test::run_program(
         {"gnuplot", "-e", "cd '" + gp.parent_path().string() + "'; load '" + gp.filename().string() +
-                              "'; set print '-'; print GPVAL_X_MIN, GPVAL_X_MAX, GPVAL_Y_MIN"});
+                              "'; set print '-'; print GPVAL_X_MIN, GPVAL_X_MAX, GPVAL_Y_MIN, GPVAL_Y_MAX"});
     ASSERT_EQ(r.exit_code, 0) << plot << ": " << r.err;
     EXPECT_TRUE(std::filesystem::exists(gp.parent_path() / (gp.stem().string() + ".png"))) << plot;
     std::vector<double> drawn = numbers(r.out);
-    ASSERT_EQ(drawn.size(), 3u) << r.out;
+    ASSERT_EQ(drawn.size(), 4u) << r.out;
     if (std::string(plot) != "silent-vs-faults") {  // categories: the x numbers are not shown
-      EXPECT_GE(drawn[0], 0) << plot << ": x axis from " << drawn[0];
+      EXPECT_GT(drawn[0], -1) << plot << ": x axis from " << drawn[0];
     }
-    EXPECT_EQ(drawn[2], 0) << plot << ": y axis from " << drawn[2];
+    expect_zero_just_inside(drawn[2], drawn[3], std::string(plot) + " y axis as drawn");
   }
+}
+
+// What gnuplot drew of one plot in `dir`: the axes' final ranges (the
+// GPVAL_ variables after the script has run) and every point as plotted,
+// after the script's own transforms (sl(), a series' place in its
+// category), from gnuplot's table output. The table holds the bars of
+// "yerrorbars" but not of "yerrorlines", so the table is made from the
+// script's plot command with the one put for the other: same points, same
+// bars.
+struct DrawnPlot {
+  double x_min = 0, x_max = 0, y_min = 0, y_max = 0;
+  bool logx = false, logy = false;
+  std::vector<std::vector<double>> points;  // x, then y and any bar ends
+  std::vector<std::string> undrawn;         // table lines gnuplot marked out of range or undefined
+};
+
+DrawnPlot what_gnuplot_drew(const std::string& dir, const std::string& name) {
+  DrawnPlot drawn;
+  std::string gp = read_whole_file(dir + "/" + name + ".gp");
+  size_t from = gp.find("\nplot "), to = gp.find("\nset terminal svg");
+  EXPECT_TRUE(from != std::string::npos && to != std::string::npos) << name << ": " << gp;
+  if (from == std::string::npos || to == std::string::npos) return drawn;
+  std::string plot = std::regex_replace(gp.substr(from + 1, to - from), std::regex("yerrorlines"), "yerrorbars");
+  write_file_atomically(dir + "/" + name + "-table.gp", plot);
+  test::ProcessResult r = test::run_program(
+      {"gnuplot", "-e",
+       "cd '" + dir + "'; load '" + name + ".gp'; set print '-'; print GPVAL_X_MIN, GPVAL_X_MAX, GPVAL_Y_MIN, "
+       "GPVAL_Y_MAX; set table '" + name + ".table'; load '" + name + "-table.gp'; unset table"});
+  EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
+  std::vector<double> ranges = numbers(r.out);
+  EXPECT_EQ(ranges.size(), 4u) << name << ": " << r.out;
+  if (ranges.size() != 4) return drawn;
+  drawn.x_min = ranges[0], drawn.x_max = ranges[1], drawn.y_min = ranges[2], drawn.y_max = ranges[3];
+  drawn.logx = std::regex_search(gp, std::regex("\nset logscale x"));
+  drawn.logy = std::regex_search(gp, std::regex("\nset logscale y"));
+  std::ifstream table(dir + "/" + name + ".table");
+  for (std::string line; std::getline(table, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    std::vector<std::string> words{std::istream_iterator<std::string>(fields), {}};
+    if (words.empty()) continue;
+    if (words.back() != "i") drawn.undrawn.push_back(line);
+    std::vector<double> point;
+    for (size_t i = 0; i + 1 < words.size(); ++i) point.push_back(std::stod(words[i]));
+    drawn.points.push_back(point);
+  }
+  return drawn;
+}
+
+// Where v sits between an axis' ends, 0 to 1 (along log10 on a log axis).
+double along(double v, double lo, double hi, bool log) {
+  if (log) v = std::log10(v), lo = std::log10(lo), hi = std::log10(hi);
+  return (v - lo) / (hi - lo);
+}
+
+// Every point and every bar end of every plot drawn from `records` lies
+// inside the frame, clear of its edges by at least 2% of the axis (half
+// a large marker), on the axes gnuplot itself settled on.
+void expect_every_point_inside(const std::vector<json>& records, const std::string& run) {
+  TempDir dir;
+  std::vector<std::string> plots = draw_run(records, dir.path());
+  ASSERT_FALSE(plots.empty()) << run;
+  const double kClear = 0.02;
+  for (const std::string& name : plots) {
+    std::string what = run + " " + name;
+    DrawnPlot d = what_gnuplot_drew(dir.path(), name);
+    EXPECT_TRUE(d.undrawn.empty()) << what << ": gnuplot left out " << testing::PrintToString(d.undrawn);
+    ASSERT_FALSE(d.points.empty()) << what;
+    std::vector<std::string> outside;
+    auto check = [&](double v, double lo, double hi, bool log, const char* axis, const std::vector<double>& p) {
+      double at = along(v, lo, hi, log);
+      if (at >= kClear && at <= 1 - kClear) return;
+      outside.push_back(fmt::format("{} ({}) at {:.3f} of the {} axis [{}:{}]", testing::PrintToString(p), v, at,
+                                    axis, lo, hi));
+    };
+    for (const std::vector<double>& p : d.points) {
+      check(p[0], d.x_min, d.x_max, d.logx, "x", p);
+      for (size_t i = 1; i < p.size(); ++i) check(p[i], d.y_min, d.y_max, d.logy, "y", p);
+    }
+    EXPECT_TRUE(outside.empty()) << what << ": " << outside.size() << " values on or past the frame, such as "
+                                 << testing::PrintToString(std::vector<std::string>(
+                                        outside.begin(), outside.begin() + std::min<size_t>(3, outside.size())));
+  }
+}
+
+// The quick presets' plots, from records made by hand (with silent errors
+// as rare as Levy's and as common as a quick run on a busy machine saw,
+// 43,000 per million) and from the committed run folders: every point
+// shows.
+TEST(Plots, EveryPointOfTheQuickPresetsIsInsideTheFrame) {
+  if (process::tool_path("gnuplot").find('/') == std::string::npos)
+    GTEST_SKIP() << "gnuplot is not installed (apt-get install gnuplot-nox)";
+  expect_every_point_inside(dependability_run("quick"), "dependability quick");
+  expect_every_point_inside(dependability_run("quick", 860), "dependability quick, 43,000 silent per million");
+  expect_every_point_inside(speed_run_with_histograms("quick"), "speed quick");
+  expect_every_point_inside(fixture_run("dependability"), "fixture dependability run");
+  expect_every_point_inside(fixture_run("speed"), "fixture speed run");
 }
 
 }  // namespace
