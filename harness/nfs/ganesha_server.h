@@ -11,36 +11,31 @@
 #include <optional>
 #include <string>
 
+#include "harness/nfs/nfs_server.h"
 #include "process/child_process.h"
 #include "process/command_log.h"
 
 namespace rpclab::harness::nfs {
 
-struct GaneshaOptions {
-  std::string netns;         // the server's namespace
-  std::string address;       // where the client reaches it (for the readiness check)
-  std::string client_netns;  // where the readiness check runs
-  std::string work_dir;      // ganesha.conf, ganesha.log and export/ are made here
-  bool drc = true;           // false: NFS_CORE_PARAM { DRC_Disabled = true; }
-};
+// work_dir: ganesha.conf, ganesha.log and export/ are made there; drc
+// false: NFS_CORE_PARAM { DRC_Disabled = true; }.
+using GaneshaOptions = NfsServerOptions;
 
 // Whether ganesha can run here; the reason when not ("" when it can).
 std::string ganesha_missing();
 
-class GaneshaServer {
+class GaneshaServer : public NfsServer {
  public:
   // Writes the config, starts rpcbind and ganesha.nfsd, and waits (up to
   // `ready_within`) until MOUNT v3 and NFS v3 answer NULL over UDP from the
   // client's namespace. Throws std::runtime_error with the log's tail.
   GaneshaServer(const GaneshaOptions& options, process::CommandLog& log,
                 std::chrono::milliseconds ready_within = std::chrono::seconds(20));
-  ~GaneshaServer();
+  ~GaneshaServer() override;
 
-  const std::string& export_dir() const { return export_dir_; }
-  // "running", or how it ended ("killed by SIGSEGV"): a server that died
-  // under the workload is evidence, not a setup error.
-  std::string state();
-  std::string log_tail(size_t lines = 10) const;
+  const std::string& export_dir() const override { return export_dir_; }
+  std::string state() override;
+  std::string log_tail(size_t lines = 10) const override;
 
  private:
   GaneshaOptions options_;

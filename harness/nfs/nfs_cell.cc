@@ -11,7 +11,7 @@
 
 #include "common/atomic_file.h"
 #include "common/install_paths.h"
-#include "harness/nfs/ganesha_server.h"
+#include "harness/nfs/nfs_server.h"
 #include "harness/nfs/nfs_classes.h"
 #include "netem/faults/backend_factory.h"
 #include "netem/topology/topology.h"
@@ -35,8 +35,10 @@ nlohmann::json direction_json(const netem::DirectionCounters& d) {
 }  // namespace
 
 nlohmann::json run_nfs_cell(const NfsCellOptions& o) {
-  if (::geteuid() != 0) throw std::runtime_error("an NFS cell needs root (namespaces, nftables, ganesha)");
-  if (std::string why = ganesha_missing(); !why.empty()) throw std::runtime_error(why);
+  if (::geteuid() != 0) throw std::runtime_error("an NFS cell needs root (namespaces, nftables, the NFS server)");
+  const NfsServerRow& server_row = nfs_server(o.server);
+  if (std::string why = server_row.missing(); !why.empty()) throw std::runtime_error(why);
+  if (!o.drc && !server_row.drc_switch) throw std::runtime_error(o.server + "'s reply cache cannot be turned off");
   std::filesystem::create_directories(o.out_dir);
   std::string out = std::filesystem::absolute(o.out_dir).string();
   process::CommandLog log(out + "/commands.log");
@@ -52,16 +54,18 @@ nlohmann::json run_nfs_cell(const NfsCellOptions& o) {
   spec.direction = o.loss_pct > 0 ? netem::Direction::kBoth : netem::Direction::kToServer;
   faults->apply(spec);
 
-  GaneshaOptions server_options{topology->server().netns, topology->server().address, topology->client().netns,
-                                out + "/ganesha", o.drc};
-  GaneshaServer server(server_options, log);
+  NfsServerOptions server_options{topology->server().netns, topology->server().address, topology->client().netns,
+                                  out + "/server", o.drc};
+  std::unique_ptr<NfsServer> server_ptr = server_row.start(server_options, log);
+  NfsServer& server = *server_ptr;
+  nlohmann::json counters_before = server.counters();
 
   std::string client = o.client_program.empty() ? program_dir() + "/rpclab-nfs-client" : o.client_program;
   std::vector<std::unique_ptr<process::ChildProcess>> clients;
   for (uint32_t k = 1; k <= o.clients; ++k) {
     std::string record = out + "/client-" + std::to_string(k) + ".jsonl";
     std::vector<std::string> argv = {client, "--server", topology->server().address,
-                                     "--transport", o.transport, "--export", server.export_dir(),
+                                     "--transport", o.transport, "--export", server.mount_path(),
                                      "--client-id", std::to_string(k), "--count", std::to_string(o.count),
                                      "--ops", o.ops, "--timeout-ms", std::to_string(o.timeout_ms),
                                      "--retransmit-ms", std::to_string(o.retransmit_ms), "--record", record};
@@ -81,6 +85,7 @@ nlohmann::json run_nfs_cell(const NfsCellOptions& o) {
     client_exits.push_back(process::describe_wait_status(stopped));
   }
   std::set<std::string> names = names_in(server.export_dir());
+  nlohmann::json counters_after = server.counters();
   for (uint32_t k = 1; k <= o.clients; ++k) {
     std::string record_path = out + "/client-" + std::to_string(k) + ".jsonl";
     if (!std::filesystem::exists(record_path))
@@ -99,12 +104,13 @@ nlohmann::json run_nfs_cell(const NfsCellOptions& o) {
   }
   netem::LinkCounters link = faults->read_counters();
   nlohmann::json result = {
-      {"server", "nfs-ganesha"}, {"version", 3}, {"transport", o.transport}, {"drc", o.drc},
+      {"server", server_row.name}, {"version", 3}, {"transport", o.transport}, {"drc", o.drc},
       {"dup_pct", o.dup_pct}, {"loss_pct", o.loss_pct}, {"clients", o.clients}, {"count", o.count},
       {"ops", o.ops}, {"timeout_ms", o.timeout_ms},
       {"retransmit_ms", o.transport == "udp" ? nlohmann::json(o.retransmit_ms) : nlohmann::json()},
       {"classes", classes}, {"told", told}, {"client_exits", client_exits},
       {"server_end", server.state()},
+      {"server_counters", {{"before", counters_before}, {"after", counters_after}}},
       {"link", {{"source", link.source}, {"to_server", direction_json(link.to_server)},
                 {"to_client", direction_json(link.to_client)}}}};
   write_file_atomically(out + "/cell.json", result.dump(2) + "\n");

@@ -1,7 +1,7 @@
 // One NFS cell, end to end: two namespaces joined by a veth pair
 // (netem/topology), the fault on the link (nftables: dup on the sender's
-// egress, loss on the receiver's ingress; netem/faults), nfs-ganesha in
-// the server's namespace, `clients` rpclab-nfs-client processes in the
+// egress, loss on the receiver's ingress; netem/faults), an NFS server
+// (nfs_server.h) in the server's namespace, `clients` rpclab-nfs-client processes in the
 // client's, then the classes from the records against the export's end
 // state. Everything it made is removed when it returns or throws.
 #pragma once
@@ -14,8 +14,9 @@
 namespace rpclab::harness::nfs {
 
 struct NfsCellOptions {
+  std::string server = "nfs-ganesha";  // a row of nfs_servers()
   std::string transport = "udp";  // udp | tcp
-  bool drc = true;                // ganesha's duplicate request cache
+  bool drc = true;                // the server's duplicate request cache (off: a row with drc_switch)
   double dup_pct = 0;             // requests duplicated on the way to the server (nftables dup)
   double loss_pct = 0;            // replies lost on the way to the client (nftables drop)
   uint32_t clients = 1;
@@ -23,14 +24,14 @@ struct NfsCellOptions {
   std::string ops = "mkdir";
   int timeout_ms = 5000;
   int retransmit_ms = 1000;
-  std::string out_dir;            // records, ganesha's config and log, commands.log, cell.json
+  std::string out_dir;            // records, server/ (the server's config, log, export), commands.log, cell.json
   std::string client_program;     // "": rpclab-nfs-client beside this program
 };
 
 // The cell's result (also written to out_dir/cell.json): its options, the
 // classes summed over clients, the link's counters, how the server ended,
 // and what the clients were told, by status. Throws std::runtime_error
-// when it cannot be set up (not root, ganesha missing, ...).
+// when it cannot be set up (not root, the server missing, ...).
 nlohmann::json run_nfs_cell(const NfsCellOptions& options);
 
 }  // namespace rpclab::harness::nfs

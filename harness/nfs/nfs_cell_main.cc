@@ -8,13 +8,14 @@
 
 int main(int argc, char** argv) {
   using namespace rpclab;
-  CLI::App app{"one NFS cell: nfs-ganesha in a namespace, rpclab-nfs-client across a faulty link, the classes",
+  CLI::App app{"one NFS cell: an NFS server in a namespace, rpclab-nfs-client across a faulty link, the classes",
                "rpclab-nfs-cell"};
   add_version_flags(app);
   harness::nfs::NfsCellOptions o;
   std::string drc = "on";
+  app.add_option("--server", o.server, "an NFS server row (nfs-ganesha, ...)")->capture_default_str();
   app.add_option("--transport", o.transport, "udp or tcp")->check(CLI::IsMember({"udp", "tcp"}))->capture_default_str();
-  app.add_option("--drc", drc, "ganesha's duplicate request cache")->check(CLI::IsMember({"on", "off"}))->capture_default_str();
+  app.add_option("--drc", drc, "the server's duplicate request cache")->check(CLI::IsMember({"on", "off"}))->capture_default_str();
   app.add_option("--dup-pct", o.dup_pct, "requests duplicated on the link (nftables dup)")->check(in_range(0.0, 100.0));
   app.add_option("--loss-pct", o.loss_pct, "packets lost on the link, both ways (nftables drop)")->check(in_range(0.0, 100.0));
   app.add_option("--clients", o.clients, "client processes")->check(in_range<uint32_t>(1, 64))->capture_default_str();

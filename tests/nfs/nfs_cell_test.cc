@@ -36,7 +36,7 @@ TEST_P(NfsCell, EveryMkdirIsCorrectWithoutAFault) {
   EXPECT_EQ(r["told"]["NFS3_OK"], 30);
   EXPECT_EQ(r["server_end"], "running");
   size_t entries = 0;
-  for (const auto& e : std::filesystem::directory_iterator(o.out_dir + "/ganesha/export")) {
+  for (const auto& e : std::filesystem::directory_iterator(o.out_dir + "/server/export")) {
     EXPECT_TRUE(e.is_directory()) << e.path();
     ++entries;
   }

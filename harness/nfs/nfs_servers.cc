@@ -1,0 +1,28 @@
+#include <stdexcept>
+
+#include "harness/nfs/ganesha_server.h"
+#include "harness/nfs/nfs_server.h"
+
+namespace rpclab::harness::nfs {
+
+const std::vector<NfsServerRow>& nfs_servers() {
+  static const std::vector<NfsServerRow> rows = {
+      {"nfs-ganesha", "nfs-ganesha 4.3 (VFS) in the server's namespace, its own rpcbind; NFSv3", false, true,
+       ganesha_missing,
+       [](const NfsServerOptions& o, process::CommandLog& log) -> std::unique_ptr<NfsServer> {
+         return std::make_unique<GaneshaServer>(o, log);
+       }},
+  };
+  return rows;
+}
+
+const NfsServerRow& nfs_server(const std::string& name) {
+  std::string names;
+  for (const auto& row : nfs_servers()) {
+    if (row.name == name) return row;
+    names += (names.empty() ? "" : ", ") + row.name;
+  }
+  throw std::invalid_argument("no NFS server '" + name + "' (servers: " + names + ")");
+}
+
+}  // namespace rpclab::harness::nfs
