@@ -83,9 +83,9 @@ ROOMS = {
     'harness/remote': ['harness/placement'],                        # hosts over ssh, a remote placement
     'harness/dependability': ['harness/causes', 'harness/remote'],  # the dependability experiment
     'harness/speed': ['harness/causes', 'harness/remote'],          # the speed experiment
-    'harness/nfs': ['harness/run'],                                 # the NFS experiment: ganesha, the NFS client, its classes
+    'harness/nfs': ['harness/placement'],                           # the NFS experiment: NFS servers as rows, the NFS client, its classes
     'harness/report': ['harness/run'],                              # text, HTML, compare
-    'harness/cli': ['harness/dependability', 'harness/speed', 'harness/report'],  # the commands
+    'harness/cli': ['harness/dependability', 'harness/speed', 'harness/nfs', 'harness/report'],  # the commands
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

@@ -3,12 +3,13 @@
 #include <stdexcept>
 
 #include "harness/dependability/dependability_experiment.h"
+#include "harness/nfs/nfs_experiment.h"
 #include "harness/speed/speed_experiment.h"
 
 namespace rpclab::harness {
 
 const std::vector<Experiment>& experiments() {
-  static const std::vector<Experiment> table = {dependability_experiment(), speed_experiment()};
+  static const std::vector<Experiment> table = {dependability_experiment(), speed_experiment(), nfs_experiment()};
   return table;
 }
 

@@ -12,7 +12,7 @@
 #include "harness/dependability/dependability_summary.h"
 #include "harness/dependability/dependability_trial.h"
 #include "harness/dependability/matrix.h"
-#include "harness/dependability/trial_stats.h"
+#include "harness/run/trial_stats.h"
 #include "harness/kit/text_table.h"
 #include "harness/run/setting_axes.h"
 

@@ -13,7 +13,7 @@
 #include "harness/causes/causes_report.h"
 #include "transport/settings_table.h"
 #include "harness/kit/text_table.h"
-#include "harness/dependability/trial_stats.h"
+#include "harness/run/trial_stats.h"
 #include "netem/config/fault_config.h"
 #include "netem/spec/fault_fields.h"
 

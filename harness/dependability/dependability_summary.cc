@@ -9,7 +9,7 @@
 
 #include "harness/dependability/episodes.h"
 #include "transport/settings_table.h"
-#include "harness/dependability/trial_stats.h"
+#include "harness/run/trial_stats.h"
 #include "harness/kit/stats.h"
 #include "harness/run/experiment.h"
 #include "harness/run/result_record.h"
@@ -100,30 +100,10 @@ CellLoad load_over(const std::vector<TrialRecord>& trials) {
   return c;
 }
 
-// Measured loss and duplication pooled over the trials, exactly: each
-// trial's percentages and packets offered give back its drops and copies.
-// Each trial keeps its own counters.
 CellFaults faults_over(const std::vector<TrialRecord>& trials) {
-  CellFaults f;
-  static_cast<FaultsApplied&>(f) = section_of(trials.front(), trials.front().dependability.faults, "faults");
-  double offered = 0, carried = 0, dropped = 0, duplicated = 0;
-  std::vector<std::array<double, 2>> per_trial;
-  for (const TrialRecord& t : trials) {
-    const TrialFaults& m = section_of(t, t.dependability.faults, "faults");
-    if (!m.measured_loss_pct.has_value()) continue;
-    double o = static_cast<double>(m.packets_offered.value_or(0)), dup = m.measured_dup_pct.value_or(0.0) * o / 100;
-    offered += o;
-    duplicated += dup;
-    carried += o + dup;
-    dropped += *m.measured_loss_pct * (o + dup) / 100;
-    per_trial.push_back({*m.measured_loss_pct, m.measured_dup_pct.value_or(0.0)});
-  }
-  if (per_trial.empty()) return f;
-  f.packets_offered = offered;
-  f.measured_loss_pct = MaybeNull<double>::of(carried > 0 ? 100 * dropped / carried : 0.0);
-  f.measured_dup_pct = MaybeNull<double>::of(offered > 0 ? 100 * duplicated / offered : 0.0);
-  f.measured_per_trial = per_trial;
-  return f;
+  std::vector<TrialFaults> each;
+  for (const TrialRecord& t : trials) each.push_back(section_of(t, t.dependability.faults, "faults"));
+  return pooled_faults(each);
 }
 
 std::string truncated_note(const std::vector<TrialRecord>& trials) {

@@ -86,7 +86,7 @@ void run_placed_trial(Placement& at, const CellConfig& cell, const TrialPlace& p
   double wall_s = seconds_since(started);
   d.load = load->finish();
   auto teardown = Clock::now();
-  d.faults = link.measured(cell, files);
+  d.faults = link.measured(cell.faults, files);
   at.restore();
   Ledger ledger = server->stop_and_read_ledger(files);
   TrialJoin join = add_join(d, cell, clients, ledger, place.trial);

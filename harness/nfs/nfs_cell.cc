@@ -13,7 +13,12 @@
 #include "common/install_paths.h"
 #include "harness/nfs/nfs_server.h"
 #include "harness/nfs/nfs_classes.h"
+#include "harness/record/trial_record.h"
+#include "netem/config/backend_choice.h"
+#include "netem/config/fault_config.h"
 #include "netem/faults/backend_factory.h"
+#include "netem/faults/link_counters.h"
+#include "netem/spec/fault_fields.h"
 #include "netem/topology/topology.h"
 #include "nfs/nfs_call_record.h"
 #include "process/child_process.h"
@@ -28,13 +33,9 @@ std::set<std::string> names_in(const std::string& dir) {
   return names;
 }
 
-nlohmann::json direction_json(const netem::DirectionCounters& d) {
-  return {{"offered", d.offered}, {"duplicated", d.duplicated}, {"dropped", d.dropped}, {"delivered", d.delivered}};
-}
-
 }  // namespace
 
-nlohmann::json run_nfs_cell(const NfsCellOptions& o) {
+NfsTrial run_nfs_cell(const NfsCellOptions& o) {
   if (::geteuid() != 0) throw std::runtime_error("an NFS cell needs root (namespaces, nftables, the NFS server)");
   const NfsServerRow& server_row = nfs_server(o.server);
   if (std::string why = server_row.missing(); !why.empty()) throw std::runtime_error(why);
@@ -43,16 +44,14 @@ nlohmann::json run_nfs_cell(const NfsCellOptions& o) {
   std::string out = std::filesystem::absolute(o.out_dir).string();
   process::CommandLog log(out + "/commands.log");
   netem::remove_stale_namespaces(log);
+  netem::Choice choice = netem::choose_backend(o.faults_backend, o.faults, netem::probe_capabilities());
   auto topology = netem::Topology::create(netem::TopologyKind::kTwoHost, log);
-  std::unique_ptr<netem::FaultBackend> faults = netem::make_backend(netem::BackendKind::kNftables, *topology, log);
-  netem::FaultSpec spec;
-  spec.dup_pct = o.dup_pct;
-  spec.loss_pct = o.loss_pct;
-  // Duplicates matter on the way to the server, losses on the way back
-  // (the reply lost, the request retransmitted): nftables puts dup on the
-  // sender's egress and loss on the receiver's ingress, per direction.
-  spec.direction = o.loss_pct > 0 ? netem::Direction::kBoth : netem::Direction::kToServer;
-  faults->apply(spec);
+  std::unique_ptr<netem::FaultBackend> faults = netem::make_backend(choice.kind, *topology, log);
+  netem::LinkCounters before;
+  if (faults) {
+    faults->apply(o.faults);
+    before = faults->read_counters();
+  }
 
   NfsServerOptions server_options{topology->server().netns, topology->server().address, topology->client().netns,
                                   out + "/server", o.drc};
@@ -61,6 +60,7 @@ nlohmann::json run_nfs_cell(const NfsCellOptions& o) {
   nlohmann::json counters_before = server.counters();
 
   std::string client = o.client_program.empty() ? program_dir() + "/rpclab-nfs-client" : o.client_program;
+  auto clients_start = std::chrono::steady_clock::now();
   std::vector<std::unique_ptr<process::ChildProcess>> clients;
   for (uint32_t k = 1; k <= o.clients; ++k) {
     std::string record = out + "/client-" + std::to_string(k) + ".jsonl";
@@ -76,45 +76,59 @@ nlohmann::json run_nfs_cell(const NfsCellOptions& o) {
   }
   // Each call ends within its timeout, so the clients end within this.
   auto limit = std::chrono::milliseconds(static_cast<int64_t>(o.count) * 8 * o.timeout_ms + 30000);
-  std::map<std::string, uint64_t> told;
-  NfsClassCounts classes;
-  nlohmann::json client_exits = nlohmann::json::array();
+  NfsTrial trial;
+  trial.server = server_row.name;
+  trial.told.emplace();
+  trial.classes.emplace();
+  trial.counts.emplace();
+  trial.client_exits.emplace();
   for (uint32_t k = 1; k <= o.clients; ++k) {
     auto status = clients[k - 1]->wait_for(limit);
     int stopped = status ? *status : clients[k - 1]->stop(std::chrono::seconds(1));
-    client_exits.push_back(process::describe_wait_status(stopped));
+    trial.client_exits->push_back(process::describe_wait_status(stopped));
   }
+  trial.client_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - clients_start).count();
   std::set<std::string> names = names_in(server.export_dir());
   nlohmann::json counters_after = server.counters();
   for (uint32_t k = 1; k <= o.clients; ++k) {
     std::string record_path = out + "/client-" + std::to_string(k) + ".jsonl";
     if (!std::filesystem::exists(record_path))
-      throw std::runtime_error("client " + std::to_string(k) + " wrote no record (" + client_exits[k - 1].get<std::string>() +
+      throw std::runtime_error("client " + std::to_string(k) + " wrote no record (" + (*trial.client_exits)[k - 1] +
                                "; see " + out + "/client-" + std::to_string(k) + ".err)");
     rpclab::nfs::NfsCallRecord record = rpclab::nfs::NfsCallRecord::read_file(record_path);
-    for (const auto& c : record.calls) ++told[c.nfs ? *c.nfs : c.rpc];
+    for (const auto& c : record.calls) ++(*trial.told)[c.nfs ? *c.nfs : c.rpc];
     NfsClassCounts one = classify(record, names);
-    classes.calls += one.calls;
-    classes.correct += one.correct;
-    classes.replayed_told_failure += one.replayed_told_failure;
-    classes.lost += one.lost;
-    classes.indeterminate += one.indeterminate;
-    classes.clean_failure += one.clean_failure;
-    classes.not_judged += one.not_judged;
+    *trial.classes += one;
+    trial.counts->clients.push_back(client_counts(k, one));
   }
-  netem::LinkCounters link = faults->read_counters();
-  nlohmann::json result = {
-      {"server", server_row.name}, {"version", 3}, {"transport", o.transport}, {"drc", o.drc},
-      {"dup_pct", o.dup_pct}, {"loss_pct", o.loss_pct}, {"clients", o.clients}, {"count", o.count},
-      {"ops", o.ops}, {"timeout_ms", o.timeout_ms},
-      {"retransmit_ms", o.transport == "udp" ? nlohmann::json(o.retransmit_ms) : nlohmann::json()},
-      {"classes", classes}, {"told", told}, {"client_exits", client_exits},
-      {"server_end", server.state()},
-      {"server_counters", {{"before", counters_before}, {"after", counters_after}}},
-      {"link", {{"source", link.source}, {"to_server", direction_json(link.to_server)},
-                {"to_client", direction_json(link.to_client)}}}};
-  write_file_atomically(out + "/cell.json", result.dump(2) + "\n");
-  return result;
+  trial.server_end = server.state();
+  trial.server_counters = nlohmann::json{{"before", counters_before}, {"after", counters_after}};
+  TrialFaults& f = trial.faults.emplace();
+  f.backend = netem::backend_name(choice.kind);
+  f.backend_reason = choice.reason;
+  f.spec = o.faults;
+  f.loss_pct = o.faults.loss_pct;
+  f.dup_pct = o.faults.dup_pct;
+  f.measured_loss_pct = f.measured_dup_pct = MaybeNull<double>::null();
+  if (faults) {
+    netem::LinkCounters after = faults->read_counters();
+    netem::MeasuredFaults m = netem::measure(before, after, o.faults.direction);
+    f.measured_loss_pct = m.loss_pct;
+    f.measured_dup_pct = m.dup_pct;
+    f.packets_offered = m.offered;
+    f.counters_before = before.to_json();
+    f.counters_after = after.to_json();
+  }
+  nlohmann::json options = {{"server", o.server}, {"transport", o.transport}, {"drc", o.drc},
+                            {"faults", o.faults}, {"clients", o.clients}, {"count", o.count},
+                            {"ops", o.ops}, {"timeout_ms", o.timeout_ms},
+                            {"retransmit_ms", o.transport == "udp" ? nlohmann::json(o.retransmit_ms) : nlohmann::json()}};
+  TrialRecord as_record;
+  as_record.experiment = "nfs";
+  as_record.nfs = trial;
+  nlohmann::json measured = per_trial_json(as_record);
+  write_file_atomically(out + "/cell.json", nlohmann::json{{"options", options}, {"measured", measured}}.dump(2) + "\n");
+  return trial;
 }
 
 }  // namespace rpclab::harness::nfs

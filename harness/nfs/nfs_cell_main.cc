@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "common/cli_support.h"
+#include "common/atomic_file.h"
 #include "harness/nfs/nfs_cell.h"
 
 int main(int argc, char** argv) {
@@ -13,11 +14,12 @@ int main(int argc, char** argv) {
   add_version_flags(app);
   harness::nfs::NfsCellOptions o;
   std::string drc = "on";
+  double dup_pct = 0, loss_pct = 0;
   app.add_option("--server", o.server, "an NFS server row (nfs-ganesha, ...)")->capture_default_str();
   app.add_option("--transport", o.transport, "udp or tcp")->check(CLI::IsMember({"udp", "tcp"}))->capture_default_str();
   app.add_option("--drc", drc, "the server's duplicate request cache")->check(CLI::IsMember({"on", "off"}))->capture_default_str();
-  app.add_option("--dup-pct", o.dup_pct, "requests duplicated on the link (nftables dup)")->check(in_range(0.0, 100.0));
-  app.add_option("--loss-pct", o.loss_pct, "packets lost on the link, both ways (nftables drop)")->check(in_range(0.0, 100.0));
+  app.add_option("--dup-pct", dup_pct, "requests duplicated on the way to the server")->check(in_range(0.0, 100.0));
+  app.add_option("--loss-pct", loss_pct, "replies lost on the way to the client (the request is retransmitted)")->check(in_range(0.0, 100.0));
   app.add_option("--clients", o.clients, "client processes")->check(in_range<uint32_t>(1, 64))->capture_default_str();
   app.add_option("--count", o.count, "steps per client")->check(in_range<uint32_t>(1, 1000000))->capture_default_str();
   app.add_option("--ops", o.ops, "operations per step (rpclab-nfs-client --ops)")->capture_default_str();
@@ -26,8 +28,15 @@ int main(int argc, char** argv) {
   app.add_option("--out", o.out_dir, "the cell's folder")->required();
   parse_or_exit(app, argc, argv);
   o.drc = drc == "on";
+  o.faults.dup_pct = dup_pct;
+  o.faults.loss_pct = loss_pct;
+  // Duplicates matter on the way to the server, losses on the way back.
+  o.faults.direction = loss_pct > 0 && dup_pct > 0 ? netem::Direction::kBoth
+                       : loss_pct > 0             ? netem::Direction::kToClient
+                                                  : netem::Direction::kToServer;
   try {
-    std::cout << harness::nfs::run_nfs_cell(o).dump(2) << "\n";
+    harness::nfs::run_nfs_cell(o);
+    std::cout << read_whole_file(o.out_dir + "/cell.json");
   } catch (const std::exception& e) {
     std::cerr << "rpclab-nfs-cell: " << e.what() << "\n";
     return kExitSetup;

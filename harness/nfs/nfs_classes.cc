@@ -7,40 +7,10 @@ namespace rpclab::harness::nfs {
 using rpclab::nfs::NfsCall;
 using rpclab::nfs::NfsCallRecord;
 
-std::string class_name(NfsClass c) {
-  switch (c) {
-    case NfsClass::kCorrect: return "correct";
-    case NfsClass::kReplayedToldFailure: return "replayed_told_failure";
-    case NfsClass::kLost: return "lost";
-    case NfsClass::kIndeterminate: return "indeterminate";
-    case NfsClass::kCleanFailure: return "clean_failure";
-    case NfsClass::kNotJudged: return "not_judged";
-  }
-  throw std::logic_error("NfsClass without a name");
-}
-
 NfsClass class_of(const NfsCall& call, bool effect_there) {
   if (call.nfs == "NFS3_OK") return effect_there ? NfsClass::kCorrect : NfsClass::kLost;
   if (call.nfs == rpclab::nfs::replay_status(call.op) && effect_there) return NfsClass::kReplayedToldFailure;
   return effect_there ? NfsClass::kIndeterminate : NfsClass::kCleanFailure;
-}
-
-void NfsClassCounts::add(NfsClass c) {
-  ++calls;
-  switch (c) {
-    case NfsClass::kCorrect: ++correct; break;
-    case NfsClass::kReplayedToldFailure: ++replayed_told_failure; break;
-    case NfsClass::kLost: ++lost; break;
-    case NfsClass::kIndeterminate: ++indeterminate; break;
-    case NfsClass::kCleanFailure: ++clean_failure; break;
-    case NfsClass::kNotJudged: ++not_judged; break;
-  }
-}
-
-void to_json(nlohmann::json& j, const NfsClassCounts& c) {
-  j = {{"calls", c.calls}, {"correct", c.correct}, {"replayed_told_failure", c.replayed_told_failure},
-       {"lost", c.lost}, {"indeterminate", c.indeterminate}, {"clean_failure", c.clean_failure},
-       {"not_judged", c.not_judged}};
 }
 
 NfsClassCounts classify(const NfsCallRecord& record, const std::set<std::string>& names_there) {

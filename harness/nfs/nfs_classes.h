@@ -30,22 +30,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/record/nfs_figures.h"
 #include "nfs/nfs_call_record.h"
 
 namespace rpclab::harness::nfs {
 
-enum class NfsClass { kCorrect, kReplayedToldFailure, kLost, kIndeterminate, kCleanFailure, kNotJudged };
-std::string class_name(NfsClass c);  // "correct", "replayed_told_failure", ...
+using harness::NfsClass;
+using harness::NfsClassCounts;
 
 // One call, told `call`, whose effect is (or is not) there at the end.
 NfsClass class_of(const rpclab::nfs::NfsCall& call, bool effect_there);
-
-struct NfsClassCounts {
-  uint64_t calls = 0, correct = 0, replayed_told_failure = 0, lost = 0, indeterminate = 0, clean_failure = 0,
-           not_judged = 0;
-  void add(NfsClass c);
-};
-void to_json(nlohmann::json& j, const NfsClassCounts& c);
 
 // Every call of `record`, against the names found in the export's root.
 NfsClassCounts classify(const rpclab::nfs::NfsCallRecord& record, const std::set<std::string>& names_there);

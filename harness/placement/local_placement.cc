@@ -65,7 +65,7 @@ std::unique_ptr<TrialServer> LocalPlacement::start_server(const CellConfig& cell
 Link LocalPlacement::impair(const CellConfig& cell, const CellFiles& files) {
   if (backend_.kind == netem::BackendKind::kNone) return Link(backend_, nullptr);
   Link link(backend_, netem::make_backend(backend_.kind, *topology_, log_));
-  link.apply(cell, files);
+  link.apply(cell.faults, files);
   return link;
 }
 

@@ -6,31 +6,31 @@
 
 namespace rpclab::harness {
 
-void Link::apply(const CellConfig& cell, const CellFiles& files) {
+void Link::apply(const netem::FaultSpec& faults, const CellFiles& files) {
   if (!backend_) return;
-  backend_->apply(cell.faults);
+  backend_->apply(faults);
   write_file_atomically(files.path("link-before.txt"), backend_->state());
   before_ = backend_->read_counters();
 }
 
-TrialFaults Link::measured(const CellConfig& cell, const CellFiles& files) {
+TrialFaults Link::measured(const netem::FaultSpec& faults, const CellFiles& files) {
   TrialFaults f;
   f.backend = netem::backend_name(choice_.kind);
   f.backend_reason = choice_.reason;
-  f.spec = cell.faults;
-  f.loss_pct = cell.faults.loss_pct;
-  f.dup_pct = cell.faults.dup_pct;
+  f.spec = faults;
+  f.loss_pct = faults.loss_pct;
+  f.dup_pct = faults.dup_pct;
   f.measured_loss_pct = f.measured_dup_pct = MaybeNull<double>::null();
   if (!backend_) return f;
   netem::LinkCounters after = backend_->read_counters();
   write_file_atomically(files.path("link-after.txt"), backend_->state());
-  netem::MeasuredFaults m = netem::measure(before_, after, cell.faults.direction);
+  netem::MeasuredFaults m = netem::measure(before_, after, faults.direction);
   f.measured_loss_pct = m.loss_pct;
   f.measured_dup_pct = m.dup_pct;
   f.packets_offered = m.offered;
   f.counters_before = before_.to_json();
   f.counters_after = after.to_json();
-  f.seed = MaybeNull<uint64_t>::of(cell.faults.seed);
+  f.seed = MaybeNull<uint64_t>::of(faults.seed);
   f.seed_applied = backend_->seed_applied();
   return f;
 }

@@ -45,11 +45,11 @@ class Link {
   Link() = default;
   Link(netem::Choice choice, std::unique_ptr<netem::LinkFaults> backend)
       : choice_(std::move(choice)), backend_(std::move(backend)) {}
-  // The cell's faults on, their state (link-before.txt) and counters kept.
-  void apply(const CellConfig& cell, const CellFiles& files);
+  // The faults on, their state (link-before.txt) and counters kept.
+  void apply(const netem::FaultSpec& faults, const CellFiles& files);
   // The record's `faults`: configured, and (with a backend) measured since
   // apply(), with the state at the end (link-after.txt).
-  TrialFaults measured(const CellConfig& cell, const CellFiles& files);
+  TrialFaults measured(const netem::FaultSpec& faults, const CellFiles& files);
   // What link events (a partition, a reset) act on; null without one.
   netem::FaultBackend* events_backend() const;
   bool applied() const { return backend_ != nullptr; }

@@ -80,6 +80,8 @@ nlohmann::json CellConfig::to_json() const {
   if (op != "echo") j["op"] = op;
   if (retry.policy == RetryPolicy::kApp) j["app_retries"] = retry.app_retries;
   if (duration_ms) j["duration_ms"] = *duration_ms;
+  if (!server.empty()) j["server"] = server;
+  if (reply_cache) j["reply_cache"] = *reply_cache;
   return j;
 }
 
@@ -104,6 +106,8 @@ CellConfig CellConfig::from_json(const nlohmann::json& j) {
     c.retry = RetryChoice::of_cell(j);
     c.at_most_once = j.value("at_most_once", false);
     c.duration_ms = optional_from<int64_t>(j, "duration_ms");
+    c.server = j.value("server", "");
+    c.reply_cache = optional_from<bool>(j, "reply_cache");
     c.pin = j.at("pin").get<bool>();
     c.op = j.value("op", "echo");  // cells before the Allman workload were all ECHO
     c.size = j.at("size").get<size_t>();
@@ -117,6 +121,7 @@ CellConfig CellConfig::from_json(const nlohmann::json& j) {
 
 std::string CellConfig::label() const {
   std::string s = fmt::format("{} {} {}", transport, netem::topology_name(topology), connect_mode_name(connect));
+  if (!server.empty()) s = server + " " + s + " " + op;
   if (clients > 1) s += fmt::format(" x{}", clients);
   // The settings' words: in a speed cell after the clients, in a
   // dependability cell after the faults (where the labels, which name the
@@ -129,6 +134,7 @@ std::string CellConfig::label() const {
   if (retry.policy != RetryPolicy::kNone) s += " retry " + retry.name();
   if (at_most_once) s += " at-most-once";
   if (duration_ms) s += fmt::format(" for {} s", static_cast<double>(*duration_ms) / 1000);
+  if (reply_cache) s += *reply_cache ? " cache on" : " cache off";
   return s;
 }
 

@@ -30,7 +30,7 @@ struct RetryChoice {
 };
 
 struct CellConfig {
-  std::string experiment;                 // "dependability" | "speed"
+  std::string experiment;                 // "dependability" | "speed" | "nfs"
   std::string block;                      // the preset's table this cell belongs to ("load", "faults", ...)
   std::string transport;
   netem::TopologyKind topology = netem::TopologyKind::kLoopback;
@@ -53,6 +53,13 @@ struct CellConfig {
   // interval, the reply cache, TCP_NODELAY, ...), one block for both
   // sides: each program gets those its row takes on its side.
   TransportSettings settings;
+
+  // NFS axes (harness/nfs/): the server row, and its reply cache where it
+  // can be switched off; `transport` is the NFS version and transport
+  // ("nfs3-udp"), `op` the workload's operations per step ("mkdir,rmdir"),
+  // calls_per_client its steps.
+  std::string server;                     // nfs-ganesha, knfsd; "" in other experiments
+  std::optional<bool> reply_cache;
 
   // Speed axes.
   std::string op = "echo";                // what each call is (client_run.h's names): echo, or Allman's four

@@ -50,6 +50,16 @@ void describe_classes(Io& io, C& c) {
   io("levy_mismatches", c.levy_mismatches);
 }
 
+template <typename Io, typename N>
+void describe_nfs(Io& io, N& n) {
+  io("nfs_server", n.server);
+  io("classes", n.classes);
+  io("over_trials", n.over_trials);
+  io("server_ends", n.server_ends);
+  io("faults", n.faults);
+  io("client_wall_s", n.client_wall_s);
+}
+
 template <typename Io, typename D>
 void describe_dependability(Io& io, D& d) {
   io("calls_planned", d.calls_planned);
@@ -192,6 +202,8 @@ void keep_stable_fields(CellRecord& r) {
     for (MaybeNull<double>* figure : {&d.load->loadavg_1m, &d.load->run_queue_mean, &d.load->server_cpu_run_queue,
                                       &d.load->server_wait_us_per_timeslice})
       null_if_absent(*figure);
+  } else if (r.is("nfs")) {
+    null_if_absent(r.nfs.classes);
   } else if (r.is("speed")) {
     SpeedCell& s = r.speed;
     null_if_absent(r.trials);
@@ -243,6 +255,7 @@ void to_json(json& j, const CellRecord& r) {
   ObjectWriter out(j);
   describe_common(out, r);
   if (r.is("dependability")) put_dependability(out, j, r.dependability);
+  if (r.is("nfs")) describe_nfs(out, r.nfs);
   if (r.is("speed")) {
     describe_speed(out, r.speed);
     put_stable(j, "cpu_us_per_call", r.speed.cpu_us_per_call, {"client", "server"});
@@ -260,6 +273,7 @@ void from_json(const json& j, CellRecord& r) {
   ObjectReader in(j);
   describe_common(in, r);
   if (r.is("dependability")) take_dependability(in, r.dependability);
+  if (r.is("nfs")) describe_nfs(in, r.nfs);
   if (r.is("speed")) {
     describe_speed(in, r.speed);
     take_stable(in, "cpu_us_per_call", r.speed.cpu_us_per_call, "client");

@@ -76,7 +76,7 @@ struct SpeedCell {
 
 struct CellRecord {
   int version = kRecordVersion;
-  std::string experiment;  // dependability, speed
+  std::string experiment;  // dependability, speed, nfs
   std::string run_id;
   RecordedCell cell;
   std::string label, transport, topology, connect;
@@ -97,6 +97,7 @@ struct CellRecord {
   std::optional<nlohmann::json> settings;  // client 1's resolved settings, from its call record's header
   DependabilityCell dependability;
   SpeedCell speed;
+  NfsCell nfs;
   std::optional<std::vector<TrialRecord>> per_trial;
   nlohmann::json other = nlohmann::json::object();  // fields this build does not know, kept
 

@@ -52,6 +52,28 @@ void describe_events(Io& io, E& e) {
 
 }  // namespace
 
+CellFaults pooled_faults(const std::vector<TrialFaults>& trials) {
+  CellFaults f;
+  static_cast<FaultsApplied&>(f) = trials.front();
+  double offered = 0, carried = 0, dropped = 0, duplicated = 0;
+  std::vector<std::array<double, 2>> per_trial;
+  for (const TrialFaults& m : trials) {
+    if (!m.measured_loss_pct.has_value()) continue;
+    double o = static_cast<double>(m.packets_offered.value_or(0)), dup = m.measured_dup_pct.value_or(0.0) * o / 100;
+    offered += o;
+    duplicated += dup;
+    carried += o + dup;
+    dropped += *m.measured_loss_pct * (o + dup) / 100;
+    per_trial.push_back({*m.measured_loss_pct, m.measured_dup_pct.value_or(0.0)});
+  }
+  if (per_trial.empty()) return f;
+  f.packets_offered = offered;
+  f.measured_loss_pct = MaybeNull<double>::of(carried > 0 ? 100 * dropped / carried : 0.0);
+  f.measured_dup_pct = MaybeNull<double>::of(offered > 0 ? 100 * duplicated / offered : 0.0);
+  f.measured_per_trial = per_trial;
+  return f;
+}
+
 void to_json(json& j, const TrialFaults& f) {
   ObjectWriter out(j);
   describe_trial(out, f);

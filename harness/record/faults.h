@@ -46,6 +46,11 @@ struct CellFaults : FaultsApplied {
   std::optional<std::vector<std::array<double, 2>>> measured_per_trial;
 };
 
+// Measured loss and duplication pooled over a cell's trials (at least
+// one), exactly: each trial's percentages and packets offered give back
+// its drops and copies; what was asked is the first trial's.
+CellFaults pooled_faults(const std::vector<TrialFaults>& trials);
+
 void to_json(nlohmann::json& j, const TrialFaults& f);
 void from_json(const nlohmann::json& j, TrialFaults& f);
 void to_json(nlohmann::json& j, const CellFaults& f);

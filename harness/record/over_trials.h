@@ -3,7 +3,7 @@
 // `.extra_executions`): in how many trials it happened, the spread of the
 // per-trial rates, a bootstrap interval of the pooled rate, and whether
 // trials or clients differ far more than chance would make them differ.
-// harness/dependability/trial_stats.h computes them; the methods and why:
+// harness/run/trial_stats.h computes them; the methods and why:
 // docs/results-format.md, "Statistics".
 #pragma once
 

@@ -1,6 +1,6 @@
 // One trial's counts, client by client: the cell runner fills one per trial
 // from that trial's join, the trial's record keeps them (`counts`), and the
-// statistics over trials (harness/dependability/trial_stats.h) read them back.
+// statistics over trials (harness/run/trial_stats.h) read them back.
 // Per client, not only per trial, because calls are not independent: the
 // spread between clients is part of the answer (a cascade hits one client
 // thousands of times).

@@ -46,6 +46,19 @@ void describe_speed(Io& io, S& s) {
   io("sockperf_message_size", s.sockperf_message_size);
 }
 
+template <typename Io, typename N>
+void describe_nfs(Io& io, N& n) {
+  io("nfs_server", n.server);
+  io("classes", n.classes);
+  io("counts", n.counts);
+  io("told", n.told);
+  io("server_end", n.server_end);
+  io("server_counters", n.server_counters);
+  io("faults", n.faults);
+  io("client_exits", n.client_exits);
+  io("client_wall_s", n.client_wall_s);
+}
+
 // What a cell's `per_trial` leaves out: the cell says it once.
 template <typename Io, typename T>
 void describe_identity(Io& io, T& t) {
@@ -73,6 +86,7 @@ void describe_measured(Io& io, T& t) {
   io("settings", t.settings);
   if (t.experiment == "dependability") describe_dependability(io, t.dependability);
   if (t.experiment == "speed") describe_speed(io, t.speed);
+  if (t.experiment == "nfs") describe_nfs(io, t.nfs);
 }
 
 template <typename Io, typename P>

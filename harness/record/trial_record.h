@@ -1,6 +1,6 @@
 // A trial's record: one line of trials.jsonl, and, without the fields that
 // say which cell it belongs to, one entry of its cell's `per_trial`. The
-// common fields, then what a dependability or a speed trial measured
+// common fields, then what a dependability, a speed or an NFS trial measured
 // (docs/results-format.md).
 #pragma once
 
@@ -18,6 +18,7 @@
 #include "harness/record/faults.h"
 #include "harness/record/load.h"
 #include "harness/record/maybe_null.h"
+#include "harness/record/nfs_figures.h"
 #include "harness/record/speed_figures.h"
 #include "harness/record/trial_counts.h"
 
@@ -113,6 +114,7 @@ struct TrialRecord {
   std::optional<nlohmann::json> settings;  // client 1's resolved settings, from its call record's header
   DependabilityTrial dependability;
   SpeedTrial speed;
+  NfsTrial nfs;
   nlohmann::json other = nlohmann::json::object();  // fields this build does not know, kept
 
   bool ok() const { return status == "ok"; }

@@ -53,7 +53,7 @@ class RemotePlacement : public Placement {
     netem::Choice choice{there.kind, there.reason + "; on " + server_.host().target().text() + "'s " +
                                          server_.data_iface() + ": the server's end of the data link"};
     Link link(choice, netem::make_remote_faults(there.kind, server_.host(), server_.data_iface(), server_.sudo()));
-    link.apply(cell, files);
+    link.apply(cell.faults, files);
     faults_on_ = true;
     return link;
   }

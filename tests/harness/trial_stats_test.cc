@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/dependability/trial_join.h"
-#include "harness/dependability/trial_stats.h"
+#include "harness/run/trial_stats.h"
 
 namespace rpclab::harness {
 namespace {

@@ -29,12 +29,17 @@ TEST_P(NfsCell, EveryMkdirIsCorrectWithoutAFault) {
   o.ops = "mkdir,rmdir,mkdir";
   o.client_program = RPCLAB_BIN_DIR "/rpclab-nfs-client";
   o.out_dir = ::testing::TempDir() + "rpclab-nfs-cell-" + o.transport + "-" + std::to_string(::getpid());
-  nlohmann::json r = run_nfs_cell(o);  // not a record: the cell's own result
-  EXPECT_EQ(r["classes"]["calls"], 30);
-  EXPECT_EQ(r["classes"]["correct"], 10);
-  EXPECT_EQ(r["classes"]["not_judged"], 20);
-  EXPECT_EQ(r["told"]["NFS3_OK"], 30);
-  EXPECT_EQ(r["server_end"], "running");
+  NfsTrial r = run_nfs_cell(o);
+  ASSERT_TRUE(r.classes && r.told && r.counts && r.faults);
+  EXPECT_EQ(r.classes->calls, 30u);
+  EXPECT_EQ(r.classes->correct, 10u);
+  EXPECT_EQ(r.classes->not_judged, 20u);
+  EXPECT_EQ(r.told->at("NFS3_OK"), 30u);
+  EXPECT_EQ(r.server_end, "running");
+  EXPECT_EQ(r.faults->backend, "none");
+  ASSERT_EQ(r.counts->clients.size(), 1u);
+  EXPECT_EQ(r.counts->clients[0].calls, 10u);  // the judged ones
+  EXPECT_EQ(r.counts->clients[0].silent, 0u);
   size_t entries = 0;
   for (const auto& e : std::filesystem::directory_iterator(o.out_dir + "/server/export")) {
     EXPECT_TRUE(e.is_directory()) << e.path();

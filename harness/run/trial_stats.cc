@@ -1,4 +1,4 @@
-#include "harness/dependability/trial_stats.h"
+#include "harness/run/trial_stats.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

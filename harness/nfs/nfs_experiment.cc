@@ -1,0 +1,315 @@
+#include "harness/nfs/nfs_experiment.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <stdexcept>
+
+#include "common/cli_support.h"
+#include "harness/kit/text_table.h"
+#include "harness/nfs/nfs_cell.h"
+#include "harness/nfs/nfs_report.h"
+#include "harness/nfs/nfs_server.h"
+#include "harness/placement/guest_cell.h"
+#include "harness/run/trial_stats.h"
+#include "netem/config/backend_choice.h"
+#include "netem/config/fault_config.h"
+#include "netem/spec/spec_error.h"
+#include "transport/settings.h"
+
+namespace rpclab::harness {
+namespace {
+
+using nfs::nfs_server;
+using nfs::nfs_servers;
+using nfs::NfsServerRow;
+
+// One fault column of the table: what it does and why it is there.
+struct NfsFault {
+  std::string name;  // the block's name: none, dup, reply-loss
+  netem::FaultSpec spec;
+};
+
+NfsFault no_fault() { return {"none", {}}; }
+NfsFault request_dup(double pct) {
+  NfsFault f{"dup", {}};
+  f.spec.dup_pct = pct;
+  f.spec.direction = netem::Direction::kToServer;  // a request arrives twice: the reply cache's case
+  return f;
+}
+NfsFault reply_loss(double pct) {
+  NfsFault f{"reply-loss", {}};
+  f.spec.loss_pct = pct;
+  f.spec.direction = netem::Direction::kToClient;  // the reply lost, the request retransmitted
+  return f;
+}
+
+// What a preset asks for, before the flags change it.
+struct NfsAxes {
+  std::vector<std::string> servers;     // empty: every row
+  std::vector<std::string> transports = {"nfs3-udp", "nfs3-tcp"};
+  std::vector<bool> caches = {true, false};  // off only where the row can switch it off
+  std::vector<NfsFault> faults;
+  int trials = 3;
+  uint64_t steps = 100;
+  int clients = 1;
+  std::string ops = "mkdir";
+  int timeout_ms = 3000;
+  int retransmit_ms = 500;
+};
+
+NfsAxes nfs_preset(const std::string& name) {
+  NfsAxes a;
+  if (name == "nfs") {
+    a.faults = {no_fault(), request_dup(10), reply_loss(10)};
+  } else if (name == "nfs-quick") {
+    a.faults = {no_fault(), request_dup(10)};
+    a.transports = {"nfs3-udp"};
+    a.trials = 1;
+    a.steps = 20;
+  } else {
+    throw std::invalid_argument("unknown NFS preset '" + name + "'");
+  }
+  return a;
+}
+
+// "nfs3-udp" -> "udp": the client's transport; the version is the prefix.
+std::string wire_transport(const std::string& transport) {
+  auto dash = transport.rfind('-');
+  return dash == std::string::npos ? transport : transport.substr(dash + 1);
+}
+
+const std::vector<std::string>& known_transports() {
+  static const std::vector<std::string> t = {"nfs3-udp", "nfs3-tcp"};
+  return t;
+}
+
+struct Flags {
+  std::string preset = "nfs";
+  std::vector<std::string> servers, transports, caches;
+  std::vector<double> dup, loss;
+  uint64_t steps = 0;
+  int clients = 0, trials = 0, timeout_ms = 0, retransmit_ms = 0;
+  std::string ops;
+  std::optional<uint64_t> shuffle_seed;
+};
+
+class NfsFlags : public ExperimentFlags {
+ public:
+  explicit NfsFlags(CLI::App& cmd) {
+    cmd.add_option("--preset", f.preset, "nfs (the table docs/nfs.md reads) | nfs-quick")
+        ->check(CLI::IsMember(nfs_presets()))->capture_default_str();
+    std::string servers;
+    for (const NfsServerRow& row : nfs_servers()) servers += (servers.empty() ? "" : ", ") + row.name;
+    cmd.add_option("--servers", f.servers, "NFS servers: " + servers + " (default: every one)")->delimiter(',');
+    cmd.add_option("--transports", f.transports, "NFS version and transport: nfs3-udp, nfs3-tcp")->delimiter(',')
+        ->check(CLI::IsMember(known_transports()));
+    cmd.add_option("--reply-cache", f.caches, "the server's duplicate request cache: on,off (off only where the "
+                   "server can turn it off)")->delimiter(',')->check(CLI::IsMember({"on", "off"}));
+    cmd.add_option("--dup", f.dup, "request duplication % columns (to the server), e.g. 0,10; with --loss, "
+                   "replaces the preset's fault columns")->delimiter(',')->check(in_range(0.0, 100.0));
+    cmd.add_option("--loss", f.loss, "reply loss % columns (to the client: the request is retransmitted)")
+        ->delimiter(',')->check(in_range(0.0, 100.0));
+    cmd.add_option("--calls", f.steps, "steps per client per trial (each step the --ops on its own name)")
+        ->check(in_range(uint64_t{1}, uint64_t{1000000}));
+    cmd.add_option("--clients", f.clients, "client processes per trial")->check(in_range(1, 64));
+    cmd.add_option("--ops", f.ops, "operations per step: mkdir, rmdir, create-guarded, remove (comma-separated)");
+    cmd.add_option("--trials", f.trials, "independent trials of every cell, each with a fresh server and link")
+        ->check(in_range(1, 1000));
+    cmd.add_option("--timeout", f.timeout_ms, "a call's whole time in ms")->check(in_range(1, 600000));
+    cmd.add_option("--retransmit-ms", f.retransmit_ms, "UDP retransmit interval in ms (clnt_dg)")
+        ->check(in_range(1, 600000));
+    cmd.add_option("--shuffle-seed", f.shuffle_seed, "seed of the trials' shuffled order (recorded in metadata.json)")
+        ->check(in_range(uint64_t{0}, uint64_t{0xffffffff}));
+  }
+
+  Plan plan(const PlanContext& context) override {
+    if (context.server_host || context.client_host)
+      throw std::invalid_argument("the NFS experiment runs on this machine only (no --server-host, --client-host)");
+    NfsAxes a = nfs_preset(f.preset);
+    if (!f.servers.empty()) {
+      for (const std::string& s : f.servers) nfs_server(s);  // throws naming the rows
+      a.servers = f.servers;
+    }
+    if (!f.transports.empty()) a.transports = f.transports;
+    if (!f.caches.empty()) {
+      a.caches.clear();
+      for (const std::string& c : f.caches) a.caches.push_back(c == "on");
+    }
+    if (!f.dup.empty() || !f.loss.empty()) {
+      a.faults.clear();
+      for (double d : f.dup) a.faults.push_back(d > 0 ? request_dup(d) : no_fault());
+      for (double l : f.loss) a.faults.push_back(l > 0 ? reply_loss(l) : no_fault());
+    }
+    if (f.steps) a.steps = f.steps;
+    if (f.clients) a.clients = f.clients;
+    if (!f.ops.empty()) a.ops = f.ops;
+    if (f.trials) a.trials = f.trials;
+    if (f.timeout_ms) a.timeout_ms = f.timeout_ms;
+    if (f.retransmit_ms) a.retransmit_ms = f.retransmit_ms;
+
+    Plan plan;
+    for (const NfsServerRow& row : nfs_servers()) {
+      if (!a.servers.empty() && std::find(a.servers.begin(), a.servers.end(), row.name) == a.servers.end()) continue;
+      for (const std::string& transport : a.transports)
+        for (bool cache : a.caches) {
+          if (!cache && !row.drc_switch) {
+            plan.notes.push_back(row.name + ": its reply cache cannot be turned off; its cache-off cells are left out");
+            continue;
+          }
+          for (const NfsFault& fault : a.faults) {
+            CellConfig c;
+            c.experiment = "nfs";
+            c.block = fault.name;
+            c.server = row.name;
+            c.transport = transport;
+            c.topology = netem::TopologyKind::kTwoHost;
+            c.clients = a.clients;
+            c.calls_per_client = a.steps;
+            c.faults = fault.spec;
+            c.timeout_ms = a.timeout_ms;
+            c.op = a.ops;
+            c.trials = a.trials;
+            c.pin = false;
+            if (row.drc_switch) c.reply_cache = cache;
+            if (wire_transport(transport) == "udp") c.settings.set(kRetryTimeout, a.retransmit_ms);
+            plan.cells.push_back(c);
+          }
+        }
+    }
+    std::sort(plan.notes.begin(), plan.notes.end());
+    plan.notes.erase(std::unique(plan.notes.begin(), plan.notes.end()), plan.notes.end());
+    if (plan.cells.empty()) throw std::invalid_argument("no NFS cell left to run (check --servers and --reply-cache)");
+    plan.what = "preset " + f.preset;
+    plan.metadata.preset = f.preset;
+    plan.metadata.workload = a.ops;
+    return plan;
+  }
+
+  std::unique_ptr<RunHold> prepare(CellEnvironment& env, RunMetadata&) override {
+    if (!env.caps.root)
+      std::fprintf(stderr, "rpclab nfs: not root: every NFS cell will be skipped (they need network namespaces and "
+                   "an NFS server); run as root\n");
+    return nullptr;
+  }
+  bool shuffles() const override { return true; }
+  std::optional<uint64_t> shuffle_seed() const override { return f.shuffle_seed; }
+
+ private:
+  Flags f;
+};
+
+void run_nfs_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env, process::CommandLog& log,
+                   TrialRecord& trial) {
+  const NfsServerRow& row = nfs_server(cell.server);
+  auto skip = [&trial](const std::string& why) {
+    trial.status = "skipped";
+    trial.reason = why;
+  };
+  if (!env.caps.root) return skip("needs root (network namespaces, nftables, the NFS server)");
+  if (std::string why = row.missing(); !why.empty()) return skip(why);
+  if (row.in_guest && !env.inside_guest) {
+    netem::Choice choice{netem::BackendKind::kUmlNetem, cell.server + " runs inside a user-mode-linux guest"};
+    return run_trial_in_guest(cell, place, choice, env, log, trial);
+  }
+  nfs::NfsCellOptions o;
+  o.server = cell.server;
+  o.transport = wire_transport(cell.transport);
+  o.drc = cell.reply_cache.value_or(true);
+  o.faults = cell.faults;
+  o.faults_backend = cell.faults_backend;
+  o.clients = static_cast<uint32_t>(cell.clients);
+  o.count = static_cast<uint32_t>(cell.calls_per_client);
+  o.ops = cell.op;
+  o.timeout_ms = cell.timeout_ms.value_or(o.timeout_ms);
+  o.retransmit_ms = static_cast<int>(cell.settings.value_or(kRetryTimeout, o.retransmit_ms));
+  o.out_dir = place.dir;
+  o.client_program = env.bin_dir + "/rpclab-nfs-client";
+  try {
+    trial.nfs = nfs::run_nfs_cell(o);
+  } catch (const netem::SpecError& e) {
+    return skip(e.what());
+  }
+}
+
+template <typename Section>
+const Section& section_of(const TrialRecord& t, const std::optional<Section>& s, const char* name) {
+  if (!s) throw std::runtime_error(fmt::format("trial {} has no {}", t.trial, name));
+  return *s;
+}
+
+void summarize_nfs(const CellConfig& cell, const std::vector<TrialRecord>& trials, const std::vector<CellRecord>&,
+                   CellRecord& record) {
+  NfsCell& n = record.nfs;
+  n.server = cell.server;
+  std::vector<TrialRecord> ok = ok_trials(trials);
+  if (ok.empty()) return;
+  NfsClassCounts classes;
+  std::vector<TrialCounts> counts;
+  std::vector<TrialFaults> faults;
+  std::vector<std::string> ends;
+  double wall = 0;
+  for (const TrialRecord& t : ok) {
+    classes += section_of(t, t.nfs.classes, "classes");
+    TrialCounts c = section_of(t, t.nfs.counts, "counts");
+    c.trial = t.trial;
+    counts.push_back(c);
+    faults.push_back(section_of(t, t.nfs.faults, "faults"));
+    ends.push_back(t.nfs.server_end.value_or("?"));
+    wall += t.nfs.client_wall_s.value_or(0);
+  }
+  n.classes = MaybeNull<NfsClassCounts>::of(classes);
+  n.over_trials = OverTrialsFigures{over_trials(counts, &ClientTrialCounts::silent),
+                                    over_trials(counts, &ClientTrialCounts::duplicate_calls),
+                                    over_trials(counts, &ClientTrialCounts::extra_executions)};
+  n.faults = pooled_faults(faults);
+  if (std::any_of(ends.begin(), ends.end(), [](const std::string& e) { return e != "running"; })) n.server_ends = ends;
+  n.client_wall_s = wall;
+}
+
+std::string classes_words(const NfsClassCounts& c) {
+  return fmt::format("{} judged: {} correct, {} replayed told failure, {} lost, {} indeterminate, {} clean failures",
+                     grouped(c.judged()), grouped(c.correct), grouped(c.replayed_told_failure), grouped(c.lost),
+                     grouped(c.indeterminate), grouped(c.clean_failure));
+}
+
+std::string trial_words(const TrialRecord& t) {
+  if (!t.nfs.classes) return t.reason;
+  std::string s = classes_words(*t.nfs.classes);
+  if (t.nfs.server_end && *t.nfs.server_end != "running") s += "; server " + *t.nfs.server_end;
+  return s;
+}
+
+std::string cell_words(const CellRecord& r) {
+  if (!r.nfs.over_trials) return r.reason;
+  return fmt::format("replayed told failure {}; silent (replayed or lost) {}", trials_headline(r.nfs.over_trials->duplicate_calls),
+                     trials_headline(r.nfs.over_trials->silent));
+}
+
+}  // namespace
+
+const std::vector<std::string>& nfs_presets() {
+  static const std::vector<std::string> presets = {"nfs", "nfs-quick"};
+  return presets;
+}
+
+Experiment nfs_experiment() {
+  Experiment e;
+  e.name = "nfs";
+  e.help = "NFS servers under Levy's faults: non-idempotent operations replayed, and which reply cache saves them";
+  e.add_flags = [](CLI::App& cmd) -> std::unique_ptr<ExperimentFlags> { return std::make_unique<NfsFlags>(cmd); };
+  e.schedule = shuffled_trials;
+  e.trial_runner = [](const std::string&, CellEnvironment&) -> TrialRunner { return run_nfs_trial; };
+  e.summarize = summarize_nfs;
+  e.tables = nfs_tables();
+  e.markdown_in_code_block = true;
+  e.plots = [](const std::vector<CellRecord>&, const std::string&, process::CommandLog&, std::vector<std::string>*) {
+    return std::vector<std::string>{};
+  };
+  e.trial_words = trial_words;
+  e.cell_words = cell_words;
+  return e;
+}
+
+}  // namespace rpclab::harness

@@ -1,0 +1,17 @@
+// The NFS experiment's tables (experiment.h's ReportTable rows):
+//   nfs          servers x version/transport x reply cache by fault: the
+//                MKDIRs (or the --ops' last call) told "exists"/"no such"
+//                for their own effect, over trials;
+//   nfs-classes  every cell's calls by class, the fault measured on the
+//                link, and how the server ended.
+#pragma once
+
+#include <vector>
+
+#include "harness/run/experiment.h"
+
+namespace rpclab::harness {
+
+std::vector<ReportTable> nfs_tables();
+
+}  // namespace rpclab::harness

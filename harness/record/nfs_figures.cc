@@ -1,0 +1,78 @@
+#include "harness/record/nfs_figures.h"
+
+#include "harness/record/json_fields.h"
+
+namespace rpclab::harness {
+namespace {
+
+template <typename Io, typename C>
+void describe_counts(Io& io, C& c) {
+  io("calls", c.calls);
+  io("correct", c.correct);
+  io("replayed_told_failure", c.replayed_told_failure);
+  io("lost", c.lost);
+  io("indeterminate", c.indeterminate);
+  io("clean_failure", c.clean_failure);
+  io("not_judged", c.not_judged);
+}
+
+}  // namespace
+
+std::string class_name(NfsClass c) {
+  switch (c) {
+    case NfsClass::kCorrect: return "correct";
+    case NfsClass::kReplayedToldFailure: return "replayed_told_failure";
+    case NfsClass::kLost: return "lost";
+    case NfsClass::kIndeterminate: return "indeterminate";
+    case NfsClass::kCleanFailure: return "clean_failure";
+    case NfsClass::kNotJudged: return "not_judged";
+  }
+  return "?";
+}
+
+void NfsClassCounts::add(NfsClass c) {
+  ++calls;
+  switch (c) {
+    case NfsClass::kCorrect: ++correct; break;
+    case NfsClass::kReplayedToldFailure: ++replayed_told_failure; break;
+    case NfsClass::kLost: ++lost; break;
+    case NfsClass::kIndeterminate: ++indeterminate; break;
+    case NfsClass::kCleanFailure: ++clean_failure; break;
+    case NfsClass::kNotJudged: ++not_judged; break;
+  }
+}
+
+NfsClassCounts& NfsClassCounts::operator+=(const NfsClassCounts& o) {
+  calls += o.calls;
+  correct += o.correct;
+  replayed_told_failure += o.replayed_told_failure;
+  lost += o.lost;
+  indeterminate += o.indeterminate;
+  clean_failure += o.clean_failure;
+  not_judged += o.not_judged;
+  return *this;
+}
+
+void to_json(nlohmann::json& j, const NfsClassCounts& c) {
+  j = nlohmann::json::object();
+  fields::ObjectWriter out(j);
+  describe_counts(out, c);
+}
+
+void from_json(const nlohmann::json& j, NfsClassCounts& c) {
+  c = NfsClassCounts{};
+  fields::ObjectReader in(j);
+  describe_counts(in, c);
+}
+
+ClientTrialCounts client_counts(uint32_t client_id, const NfsClassCounts& c) {
+  ClientTrialCounts k;
+  k.client_id = client_id;
+  k.calls = c.judged();
+  k.silent = c.silent();
+  k.duplicate_calls = c.replayed_told_failure;
+  k.extra_executions = c.replayed_told_failure;
+  return k;
+}
+
+}  // namespace rpclab::harness

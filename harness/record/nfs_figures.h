@@ -1,0 +1,69 @@
+// What an NFS trial and an NFS cell measured (experiment `nfs`, issue 23):
+// each workload call's class from evidence on both sides (what the client
+// was told, the export's end state; harness/nfs/nfs_classes.h decides),
+// what the server itself said it ran, and the link's counters.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/record/faults.h"
+#include "harness/record/maybe_null.h"
+#include "harness/record/over_trials.h"
+#include "harness/record/trial_counts.h"
+
+namespace rpclab::harness {
+
+enum class NfsClass { kCorrect, kReplayedToldFailure, kLost, kIndeterminate, kCleanFailure, kNotJudged };
+std::string class_name(NfsClass c);  // "correct", "replayed_told_failure", ...
+
+struct NfsClassCounts {
+  uint64_t calls = 0, correct = 0, replayed_told_failure = 0, lost = 0, indeterminate = 0, clean_failure = 0,
+           not_judged = 0;
+  void add(NfsClass c);
+  NfsClassCounts& operator+=(const NfsClassCounts& o);
+  uint64_t judged() const { return calls - not_judged; }
+  // Told something that is not so: told "exists"/"no such" for its own
+  // effect (a replay), or told success for an effect that is not there.
+  uint64_t silent() const { return replayed_told_failure + lost; }
+};
+void to_json(nlohmann::json& j, const NfsClassCounts& c);
+void from_json(const nlohmann::json& j, NfsClassCounts& c);
+
+// One client's judged calls as the statistics over trials count them
+// (trial_counts.h): silent = replayed told failure + lost; duplicate calls
+// and extra executions = replayed told failure (each ran at least twice).
+ClientTrialCounts client_counts(uint32_t client_id, const NfsClassCounts& c);
+
+struct NfsTrial {
+  std::optional<std::string> server;            // the NFS server row (harness/nfs/nfs_server.h)
+  std::optional<NfsClassCounts> classes;        // summed over the clients
+  std::optional<TrialCounts> counts;            // per client (client_counts)
+  std::optional<std::map<std::string, uint64_t>> told;  // every call's answer: NFS3_OK, NFS3ERR_EXIST, timeout, ...
+  std::optional<std::string> server_end;        // "running", or how it ended ("killed by SIGSEGV")
+  // What the server said it ran, read before and after the workload, in
+  // its own words (knfsd: /proc counters; {} when it says nothing). Kept
+  // for a person and the docs; nothing reads it back.
+  std::optional<nlohmann::json> server_counters;
+  std::optional<TrialFaults> faults;
+  std::optional<std::vector<std::string>> client_exits;
+  std::optional<double> client_wall_s;
+};
+
+struct NfsCell {
+  std::optional<std::string> server;
+  MaybeNull<NfsClassCounts> classes;  // summed over the ok trials
+  // silent = replayed told failure + lost, duplicate_calls = replayed told
+  // failure, over the judged calls (the trials method of over_trials.h).
+  std::optional<OverTrialsFigures> over_trials;
+  std::optional<std::vector<std::string>> server_ends;  // each ok trial's, when any was not "running"
+  std::optional<CellFaults> faults;
+  std::optional<double> client_wall_s;  // summed over the ok trials
+};
+
+}  // namespace rpclab::harness

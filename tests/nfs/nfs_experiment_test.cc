@@ -1,0 +1,145 @@
+// The NFS experiment's row: its planner (no root), its records (no root),
+// and a quick run end to end against a real nfs-ganesha (root).
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "harness/cli/experiments.h"
+#include "harness/nfs/ganesha_server.h"
+#include "harness/nfs/nfs_server.h"
+#include "harness/record/cell_record.h"
+#include "harness/run/trial_stats.h"
+#include "../harness/harness_e2e_util.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
+
+namespace rpclab::harness {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+Plan plan_of(std::vector<std::string> args, bool root = true) {
+  const Experiment& e = find_experiment("nfs");
+  CLI::App cmd{"nfs"};
+  auto flags = e.add_flags(cmd);
+  std::reverse(args.begin(), args.end());  // CLI11 takes them last first
+  cmd.parse(args);
+  PlanContext context;
+  context.root = root;
+  return flags->plan(context);
+}
+
+TEST(NfsExperiment, ThePresetPlansEveryServerTransportCacheAndFault) {
+  Plan plan = plan_of({"--preset", "nfs"});
+  size_t expected = 0;
+  for (const auto& row : nfs::nfs_servers()) expected += 2 /*transports*/ * (row.drc_switch ? 2 : 1) * 3 /*faults*/;
+  EXPECT_EQ(plan.cells.size(), expected);
+  for (const CellConfig& c : plan.cells) {
+    EXPECT_EQ(c.experiment, "nfs");
+    const auto& row = nfs::nfs_server(c.server);
+    // A server that cannot turn its cache off has no cache axis at all.
+    EXPECT_EQ(c.reply_cache.has_value(), row.drc_switch) << c.label();
+    // Duplicates on the way to the server (the reply cache's case), losses
+    // on the way back (the reply lost, the request retransmitted).
+    if (c.faults.dup_pct > 0) EXPECT_EQ(c.faults.direction, netem::Direction::kToServer) << c.label();
+    if (c.faults.loss_pct > 0) EXPECT_EQ(c.faults.direction, netem::Direction::kToClient) << c.label();
+    // Only UDP has a retransmit interval.
+    EXPECT_EQ(c.settings.on(kRetryTimeout), c.transport == "nfs3-udp") << c.label();
+    // The cell travels (resume, a guest) as its JSON.
+    EXPECT_EQ(CellConfig::from_json(c.to_json()).to_json(), c.to_json());
+    EXPECT_NE(c.label().find(c.server), std::string::npos) << c.label();
+  }
+}
+
+TEST(NfsExperiment, FlagsNarrowTheMatrixAndBadOnesAreRefused) {
+  Plan plan = plan_of({"--preset", "nfs", "--servers", "nfs-ganesha", "--transports", "nfs3-tcp", "--reply-cache",
+                       "off", "--dup", "0,50", "--trials", "2", "--calls", "7"});
+  ASSERT_EQ(plan.cells.size(), 2u);
+  EXPECT_EQ(plan.cells[0].faults.dup_pct, 0);
+  EXPECT_EQ(plan.cells[1].faults.dup_pct, 50);
+  for (const CellConfig& c : plan.cells) {
+    EXPECT_EQ(c.reply_cache, false);
+    EXPECT_EQ(c.trials, 2);
+    EXPECT_EQ(c.calls_per_client, 7u);
+  }
+  EXPECT_THROW(plan_of({"--servers", "no-such-server"}), std::invalid_argument);
+  EXPECT_THROW(plan_of({"--transports", "nfs3-sctp"}), CLI::ValidationError);
+}
+
+TEST(NfsRecords, ACellRecordReadsBackAsItWasWritten) {
+  CellConfig c = plan_of({"--preset", "nfs-quick"}).cells.at(1);
+  CellRecord r = CellRecord::begin(c, "run-1");
+  NfsClassCounts classes;
+  classes.calls = classes.correct = 18;
+  classes.replayed_told_failure = 2;
+  classes.calls = 20;
+  TrialCounts t{1, {client_counts(1, classes)}};
+  r.nfs.server = c.server;
+  r.nfs.classes = MaybeNull<NfsClassCounts>::of(classes);
+  r.nfs.over_trials = OverTrialsFigures{over_trials({t}, &ClientTrialCounts::silent),
+                                        over_trials({t}, &ClientTrialCounts::duplicate_calls),
+                                        over_trials({t}, &ClientTrialCounts::extra_executions)};
+  r.nfs.server_ends = std::vector<std::string>{"killed by SIGSEGV"};
+  json written = r;
+  EXPECT_EQ(written["classes"]["replayed_told_failure"], 2);
+  EXPECT_EQ(written["nfs_server"], c.server);
+  CellRecord back = written.get<CellRecord>();
+  EXPECT_EQ(json(back), written);
+  EXPECT_EQ(back.nfs.classes->replayed_told_failure, 2u);
+  EXPECT_EQ(back.nfs.over_trials->duplicate_calls.events, 2u);
+  EXPECT_EQ(back.nfs.over_trials->duplicate_calls.calls, 20u);
+}
+
+std::string why_not_run() {
+  if (::geteuid() != 0) return "needs root (network namespaces, nftables, ganesha)";
+  return nfs::ganesha_missing();
+}
+
+// The quick preset through `rpclab nfs`, 10 MKDIRs a trial (half the requests
+// duplicated, so that the fault surely happens): every cell ran,
+// its fault happened on the wire, the export's end state judged every
+// MKDIR, the tables were drawn, and nothing is left behind.
+TEST(NfsE2E, AQuickRunJudgesEveryMkdirAndDrawsItsTables) {
+  if (auto why = why_not_run(); !why.empty()) GTEST_SKIP() << why;
+  test::TempDir dir;
+  test::ProcessResult r = test::run_program(
+      {test::bin("rpclab"), "nfs", "--preset", "nfs-quick", "--servers", "nfs-ganesha", "--calls", "10", "--dup", "0,50", "--out",
+       dir.file("run"), "--results-root", dir.file("results")},
+      240s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto records = test::read_jsonl(dir.file("run/results.jsonl"));
+  ASSERT_EQ(records.size(), 4u);  // udp x cache on, off x no fault, dup 50%
+  for (const json& j : records) {
+    CellRecord rec = j.get<CellRecord>();
+    ASSERT_TRUE(rec.ok()) << rec.label << ": " << rec.reason;
+    ASSERT_TRUE(rec.nfs.classes.has_value()) << rec.label;
+    const NfsClassCounts& c = *rec.nfs.classes;
+    EXPECT_EQ(c.judged(), 10u) << rec.label;
+    EXPECT_EQ(c.correct + c.replayed_told_failure + c.lost + c.indeterminate + c.clean_failure, 10u) << rec.label;
+    ASSERT_TRUE(rec.nfs.faults) << rec.label;
+    if (rec.cell.config.faults.dup_pct > 0) {
+      EXPECT_EQ(rec.nfs.faults->backend, "nftables") << rec.label;
+      EXPECT_GT(rec.nfs.faults->measured_dup_pct.value_or(0.0), 0) << rec.label << ": the fault never happened";
+    } else {
+      EXPECT_EQ(rec.nfs.faults->backend, "none") << rec.label;
+      EXPECT_EQ(c.correct, 10u) << rec.label << ": without a fault every MKDIR is correct";
+    }
+    ASSERT_TRUE(rec.per_trial && rec.per_trial->size() == 1u) << rec.label;
+    EXPECT_TRUE(rec.per_trial->front().nfs.told.has_value()) << rec.label;
+  }
+  std::ifstream report(dir.file("run/report.txt"));
+  std::stringstream text;
+  text << report.rdbuf();
+  EXPECT_NE(text.str().find("replayed, told failure"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("cache off"), std::string::npos) << text.str();
+  EXPECT_TRUE(test::namespaces_left_by(dir.file("run")).empty());
+}
+
+}  // namespace
+}  // namespace rpclab::harness
