@@ -13,12 +13,11 @@
 #include "common/install_paths.h"
 #include "harness/nfs/nfs_server.h"
 #include "harness/nfs/nfs_classes.h"
+#include "harness/placement/placement.h"
 #include "harness/record/trial_record.h"
 #include "netem/config/backend_choice.h"
 #include "netem/config/fault_config.h"
 #include "netem/faults/backend_factory.h"
-#include "netem/faults/link_counters.h"
-#include "netem/spec/fault_fields.h"
 #include "netem/topology/topology.h"
 #include "nfs/nfs_call_record.h"
 #include "process/child_process.h"
@@ -46,12 +45,9 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
   netem::remove_stale_namespaces(log);
   netem::Choice choice = netem::choose_backend(o.faults_backend, o.faults, netem::probe_capabilities());
   auto topology = netem::Topology::create(netem::TopologyKind::kTwoHost, log);
-  std::unique_ptr<netem::FaultBackend> faults = netem::make_backend(choice.kind, *topology, log);
-  netem::LinkCounters before;
-  if (faults) {
-    faults->apply(o.faults);
-    before = faults->read_counters();
-  }
+  CellFiles files{out};
+  Link link(choice, netem::make_backend(choice.kind, *topology, log));
+  link.apply(o.faults, files);
 
   NfsServerOptions server_options{topology->server().netns, topology->server().address, topology->client().netns,
                                   out + "/server", o.drc};
@@ -103,22 +99,7 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
   }
   trial.server_end = server.state();
   trial.server_counters = nlohmann::json{{"before", counters_before}, {"after", counters_after}};
-  TrialFaults& f = trial.faults.emplace();
-  f.backend = netem::backend_name(choice.kind);
-  f.backend_reason = choice.reason;
-  f.spec = o.faults;
-  f.loss_pct = o.faults.loss_pct;
-  f.dup_pct = o.faults.dup_pct;
-  f.measured_loss_pct = f.measured_dup_pct = MaybeNull<double>::null();
-  if (faults) {
-    netem::LinkCounters after = faults->read_counters();
-    netem::MeasuredFaults m = netem::measure(before, after, o.faults.direction);
-    f.measured_loss_pct = m.loss_pct;
-    f.measured_dup_pct = m.dup_pct;
-    f.packets_offered = m.offered;
-    f.counters_before = before.to_json();
-    f.counters_after = after.to_json();
-  }
+  trial.faults = link.measured(o.faults, files);
   nlohmann::json options = {{"server", o.server}, {"transport", o.transport}, {"drc", o.drc},
                             {"faults", o.faults}, {"clients", o.clients}, {"count", o.count},
                             {"ops", o.ops}, {"timeout_ms", o.timeout_ms},
