@@ -3,11 +3,15 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "common/atomic_file.h"
 #include "common/install_paths.h"
@@ -15,6 +19,7 @@
 #include "harness/nfs/nfs_classes.h"
 #include "netem/faults/backend_factory.h"
 #include "netem/topology/topology.h"
+#include "netem/topology/uml_guest.h"
 #include "nfs/nfs_call_record.h"
 #include "process/child_process.h"
 
@@ -32,7 +37,59 @@ nlohmann::json direction_json(const netem::DirectionCounters& d) {
   return {{"offered", d.offered}, {"duplicated", d.duplicated}, {"dropped", d.dropped}, {"delivered", d.delivered}};
 }
 
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The same cell inside a user-mode-linux guest whose kernel has the row's
+// modules: this program (or `cell_program`) again with --in-guest, its
+// folder the same (the guest sees the host's / through hostfs). The
+// guest runs as pid 1 of a PID namespace that dies with this process, so
+// nothing of it outlives the call however it ends (netem/topology/uml_guest.h).
+nlohmann::json run_nfs_cell_in_guest(const NfsCellOptions& o, const NfsServerRow& row, const std::string& out) {
+  process::CommandLog log(out + "/guest-commands.log");
+  std::string program = o.cell_program.empty() ? program_dir() + "/rpclab-nfs-cell" : o.cell_program;
+  program = std::filesystem::absolute(program).string();
+  std::vector<std::string> argv = {program};
+  NfsCellOptions inner = o;
+  inner.out_dir = out;
+  for (const auto& flag : nfs_cell_flags(inner)) argv.push_back(flag);
+  argv.push_back("--in-guest");
+  netem::GuestOptions g;
+  g.work_dir = out + "/guest";
+  g.stdout_path = out + "/guest-cell.stdout";
+  g.stderr_path = out + "/guest-cell.stderr";
+  g.modules = row.guest_modules;
+  int limit_s = static_cast<int>(static_cast<int64_t>(o.count) * 8 * o.timeout_ms / 1000) + 150;
+  g.timeout = std::chrono::seconds(o.guest_timeout_s > 0 ? o.guest_timeout_s : limit_s);
+  std::string cell_json = out + "/cell.json";
+  std::filesystem::remove(cell_json);
+  netem::GuestRun run = netem::run_in_guest(argv, g, log);
+  if (!run.completed) throw std::runtime_error("the user-mode-linux guest failed: " + run.failure);
+  if (run.exit_code != 0)
+    throw std::runtime_error("rpclab-nfs-cell in the guest exited " + std::to_string(run.exit_code) + ": " +
+                             read_text(g.stderr_path));
+  nlohmann::json result = nlohmann::json::parse(read_text(cell_json));
+  result["guest"] = {{"boot_ms", run.boot_ms}, {"total_ms", run.total_ms}, {"console", run.console_path}};
+  write_file_atomically(cell_json, result.dump(2) + "\n");
+  return result;
+}
+
 }  // namespace
+
+std::vector<std::string> nfs_cell_flags(const NfsCellOptions& o) {
+  std::vector<std::string> f = {"--server", o.server, "--transport", o.transport, "--drc", o.drc ? "on" : "off",
+                                "--dup-pct", fmt::format("{}", o.dup_pct), "--loss-pct", fmt::format("{}", o.loss_pct),
+                                "--clients", std::to_string(o.clients), "--count", std::to_string(o.count),
+                                "--ops", o.ops, "--timeout-ms", std::to_string(o.timeout_ms),
+                                "--retransmit-ms", std::to_string(o.retransmit_ms), "--out", o.out_dir};
+  if (!o.client_program.empty()) f.insert(f.end(), {"--client-program", o.client_program});
+  if (o.restart_check) f.push_back("--restart-check");
+  return f;
+}
 
 nlohmann::json run_nfs_cell(const NfsCellOptions& o) {
   if (::geteuid() != 0) throw std::runtime_error("an NFS cell needs root (namespaces, nftables, the NFS server)");
@@ -41,16 +98,19 @@ nlohmann::json run_nfs_cell(const NfsCellOptions& o) {
   if (!o.drc && !server_row.drc_switch) throw std::runtime_error(o.server + "'s reply cache cannot be turned off");
   std::filesystem::create_directories(o.out_dir);
   std::string out = std::filesystem::absolute(o.out_dir).string();
+  if (server_row.in_guest && !o.in_guest) return run_nfs_cell_in_guest(o, server_row, out);
   process::CommandLog log(out + "/commands.log");
   netem::remove_stale_namespaces(log);
   auto topology = netem::Topology::create(netem::TopologyKind::kTwoHost, log);
-  std::unique_ptr<netem::FaultBackend> faults = netem::make_backend(netem::BackendKind::kNftables, *topology, log);
+  netem::BackendKind fault_kind = o.in_guest ? netem::BackendKind::kNetem : netem::BackendKind::kNftables;
+  std::unique_ptr<netem::FaultBackend> faults = netem::make_backend(fault_kind, *topology, log);
   netem::FaultSpec spec;
   spec.dup_pct = o.dup_pct;
   spec.loss_pct = o.loss_pct;
   // Duplicates matter on the way to the server, losses on the way back
   // (the reply lost, the request retransmitted): nftables puts dup on the
-  // sender's egress and loss on the receiver's ingress, per direction.
+  // sender's egress and loss on the receiver's ingress, per direction;
+  // netem both on the sender's egress.
   spec.direction = o.loss_pct > 0 ? netem::Direction::kBoth : netem::Direction::kToServer;
   faults->apply(spec);
 
@@ -86,6 +146,11 @@ nlohmann::json run_nfs_cell(const NfsCellOptions& o) {
   }
   std::set<std::string> names = names_in(server.export_dir());
   nlohmann::json counters_after = server.counters();
+  nlohmann::json counters_restarted;
+  if (o.restart_check) {
+    server.restart();
+    counters_restarted = server.counters();
+  }
   for (uint32_t k = 1; k <= o.clients; ++k) {
     std::string record_path = out + "/client-" + std::to_string(k) + ".jsonl";
     if (!std::filesystem::exists(record_path))
@@ -111,8 +176,10 @@ nlohmann::json run_nfs_cell(const NfsCellOptions& o) {
       {"classes", classes}, {"told", told}, {"client_exits", client_exits},
       {"server_end", server.state()},
       {"server_counters", {{"before", counters_before}, {"after", counters_after}}},
+      {"fault_backend", o.in_guest ? "netem (in the guest)" : "nftables"},
       {"link", {{"source", link.source}, {"to_server", direction_json(link.to_server)},
                 {"to_client", direction_json(link.to_client)}}}};
+  if (o.restart_check) result["server_counters"]["after_restart"] = counters_restarted;
   write_file_atomically(out + "/cell.json", result.dump(2) + "\n");
   return result;
 }
