@@ -33,13 +33,6 @@ constexpr const char* kProc3[] = {"NULL",   "GETATTR", "SETATTR",  "LOOKUP", "AC
                                   "REMOVE", "RMDIR",   "RENAME",   "LINK",   "READDIR", "READDIRPLUS",
                                   "FSSTAT", "FSINFO",  "PATHCONF", "COMMIT"};
 
-std::string read_all(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
 // "cache hits:   3" -> {"cache_hits": 3}
@@ -143,7 +136,7 @@ std::string KnfsdServer::nfsd_file(const std::string& name) const {
 
 std::string KnfsdServer::state() {
   if (auto status = child_->poll()) return process::describe_wait_status(*status);
-  std::string threads = read_all(nfsd_file("threads"));
+  std::string threads = read_text(nfsd_file("threads"));
   return std::atoi(threads.c_str()) > 0 ? "running" : "no nfsd threads";
 }
 
@@ -152,10 +145,10 @@ std::string KnfsdServer::log_tail(size_t lines) const { return file_tail(err_pat
 nlohmann::json KnfsdServer::counters() {
   nlohmann::json j = nlohmann::json::object();
   if (!child_->running()) return j;
-  j["reply_cache"] = reply_cache_stats(read_all(nfsd_file("reply_cache_stats")));
+  j["reply_cache"] = reply_cache_stats(read_text(nfsd_file("reply_cache_stats")));
   // /proc/<pid>/net is that process's network namespace: the server's.
-  rpc_nfsd_lines(read_all("/proc/" + std::to_string(child_->pid()) + "/net/rpc/nfsd"), j);
-  j["threads"] = std::atoi(read_all(nfsd_file("threads")).c_str());
+  rpc_nfsd_lines(read_text("/proc/" + std::to_string(child_->pid()) + "/net/rpc/nfsd"), j);
+  j["threads"] = std::atoi(read_text(nfsd_file("threads")).c_str());
   return j;
 }
 

@@ -1,6 +1,7 @@
 #include "harness/nfs/server_ready.h"
 
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -27,6 +28,13 @@ void wait_until_served(const std::string& who, const std::string& address, const
                                " ms: " + why());
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
 }
 
 std::string file_tail(const std::string& path, size_t lines) {

@@ -1,5 +1,5 @@
 // What every NFS server row does the same way: wait until MOUNT v3 and NFS
-// v3 answer NULL from the client's namespace, and quote a log's tail.
+// v3 answer NULL from the client's namespace, and read a log or a /proc file.
 #pragma once
 
 #include <chrono>
@@ -21,6 +21,8 @@ void wait_until_served(const std::string& who, const std::string& address, const
                        std::chrono::milliseconds within, const std::function<std::string()>& why,
                        process::CommandLog& log);
 
+// A text file whole ("" when it cannot be read).
+std::string read_text(const std::string& path);
 // The last `lines` lines of a text file ("" when it cannot be read).
 std::string file_tail(const std::string& path, size_t lines);
 
