@@ -27,7 +27,11 @@ build_packages=(
 # and a browser that opens report.html as a person would.
 # openssh-server: the --server-host tests run a real sshd in each of two namespaces.
 # nfs-ganesha, nfs-ganesha-vfs: the NFS cells' user-space server (issue 23; harness/nfs/).
-test_packages=(python3 python3-grpcio python3-protobuf grpc-proto python3-pandas chromium openssh-server nfs-ganesha nfs-ganesha-vfs)
+# nfs-kernel-server: rpc.nfsd, exportfs, rpc.mountd for knfsd, which runs inside the
+# user-mode-linux guest (harness/nfs/knfsd_server.h); its service must not start on
+# the host (whose kernel may have no nfsd), so it is installed under a policy-rc.d.
+test_packages=(python3 python3-grpcio python3-protobuf grpc-proto python3-pandas chromium openssh-server nfs-ganesha nfs-ganesha-vfs
+               nfs-kernel-server)
 # runtime: a machine that only runs rpclab-server/rpclab-client (a --server-host):
 # the shared libraries they link (Debian 12's names), the tools the harness runs
 # there, and what faults there need. rpclab checks a remote against this list.
@@ -77,6 +81,15 @@ echo "rpclab: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 # A third-party source that cannot be reached must not stop Debian's own.
 apt-get update -qq >/dev/null 2>&1 || echo "rpclab: apt-get update reported errors; trying the install anyway" >&2
+# Services installed here are for rpclab's namespaces and guests, never the
+# host's own: while apt runs, a policy-rc.d (unless there is one) denies every
+# start (nfs-kernel-server's would fail on a kernel without nfsd).
+policy=/usr/sbin/policy-rc.d
+if [[ ! -e $policy ]]; then
+  printf '#!/bin/sh\n# rpclab tools/deps.sh: no service starts while it installs.\nexit 101\n' > "$policy"
+  chmod 755 "$policy"
+  trap 'rm -f "$policy"' EXIT
+fi
 if ! $cmd >/tmp/rpclab-apt.log 2>&1; then
   tail -20 /tmp/rpclab-apt.log >&2
   echo "rpclab: '$cmd' failed (full log: /tmp/rpclab-apt.log)" >&2

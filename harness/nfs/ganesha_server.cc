@@ -5,12 +5,11 @@
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
-#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "process/command_runner.h"
+#include "harness/nfs/server_ready.h"
 
 namespace rpclab::harness::nfs {
 
@@ -79,21 +78,8 @@ GaneshaServer::GaneshaServer(const GaneshaOptions& options, process::CommandLog&
   spawn.stderr_path = dir + "/ganesha.err";
   child_ = std::make_unique<process::ChildProcess>(
       std::vector<std::string>{"unshare", "-m", "--propagation", "private", "sh", "-c", script}, spawn, log);
-  auto deadline = std::chrono::steady_clock::now() + ready_within;
-  for (;;) {
-    bool ready = true;
-    for (const char* program : {"100005", "100003"}) {
-      auto r = process::run({"rpcinfo", "-T", "udp", options.address, program, "3"}, log, options.client_netns);
-      ready = ready && r.exit_code == 0;
-    }
-    if (ready) return;
-    if (!child_->running())
-      throw std::runtime_error("ganesha.nfsd ended before it served (" + state() + "): " + log_tail());
-    if (std::chrono::steady_clock::now() > deadline)
-      throw std::runtime_error("ganesha.nfsd did not answer MOUNT and NFS v3 within " +
-                               std::to_string(ready_within.count()) + " ms: " + log_tail());
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  wait_until_served("ganesha.nfsd", options.address, options.client_netns, {"udp"}, *child_, ready_within,
+                    [this] { return log_tail(); }, log);
 }
 
 GaneshaServer::~GaneshaServer() = default;  // ChildProcess kills the group (rpcbind too)
@@ -103,13 +89,6 @@ std::string GaneshaServer::state() {
   return status ? process::describe_wait_status(*status) : "running";
 }
 
-std::string GaneshaServer::log_tail(size_t lines) const {
-  std::ifstream in(log_path_);
-  std::vector<std::string> all;
-  for (std::string line; std::getline(in, line);) all.push_back(line);
-  std::string out;
-  for (size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); ++i) out += all[i] + "\n";
-  return out;
-}
+std::string GaneshaServer::log_tail(size_t lines) const { return file_tail(log_path_, lines); }
 
 }  // namespace rpclab::harness::nfs

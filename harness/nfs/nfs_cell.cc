@@ -9,16 +9,20 @@
 #include <stdexcept>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "common/atomic_file.h"
 #include "common/install_paths.h"
 #include "harness/nfs/nfs_server.h"
 #include "harness/nfs/nfs_classes.h"
+#include "harness/nfs/server_ready.h"
 #include "harness/placement/placement.h"
 #include "harness/record/trial_record.h"
 #include "netem/config/backend_choice.h"
 #include "netem/config/fault_config.h"
 #include "netem/faults/backend_factory.h"
 #include "netem/topology/topology.h"
+#include "netem/topology/uml_guest.h"
 #include "nfs/nfs_call_record.h"
 #include "process/child_process.h"
 
@@ -32,7 +36,55 @@ std::set<std::string> names_in(const std::string& dir) {
   return names;
 }
 
+// The same cell inside a user-mode-linux guest whose kernel has the row's
+// modules: this program (or `cell_program`) again with --in-guest, its
+// folder the same (the guest sees the host's / through hostfs). The
+// guest runs as pid 1 of a PID namespace that dies with this process, so
+// nothing of it outlives the call however it ends (netem/topology/uml_guest.h).
+NfsTrial run_nfs_cell_in_guest(const NfsCellOptions& o, const NfsServerRow& row, const std::string& out) {
+  process::CommandLog log(out + "/guest-commands.log");
+  std::string program = o.cell_program.empty() ? program_dir() + "/rpclab-nfs-cell" : o.cell_program;
+  program = std::filesystem::absolute(program).string();
+  std::vector<std::string> argv = {program};
+  NfsCellOptions inner = o;
+  inner.out_dir = out;
+  for (const auto& flag : nfs_cell_flags(inner)) argv.push_back(flag);
+  argv.push_back("--in-guest");
+  netem::GuestOptions g;
+  g.work_dir = out + "/guest";
+  g.stdout_path = out + "/guest-cell.stdout";
+  g.stderr_path = out + "/guest-cell.stderr";
+  g.modules = row.guest_modules;
+  int limit_s = static_cast<int>(static_cast<int64_t>(o.count) * 8 * o.timeout_ms / 1000) + 150;
+  g.timeout = std::chrono::seconds(o.guest_timeout_s > 0 ? o.guest_timeout_s : limit_s);
+  std::string cell_json = out + "/cell.json";
+  std::filesystem::remove(cell_json);
+  netem::GuestRun run = netem::run_in_guest(argv, g, log);
+  if (!run.completed) throw std::runtime_error("the user-mode-linux guest failed: " + run.failure);
+  if (run.exit_code != 0)
+    throw std::runtime_error("rpclab-nfs-cell in the guest exited " + std::to_string(run.exit_code) + ": " +
+                             read_text(g.stderr_path));
+  nlohmann::json result = nlohmann::json::parse(read_text(cell_json));
+  result["guest"] = {{"boot_ms", run.boot_ms}, {"total_ms", run.total_ms}, {"console", run.console_path}};
+  write_file_atomically(cell_json, result.dump(2) + "\n");
+  TrialRecord identity;
+  identity.experiment = "nfs";
+  return trial_in_cell(result.at("measured"), identity).nfs;
+}
+
 }  // namespace
+
+std::vector<std::string> nfs_cell_flags(const NfsCellOptions& o) {
+  std::vector<std::string> f = {"--server", o.server, "--transport", o.transport, "--drc", o.drc ? "on" : "off",
+                                "--dup-pct", fmt::format("{}", o.faults.dup_pct),
+                                "--loss-pct", fmt::format("{}", o.faults.loss_pct),
+                                "--clients", std::to_string(o.clients), "--count", std::to_string(o.count),
+                                "--ops", o.ops, "--timeout-ms", std::to_string(o.timeout_ms),
+                                "--retransmit-ms", std::to_string(o.retransmit_ms), "--out", o.out_dir};
+  if (!o.client_program.empty()) f.insert(f.end(), {"--client-program", o.client_program});
+  if (o.restart_check) f.push_back("--restart-check");
+  return f;
+}
 
 NfsTrial run_nfs_cell(const NfsCellOptions& o) {
   if (::geteuid() != 0) throw std::runtime_error("an NFS cell needs root (namespaces, nftables, the NFS server)");
@@ -41,19 +93,23 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
   if (!o.drc && !server_row.drc_switch) throw std::runtime_error(o.server + "'s reply cache cannot be turned off");
   std::filesystem::create_directories(o.out_dir);
   std::string out = std::filesystem::absolute(o.out_dir).string();
+  if (server_row.in_guest && !o.in_guest) return run_nfs_cell_in_guest(o, server_row, out);
   process::CommandLog log(out + "/commands.log");
   netem::remove_stale_namespaces(log);
   netem::Choice choice = netem::choose_backend(o.faults_backend, o.faults, netem::probe_capabilities());
   auto topology = netem::Topology::create(netem::TopologyKind::kTwoHost, log);
   CellFiles files{out};
   Link link(choice, netem::make_backend(choice.kind, *topology, log));
-  link.apply(o.faults, files);
 
   NfsServerOptions server_options{topology->server().netns, topology->server().address, topology->client().netns,
                                   out + "/server", o.drc};
   std::unique_ptr<NfsServer> server_ptr = server_row.start(server_options, log);
   NfsServer& server = *server_ptr;
   nlohmann::json counters_before = server.counters();
+  // The fault once the server serves: its start and readiness check on a
+  // clean link (under 30% loss both ways rpcinfo's own retries outlast the
+  // readiness deadline), the workload (MNT included) on the faulty one.
+  link.apply(o.faults, files);
 
   std::string client = o.client_program.empty() ? program_dir() + "/rpclab-nfs-client" : o.client_program;
   auto clients_start = std::chrono::steady_clock::now();
@@ -62,6 +118,10 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
     std::string record = out + "/client-" + std::to_string(k) + ".jsonl";
     std::vector<std::string> argv = {client, "--server", topology->server().address,
                                      "--transport", o.transport, "--export", server.mount_path(),
+                                     // The fault is for the workload's calls: the mount over TCP
+                                     // recovers from a loss in TCP's time, not clnt_dg's 15 s
+                                     // rpcbind retransmit (30 s of setup under 30% loss).
+                                     "--mount-transport", "tcp",
                                      "--client-id", std::to_string(k), "--count", std::to_string(o.count),
                                      "--ops", o.ops, "--timeout-ms", std::to_string(o.timeout_ms),
                                      "--retransmit-ms", std::to_string(o.retransmit_ms), "--record", record};
@@ -86,6 +146,11 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
   trial.client_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - clients_start).count();
   std::set<std::string> names = names_in(server.export_dir());
   nlohmann::json counters_after = server.counters();
+  nlohmann::json counters_restarted;
+  if (o.restart_check) {
+    server.restart();
+    counters_restarted = server.counters();
+  }
   for (uint32_t k = 1; k <= o.clients; ++k) {
     std::string record_path = out + "/client-" + std::to_string(k) + ".jsonl";
     if (!std::filesystem::exists(record_path))
@@ -99,6 +164,7 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
   }
   trial.server_end = server.state();
   trial.server_counters = nlohmann::json{{"before", counters_before}, {"after", counters_after}};
+  if (o.restart_check) (*trial.server_counters)["after_restart"] = counters_restarted;
   trial.faults = link.measured(o.faults, files);
   nlohmann::json options = {{"server", o.server}, {"transport", o.transport}, {"drc", o.drc},
                             {"faults", o.faults}, {"clients", o.clients}, {"count", o.count},

@@ -1,7 +1,9 @@
 // One NFS cell (one trial of it), end to end: two namespaces joined by a
 // veth pair (netem/topology), the cell's faults on the link (the backend
 // choose_backend picks: nftables on this kernel, netem where the kernel
-// has it), an NFS server (nfs_server.h) in the server's namespace,
+// has it; inside a user-mode-linux guest, which has no nftables, tc netem
+// on each sender's egress), an NFS server (nfs_server.h) in the server's
+// namespace,
 // `clients` rpclab-nfs-client processes in the client's, then the classes
 // from the records against the export's end state. Everything it made is
 // removed when it returns or throws.
@@ -9,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "harness/record/nfs_figures.h"
 #include "netem/spec/fault_spec.h"
@@ -30,7 +33,19 @@ struct NfsCellOptions {
   int retransmit_ms = 1000;
   std::string out_dir;                  // records, server/ (its config, log, export), commands.log, cell.json
   std::string client_program;           // "": rpclab-nfs-client beside this program
+  // After the workload and its counters: restart the server in place
+  // (NfsServer::restart) and read its counters again (server_counters.after_restart).
+  bool restart_check = false;
+  // A row with in_guest: run_nfs_cell boots a user-mode-linux guest that runs
+  // `cell_program` with these options and `in_guest` set, and relays its
+  // cell.json (plus the guest's boot and total time) and its failure.
+  bool in_guest = false;          // this process is that guest's cell
+  std::string cell_program;       // "": rpclab-nfs-cell beside this program
+  int guest_timeout_s = 0;        // 0: the clients' own limit plus 150 s
 };
+
+// The flags that give rpclab-nfs-cell these options (without --in-guest).
+std::vector<std::string> nfs_cell_flags(const NfsCellOptions& options);
 
 // What the cell measured (also written to out_dir/cell.json with the
 // options): the classes summed over clients and per client, what the

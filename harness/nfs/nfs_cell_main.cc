@@ -1,6 +1,10 @@
 // rpclab-nfs-cell: one NFS cell end to end (harness/nfs/nfs_cell.h), as
 // root; prints the cell's result as JSON and writes it to OUT/cell.json.
 //   rpclab-nfs-cell --transport udp --drc off --dup-pct 100 --count 200 --out /tmp/nfs-cell
+//   rpclab-nfs-cell --server knfsd --transport udp --loss-pct 30 --count 20 --out /tmp/knfsd-cell
+// A row that runs in a user-mode-linux guest (knfsd) boots one and runs this
+// program there with the same flags and --in-guest; cell.json comes back
+// through the --out folder (the guest sees the host's /).
 #include <iostream>
 
 #include "common/cli_support.h"
@@ -26,6 +30,13 @@ int main(int argc, char** argv) {
   app.add_option("--timeout-ms", o.timeout_ms, "a call's whole time")->check(in_range(1, 600000))->capture_default_str();
   app.add_option("--retransmit-ms", o.retransmit_ms, "UDP retransmit interval")->check(in_range(1, 600000))->capture_default_str();
   app.add_option("--out", o.out_dir, "the cell's folder")->required();
+  app.add_option("--client-program", o.client_program, "the NFS client (default: rpclab-nfs-client beside this program)");
+  app.add_flag("--restart-check", o.restart_check,
+               "after the workload, restart the server in place and read its counters again");
+  app.add_option("--guest-timeout", o.guest_timeout_s, "a guest row: seconds before the guest is killed (0: from --count)")
+      ->check(in_range(0, 86400));
+  // Set by the host-side cell on the command it runs inside the guest.
+  app.add_flag("--in-guest", o.in_guest, "")->group("");
   parse_or_exit(app, argc, argv);
   o.drc = drc == "on";
   o.faults.dup_pct = dup_pct;

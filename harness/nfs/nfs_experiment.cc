@@ -11,7 +11,6 @@
 #include "harness/nfs/nfs_cell.h"
 #include "harness/nfs/nfs_report.h"
 #include "harness/nfs/nfs_server.h"
-#include "harness/placement/guest_cell.h"
 #include "harness/run/trial_stats.h"
 #include "netem/config/backend_choice.h"
 #include "netem/config/fault_config.h"
@@ -200,7 +199,7 @@ class NfsFlags : public ExperimentFlags {
   Flags f;
 };
 
-void run_nfs_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env, process::CommandLog& log,
+void run_nfs_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env, process::CommandLog&,
                    TrialRecord& trial) {
   const NfsServerRow& row = nfs_server(cell.server);
   auto skip = [&trial](const std::string& why) {
@@ -209,10 +208,6 @@ void run_nfs_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironm
   };
   if (!env.caps.root) return skip("needs root (network namespaces, nftables, the NFS server)");
   if (std::string why = row.missing(); !why.empty()) return skip(why);
-  if (row.in_guest && !env.inside_guest) {
-    netem::Choice choice{netem::BackendKind::kUmlNetem, cell.server + " runs inside a user-mode-linux guest"};
-    return run_trial_in_guest(cell, place, choice, env, log, trial);
-  }
   nfs::NfsCellOptions o;
   o.server = cell.server;
   o.transport = wire_transport(cell.transport);
@@ -226,6 +221,10 @@ void run_nfs_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironm
   o.retransmit_ms = static_cast<int>(cell.settings.value_or(kRetryTimeout, o.retransmit_ms));
   o.out_dir = place.dir;
   o.client_program = env.bin_dir + "/rpclab-nfs-client";
+  // A server in a guest (row.in_guest): run_nfs_cell runs this cell there,
+  // through rpclab-nfs-cell, and relays what it measured.
+  o.cell_program = env.bin_dir + "/rpclab-nfs-cell";
+  o.guest_timeout_s = env.cell_time_limit_s + 150;
   try {
     trial.nfs = nfs::run_nfs_cell(o);
   } catch (const netem::SpecError& e) {

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -40,12 +41,17 @@ class NfsServer {
   // its reply cache's hits and misses where it keeps them ({} when it
   // says nothing). The cell reads it before and after the workload.
   virtual nlohmann::json counters() { return nlohmann::json::object(); }
+  // Stops the server and starts it again in place (same export, same
+  // address), returning once it serves. Throws std::runtime_error for a
+  // row that cannot.
+  virtual void restart() { throw std::runtime_error("this NFS server cannot be restarted in place"); }
 };
 
 struct NfsServerRow {
   std::string name;           // "nfs-ganesha", "knfsd": the record's `server`
   std::string help;           // one line for --help and the docs
   bool in_guest = false;      // runs inside a user-mode-linux guest (this kernel has no nfsd)
+  std::vector<std::string> guest_modules;  // what that guest loads for it (GuestOptions::modules)
   bool drc_switch = false;    // its reply cache can be turned off (--drc off)
   std::function<std::string()> missing;  // why it cannot run here; "" when it can
   std::function<std::unique_ptr<NfsServer>(const NfsServerOptions&, process::CommandLog&)> start;

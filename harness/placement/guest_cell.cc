@@ -36,7 +36,6 @@ void take_measurements(const TrialRecord& from_guest, TrialRecord& trial) {
   trial.dependability = from_guest.dependability;
   if (planned) trial.dependability.calls_planned = planned;
   trial.speed = from_guest.speed;
-  trial.nfs = from_guest.nfs;
   for (const auto& [key, value] : from_guest.other.items()) trial.other.emplace(key, value);
 }
 

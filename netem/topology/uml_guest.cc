@@ -67,8 +67,22 @@ GuestFiles files_in(const GuestOptions& o) {
 // own, loads netem, veth and what a partition needs, runs the command,
 // leaves its exit code in a file (the guest's own exit status carries
 // nothing), syncs hostfs, halts.
+// modprobe reads lib/modules/<version> under its -d root: a tree in the
+// guest's /run links that to the UML modules dir, and a wrapper given to
+// /proc/sys/kernel/modprobe lets the kernel's own requests find it too.
+std::string modprobe_lines(const std::vector<std::string>& modules, const std::string& version) {
+  if (modules.empty()) return "";
+  const std::string root = "/run/rpclab-modules";
+  std::string s = fmt::format("mkdir -p {0}/lib/modules && ln -s {1} {0}/lib/modules/{2}\n", root,
+                              q(std::string(kModulesRoot) + "/" + version), q(version));
+  s += fmt::format("printf '#!/bin/sh\\nexec /sbin/modprobe -d {0} \"$@\"\\n' > {0}/modprobe && chmod 755 {0}/modprobe\n", root);
+  s += fmt::format("echo {0}/modprobe > /proc/sys/kernel/modprobe\n", root);
+  s += fmt::format("/sbin/modprobe -d {} -a {}\n", root, process::shell_line(modules));
+  return s;
+}
+
 std::string init_script(const std::vector<std::string>& argv, const GuestFiles& f, const std::string& version,
-                        const std::string& cwd) {
+                        const std::string& cwd, const std::vector<std::string>& modules) {
   std::string m = std::string(kModulesRoot) + "/" + version + "/kernel";
   std::string s = "#!/bin/sh\n# Written by rpclab run_in_guest (docs/uml-netem.md).\n";
   s += "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root\n";
@@ -78,6 +92,7 @@ std::string init_script(const std::vector<std::string>& argv, const GuestFiles& 
   for (const char* mod : {"drivers/net/veth.ko", "net/sched/sch_netem.ko", "net/sched/sch_ingress.ko",
                           "net/sched/cls_matchall.ko", "net/sched/act_gact.ko"})
     s += fmt::format("insmod {0} 2>/dev/null || busybox insmod {0}\n", q(m + "/" + mod));
+  s += modprobe_lines(modules, version);
   s += fmt::format("date +%s.%N > {}\n", q(f.boot_time));
   s += fmt::format("cd {}\n", q(cwd));
   std::string err = f.err == f.out ? "2>&1" : "2> " + q(f.err);
@@ -151,7 +166,7 @@ GuestRun run_in_guest(const std::vector<std::string>& argv, const GuestOptions& 
   char cwd[4096] = "/";
   if (!::getcwd(cwd, sizeof cwd)) std::strcpy(cwd, "/");
   for (const auto& p : {f.exit_code, f.boot_time}) ::unlink(p.c_str());
-  std::ofstream(f.init) << init_script(argv, f, version, cwd);
+  std::ofstream(f.init) << init_script(argv, f, version, cwd, options.modules);
   ::chmod(f.init.c_str(), 0755);
 
   process::SpawnOptions spawn;

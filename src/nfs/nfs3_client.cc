@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -72,11 +73,18 @@ CLIENT* open_nfs(const Nfs3Options& o) {
 }
 
 std::vector<char> mount_root(const Nfs3Options& o, const std::string& export_path) {
-  CLIENT* clnt = clnt_create(o.host.c_str(), MOUNT_PROGRAM, MOUNT_V3, o.transport.c_str());
+  const std::string& transport = o.mount_transport.empty() ? o.transport : o.mount_transport;
+  CLIENT* clnt = clnt_create(o.host.c_str(), MOUNT_PROGRAM, MOUNT_V3, transport.c_str());
   if (!clnt) throw std::runtime_error(create_error("cannot reach MOUNT v3 on " + o.host + " through rpcbind"));
   use_unix_auth(clnt);
-  timeval total = to_timeval(o.timeout_ms);
-  clnt_control(clnt, CLSET_TIMEOUT, reinterpret_cast<char*>(&total));
+  // The retransmit interval too: clnt_dg's own (15 s) is longer than a
+  // call's whole time, so under loss MNT over UDP was sent once.
+  // The mount is setup, not a measured call: it may take longer than one
+  // (a TCP connect under loss waits 1 s, 2 s, ... per lost SYN).
+  Nfs3Options mount = o;
+  mount.transport = transport;
+  mount.timeout_ms = std::max(o.timeout_ms, 30000);
+  set_timeouts(clnt, mount);
   dirpath path = const_cast<char*>(export_path.c_str());
   mountres3 res{};
   enum clnt_stat stat = mountproc3_mnt_3(&path, &res, clnt);

@@ -21,6 +21,8 @@ struct Nfs3Options {
   std::string host;
   std::string transport = "udp";  // "udp" | "tcp"
   uint16_t nfs_port = 2049;       // MOUNT is found through the server's rpcbind
+  std::string mount_transport;    // rpcbind and MNT: "" = `transport`; "tcp" keeps a lossy link from
+                                  // stalling the mount on clnt_dg's 15 s rpcbind retransmit
   int timeout_ms = 10000;         // a call's whole time before the library gives up
   int retransmit_ms = 1000;       // UDP: the interval between retransmissions
 };

@@ -33,6 +33,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"udp", "tcp"}))->capture_default_str();
   app.add_option("--export", export_path, "the export's path, for MOUNT's MNT")->capture_default_str();
   app.add_option("--nfs-port", options.nfs_port, "the NFS port (MOUNT is asked through rpcbind)")->capture_default_str();
+  app.add_option("--mount-transport", options.mount_transport, "rpcbind and MNT over udp or tcp (default: --transport)")
+      ->check(CLI::IsMember({"udp", "tcp"}));
   app.add_option("--client-id", client_id, "this client's number: its names are c<id>-s<seq>")
       ->check(in_range<uint32_t>(1, 1000000))->capture_default_str();
   app.add_option("--count", count, "steps: seq = 1..count")->check(in_range<uint32_t>(1, 10000000))->capture_default_str();
