@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <stdexcept>
 
 #include "common/atomic_file.h"
@@ -58,22 +59,34 @@ std::string verdict_of(const CellComparison& m, double alpha) {
   return m.differs ? "DIFFERS" : fmt::format("no (p >= {})", alpha);
 }
 
+std::string change_words(const CellComparison& m) {
+  if (auto pct = m.change_pct()) return fmt::format("{:+.1f}%", *pct);
+  if (m.a_value && m.b_value) return *m.b_value == 0 ? "=" : "from 0";
+  return "-";
+}
+
 std::vector<std::vector<std::string>> rows(const RunComparison& c) {
   std::vector<std::vector<std::string>> out;
   for (const CellComparison& m : c.matched)
-    out.push_back({m.label, m.figure, m.a, m.b, m.test, m.tested ? fmt::format("{:.3g}", m.p) : "-",
+    out.push_back({m.label, m.figure, m.a, m.b, change_words(m), m.test, m.tested ? fmt::format("{:.3g}", m.p) : "-",
                    verdict_of(m, c.alpha)});
   return out;
 }
 
-const std::vector<std::string> kHeader = {"cell", "figure", "A", "B", "test", "p", "differs"};
+const std::vector<std::string> kHeader = {"cell", "figure", "A", "B", "B vs A", "test", "p", "differs"};
 
 std::string verdict(const RunComparison& c) {
-  size_t differ = 0;
-  for (const CellComparison& m : c.matched) differ += m.differs;
-  std::string out = fmt::format("{} cells matched, {} differ at alpha {}", c.matched.size(), differ, c.alpha);
+  std::set<size_t> differ;
+  size_t figures = 0;
+  for (const CellComparison& m : c.matched) {
+    if (m.differs) differ.insert(m.cell);
+    figures += m.tested;
+  }
+  std::string out = fmt::format("{} cells matched ({} figures tested), {} differ at alpha {}", c.cells, figures,
+                                differ.size(), c.alpha);
   if (size_t u = c.untestable())
-    out += fmt::format(", {} untestable (too few trials for any p below {}: run more with --trials)", u, c.alpha);
+    out += fmt::format(", {} figures untestable (too few trials for any p below {}: run more with --trials)", u,
+                       c.alpha);
   out += fmt::format("; {} only in A, {} only in B", c.only_a.size(), c.only_b.size());
   if (c.nothing_testable()) out += ". Nothing could be tested (exit 4)";
   return out;

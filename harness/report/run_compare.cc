@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <map>
 
 #include "harness/kit/stats.h"
@@ -12,31 +13,115 @@ namespace {
 
 using nlohmann::json;
 
-// Each ok trial's silent errors per call.
-std::vector<double> trial_rates(const CellRecord& r) {
-  std::vector<double> rates;
-  for (const TrialRecord& t : r.per_trial.value_or(std::vector<TrialRecord>{})) {
-    const std::optional<ClassCounts>& c = t.dependability.classes;
-    if (t.ok() && c && c->calls > 0) rates.push_back(double(c->silent()) / double(c->calls));
-  }
-  return rates;
+// A count of calls of one kind, of the calls a trial or cell judged.
+struct Count {
+  uint64_t events = 0, calls = 0;
+};
+
+// One figure compare tests: a proportion of calls (each ok trial's count
+// and calls; the rates compared over trials, or the pooled counts with
+// fewer than 2 trials a side), or a number each trial measures (compared
+// by Welch over trials). A cell is compared on every figure both its
+// records hold. The measures are rows; nothing outside this table knows
+// which experiment has which.
+struct Measure {
+  const char* figure;
+  std::function<std::optional<Count>(const TrialRecord&)> count;     // a proportion, or
+  std::function<std::vector<double>(const CellRecord&)> values;       // a number per ok trial
+  std::function<std::optional<Count>(const CellRecord&)> cell_count;  // the proportion pooled in the cell
+};
+
+template <typename Field>
+Measure dependability_rate(const char* figure, Field field) {
+  auto of = [field](const ClassCounts& c) { return Count{field(c), c.calls}; };
+  return {figure,
+          [of](const TrialRecord& t) -> std::optional<Count> {
+            if (!t.dependability.classes) return std::nullopt;
+            return of(*t.dependability.classes);
+          },
+          nullptr,
+          [of](const CellRecord& r) -> std::optional<Count> {
+            if (!r.dependability.classes.has_value()) return std::nullopt;
+            return of(*r.dependability.classes);
+          }};
+}
+
+template <typename Field>
+Measure nfs_rate(const char* figure, Field field) {
+  auto of = [field](const NfsClassCounts& c) { return Count{field(c), c.judged()}; };
+  return {figure,
+          [of](const TrialRecord& t) -> std::optional<Count> {
+            if (!t.nfs.classes) return std::nullopt;
+            return of(*t.nfs.classes);
+          },
+          nullptr,
+          [of](const CellRecord& r) -> std::optional<Count> {
+            if (!r.nfs.classes.has_value()) return std::nullopt;
+            return of(*r.nfs.classes);
+          }};
+}
+
+std::vector<TrialRecord> ok_per_trial(const CellRecord& r);
+
+Measure per_trial(const char* figure, std::function<std::optional<double>(const TrialRecord&)> value) {
+  return {figure, nullptr,
+          [value](const CellRecord& r) {
+            std::vector<double> v;
+            for (const TrialRecord& t : ok_per_trial(r))
+              if (auto x = value(t)) v.push_back(*x);
+            return v;
+          },
+          nullptr};
+}
+
+std::optional<double> present(const MaybeNull<double>& v) { return v.has_value() ? std::optional<double>(*v) : std::nullopt; }
+
+const std::vector<Measure>& measures() {
+  static const std::vector<Measure> table = {
+      dependability_rate("silent errors per 1M calls", [](const ClassCounts& c) { return c.silent(); }),
+      dependability_rate("duplicate calls per 1M calls", [](const ClassCounts& c) { return c.duplicate_calls; }),
+      dependability_rate("indeterminate per 1M calls", [](const ClassCounts& c) { return c.indeterminate; }),
+      dependability_rate("clean failures per 1M calls", [](const ClassCounts& c) { return c.clean_failure; }),
+      per_trial("calls/s (dependability trials)", [](const TrialRecord& t) { return t.dependability.calls_per_s; }),
+      {"mean latency us (trial means)", nullptr,
+       [](const CellRecord& r) { return r.speed.latency.trial_means_us.value_or(std::vector<double>{}); }, nullptr},
+      per_trial("p50 latency us", [](const TrialRecord& t) { return present(t.speed.latency.p50_us); }),
+      per_trial("p99 latency us", [](const TrialRecord& t) { return present(t.speed.latency.p99_us); }),
+      per_trial("calls/s (speed trials)", [](const TrialRecord& t) { return present(t.speed.latency.calls_per_s); }),
+      nfs_rate("NFS replayed, told failure per 1M judged", [](const NfsClassCounts& c) { return c.replayed_told_failure; }),
+      nfs_rate("NFS lost per 1M judged", [](const NfsClassCounts& c) { return c.lost; }),
+      nfs_rate("NFS indeterminate per 1M judged", [](const NfsClassCounts& c) { return c.indeterminate; }),
+  };
+  return table;
+}
+
+std::vector<TrialRecord> ok_per_trial(const CellRecord& r) {
+  std::vector<TrialRecord> ok;
+  for (const TrialRecord& t : r.per_trial.value_or(std::vector<TrialRecord>{}))
+    if (t.ok()) ok.push_back(t);
+  return ok;
 }
 
 std::string per_million(uint64_t k, uint64_t n) {
   return n ? fmt::format("{} ({} of {})", fixed(1e6 * double(k) / double(n), 1), grouped(k), grouped(n)) : "no calls";
 }
 
-void compare_dependability(const CellRecord& a, const CellRecord& b, CellComparison& c) {
-  c.figure = "silent errors per 1M calls";
-  const ClassCounts &ca = *a.dependability.classes, &cb = *b.dependability.classes;
-  uint64_t ka = ca.silent(), kb = cb.silent();
-  uint64_t na = ca.calls, nb = cb.calls;
-  c.a = per_million(ka, na);
-  c.b = per_million(kb, nb);
-  if (na) c.a_value = 1e6 * double(ka) / double(na);
-  if (nb) c.b_value = 1e6 * double(kb) / double(nb);
-  std::vector<double> ra = trial_rates(a), rb = trial_rates(b);
-  c.tested = na > 0 && nb > 0;
+// A proportion: the rates over trials by permutation (trials are the
+// unit: one late reply can make many calls of a client fail together),
+// Fisher's exact test on the pooled counts with fewer than 2 trials a side.
+bool compare_rate(const Measure& m, const CellRecord& a, const CellRecord& b, CellComparison& c) {
+  std::optional<Count> pa = m.cell_count(a), pb = m.cell_count(b);
+  if (!pa || !pb) return false;
+  c.a = per_million(pa->events, pa->calls);
+  c.b = per_million(pb->events, pb->calls);
+  if (pa->calls) c.a_value = 1e6 * double(pa->events) / double(pa->calls);
+  if (pb->calls) c.b_value = 1e6 * double(pb->events) / double(pb->calls);
+  std::vector<double> ra, rb;
+  for (const TrialRecord& t : ok_per_trial(a))
+    if (auto k = m.count(t); k && k->calls) ra.push_back(double(k->events) / double(k->calls));
+  for (const TrialRecord& t : ok_per_trial(b))
+    if (auto k = m.count(t); k && k->calls) rb.push_back(double(k->events) / double(k->calls));
+  c.tested = pa->calls > 0 && pb->calls > 0;
   if (!c.tested) {
     c.test = "not tested: a side made no calls";
   } else if (ra.size() >= 2 && rb.size() >= 2) {
@@ -46,45 +131,62 @@ void compare_dependability(const CellRecord& a, const CellRecord& b, CellCompari
     c.trials_b = rb.size();
     c.test = fmt::format("permutation over trials ({} vs {})", ra.size(), rb.size());
   } else {
-    c.p = fisher_exact_two_sided(ka, na, kb, nb);
+    c.p = fisher_exact_two_sided(pa->events, pa->calls, pb->events, pb->calls);
     c.test = "Fisher exact, pooled calls";
   }
+  return true;
 }
 
-void compare_speed(const CellRecord& a, const CellRecord& b, CellComparison& c) {
-  c.figure = "mean latency us (trial means)";
-  const LatencyFigures &la = a.speed.latency, &lb = b.speed.latency;
-  const std::vector<double> &ta = *la.trial_means_us, &tb = *lb.trial_means_us;
-  c.a = fmt::format("{} (p50 {})", fixed(summarize(ta).mean, 1), fixed(la.p50_us.value_or(0.0), 1));
-  c.b = fmt::format("{} (p50 {})", fixed(summarize(tb).mean, 1), fixed(lb.p50_us.value_or(0.0), 1));
-  if (!ta.empty()) c.a_value = summarize(ta).mean;
-  if (!tb.empty()) c.b_value = summarize(tb).mean;
+// A number each trial measures: Welch's t-test of the trials' values.
+bool compare_values(const Measure& m, const CellRecord& a, const CellRecord& b, CellComparison& c) {
+  std::vector<double> ta = m.values(a), tb = m.values(b);
+  if (ta.empty() || tb.empty()) return false;
+  c.a_value = summarize(ta).mean;
+  c.b_value = summarize(tb).mean;
+  c.a = fixed(*c.a_value, 1);
+  c.b = fixed(*c.b_value, 1);
   c.trials_a = ta.size();
   c.trials_b = tb.size();
   c.tested = ta.size() >= 2 && tb.size() >= 2;
   if (!c.tested) {
     c.test = "not tested: Welch needs 2+ trials a side";
-    return;
+    return true;
   }
   c.p = welch_t_test(ta, tb).p;
   c.test = fmt::format("Welch over trials ({} vs {})", ta.size(), tb.size());
+  return true;
 }
 
-CellComparison compare_cell(const CellRecord& a, const CellRecord& b, double alpha) {
-  CellComparison c;
-  c.label = a.label;
+// Every figure both records hold; a cell that did not run, its status.
+std::vector<CellComparison> compare_cell(const CellRecord& a, const CellRecord& b, size_t cell, double alpha) {
+  std::vector<CellComparison> out;
   if (!a.ok() || !b.ok()) {
+    CellComparison c;
+    c.label = a.label;
+    c.cell = cell;
     c.figure = "status";
     c.a = a.status;
     c.b = b.status;
     c.test = "not tested: a cell did not run";
-    return c;
+    return {c};
   }
-  if (a.dependability.classes && b.dependability.classes) compare_dependability(a, b, c);
-  else if (a.speed.latency.trial_means_us && b.speed.latency.trial_means_us) compare_speed(a, b, c);
-  else c.test = "not tested: no figure both records hold";
-  c.differs = c.tested && c.p < alpha;
-  return c;
+  for (const Measure& m : measures()) {
+    CellComparison c;
+    c.label = a.label;
+    c.cell = cell;
+    c.figure = m.figure;
+    if (!(m.count ? compare_rate(m, a, b, c) : compare_values(m, a, b, c))) continue;
+    c.differs = c.tested && c.p < alpha;
+    out.push_back(c);
+  }
+  if (out.empty()) {
+    CellComparison c;
+    c.label = a.label;
+    c.cell = cell;
+    c.test = "not tested: no figure both records hold";
+    out.push_back(c);
+  }
+  return out;
 }
 
 std::map<std::string, const CellRecord*> by_identity(const std::vector<CellRecord>& records) {
@@ -101,6 +203,7 @@ json CellComparison::to_json(double alpha) const {
           {"figure", figure},
           {"a", number(a_value)},
           {"b", number(b_value)},
+          {"change_pct", number(change_pct())},
           {"a_text", a},
           {"b_text", b},
           {"test", test},
@@ -129,10 +232,10 @@ bool RunComparison::nothing_testable() const {
 }
 
 json RunComparison::to_json() const {
-  json cells = json::array();
-  for (const CellComparison& c : matched) cells.push_back(c.to_json(alpha));
-  return {{"alpha", alpha},         {"differs", any_differs()}, {"untestable", untestable()},
-          {"nothing_testable", nothing_testable()}, {"matched", cells},  {"only_a", only_a},
+  json figures = json::array();
+  for (const CellComparison& c : matched) figures.push_back(c.to_json(alpha));
+  return {{"alpha", alpha},         {"cells", cells}, {"differs", any_differs()}, {"untestable", untestable()},
+          {"nothing_testable", nothing_testable()}, {"matched", figures},  {"only_a", only_a},
           {"only_b", only_b}};
 }
 
@@ -151,8 +254,12 @@ RunComparison compare_runs(const std::vector<CellRecord>& a, const std::vector<C
   std::map<std::string, const CellRecord*> in_b = by_identity(b), in_a = by_identity(a);
   for (const CellRecord& r : a) {
     auto it = in_b.find(cell_identity(r).dump());
-    if (it == in_b.end()) out.only_a.push_back(r.label);
-    else out.matched.push_back(compare_cell(r, *it->second, alpha));
+    if (it == in_b.end()) {
+      out.only_a.push_back(r.label);
+      continue;
+    }
+    for (CellComparison& c : compare_cell(r, *it->second, out.cells, alpha)) out.matched.push_back(std::move(c));
+    ++out.cells;
   }
   for (const CellRecord& r : b)
     if (!in_a.count(cell_identity(r).dump())) out.only_b.push_back(r.label);

@@ -1,14 +1,19 @@
 // Two runs cell by cell (`rpclab compare`): cells matched on their
-// settings, each pair's headline figure side by side with a test of
-// whether they differ, and the cells only one run has.
+// settings, each figure both records of a pair hold side by side, with
+// the change in percent and a test of whether they differ, and the cells
+// only one run has.
 //
-// The tests (docs/running.md, "Comparing two runs"):
-// - dependability, silent errors: with at least 2 ok trials on each side, a
-//   permutation test of the per-trial rates (silent errors / calls), which
-//   treats a trial, not a call, as the unit, since one late reply can make
-//   many calls of a client fail together; with fewer, Fisher's exact test
-//   on the pooled counts;
-// - speed, mean latency: Welch's t-test of the trial means (2+ trials a side).
+// The figures and tests (docs/running.md, "Comparing two runs"):
+// - proportions of calls (dependability: silent errors, duplicate calls,
+//   indeterminate, clean failures; NFS: replayed and told failure, lost,
+//   indeterminate): with at least 2 ok trials on each side, a permutation
+//   test of the per-trial rates, which treats a trial, not a call, as the
+//   unit, since one late reply can make many calls of a client fail
+//   together; with fewer, Fisher's exact test on the pooled counts;
+// - numbers each trial measures (calls/s; speed: mean, p50 and p99
+//   latency): Welch's t-test of the trials' values (2+ trials a side).
+// Each figure is tested at alpha on its own: with several figures a cell,
+// one of them differs by chance more often than alpha.
 #pragma once
 
 #include <optional>
@@ -21,8 +26,10 @@
 
 namespace rpclab::harness {
 
+// One figure of one matched cell.
 struct CellComparison {
   std::string label;
+  size_t cell = 0;      // which matched cell, from 0
   std::string figure;   // what is compared, e.g. "silent errors per 1M calls"
   std::string a, b;     // the two figures as text
   std::optional<double> a_value, b_value;  // the same as numbers (none for a cell that did not run)
@@ -36,15 +43,21 @@ struct CellComparison {
   size_t trials_a = 0, trials_b = 0;
   bool differs = false;  // tested and p < alpha
   bool testable(double alpha) const { return tested && (!smallest_p || *smallest_p < alpha); }
+  // B against A in percent; none when A is 0 or either is missing.
+  std::optional<double> change_pct() const {
+    if (!a_value || !b_value || *a_value == 0) return std::nullopt;
+    return 100 * (*b_value - *a_value) / *a_value;
+  }
   nlohmann::json to_json(double alpha) const;
 };
 
 struct RunComparison {
   double alpha = 0.01;
-  std::vector<CellComparison> matched;
+  size_t cells = 0;                     // cells matched
+  std::vector<CellComparison> matched;  // every figure of each, cell by cell
   std::vector<std::string> only_a, only_b;  // labels of cells the other run lacks
   bool any_differs() const;
-  size_t untestable() const;  // matched cells no result could have shown to differ
+  size_t untestable() const;  // figures no result could have shown to differ
   bool nothing_testable() const;  // no matched cell could have been shown to differ
   nlohmann::json to_json() const;
 };

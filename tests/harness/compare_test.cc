@@ -38,6 +38,14 @@ test::ProcessResult compare(const std::string& a, const std::string& b, std::vec
   return test::run_program(argv);
 }
 
+// The comparison of `figure` in matched cell `cell` (from 0).
+const CellComparison& figure_of(const RunComparison& c, size_t cell,
+                                const std::string& figure = "silent errors per 1M calls") {
+  for (const CellComparison& m : c.matched)
+    if (m.cell == cell && m.figure == figure) return m;
+  throw std::runtime_error("no " + figure + " for cell " + std::to_string(cell));
+}
+
 // compare_runs of the records as results.jsonl holds them.
 RunComparison compare_records(const std::vector<json>& a, const std::vector<json>& b, double alpha) {
   return compare_runs(typed_records(a), typed_records(b), alpha);
@@ -57,13 +65,16 @@ TEST(Compare, IdenticalRunsDifferNowhere) {
   write_run(dir.file("a"), two_cells(30));
   write_run(dir.file("b"), two_cells(30));
   RunComparison c = compare_records(two_cells(30), two_cells(30), 0.01);
-  ASSERT_EQ(c.matched.size(), 2u);
+  ASSERT_EQ(c.cells, 2u);
   EXPECT_FALSE(c.any_differs());
-  EXPECT_EQ(c.matched[0].test, "Fisher exact, pooled calls") << "one trial a side: the pooled counts";
-  EXPECT_NEAR(c.matched[0].p, 1.0, 1e-9);
+  EXPECT_EQ(figure_of(c, 0).test, "Fisher exact, pooled calls") << "one trial a side: the pooled counts";
+  EXPECT_NEAR(figure_of(c, 0).p, 1.0, 1e-9);
+  // Every proportion the records hold is compared, not only silent errors.
+  for (const char* figure : {"duplicate calls per 1M calls", "indeterminate per 1M calls", "clean failures per 1M calls"})
+    EXPECT_FALSE(figure_of(c, 1, figure).differs) << figure;
   test::ProcessResult r = compare(dir.file("a"), dir.file("b"));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_PRED_FORMAT2(testing::IsSubstring, "2 cells matched, 0 differ", r.out);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "2 cells matched (8 figures tested), 0 differ", r.out);
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "no (p >= 0.01)", r.out) << "every column says something";
 }
 
@@ -72,9 +83,10 @@ TEST(Compare, OneCellThatDiffersIsFlaggedAndExitsOne) {
   write_run(dir.file("a"), two_cells(0));
   write_run(dir.file("b"), two_cells(300));
   RunComparison c = compare_records(two_cells(0), two_cells(300), 0.01);
-  ASSERT_EQ(c.matched.size(), 2u);
-  EXPECT_TRUE(c.matched[0].differs) << c.matched[0].p;
-  EXPECT_FALSE(c.matched[1].differs);
+  ASSERT_EQ(c.cells, 2u);
+  EXPECT_TRUE(figure_of(c, 0).differs) << figure_of(c, 0).p;
+  EXPECT_FALSE(figure_of(c, 1).differs);
+  EXPECT_FALSE(figure_of(c, 0).change_pct()) << "from 0: no percent";
   test::ProcessResult r = compare(dir.file("a"), dir.file("b"), {"--html", dir.file("compare.html")});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "DIFFERS", r.out);
@@ -86,7 +98,8 @@ TEST(Compare, OneCellThatDiffersIsFlaggedAndExitsOne) {
   json out = json::parse(j.out);
   EXPECT_TRUE(out["differs"].get<bool>());
   EXPECT_TRUE(out["matched"][0]["differs"].get<bool>());
-  EXPECT_FALSE(out["matched"][1]["differs"].get<bool>());
+  EXPECT_EQ(out["matched"][0]["figure"], "silent errors per 1M calls");
+  EXPECT_EQ(out["cells"], 2);
   // Numbers as numbers: silent errors per 1M calls, the text beside them.
   ASSERT_TRUE(out["matched"][1]["a"].is_number()) << out["matched"][1];
   EXPECT_DOUBLE_EQ(out["matched"][0]["b"].get<double>(), 1e6 * 300 / 20000);
@@ -103,10 +116,10 @@ TEST(Compare, TrialsTooFewForAlphaAreUntestableSaidCountedAndExitFour) {
   json base = dependability_record("sunrpc-udp", 0, 3000, 0);
   std::vector<json> a = {with_trials(base, {0, 0, 0})}, b = {with_trials(base, {43, 30, 40})};
   RunComparison c = compare_records(a, b, 0.01);
-  ASSERT_EQ(c.matched.size(), 1u);
-  ASSERT_TRUE(c.matched[0].smallest_p);
-  EXPECT_NEAR(*c.matched[0].smallest_p, 0.1, 1e-12);
-  EXPECT_EQ(c.untestable(), 1u);
+  ASSERT_EQ(c.cells, 1u);
+  ASSERT_TRUE(figure_of(c, 0).smallest_p);
+  EXPECT_NEAR(*figure_of(c, 0).smallest_p, 0.1, 1e-12);
+  EXPECT_EQ(c.untestable(), 4u) << "each of the four proportions";
   EXPECT_TRUE(c.nothing_testable());
   TempDir dir;
   write_run(dir.file("a"), a);
@@ -114,12 +127,13 @@ TEST(Compare, TrialsTooFewForAlphaAreUntestableSaidCountedAndExitFour) {
   test::ProcessResult r = compare(dir.file("a"), dir.file("b"));
   EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "untestable with 3 vs 3 trials (smallest p = 0.1)", r.out);
-  EXPECT_PRED_FORMAT2(testing::IsSubstring, "1 untestable", r.out);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "4 figures untestable", r.out);
   test::ProcessResult j = compare(dir.file("a"), dir.file("b"), {"--format", "json", "--alpha", "0.2"});
   EXPECT_EQ(j.exit_code, 1) << "at alpha 0.2, 3 trials a side can be tested, and p = 0.1 differs: " << j.out;
   json out = json::parse(j.out);
   EXPECT_EQ(out["untestable"], 0);
   EXPECT_TRUE(out["matched"][0]["testable"].get<bool>());
+  EXPECT_EQ(out["matched"][0]["figure"], "silent errors per 1M calls");
   EXPECT_DOUBLE_EQ(out["matched"][0]["smallest_p"].get<double>(), 0.1);
 }
 
@@ -130,12 +144,28 @@ TEST(Stats, SmallestPermutationP) {
   EXPECT_EQ(permutation_smallest_p(0, 3), 1.0);
 }
 
+// Silent errors alike, duplicate calls apart (a run that answers repeats
+// from a cache, told success, against one that executes them, told
+// failure): the duplicate calls are what differs, with their change.
+TEST(Compare, DuplicateCallsAreComparedBesideSilentErrors) {
+  std::vector<json> a = two_cells(0), b = two_cells(0);
+  b[0]["classes"]["duplicate_calls"] = 400;
+  b[0]["classes"]["correct"] = 20000 - 400;
+  a[0]["classes"]["duplicate_calls"] = 200;
+  RunComparison c = compare_records(a, b, 0.01);
+  EXPECT_FALSE(figure_of(c, 0).differs);
+  const CellComparison& dup = figure_of(c, 0, "duplicate calls per 1M calls");
+  EXPECT_TRUE(dup.differs) << dup.p;
+  EXPECT_NEAR(*dup.change_pct(), 100, 1e-9);
+  EXPECT_TRUE(c.any_differs());
+}
+
 TEST(Compare, CellsOnlyOneRunHasAreListed) {
   std::vector<json> a = two_cells(0), b = two_cells(0);
   a.push_back(dependability_record("raw-tcp", 0, 20000, 0));
   b.push_back(dependability_record("grpc", 5, 20000, 0));
   RunComparison c = compare_records(a, b, 0.01);
-  EXPECT_EQ(c.matched.size(), 2u);
+  EXPECT_EQ(c.cells, 2u);
   EXPECT_EQ(c.only_a, std::vector<std::string>{a[2].value("label", "")});
   EXPECT_EQ(c.only_b, std::vector<std::string>{b[2].value("label", "")});
   EXPECT_FALSE(c.any_differs()) << "a cell only one run has is listed, not a difference";
@@ -154,7 +184,7 @@ TEST(Compare, HowMuchACellMeasuresDoesNotStopTheMatch) {
   b[0]["cell"]["trials"] = 7;
   b[1]["cell"]["hogs"] = 3;  // a setting: no longer the same cell
   RunComparison c = compare_records(a, b, 0.01);
-  EXPECT_EQ(c.matched.size(), 1u);
+  EXPECT_EQ(c.cells, 1u);
   EXPECT_EQ(c.only_a.size(), 1u);
 }
 
@@ -162,14 +192,14 @@ TEST(Compare, TrialsAreComparedAsTrials) {
   json base = dependability_record("sunrpc-udp", 0, 5000, 0);
   json quiet = with_trials(base, {0, 0, 0, 0, 0}), loud = with_trials(base, {9, 11, 10, 12, 8});
   RunComparison c = compare_records({quiet}, {loud}, 0.01);
-  ASSERT_EQ(c.matched.size(), 1u);
-  EXPECT_EQ(c.matched[0].test, "permutation over trials (5 vs 5)");
-  EXPECT_NEAR(c.matched[0].p, 2.0 / 252, 1e-12) << "the two extreme splits of 252";
-  EXPECT_TRUE(c.matched[0].differs);
+  ASSERT_EQ(c.cells, 1u);
+  EXPECT_EQ(figure_of(c, 0).test, "permutation over trials (5 vs 5)");
+  EXPECT_NEAR(figure_of(c, 0).p, 2.0 / 252, 1e-12) << "the two extreme splits of 252";
+  EXPECT_TRUE(figure_of(c, 0).differs);
   // Three trials a side can never reach 0.01 (the smallest p is 2/20): said, not flagged.
   c = compare_records({with_trials(base, {0, 0, 0})}, {with_trials(base, {9, 9, 9})}, 0.01);
-  EXPECT_NEAR(c.matched[0].p, 0.1, 1e-12);
-  EXPECT_FALSE(c.matched[0].differs);
+  EXPECT_NEAR(figure_of(c, 0).p, 0.1, 1e-12);
+  EXPECT_FALSE(figure_of(c, 0).differs);
 }
 
 TEST(Compare, SpeedCellsByWelchOverTrialMeans) {
@@ -178,9 +208,11 @@ TEST(Compare, SpeedCellsByWelchOverTrialMeans) {
   EXPECT_FALSE(compare_records({a}, {same}, 0.01).any_differs());
   RunComparison c = compare_records({a}, {slow}, 0.01);
   EXPECT_TRUE(c.any_differs());
-  EXPECT_EQ(c.matched[0].test, "Welch over trials (3 vs 3)");
+  const CellComparison& mean = figure_of(c, 0, "mean latency us (trial means)");
+  EXPECT_EQ(mean.test, "Welch over trials (3 vs 3)");
+  EXPECT_NEAR(*mean.change_pct(), 100, 1e-9) << "80 against 40: +100%";
   RunComparison one = compare_records({speed_record("raw-tcp", 1, 12, {40})}, {slow}, 0.01);
-  EXPECT_FALSE(one.matched[0].tested) << "one trial: no Welch test";
+  EXPECT_FALSE(figure_of(one, 0, "mean latency us (trial means)").tested) << "one trial: no Welch test";
 }
 
 TEST(Compare, BadInputExitsTwoWithAClearMessage) {
