@@ -13,6 +13,7 @@ build_packages=(
   cmake ninja-build g++ make pkg-config ccache      # ccache: CMakeLists.txt uses it when present
   rpcsvc-proto libtirpc-dev rpcbind                 # rpcgen, libtirpc, rpcinfo
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
+  grpc-proto                                        # health.proto, built into the server for reflection
   libxmlrpc-c++8-dev libjsonrpccpp-dev libssl-dev curl  # xmlrpc (xmlrpc-c), jsonrpc (+ base64 from libcrypto); curl for interop tests
   libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libboost-dev
   iproute2 nftables util-linux procps               # ip/tc, nft, unshare/taskset, ps

@@ -17,6 +17,7 @@
 
 #include "common/inet.h"
 #include "grpc/grpc_limits.h"
+#include "grpc/health/v1/health.pb.h"  // generated from Debian's grpc-proto (idl/CMakeLists.txt)
 #include "grpc/grpc_service.h"
 #include "grpc/grpc_transport.h"
 #include "server/server_core.h"
@@ -146,7 +147,10 @@ void log_line(gpr_log_func_args* args) {
 // rpclab.wire.Rpclab while the server runs, as grpc_health_probe and
 // load balancers ask. Both are process-wide switches read by the builder;
 // neither touches the Rpclab service's calls.
+// The health messages' descriptors are linked in and named here, so the
+// generated pool holds them and reflection describes Health/Check too.
 void enable_discovery() {
+  grpc::health::v1::HealthCheckRequest::descriptor();
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
 }

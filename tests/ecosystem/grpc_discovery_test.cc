@@ -76,6 +76,18 @@ TEST_F(GrpcDiscovery, HealthSaysServingForTheServerAndTheService) {
   }
 }
 
+// grpcurl's way, with no .proto at all: the health service described and
+// called from what reflection serves (gRPC's own health service has no
+// descriptors; the server links them in).
+TEST_F(GrpcDiscovery, HealthIsDescribedAndCalledFromReflectionAlone) {
+  ProcessResult d = probe({"describe", "grpc.health.v1.Health"});
+  ASSERT_EQ(d.exit_code, 0) << d.out << d.err;
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "Check(grpc.health.v1.HealthCheckRequest)", d.out);
+  ProcessResult c = probe({"call", "grpc.health.v1.Health/Check", "{}"});
+  ASSERT_EQ(c.exit_code, 0) << c.out << c.err;
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "SERVING", c.out);
+}
+
 TEST_F(GrpcDiscovery, HealthOfAnUnknownServiceIsNotFound) {
   ProcessResult r = probe({"health", "no.such.Service"});
   EXPECT_EQ(r.exit_code, 1) << r.out;
