@@ -107,33 +107,69 @@ std::string ordering(const std::vector<const CellRecord*>& group) {
   return latency_order(timed, 0.01);
 }
 
+// A tail percentile from fewer calls than it needs is the maximum, or an
+// interpolation towards it: shown only where at least one call lies
+// beyond it (p99.9: 1,000 calls; p99: 100). Records without the count
+// show what they hold.
+std::string tail(const MaybeNull<double>& value, const std::optional<uint64_t>& calls, double q, bool* hidden) {
+  if (calls && static_cast<double>(*calls) * (1 - q) < 1 - 1e-9) {
+    *hidden = true;
+    return "-";
+  }
+  return opt_fixed(value, 1);
+}
+
 std::string percentile_table(const std::vector<CellRecord>& records, const std::string& topo, const std::string& mode,
                              bool one_client_only) {
-  TextTable t({"transport", "clients", "size", "p50 us", "p90 us", "p99 us", "p99.9 us", "max us", "calls/s",
-               "cpu us/call cli", "srv", "bytes/call", "x floor"});
+  std::vector<std::vector<std::string>> rows;  // an empty row: a rule
   std::map<std::pair<int, size_t>, std::vector<const CellRecord*>> groups;
   std::string last;
+  bool wire = false, tails_hidden = false;
   for (const CellRecord& r : records) {
     if (!measured(r) || calibration(r) || topology(r) != topo || connect(r) != mode) continue;
     if (one_client_only && clients(r) != 1) continue;
     groups[{clients(r), size(r)}].push_back(&r);
-    if (!last.empty() && last != variant(r)) t.rule();
+    if (!last.empty() && last != variant(r)) rows.push_back({});
     last = variant(r);
     const SpeedCell& s = r.speed;
+    // The mark beside every ratio, a blank where there is none, keeps the
+    // column's digits aligned.
     std::string ratio = opt_fixed(s.ratio_to_floor, 2);
-    if (s.welch_vs_floor.has_value()) ratio += s.welch_vs_floor->significant_at_0_01 ? "*" : " ";
+    ratio += s.welch_vs_floor.has_value() && s.welch_vs_floor->significant_at_0_01 ? "*" : " ";
     const std::optional<CpuPerCall>& cpu = s.cpu_us_per_call;
-    t.add({variant(r), std::to_string(clients(r)), size_label(size(r)), opt_fixed(s.latency.p50_us, 1),
-           opt_fixed(s.latency.p90_us, 1), opt_fixed(s.latency.p99_us, 1), opt_fixed(s.latency.p999_us, 1),
-           opt_fixed(s.latency.max_us, 1), opt_fixed(s.latency.calls_per_s, 0),
-           cpu ? fixed(cpu->client, 1) : "-", cpu ? fixed(cpu->server, 1) : "-",
-           s.wire.has_value() ? fixed(s.wire->bytes_per_call, 0) : "-", ratio});
+    const std::optional<uint64_t>& n = s.latency.calls_measured;
+    wire = wire || s.wire.has_value();
+    rows.push_back({variant(r), std::to_string(clients(r)), size_label(size(r)), opt_fixed(s.latency.p50_us, 1),
+                    opt_fixed(s.latency.p90_us, 1), tail(s.latency.p99_us, n, 0.99, &tails_hidden),
+                    tail(s.latency.p999_us, n, 0.999, &tails_hidden), opt_fixed(s.latency.max_us, 1),
+                    opt_fixed(s.latency.calls_per_s, 0), cpu ? fixed(cpu->client, 1) : "-",
+                    cpu ? fixed(cpu->server, 1) : "-", s.wire.has_value() ? fixed(s.wire->bytes_per_call, 0) : "-",
+                    ratio});
+  }
+  // Bytes on the wire are counted on a link the harness made (two-host);
+  // a table of loopback cells has none, so no column of dashes.
+  std::vector<std::string> header = {"transport", "clients", "size", "p50 us", "p90 us", "p99 us", "p99.9 us", "max us",
+                                     "calls/s", "cpu us/call cli", "srv", "bytes/call", "x floor"};
+  const size_t bytes_column = 11;
+  if (!wire) header.erase(header.begin() + bytes_column);
+  TextTable t(header);
+  for (std::vector<std::string>& row : rows) {
+    if (row.empty()) {
+      t.rule();
+      continue;
+    }
+    if (!wire) row.erase(row.begin() + bytes_column);
+    t.add(row);
   }
   if (t.empty()) return "";
   std::string out = fmt::format("Per-call latency, {} connection, {} (microseconds; x floor = p50 / raw floor p50, "
                                 "* = the trial means differ from the floor's by Welch's t-test at alpha 0.01):\n\n",
                                 mode, topo) +
                     t.render();
+  if (tails_hidden)
+    out += "(- in p99 or p99.9: the cell measured fewer than 100 or 1,000 calls, where that percentile is the "
+           "maximum)\n";
+  if (!wire) out += "(no bytes/call: bytes on the wire are counted on the two-host link only)\n";
   out += "\nOrder by mean latency (Welch's t-test on the trial means, alpha 0.01): '<' = every transport before it "
          "is\nsignificantly faster than every one after it; ',' = not separated; significant pairs inside a group "
          "follow it:\n";

@@ -3,6 +3,8 @@
 // the test says A < C.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include <algorithm>
 
 #include "harness/speed/latency_order.h"
@@ -52,6 +54,34 @@ TEST(SpeedReport, TheOrderLineAgreesWithWelchForEveryPair) {
   EXPECT_NE(text.find("1 client(s),   12: raw-tcp, sunrpc-tcp, grpc (within a group: raw-tcp < grpc)"),
             std::string::npos)
       << text;
+}
+
+// A loopback table has no column of dashes for bytes on the wire (they are
+// counted on the two-host link only), a tail percentile from too few calls
+// (p99.9 of 150 is the maximum) is not printed, and the floor column's
+// dashes line up with its digits.
+TEST(SpeedReport, ATableShowsOnlyWhatItsCellsMeasured) {
+  std::vector<nlohmann::json> records = {speed_record("raw-tcp", 1, 12, kRawTcp), speed_record("grpc", 1, 12, kGrpc)};
+  for (nlohmann::json& r : records) {
+    r["calls_measured"] = 150;
+    r["p999_us"] = 999.0;
+    r["max_us"] = 999.0;
+  }
+  records[1]["ratio_to_floor"] = 1.5;
+  std::string table = speed_report(typed_records(records), {RPCLAB_SOURCE_DIR "/docs/data", false, false,
+                                                            {"loopback-persistent"}});
+  std::string header = table.substr(table.find("transport"), table.find('\n', table.find("transport")) - table.find("transport"));
+  EXPECT_EQ(header.find("bytes/call"), std::string::npos) << table;
+  EXPECT_NE(table.find("counted on the two-host link only"), std::string::npos) << table;
+  EXPECT_EQ(table.find("999.0  "), table.find("999.0")) << "p99.9 of 150 calls is the maximum; shown once:\n" << table;
+  EXPECT_NE(table.find("fewer than 100 or 1,000 calls"), std::string::npos) << table;
+  // The dash of the floor's own row and grpc's 1.50 end in the same column.
+  std::istringstream lines(table);
+  std::vector<size_t> ends;
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("raw-tcp", 0) == 0 || line.rfind("grpc", 0) == 0) ends.push_back(line.find_last_not_of(' '));
+  ASSERT_EQ(ends.size(), 2u) << table;
+  EXPECT_EQ(ends[0], ends[1]) << table;
 }
 
 // `rpclab report --table` (and through it tools/docs-tables.sh) gets
