@@ -26,8 +26,9 @@ build_packages=(
 # the pandas recipe of docs/results-format.md (Debian's python3, not pyenv's),
 # and a browser that opens report.html as a person would.
 # openssh-server: the --server-host tests run a real sshd in each of two namespaces.
-# nfs-ganesha, nfs-ganesha-vfs: the NFS cells' user-space server (issue 23; harness/nfs/).
-test_packages=(python3 python3-grpcio python3-protobuf grpc-proto python3-pandas chromium openssh-server nfs-ganesha nfs-ganesha-vfs)
+# nfs-ganesha, nfs-ganesha-vfs: the NFS cells' user-space server (issue 23; harness/nfs/);
+# tcpdump: rpclab-nfs-cell --pcap (harness/nfs/client_pcap.h).
+test_packages=(python3 python3-grpcio python3-protobuf grpc-proto python3-pandas chromium openssh-server nfs-ganesha nfs-ganesha-vfs tcpdump)
 # runtime: a machine that only runs rpclab-server/rpclab-client (a --server-host):
 # the shared libraries they link (Debian 12's names), the tools the harness runs
 # there, and what faults there need. rpclab checks a remote against this list.

@@ -11,6 +11,7 @@
 
 #include "common/atomic_file.h"
 #include "common/install_paths.h"
+#include "harness/nfs/client_pcap.h"
 #include "harness/nfs/nfs_server.h"
 #include "harness/nfs/nfs_classes.h"
 #include "netem/faults/backend_factory.h"
@@ -39,6 +40,8 @@ nlohmann::json run_nfs_cell(const NfsCellOptions& o) {
   const NfsServerRow& server_row = nfs_server(o.server);
   if (std::string why = server_row.missing(); !why.empty()) throw std::runtime_error(why);
   if (!o.drc && !server_row.drc_switch) throw std::runtime_error(o.server + "'s reply cache cannot be turned off");
+  if (o.pcap)
+    if (std::string why = tcpdump_missing(); !why.empty()) throw std::runtime_error("--pcap: " + why);
   std::filesystem::create_directories(o.out_dir);
   std::string out = std::filesystem::absolute(o.out_dir).string();
   process::CommandLog log(out + "/commands.log");
@@ -53,6 +56,10 @@ nlohmann::json run_nfs_cell(const NfsCellOptions& o) {
   // sender's egress and loss on the receiver's ingress, per direction.
   spec.direction = o.loss_pct > 0 ? netem::Direction::kBoth : netem::Direction::kToServer;
   faults->apply(spec);
+  // Before the server, so MOUNT is in it too; declared after the topology,
+  // so it ends before the namespaces go.
+  std::unique_ptr<ClientPcap> pcap;
+  if (o.pcap) pcap = std::make_unique<ClientPcap>(topology->client(), out + "/client.pcap", log);
 
   NfsServerOptions server_options{topology->server().netns, topology->server().address, topology->client().netns,
                                   out + "/server", o.drc};
@@ -69,6 +76,7 @@ nlohmann::json run_nfs_cell(const NfsCellOptions& o) {
                                      "--client-id", std::to_string(k), "--count", std::to_string(o.count),
                                      "--ops", o.ops, "--timeout-ms", std::to_string(o.timeout_ms),
                                      "--retransmit-ms", std::to_string(o.retransmit_ms), "--record", record};
+    if (o.raw_clnt_dg) argv.push_back("--raw-clnt-dg");
     process::SpawnOptions spawn;
     spawn.netns = topology->client().netns;
     spawn.stderr_path = out + "/client-" + std::to_string(k) + ".err";
@@ -84,6 +92,8 @@ nlohmann::json run_nfs_cell(const NfsCellOptions& o) {
     int stopped = status ? *status : clients[k - 1]->stop(std::chrono::seconds(1));
     client_exits.push_back(process::describe_wait_status(stopped));
   }
+  nlohmann::json pcap_json;
+  if (pcap) pcap_json = {{"file", pcap->path()}, {"tcpdump", pcap->stop()}};
   std::set<std::string> names = names_in(server.export_dir());
   nlohmann::json counters_after = server.counters();
   for (uint32_t k = 1; k <= o.clients; ++k) {
@@ -108,6 +118,8 @@ nlohmann::json run_nfs_cell(const NfsCellOptions& o) {
       {"dup_pct", o.dup_pct}, {"loss_pct", o.loss_pct}, {"clients", o.clients}, {"count", o.count},
       {"ops", o.ops}, {"timeout_ms", o.timeout_ms},
       {"retransmit_ms", o.transport == "udp" ? nlohmann::json(o.retransmit_ms) : nlohmann::json()},
+      {"clnt_dg", o.transport == "udp" ? nlohmann::json(o.raw_clnt_dg ? "raw" : "guarded") : nlohmann::json()},
+      {"pcap", pcap_json},
       {"classes", classes}, {"told", told}, {"client_exits", client_exits},
       {"server_end", server.state()},
       {"server_counters", {{"before", counters_before}, {"after", counters_after}}},
