@@ -31,8 +31,9 @@ build_packages=(
 # nfs-kernel-server: rpc.nfsd, exportfs, rpc.mountd for knfsd, which runs inside the
 # user-mode-linux guest (harness/nfs/knfsd_server.h); its service must not start on
 # the host (whose kernel may have no nfsd), so it is installed under a policy-rc.d.
+# tcpdump: rpclab-nfs-cell --pcap (harness/nfs/client_pcap.h).
 test_packages=(python3 python3-grpcio python3-protobuf grpc-proto python3-pandas chromium openssh-server nfs-ganesha nfs-ganesha-vfs
-               nfs-kernel-server)
+               nfs-kernel-server tcpdump)
 # runtime: a machine that only runs rpclab-server/rpclab-client (a --server-host):
 # the shared libraries they link (Debian 12's names), the tools the harness runs
 # there, and what faults there need. rpclab checks a remote against this list.

@@ -13,6 +13,7 @@
 
 #include "common/atomic_file.h"
 #include "common/install_paths.h"
+#include "harness/nfs/client_pcap.h"
 #include "harness/nfs/nfs_server.h"
 #include "harness/nfs/nfs_classes.h"
 #include "harness/nfs/server_ready.h"
@@ -69,7 +70,8 @@ NfsTrial run_nfs_cell_in_guest(const NfsCellOptions& o, const NfsServerRow& row,
   write_file_atomically(cell_json, result.dump(2) + "\n");
   TrialRecord identity;
   identity.experiment = "nfs";
-  return trial_in_cell(result.at("measured"), identity).nfs;
+  const nlohmann::json& measured = result.at("measured");  // not a record: cell.json wraps the trial's section
+  return trial_in_cell(measured, identity).nfs;
 }
 
 }  // namespace
@@ -83,6 +85,8 @@ std::vector<std::string> nfs_cell_flags(const NfsCellOptions& o) {
                                 "--retransmit-ms", std::to_string(o.retransmit_ms), "--out", o.out_dir};
   if (!o.client_program.empty()) f.insert(f.end(), {"--client-program", o.client_program});
   if (o.restart_check) f.push_back("--restart-check");
+  if (o.raw_clnt_dg) f.push_back("--raw-clnt-dg");
+  if (o.pcap) f.push_back("--pcap");
   return f;
 }
 
@@ -91,6 +95,8 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
   const NfsServerRow& server_row = nfs_server(o.server);
   if (std::string why = server_row.missing(); !why.empty()) throw std::runtime_error(why);
   if (!o.drc && !server_row.drc_switch) throw std::runtime_error(o.server + "'s reply cache cannot be turned off");
+  if (o.pcap)
+    if (std::string why = tcpdump_missing(); !why.empty()) throw std::runtime_error("--pcap: " + why);
   std::filesystem::create_directories(o.out_dir);
   std::string out = std::filesystem::absolute(o.out_dir).string();
   if (server_row.in_guest && !o.in_guest) return run_nfs_cell_in_guest(o, server_row, out);
@@ -100,6 +106,10 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
   auto topology = netem::Topology::create(netem::TopologyKind::kTwoHost, log);
   CellFiles files{out};
   Link link(choice, netem::make_backend(choice.kind, *topology, log));
+  // Before the server, so MOUNT is in it too; declared after the topology,
+  // so it ends before the namespaces go.
+  std::unique_ptr<ClientPcap> pcap;
+  if (o.pcap) pcap = std::make_unique<ClientPcap>(topology->client(), out + "/client.pcap", log);
 
   NfsServerOptions server_options{topology->server().netns, topology->server().address, topology->client().netns,
                                   out + "/server", o.drc};
@@ -125,6 +135,7 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
                                      "--client-id", std::to_string(k), "--count", std::to_string(o.count),
                                      "--ops", o.ops, "--timeout-ms", std::to_string(o.timeout_ms),
                                      "--retransmit-ms", std::to_string(o.retransmit_ms), "--record", record};
+    if (o.raw_clnt_dg) argv.push_back("--raw-clnt-dg");
     process::SpawnOptions spawn;
     spawn.netns = topology->client().netns;
     spawn.stderr_path = out + "/client-" + std::to_string(k) + ".err";
@@ -144,6 +155,8 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
     trial.client_exits->push_back(process::describe_wait_status(stopped));
   }
   trial.client_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - clients_start).count();
+  nlohmann::json pcap_json;
+  if (pcap) pcap_json = {{"file", pcap->path()}, {"tcpdump", pcap->stop()}};
   std::set<std::string> names = names_in(server.export_dir());
   nlohmann::json counters_after = server.counters();
   nlohmann::json counters_restarted;
@@ -169,12 +182,13 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
   nlohmann::json options = {{"server", o.server}, {"transport", o.transport}, {"drc", o.drc},
                             {"faults", o.faults}, {"clients", o.clients}, {"count", o.count},
                             {"ops", o.ops}, {"timeout_ms", o.timeout_ms},
-                            {"retransmit_ms", o.transport == "udp" ? nlohmann::json(o.retransmit_ms) : nlohmann::json()}};
+                            {"retransmit_ms", o.transport == "udp" ? nlohmann::json(o.retransmit_ms) : nlohmann::json()},
+                            {"clnt_dg", o.transport == "udp" ? nlohmann::json(o.raw_clnt_dg ? "raw" : "guarded") : nlohmann::json()}};
   TrialRecord as_record;
   as_record.experiment = "nfs";
   as_record.nfs = trial;
   nlohmann::json measured = per_trial_json(as_record);
-  write_file_atomically(out + "/cell.json", nlohmann::json{{"options", options}, {"measured", measured}}.dump(2) + "\n");
+  write_file_atomically(out + "/cell.json", nlohmann::json{{"options", options}, {"measured", measured}, {"pcap", pcap_json}}.dump(2) + "\n");
   return trial;
 }
 

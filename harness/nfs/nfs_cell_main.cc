@@ -29,6 +29,9 @@ int main(int argc, char** argv) {
   app.add_option("--ops", o.ops, "operations per step (rpclab-nfs-client --ops)")->capture_default_str();
   app.add_option("--timeout-ms", o.timeout_ms, "a call's whole time")->check(in_range(1, 600000))->capture_default_str();
   app.add_option("--retransmit-ms", o.retransmit_ms, "UDP retransmit interval")->check(in_range(1, 600000))->capture_default_str();
+  app.add_flag("--raw-clnt-dg", o.raw_clnt_dg,
+               "UDP: the clients leave libtirpc's handling of stale replies as it is (rpclab-nfs-client --raw-clnt-dg)");
+  app.add_flag("--pcap", o.pcap, "capture the client's end of the link to OUT/client.pcap (tcpdump, in the client's namespace)");
   app.add_option("--out", o.out_dir, "the cell's folder")->required();
   app.add_option("--client-program", o.client_program, "the NFS client (default: rpclab-nfs-client beside this program)");
   app.add_flag("--restart-check", o.restart_check,

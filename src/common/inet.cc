@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <linux/filter.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -102,6 +103,33 @@ int connect_tcp(const sockaddr_in& addr, int timeout_ms, bool nodelay, std::stri
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   return fd;
+}
+
+size_t drop_stale_replies(int fd, std::optional<uint32_t> keep_xid) {
+  size_t dropped = 0;
+  for (;;) {
+    uint32_t xid_be = 0;
+    ssize_t n = ::recv(fd, &xid_be, sizeof xid_be, MSG_DONTWAIT | MSG_PEEK);
+    if (n < 0) return dropped;  // empty (EAGAIN) or an error clnt_dg will meet itself
+    if (keep_xid && n == static_cast<ssize_t>(sizeof xid_be) && ntohl(xid_be) == *keep_xid) return dropped;
+    char sink[1];
+    if (::recv(fd, sink, sizeof sink, MSG_DONTWAIT | MSG_TRUNC) < 0) return dropped;
+    ++dropped;
+  }
+}
+
+void accept_only_xid(int fd, uint32_t xid) {
+  // A UDP socket's filter sees the datagram from its UDP header (8 bytes)
+  // on; the XID is the payload's first word, loaded in host order.
+  sock_filter code[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 8),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, xid, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, 0xffffffffu),  // the whole datagram
+      BPF_STMT(BPF_RET | BPF_K, 0),            // none of it
+  };
+  sock_fprog program{static_cast<unsigned short>(sizeof code / sizeof code[0]), code};
+  if (::setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &program, sizeof program) != 0)
+    throw SetupError(std::string("cannot filter the client's socket by XID: ") + std::strerror(errno));
 }
 
 }  // namespace rpclab

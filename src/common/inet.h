@@ -3,7 +3,9 @@
 
 #include <netinet/in.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace rpclab {
@@ -23,5 +25,19 @@ uint16_t bound_port(int fd);
 // with `error` set (errno text), never throws: a refused connect is a
 // call outcome, not a setup failure.
 int connect_tcp(const sockaddr_in& addr, int timeout_ms, bool nodelay, std::string* error, int* err_no);
+
+// Sun RPC over UDP: the replies queued on a client's socket that answer
+// no call under way (late or duplicated replies of earlier calls), read
+// and dropped without blocking. A datagram whose first word, the XID, is
+// `keep_xid` stops it and stays queued: it answers the call being
+// retried. Returns how many were dropped. (libtirpc's clnt_dg answers
+// each queued stale reply by resending at once: docs/nfs-udp-findings.md.)
+size_t drop_stale_replies(int fd, std::optional<uint32_t> keep_xid = std::nullopt);
+// A socket filter on a Sun RPC UDP client's socket: from now on the kernel
+// queues only datagrams whose XID is `xid` (the call about to be made),
+// so a stale reply never reaches the library. Datagrams queued before
+// stay (drop them with drop_stale_replies). Throws SetupError if the
+// kernel refuses the filter.
+void accept_only_xid(int fd, uint32_t xid);
 
 }  // namespace rpclab

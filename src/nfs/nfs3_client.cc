@@ -7,9 +7,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
 
+#include "common/inet.h"
 #include "nfs3_prot.h"
 
 namespace rpclab::nfs {
@@ -72,6 +74,37 @@ CLIENT* open_nfs(const Nfs3Options& o) {
   return clnt;
 }
 
+// `call` (one stub call on `clnt`) under the UDP guard of nfs3_client.h;
+// counts into `r`. TCP, or raw: the call as it is.
+template <typename Call>
+enum clnt_stat guarded(CLIENT* clnt, const Nfs3Options& options, Call call, Nfs3Reply& r) {
+  if (options.transport != "udp" || options.raw_clnt_dg) return call();
+  using Clock = std::chrono::steady_clock;
+  auto deadline = Clock::now() + std::chrono::milliseconds(options.timeout_ms);
+  int fd = -1;
+  clnt_control(clnt, CLGET_FD, reinterpret_cast<char*>(&fd));
+  u_int xid = 0;
+  clnt_control(clnt, CLGET_XID, reinterpret_cast<char*>(&xid));  // the last call's; clnt_dg adds 1
+  accept_only_xid(fd, xid + 1);
+  r.stale_replies += static_cast<uint32_t>(drop_stale_replies(fd, xid + 1));
+  enum clnt_stat stat = call();
+  bool shortened = false;
+  while (stat == RPC_TIMEDOUT) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) break;
+    ++r.early_timeouts;
+    clnt_control(clnt, CLGET_XID, reinterpret_cast<char*>(&xid));  // the call's
+    clnt_control(clnt, CLSET_XID, reinterpret_cast<char*>(&xid));  // the next call's: the same
+    r.stale_replies += static_cast<uint32_t>(drop_stale_replies(fd, xid));
+    timeval rest = to_timeval(static_cast<int>(left));
+    clnt_control(clnt, CLSET_TIMEOUT, reinterpret_cast<char*>(&rest));
+    shortened = true;
+    stat = call();
+  }
+  if (shortened) set_timeouts(clnt, options);
+  return stat;
+}
+
 std::vector<char> mount_root(const Nfs3Options& o, const std::string& export_path) {
   const std::string& transport = o.mount_transport.empty() ? o.transport : o.mount_transport;
   CLIENT* clnt = clnt_create(o.host.c_str(), MOUNT_PROGRAM, MOUNT_V3, transport.c_str());
@@ -85,9 +118,12 @@ std::vector<char> mount_root(const Nfs3Options& o, const std::string& export_pat
   mount.transport = transport;
   mount.timeout_ms = std::max(o.timeout_ms, 30000);
   set_timeouts(clnt, mount);
+  // The same guard as the NFS calls when MNT goes over UDP (rpcbind's
+  // reply and its duplicates under dup).
   dirpath path = const_cast<char*>(export_path.c_str());
   mountres3 res{};
-  enum clnt_stat stat = mountproc3_mnt_3(&path, &res, clnt);
+  Nfs3Reply counts;
+  enum clnt_stat stat = guarded(clnt, mount, [&] { return mountproc3_mnt_3(&path, &res, clnt); }, counts);
   std::string error;
   std::vector<char> root;
   if (stat != RPC_SUCCESS)
@@ -113,10 +149,9 @@ sattr3 attributes(uint32_t mode) {
   return a;
 }
 
-// The reply's status, or what the library said instead.
+// The reply's status, or what the library said instead, into `r`.
 template <typename Res>
-Nfs3Reply told(CLIENT* clnt, enum clnt_stat stat, Res& res, xdrproc_t free_res) {
-  Nfs3Reply r;
+Nfs3Reply told(CLIENT* clnt, enum clnt_stat stat, Res& res, xdrproc_t free_res, Nfs3Reply r) {
   if (stat == RPC_SUCCESS) {
     r.nfs = nfsstat3_name(res.status);
     clnt_freeres(clnt, free_res, reinterpret_cast<char*>(&res));
@@ -153,13 +188,31 @@ std::string nfsstat3_name(int status) {
   }
 }
 
+namespace {
+
+void check_transport(const Nfs3Options& o) {
+  if (o.transport != "udp" && o.transport != "tcp")
+    throw std::invalid_argument("transport must be udp or tcp, not '" + o.transport + "'");
+}
+
+}  // namespace
+
 Nfs3Client::Nfs3Client(const Nfs3Options& options, const std::string& export_path) : options_(options) {
-  if (options.transport != "udp" && options.transport != "tcp")
-    throw std::invalid_argument("transport must be udp or tcp, not '" + options.transport + "'");
+  check_transport(options);
   root_ = mount_root(options, export_path);
-  clnt_ = open_nfs(options);
+  open();
+}
+
+Nfs3Client::Nfs3Client(const Nfs3Options& options, std::vector<char> root_handle)
+    : options_(options), root_(std::move(root_handle)) {
+  check_transport(options);
+  open();
+}
+
+void Nfs3Client::open() {
+  clnt_ = open_nfs(options_);
   use_unix_auth(clnt_);
-  set_timeouts(clnt_, options);
+  set_timeouts(clnt_, options_);
 }
 
 Nfs3Client::~Nfs3Client() {
@@ -169,8 +222,8 @@ Nfs3Client::~Nfs3Client() {
 }
 
 Nfs3Reply Nfs3Client::null_call() {
-  enum clnt_stat stat = nfsproc3_null_3(nullptr, nullptr, clnt_);
   Nfs3Reply r;
+  enum clnt_stat stat = guarded(clnt_, options_, [&] { return nfsproc3_null_3(nullptr, nullptr, clnt_); }, r);
   if (stat != RPC_SUCCESS) {
     r.rpc = stat == RPC_TIMEDOUT ? "timeout" : "error";
     r.detail = clnt_sperrno(stat);
@@ -183,16 +236,19 @@ Nfs3Reply Nfs3Client::call(NfsOp op, const std::string& name) {
   where.dir.data.data_len = static_cast<u_int>(root_.size());
   where.dir.data.data_val = root_.data();
   where.name = const_cast<char*>(name.c_str());
+  Nfs3Reply r;
   switch (op) {
     case NfsOp::kMkdir: {
       MKDIR3args args{where, attributes(0755)};
       MKDIR3res res{};
-      return told(clnt_, nfsproc3_mkdir_3(&args, &res, clnt_), res, reinterpret_cast<xdrproc_t>(xdr_MKDIR3res));
+      enum clnt_stat stat = guarded(clnt_, options_, [&] { return nfsproc3_mkdir_3(&args, &res, clnt_); }, r);
+      return told(clnt_, stat, res, reinterpret_cast<xdrproc_t>(xdr_MKDIR3res), r);
     }
     case NfsOp::kRmdir: {
       RMDIR3args args{where};
       RMDIR3res res{};
-      return told(clnt_, nfsproc3_rmdir_3(&args, &res, clnt_), res, reinterpret_cast<xdrproc_t>(xdr_RMDIR3res));
+      enum clnt_stat stat = guarded(clnt_, options_, [&] { return nfsproc3_rmdir_3(&args, &res, clnt_); }, r);
+      return told(clnt_, stat, res, reinterpret_cast<xdrproc_t>(xdr_RMDIR3res), r);
     }
     case NfsOp::kCreateGuarded: {
       CREATE3args args{};
@@ -200,12 +256,14 @@ Nfs3Reply Nfs3Client::call(NfsOp op, const std::string& name) {
       args.how.mode = GUARDED;
       args.how.createhow3_u.obj_attributes = attributes(0644);
       CREATE3res res{};
-      return told(clnt_, nfsproc3_create_3(&args, &res, clnt_), res, reinterpret_cast<xdrproc_t>(xdr_CREATE3res));
+      enum clnt_stat stat = guarded(clnt_, options_, [&] { return nfsproc3_create_3(&args, &res, clnt_); }, r);
+      return told(clnt_, stat, res, reinterpret_cast<xdrproc_t>(xdr_CREATE3res), r);
     }
     case NfsOp::kRemove: {
       REMOVE3args args{where};
       REMOVE3res res{};
-      return told(clnt_, nfsproc3_remove_3(&args, &res, clnt_), res, reinterpret_cast<xdrproc_t>(xdr_REMOVE3res));
+      enum clnt_stat stat = guarded(clnt_, options_, [&] { return nfsproc3_remove_3(&args, &res, clnt_); }, r);
+      return told(clnt_, stat, res, reinterpret_cast<xdrproc_t>(xdr_REMOVE3res), r);
     }
   }
   throw std::logic_error("NfsOp without a call");

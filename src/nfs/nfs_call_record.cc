@@ -14,6 +14,8 @@ nlohmann::json to_line(const NfsCall& c) {
                       {"nfs", c.nfs ? nlohmann::json(*c.nfs) : nlohmann::json()},
                       {"latency_ns", c.latency_ns}, {"start_ns", c.start_ns}};
   if (!c.detail.empty()) j["detail"] = c.detail;
+  if (c.stale_replies) j["stale_replies"] = c.stale_replies;
+  if (c.early_timeouts) j["early_timeouts"] = c.early_timeouts;
   return j;
 }
 
@@ -30,6 +32,8 @@ NfsCall from_line(const nlohmann::json& j) {
   if (!j.at("nfs").is_null()) c.nfs = j.at("nfs").get<std::string>();
   c.latency_ns = j.at("latency_ns").get<int64_t>();
   c.start_ns = j.at("start_ns").get<int64_t>();
+  c.stale_replies = j.value("stale_replies", 0u);
+  c.early_timeouts = j.value("early_timeouts", 0u);
   return c;
 }
 }  // namespace

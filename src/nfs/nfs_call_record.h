@@ -5,7 +5,10 @@
 //    "latency_ns":812345,"start_ns":40211871}
 // `rpc` is what the RPC library said ("ok", "timeout", or "error" with
 // `detail`, libtirpc's text); `nfs` is the NFSv3 status when a reply came,
-// null when none did.
+// null when none did. Over guarded UDP (nfs3_client.h), when not 0:
+// `stale_replies`, replies of earlier calls dropped before or during the
+// call, and `early_timeouts`, clnt_dg timeouts before the call's deadline
+// that the client retried with the same XID.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +32,8 @@ struct NfsCall {
   std::optional<std::string> nfs;   // "NFS3_OK", "NFS3ERR_EXIST", ...; none without a reply
   int64_t latency_ns = 0;
   int64_t start_ns = 0;             // from the record's start (monotonic clock)
+  uint32_t stale_replies = 0;
+  uint32_t early_timeouts = 0;
 };
 
 struct NfsCallRecord {

@@ -44,6 +44,9 @@ int main(int argc, char** argv) {
       ->check(in_range(1, 3600000))->capture_default_str();
   app.add_option("--retransmit-ms", options.retransmit_ms, "UDP: clnt_dg's retransmit interval")
       ->check(in_range(1, 3600000))->capture_default_str();
+  app.add_flag("--raw-clnt-dg", options.raw_clnt_dg,
+               "UDP: leave clnt_dg's handling of stale replies as libtirpc has it (each resends at once and costs "
+               "a whole retransmit interval of the call's time; docs/nfs-udp-findings.md)");
   app.add_option("--record", record_path, "where to write the call record (JSON lines)")->required()->check(writable_file());
   parse_or_exit(app, argc, argv);
 
@@ -59,7 +62,9 @@ int main(int argc, char** argv) {
   record.header = {{"client_id", client_id}, {"server", options.host}, {"transport", options.transport},
                    {"export", export_path}, {"nfs_port", options.nfs_port}, {"ops", nfs::ops_text(ops)},
                    {"count", count}, {"timeout_ms", options.timeout_ms},
-                   {"retransmit_ms", options.transport == "udp" ? nlohmann::json(options.retransmit_ms) : nlohmann::json()}};
+                   {"retransmit_ms", options.transport == "udp" ? nlohmann::json(options.retransmit_ms) : nlohmann::json()},
+                   {"clnt_dg", options.transport == "udp" ? nlohmann::json(options.raw_clnt_dg ? "raw" : "guarded")
+                                                          : nlohmann::json()}};
   auto t0 = std::chrono::steady_clock::now();
   try {
     nfs::Nfs3Client client(options, export_path);
@@ -76,6 +81,8 @@ int main(int argc, char** argv) {
         c.rpc = r.rpc;
         c.detail = r.detail;
         c.nfs = r.nfs;
+        c.stale_replies = r.stale_replies;
+        c.early_timeouts = r.early_timeouts;
         record.calls.push_back(std::move(c));
       }
     }

@@ -150,9 +150,7 @@ class SunrpcClient : public RpcClient {
     if (!drain_) return;
     int fd = -1;
     clnt_control(clnt_, CLGET_FD, reinterpret_cast<char*>(&fd));
-    char sink[512];
-    while (::recv(fd, sink, sizeof sink, MSG_DONTWAIT | MSG_TRUNC) >= 0) {
-    }
+    drop_stale_replies(fd);
   }
 
   CLIENT* clnt_;

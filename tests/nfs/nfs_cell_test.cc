@@ -3,10 +3,16 @@
 // MKDIR is correct, the export holds exactly the names, nothing is left.
 #include <unistd.h>
 
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <vector>
 
 #include <gtest/gtest.h>
 
+#include "harness/nfs/client_pcap.h"
 #include "harness/nfs/ganesha_server.h"
 #include "harness/nfs/nfs_cell.h"
 #include "netem/topology/topology.h"
@@ -52,6 +58,49 @@ TEST_P(NfsCell, EveryMkdirIsCorrectWithoutAFault) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, NfsCell, ::testing::Values("udp", "tcp"));
+
+// Packets in a classic pcap file (24-byte file header, then a 16-byte
+// header per packet whose third word is the captured length), or -1 when
+// it is not one.
+int pcap_packets(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<unsigned char> b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  uint32_t magic = 0;
+  if (b.size() < 24) return -1;
+  std::memcpy(&magic, b.data(), 4);
+  if (magic != 0xa1b2c3d4u) return -1;  // tcpdump writes host order, microseconds
+  int packets = 0;
+  for (size_t at = 24; at + 16 <= b.size(); ++packets) {
+    uint32_t caplen = 0;
+    std::memcpy(&caplen, b.data() + at + 8, 4);
+    at += 16 + caplen;
+    if (at > b.size()) return -1;
+  }
+  return packets;
+}
+
+TEST(NfsCellPcap, CapturesEveryRequestAndReplyOfTheClient) {
+  if (auto why = why_not(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = tcpdump_missing(); !why.empty()) GTEST_SKIP() << why;
+  NfsCellOptions o;
+  o.count = 5;
+  o.pcap = true;
+  o.client_program = RPCLAB_BIN_DIR "/rpclab-nfs-client";
+  o.out_dir = ::testing::TempDir() + "rpclab-nfs-cell-pcap-" + std::to_string(::getpid());
+  NfsTrial r = run_nfs_cell(o);
+  ASSERT_TRUE(r.classes);
+  EXPECT_EQ(r.classes->correct, 5u);
+  nlohmann::json cell = nlohmann::json::parse(std::ifstream(o.out_dir + "/cell.json"));
+  std::string summary = cell["pcap"]["tcpdump"];
+  EXPECT_NE(summary.find("packets captured"), std::string::npos) << summary;
+  int packets = pcap_packets(o.out_dir + "/client.pcap");
+  // At least the 5 MKDIRs and their replies; and only this cell's traffic
+  // (the namespace carries nothing else: rpcbind, MOUNT over TCP, the
+  // readiness probes and the calls come to a few dozen packets).
+  EXPECT_GE(packets, 10);
+  EXPECT_LE(packets, 150) << "the capture holds more than this cell's traffic";
+  std::filesystem::remove_all(o.out_dir);
+}
 
 }  // namespace
 }  // namespace rpclab::harness::nfs

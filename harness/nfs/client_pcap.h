@@ -1,0 +1,48 @@
+// The client's end of an NFS cell's link as a pcap file (--pcap): tcpdump
+// in the client's namespace on its veth, every packet both ways (requests
+// as the client sent them, before the nftables dup and drop of its
+// egress; replies as they arrived, after the drop of its ingress), whole
+// packets, written packet by packet. Started before the server and the
+// clients, stopped (SIGINT, so tcpdump ends the file) once the clients
+// have ended and before the namespaces go. Read it with
+// `tcpdump -r OUT/client.pcap -nn -tt`, which decodes NFS and MOUNT.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "netem/topology/topology.h"
+#include "process/child_process.h"
+#include "process/command_log.h"
+
+namespace rpclab::harness::nfs {
+
+std::string tcpdump_missing();  // "" when tcpdump is there, else why and how to install it
+
+class ClientPcap {
+ public:
+  // Returns once tcpdump says it is listening; throws std::runtime_error
+  // (tcpdump missing, or it ended or did not listen within `ready_within`,
+  // with its own words).
+  ClientPcap(const netem::Host& client, const std::string& path, process::CommandLog& log,
+             std::chrono::milliseconds ready_within = std::chrono::seconds(10));
+  ~ClientPcap();  // stop() if not yet
+  ClientPcap(const ClientPcap&) = delete;
+  ClientPcap& operator=(const ClientPcap&) = delete;
+
+  // Ends the capture and returns tcpdump's summary ("N packets captured",
+  // "M packets dropped by kernel"), or why it did not end cleanly.
+  std::string stop();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string stderr_text() const;
+
+  std::string path_;
+  std::string stderr_path_;
+  std::unique_ptr<process::ChildProcess> tcpdump_;
+  std::string summary_;
+};
+
+}  // namespace rpclab::harness::nfs
