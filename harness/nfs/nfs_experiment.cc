@@ -302,7 +302,6 @@ Experiment nfs_experiment() {
   e.trial_runner = [](const std::string&, CellEnvironment&) -> TrialRunner { return run_nfs_trial; };
   e.summarize = summarize_nfs;
   e.tables = nfs_tables();
-  e.markdown_in_code_block = true;
   e.plots = [](const std::vector<CellRecord>&, const std::string&, process::CommandLog&, std::vector<std::string>*) {
     return std::vector<std::string>{};
   };
