@@ -165,4 +165,16 @@ void KnfsdServer::restart() {
                     std::chrono::seconds(20), [this] { return log_tail(); }, log_);
 }
 
+std::optional<uint64_t> KnfsdServer::cache_hits_between(const nlohmann::json& before,
+                                                        const nlohmann::json& after) const {
+  auto hits = [](const nlohmann::json& c) -> std::optional<uint64_t> {
+    auto group = c.find("reply_cache");  // not a record: counters() above, /proc/fs/nfsd/reply_cache_stats
+    if (group == c.end() || !group->contains("cache_hits")) return std::nullopt;
+    return group->at("cache_hits").get<uint64_t>();  // not a record: the same
+  };
+  std::optional<uint64_t> b = hits(before), a = hits(after);
+  if (!a || !b || *a < *b) return std::nullopt;
+  return *a - *b;
+}
+
 }  // namespace rpclab::harness::nfs

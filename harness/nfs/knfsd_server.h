@@ -49,6 +49,8 @@ class KnfsdServer : public NfsServer {
   // /proc/net/rpc/nfsd's rc line (rc: hits, misses, nocache) and its proc3
   // line named in RFC 1813's order (proc3: {"MKDIR": n, ...}), and threads.
   nlohmann::json counters() override;
+  // reply_cache_stats' cache_hits (the /proc/fs/nfsd counter).
+  std::optional<uint64_t> cache_hits_between(const nlohmann::json& before, const nlohmann::json& after) const override;
   // `rpc.nfsd 0` (every nfsd thread stops, the last one shuts the
   // namespace's nfsd down), then `rpc.nfsd` again, and the readiness check.
   void restart() override;

@@ -177,6 +177,7 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
   }
   trial.server_end = server.state();
   trial.server_counters = nlohmann::json{{"before", counters_before}, {"after", counters_after}};
+  trial.reply_cache_hits = server.cache_hits_between(counters_before, counters_after);
   if (o.restart_check) (*trial.server_counters)["after_restart"] = counters_restarted;
   trial.faults = link.measured(o.faults, files);
   nlohmann::json options = {{"server", o.server}, {"transport", o.transport}, {"drc", o.drc},

@@ -257,6 +257,7 @@ void summarize_nfs(const CellConfig& cell, const std::vector<TrialRecord>& trial
     faults.push_back(section_of(t, t.nfs.faults, "faults"));
     ends.push_back(t.nfs.server_end.value_or("?"));
     wall += t.nfs.client_wall_s.value_or(0);
+    if (t.nfs.reply_cache_hits) n.reply_cache_hits = n.reply_cache_hits.value_or(0) + *t.nfs.reply_cache_hits;
   }
   n.classes = MaybeNull<NfsClassCounts>::of(classes);
   n.over_trials = OverTrialsFigures{over_trials(counts, &ClientTrialCounts::silent),

@@ -69,11 +69,11 @@ std::string replays_table(const std::vector<CellRecord>& records, const ReportOp
 
 std::string classes_table(const std::vector<CellRecord>& records, const ReportOptions& options) {
   TextTable t({"cell", "trials", "judged", "correct", "replayed, told failure", "lost", "indeterminate",
-               "clean failure", "link measured", "server at the end"});
+               "clean failure", "link measured", "reply-cache hits (server)", "server at the end"});
   for (const CellRecord& r : records) {
     if (!r.is("nfs")) continue;
     if (!r.nfs.classes.has_value()) {
-      t.add({r.label, r.status, "", "", "", "", "", "", "", r.reason});
+      t.add({r.label, r.status, "", "", "", "", "", "", "", "", r.reason});
       continue;
     }
     const NfsClassCounts& c = *r.nfs.classes;
@@ -88,10 +88,11 @@ std::string classes_table(const std::vector<CellRecord>& records, const ReportOp
     }
     t.add({r.label, fmt::format("{}", r.trials_ok.value_or(0)), grouped(c.judged()), grouped(c.correct),
            grouped(c.replayed_told_failure), grouped(c.lost), grouped(c.indeterminate), grouped(c.clean_failure),
-           link, ends});
+           link, r.nfs.reply_cache_hits ? grouped(*r.nfs.reply_cache_hits) : "-", ends});
   }
   if (t.empty()) return "";
-  return "NFS: every cell's calls by class (docs/nfs.md, \"Classes\")\n" +
+  return "NFS: every cell's calls by class (docs/nfs.md, \"Classes\"); reply-cache hits as the server counts them "
+         "(- where it does not say)\n" +
          (options.markdown ? t.render_markdown() : t.render(160, 1));
 }
 

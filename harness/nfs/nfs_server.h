@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -41,6 +42,11 @@ class NfsServer {
   // its reply cache's hits and misses where it keeps them ({} when it
   // says nothing). The cell reads it before and after the workload.
   virtual nlohmann::json counters() { return nlohmann::json::object(); }
+  // Calls its reply cache answered, from two readings of counters(); none
+  // when it does not say.
+  virtual std::optional<uint64_t> cache_hits_between(const nlohmann::json& before, const nlohmann::json& after) const {
+    return std::nullopt;
+  }
   // Stops the server and starts it again in place (same export, same
   // address), returning once it serves. Throws std::runtime_error for a
   // row that cannot.

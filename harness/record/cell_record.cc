@@ -56,6 +56,7 @@ void describe_nfs(Io& io, N& n) {
   io("classes", n.classes);
   io("over_trials", n.over_trials);
   io("server_ends", n.server_ends);
+  io("reply_cache_hits", n.reply_cache_hits);
   io("faults", n.faults);
   io("client_wall_s", n.client_wall_s);
 }

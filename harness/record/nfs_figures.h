@@ -50,6 +50,9 @@ struct NfsTrial {
   // its own words (knfsd: /proc counters; {} when it says nothing). Kept
   // for a person and the docs; nothing reads it back.
   std::optional<nlohmann::json> server_counters;
+  // Calls the server's reply cache answered during the workload, by its
+  // own counters (knfsd); absent when the server does not say.
+  std::optional<uint64_t> reply_cache_hits;
   std::optional<TrialFaults> faults;
   std::optional<std::vector<std::string>> client_exits;
   std::optional<double> client_wall_s;
@@ -62,6 +65,7 @@ struct NfsCell {
   // failure, over the judged calls (the trials method of over_trials.h).
   std::optional<OverTrialsFigures> over_trials;
   std::optional<std::vector<std::string>> server_ends;  // each ok trial's, when any was not "running"
+  std::optional<uint64_t> reply_cache_hits;             // summed over the ok trials that say
   std::optional<CellFaults> faults;
   std::optional<double> client_wall_s;  // summed over the ok trials
 };

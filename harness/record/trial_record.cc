@@ -54,6 +54,7 @@ void describe_nfs(Io& io, N& n) {
   io("told", n.told);
   io("server_end", n.server_end);
   io("server_counters", n.server_counters);
+  io("reply_cache_hits", n.reply_cache_hits);
   io("faults", n.faults);
   io("client_exits", n.client_exits);
   io("client_wall_s", n.client_wall_s);

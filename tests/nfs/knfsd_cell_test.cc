@@ -91,6 +91,7 @@ TEST(KnfsdCellUnderLoss, LostRepliesAreAnsweredFromTheReplyCache) {
   EXPECT_EQ(r.faults->backend, "netem");
   EXPECT_GT(r.faults->measured_loss_pct.value_or(0.0), 0) << "no reply was lost: the fault did not apply";
   EXPECT_GT(delta(r, "reply_cache", "cache_hits"), 0u) << r.server_counters->dump();
+  EXPECT_EQ(r.reply_cache_hits, delta(r, "reply_cache", "cache_hits")) << "the record's typed figure";
   EXPECT_EQ(r.classes->replayed_told_failure, 0u);
   EXPECT_EQ(r.told->count("NFS3ERR_EXIST"), 0u);
   EXPECT_EQ(r.classes->correct, 20u);

@@ -47,8 +47,12 @@ TEST(NfsExperiment, ThePresetPlansEveryServerTransportCacheAndFault) {
     EXPECT_EQ(c.reply_cache.has_value(), row.drc_switch) << c.label();
     // Duplicates on the way to the server (the reply cache's case), losses
     // on the way back (the reply lost, the request retransmitted).
-    if (c.faults.dup_pct > 0) EXPECT_EQ(c.faults.direction, netem::Direction::kToServer) << c.label();
-    if (c.faults.loss_pct > 0) EXPECT_EQ(c.faults.direction, netem::Direction::kToClient) << c.label();
+    if (c.faults.dup_pct > 0) {
+      EXPECT_EQ(c.faults.direction, netem::Direction::kToServer) << c.label();
+    }
+    if (c.faults.loss_pct > 0) {
+      EXPECT_EQ(c.faults.direction, netem::Direction::kToClient) << c.label();
+    }
     // Only UDP has a retransmit interval.
     EXPECT_EQ(c.settings.on(kRetryTimeout), c.transport == "nfs3-udp") << c.label();
     // The cell travels (resume, a guest) as its JSON.
