@@ -11,6 +11,7 @@
 #include "common/cli_support.h"
 #include "nfs/nfs3_client.h"
 #include "nfs/nfs_call_record.h"
+#include "nfs/step_gate.h"
 
 namespace {
 
@@ -47,8 +48,21 @@ int main(int argc, char** argv) {
   app.add_flag("--raw-clnt-dg", options.raw_clnt_dg,
                "UDP: leave clnt_dg's handling of stale replies as libtirpc has it (each resends at once and costs "
                "a whole retransmit interval of the call's time; docs/nfs-udp-findings.md)");
+  // The step gate (nfs/step_gate.h): the harness's restart event.
+  uint32_t gate_step = 0;
+  std::string gate_fifo;
+  int gate_ms = 120000;
+  app.add_option("--gate-step", gate_step, "before this step's first call, wait at --gate-fifo until the harness "
+                 "lets it go")->check(in_range<uint32_t>(1, 10000000));
+  app.add_option("--gate-fifo", gate_fifo, "the step gate's FIFO (made by the harness)");
+  app.add_option("--gate-wait-ms", gate_ms, "how long to wait at the gate")->check(in_range(1, 3600000))
+      ->capture_default_str();
   app.add_option("--record", record_path, "where to write the call record (JSON lines)")->required()->check(writable_file());
   parse_or_exit(app, argc, argv);
+  if ((gate_step == 0) != gate_fifo.empty()) {
+    std::cerr << "rpclab-nfs-client: --gate-step and --gate-fifo go together\n";
+    return kExitUsage;
+  }
 
   std::vector<nfs::NfsOp> ops;
   try {
@@ -70,6 +84,7 @@ int main(int argc, char** argv) {
     nfs::Nfs3Client client(options, export_path);
     for (uint32_t seq = 1; seq <= count; ++seq) {
       std::string name = nfs::step_name(client_id, seq);
+      if (seq == gate_step) nfs::wait_at_gate(gate_fifo, std::chrono::milliseconds(gate_ms));
       for (nfs::NfsOp op : ops) {
         nfs::NfsCall c;
         c.seq = seq;
