@@ -31,6 +31,7 @@ std::string row_of(const CellRecord& r) {
 
 std::string column_of(const CellRecord& r) {
   std::string f = netem::summary(r.cell.config.faults);
+  if (r.cell.config.restart_at_step) f += (f.empty() ? "" : ", ") + fmt::format("restart at step {}", *r.cell.config.restart_at_step);
   return f.empty() ? "no fault" : f;
 }
 

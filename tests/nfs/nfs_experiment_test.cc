@@ -38,9 +38,17 @@ Plan plan_of(std::vector<std::string> args, bool root = true) {
 TEST(NfsExperiment, ThePresetPlansEveryServerTransportCacheAndFault) {
   Plan plan = plan_of({"--preset", "nfs"});
   size_t expected = 0;
-  for (const auto& row : nfs::nfs_servers()) expected += 2 /*transports*/ * (row.drc_switch ? 2 : 1) * 3 /*faults*/;
+  for (const auto& row : nfs::nfs_servers()) expected += 2 /*transports*/ * (row.drc_switch ? 2 : 1) * 4 /*faults*/;
   EXPECT_EQ(plan.cells.size(), expected);
+  size_t restarts = 0;
   for (const CellConfig& c : plan.cells) {
+    // The restart column: at the middle step, with a call time that outlasts the restart.
+    if (c.restart_at_step) {
+      ++restarts;
+      EXPECT_EQ(*c.restart_at_step, 50u) << c.label();
+      EXPECT_GE(c.timeout_ms.value_or(0), 30000) << c.label();
+      EXPECT_NE(c.label().find("restart at step 50"), std::string::npos) << c.label();
+    }
     EXPECT_EQ(c.experiment, "nfs");
     const auto& row = nfs::nfs_server(c.server);
     // A server that cannot turn its cache off has no cache axis at all.
@@ -55,6 +63,7 @@ TEST(NfsExperiment, ThePresetPlansEveryServerTransportCacheAndFault) {
     EXPECT_EQ(CellConfig::from_json(c.to_json()).to_json(), c.to_json());
     EXPECT_NE(c.label().find(c.server), std::string::npos) << c.label();
   }
+  EXPECT_EQ(restarts, expected / 4);
 }
 
 TEST(NfsExperiment, FlagsNarrowTheMatrixAndBadOnesAreRefused) {
