@@ -4,6 +4,7 @@
 // the export's root, and writes what each call was told to --record
 // (src/nfs/nfs_call_record.h). A call that fails is an outcome, recorded;
 // only a mount that fails stops the program (exit 3).
+#include <csignal>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -79,6 +80,10 @@ int main(int argc, char** argv) {
                    {"retransmit_ms", options.transport == "udp" ? nlohmann::json(options.retransmit_ms) : nlohmann::json()},
                    {"clnt_dg", options.transport == "udp" ? nlohmann::json(options.raw_clnt_dg ? "raw" : "guarded")
                                                           : nlohmann::json()}};
+  // clnt_vc writes without MSG_NOSIGNAL: a call on a connection the
+  // server has reset (a restart) would kill the client with SIGPIPE; so
+  // ignored, the write fails with EPIPE and the call with RPC_CANTSEND.
+  std::signal(SIGPIPE, SIG_IGN);
   auto t0 = std::chrono::steady_clock::now();
   try {
     nfs::Nfs3Client client(options, export_path);
