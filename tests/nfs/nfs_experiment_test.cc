@@ -13,6 +13,7 @@
 #include "harness/nfs/ganesha_server.h"
 #include "harness/nfs/nfs_server.h"
 #include "harness/record/cell_record.h"
+#include "harness/record/trial_record.h"
 #include "harness/run/trial_stats.h"
 #include "../harness/harness_e2e_util.h"
 #include "support/process.h"
@@ -103,6 +104,35 @@ TEST(NfsRecords, ACellRecordReadsBackAsItWasWritten) {
   EXPECT_EQ(back.nfs.classes->replayed_told_failure, 2u);
   EXPECT_EQ(back.nfs.over_trials->duplicate_calls.events, 2u);
   EXPECT_EQ(back.nfs.over_trials->duplicate_calls.calls, 20u);
+}
+
+// A trial's restart evidence survives its trip through JSON (the guest
+// relays the knfsd cell's trial that way).
+TEST(NfsRecords, ATrialsRestartReadsBackAsItWasWritten) {
+  TrialRecord t;
+  t.experiment = "nfs";
+  NfsRestart x;
+  x.step = 5;
+  x.name = "c1-s5";
+  x.transport = "udp";
+  x.told = "NFS3ERR_EXIST";
+  x.step_class = "replayed_told_failure";
+  x.cause = "restart";
+  NfsEventStep e;
+  e.what = "restarted";
+  e.at_ms = 3239.5;
+  e.server_counters = json{{"reply_cache", {{"num_entries", 0}}}};
+  x.events = {e};
+  t.nfs.restart = x;
+  json written = per_trial_json(t);
+  EXPECT_EQ(written["restart"]["class"], "replayed_told_failure");
+  EXPECT_EQ(written["restart"]["events"][0]["server_counters"]["reply_cache"]["num_entries"], 0);
+  TrialRecord identity;
+  identity.experiment = "nfs";
+  NfsTrial back = trial_in_cell(written, identity).nfs;
+  ASSERT_TRUE(back.restart);
+  EXPECT_EQ(json(*back.restart), json(x));
+  EXPECT_EQ(back.restart->cause, "restart");
 }
 
 std::string why_not_run() {

@@ -21,10 +21,10 @@
 namespace rpclab::harness::nfs {
 namespace {
 
-NfsCellOptions restart_at_5(const std::string& server) {
+NfsCellOptions restart_at_5(const std::string& server, const std::string& transport = "udp") {
   NfsCellOptions o;
   o.server = server;
-  o.transport = "udp";
+  o.transport = transport;
   o.count = 10;
   o.ops = "mkdir";
   o.restart_at = 5;
@@ -33,7 +33,7 @@ NfsCellOptions restart_at_5(const std::string& server) {
   o.client_program = RPCLAB_BIN_DIR "/rpclab-nfs-client";
   o.cell_program = RPCLAB_BIN_DIR "/rpclab-nfs-cell";
   o.guest_timeout_s = 120;
-  o.out_dir = ::testing::TempDir() + "rpclab-nfs-restart-" + server + "-" + std::to_string(::getpid());
+  o.out_dir = ::testing::TempDir() + "rpclab-nfs-restart-" + server + "-" + transport + "-" + std::to_string(::getpid());
   std::filesystem::remove_all(o.out_dir);
   return o;
 }
@@ -104,6 +104,28 @@ TEST(NfsRestart, GaneshaUdpMkdirRetransmittedAfterARestartIsToldExist) {
   NfsTrial r = run_nfs_cell(o);
   expect_replay_at_step_5(r);
   EXPECT_TRUE(std::filesystem::is_directory(o.out_dir + "/server/export/c1-s5"));
+  std::filesystem::remove_all(o.out_dir);
+}
+
+// Over TCP nothing runs twice: the step is told NFS3_OK after all (the
+// first execution's reply, which the killed server's orphaned socket kept
+// retransmitting until the link opened), and clnt_vc, which does not
+// reconnect, fails every later call on the closed connection.
+TEST(NfsRestart, GaneshaTcpHasNoReplayAndTheLaterCallsFail) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root (namespaces, nftables, ganesha)";
+  if (std::string why = ganesha_missing(); !why.empty()) GTEST_SKIP() << why;
+  NfsCellOptions o = restart_at_5("nfs-ganesha", "tcp");
+  NfsTrial r = run_nfs_cell(o);
+  ASSERT_TRUE(r.classes && r.told && r.restart);
+  EXPECT_EQ(r.restart->told, "NFS3_OK");
+  EXPECT_EQ(r.restart->step_class, "correct");
+  EXPECT_FALSE(r.restart->cause);
+  EXPECT_TRUE(r.restart->why_no_replay);
+  EXPECT_EQ(r.classes->replayed_told_failure, 0u);
+  EXPECT_EQ(r.classes->correct, 5u);
+  EXPECT_EQ(r.classes->clean_failure, 5u);  // steps 6-10 on the dead handle
+  EXPECT_EQ(r.told->at("error"), 5u);
+  EXPECT_EQ(r.client_exits->at(0), "exited with code 0") << "the client died (SIGPIPE?)";
   std::filesystem::remove_all(o.out_dir);
 }
 
