@@ -55,15 +55,20 @@ std::string ganesha_missing() {
 
 GaneshaServer::GaneshaServer(const GaneshaOptions& options, process::CommandLog& log,
                              std::chrono::milliseconds ready_within)
-    : options_(options) {
+    : options_(options), log_(log) {
   if (std::string why = ganesha_missing(); !why.empty()) throw std::runtime_error(why);
   std::filesystem::create_directories(options.work_dir);
   std::string dir = std::filesystem::absolute(options.work_dir).string();
   export_dir_ = dir + "/export";
   log_path_ = dir + "/ganesha.log";
   std::filesystem::create_directories(export_dir_);
-  std::string conf = dir + "/ganesha.conf";
-  std::ofstream(conf) << config(export_dir_, options.drc);
+  conf_ = dir + "/ganesha.conf";
+  std::ofstream(conf_) << config(export_dir_, options.drc);
+  start(ready_within, options.client_netns);
+}
+
+void GaneshaServer::start(std::chrono::milliseconds ready_within, const std::string& check_from) {
+  std::string dir = std::filesystem::absolute(options_.work_dir).string();
   // One shell in a private mount namespace: ganesha's /run and recovery
   // folder are tmpfs there, rpcbind in the background, ganesha in front.
   std::string script = fmt::format(
@@ -71,15 +76,15 @@ GaneshaServer::GaneshaServer(const GaneshaOptions& options, process::CommandLog&
       "mount -t tmpfs tmpfs /var/lib/nfs/ganesha; {} -w -f & "
       "while [ ! -S /run/rpcbind.sock ]; do sleep 0.05; done; "
       "exec {} -F -f {} -L {} -p /run/ganesha.pid",
-      kRpcbind, kGanesha, conf, log_path_);
+      kRpcbind, kGanesha, conf_, log_path_);
   process::SpawnOptions spawn;
-  spawn.netns = options.netns;
+  spawn.netns = options_.netns;
   spawn.stdout_path = dir + "/ganesha.out";
   spawn.stderr_path = dir + "/ganesha.err";
   child_ = std::make_unique<process::ChildProcess>(
-      std::vector<std::string>{"unshare", "-m", "--propagation", "private", "sh", "-c", script}, spawn, log);
-  wait_until_served("ganesha.nfsd", options.address, options.client_netns, {"udp"}, *child_, ready_within,
-                    [this] { return log_tail(); }, log);
+      std::vector<std::string>{"unshare", "-m", "--propagation", "private", "sh", "-c", script}, spawn, log_);
+  wait_until_served("ganesha.nfsd", options_.address, check_from, {"udp"}, *child_, ready_within,
+                    [this] { return log_tail(); }, log_);
 }
 
 GaneshaServer::~GaneshaServer() = default;  // ChildProcess kills the group (rpcbind too)
@@ -87,6 +92,16 @@ GaneshaServer::~GaneshaServer() = default;  // ChildProcess kills the group (rpc
 std::string GaneshaServer::state() {
   auto status = child_->poll();
   return status ? process::describe_wait_status(*status) : "running";
+}
+
+void GaneshaServer::restart() {
+  // SIGTERM to the group (ganesha.nfsd and its rpcbind), SIGKILL after 5 s;
+  // then the same config and export again: the reply cache was in memory.
+  int status = child_->stop(std::chrono::seconds(5));
+  log_.comment("ganesha.nfsd stopped for a restart: " + process::describe_wait_status(status));
+  // Asked from the server's own namespace: a restart event drops every
+  // packet to the client meanwhile (restart_event.h).
+  start(std::chrono::seconds(20), options_.netns);
 }
 
 std::string GaneshaServer::log_tail(size_t lines) const { return file_tail(log_path_, lines); }

@@ -36,10 +36,19 @@ class GaneshaServer : public NfsServer {
   const std::string& export_dir() const override { return export_dir_; }
   std::string state() override;
   std::string log_tail(size_t lines = 10) const override;
+  // Stops ganesha.nfsd and its rpcbind (SIGTERM, then SIGKILL) and starts
+  // both again on the same config, export and address; returns once MOUNT
+  // and NFS v3 answer (asked from the server's namespace). Its reply cache
+  // is in memory: the new one is empty.
+  void restart() override;
 
  private:
+  // Spawns the group and waits until it serves, asked from `check_from`'s namespace.
+  void start(std::chrono::milliseconds ready_within, const std::string& check_from);
+
   GaneshaOptions options_;
-  std::string export_dir_, log_path_;
+  process::CommandLog& log_;
+  std::string export_dir_, log_path_, conf_;
   std::unique_ptr<process::ChildProcess> child_;
 };
 

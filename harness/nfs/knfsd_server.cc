@@ -161,7 +161,9 @@ void KnfsdServer::restart() {
   start.insert(start.end(), kNfsdFlags.begin(), kNfsdFlags.end());
   start.push_back(kThreads);
   process::run_checked(start, log_);
-  wait_until_served("knfsd (restarted)", options_.address, options_.client_netns, {"udp", "tcp"}, *child_,
+  // Asked from the server's own namespace: a restart event drops every
+  // packet to the client meanwhile (restart_event.h).
+  wait_until_served("knfsd (restarted)", options_.address, options_.netns, {"udp", "tcp"}, *child_,
                     std::chrono::seconds(20), [this] { return log_tail(); }, log_);
 }
 

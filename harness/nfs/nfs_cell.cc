@@ -16,11 +16,13 @@
 #include "harness/nfs/client_pcap.h"
 #include "harness/nfs/nfs_server.h"
 #include "harness/nfs/nfs_classes.h"
+#include "harness/nfs/restart_event.h"
 #include "harness/nfs/server_ready.h"
 #include "harness/placement/placement.h"
 #include "harness/record/trial_record.h"
 #include "netem/config/backend_choice.h"
 #include "netem/config/fault_config.h"
+#include "netem/config/fault_events.h"
 #include "netem/faults/backend_factory.h"
 #include "netem/topology/topology.h"
 #include "netem/topology/uml_guest.h"
@@ -87,6 +89,7 @@ std::vector<std::string> nfs_cell_flags(const NfsCellOptions& o) {
   if (o.restart_check) f.push_back("--restart-check");
   if (o.raw_clnt_dg) f.push_back("--raw-clnt-dg");
   if (o.pcap) f.push_back("--pcap");
+  if (o.restart_at) f.insert(f.end(), {"--restart-at", std::to_string(o.restart_at)});
   return f;
 }
 
@@ -102,7 +105,22 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
   if (server_row.in_guest && !o.in_guest) return run_nfs_cell_in_guest(o, server_row, out);
   process::CommandLog log(out + "/commands.log");
   netem::remove_stale_namespaces(log);
-  netem::Choice choice = netem::choose_backend(o.faults_backend, o.faults, netem::probe_capabilities());
+  // --- restart event (restart_event.h): its gate, and a backend that can drop one way.
+  std::unique_ptr<RestartEvent> restart;
+  netem::FaultSpec choice_spec = o.faults;
+  if (o.restart_at) {
+    if (o.restart_at > o.count) throw std::invalid_argument("--restart-at is past the last step");
+    // The gate's FIFO on a local tmpfs: in the guest the out folder is
+    // hostfs, where a FIFO would block UML's kernel thread, not the client.
+    restart = std::make_unique<RestartEvent>(1, o.restart_at, rpclab::nfs::parse_ops(o.ops).front(), o.transport,
+                                             o.in_guest ? "/run" : out);
+    netem::FaultEvent as_partition;  // the backend chosen as for a partition: it drops one way the same way
+    as_partition.kind = netem::find_event_kind("partition");
+    as_partition.for_ms = 1;
+    choice_spec.events.push_back(as_partition);
+  }
+  // --- end restart event
+  netem::Choice choice = netem::choose_backend(o.faults_backend, choice_spec, netem::probe_capabilities());
   auto topology = netem::Topology::create(netem::TopologyKind::kTwoHost, log);
   CellFiles files{out};
   Link link(choice, netem::make_backend(choice.kind, *topology, log));
@@ -136,10 +154,16 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
                                      "--ops", o.ops, "--timeout-ms", std::to_string(o.timeout_ms),
                                      "--retransmit-ms", std::to_string(o.retransmit_ms), "--record", record};
     if (o.raw_clnt_dg) argv.push_back("--raw-clnt-dg");
+    if (restart && k == restart->client())
+      for (const auto& arg : restart->client_args()) argv.push_back(arg);
     process::SpawnOptions spawn;
     spawn.netns = topology->client().netns;
     spawn.stderr_path = out + "/client-" + std::to_string(k) + ".err";
     clients.push_back(std::make_unique<process::ChildProcess>(argv, spawn, log));
+  }
+  if (restart) {
+    if (!link.events_backend()) throw std::runtime_error("the restart event needs a fault backend (" + choice.reason + ")");
+    restart->run(server, *link.events_backend(), *clients[restart->client() - 1], clients_start, std::chrono::seconds(20));
   }
   // Each call ends within its timeout, so the clients end within this.
   auto limit = std::chrono::milliseconds(static_cast<int64_t>(o.count) * 8 * o.timeout_ms + 30000);
@@ -172,6 +196,8 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
     rpclab::nfs::NfsCallRecord record = rpclab::nfs::NfsCallRecord::read_file(record_path);
     for (const auto& c : record.calls) ++(*trial.told)[c.nfs ? *c.nfs : c.rpc];
     NfsClassCounts one = classify(record, names);
+    if (restart && k == restart->client())
+      trial.restart = restart->judged(record, names.count(rpclab::nfs::step_name(k, o.restart_at)) > 0);
     *trial.classes += one;
     trial.counts->clients.push_back(client_counts(k, one));
   }
@@ -182,7 +208,7 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
   trial.faults = link.measured(o.faults, files);
   nlohmann::json options = {{"server", o.server}, {"transport", o.transport}, {"drc", o.drc},
                             {"faults", o.faults}, {"clients", o.clients}, {"count", o.count},
-                            {"ops", o.ops}, {"timeout_ms", o.timeout_ms},
+                            {"ops", o.ops}, {"timeout_ms", o.timeout_ms}, {"restart_at", o.restart_at},
                             {"retransmit_ms", o.transport == "udp" ? nlohmann::json(o.retransmit_ms) : nlohmann::json()},
                             {"clnt_dg", o.transport == "udp" ? nlohmann::json(o.raw_clnt_dg ? "raw" : "guarded") : nlohmann::json()}};
   TrialRecord as_record;

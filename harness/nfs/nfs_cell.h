@@ -38,6 +38,11 @@ struct NfsCellOptions {
   // After the workload and its counters: restart the server in place
   // (NfsServer::restart) and read its counters again (server_counters.after_restart).
   bool restart_check = false;
+  // The restart event (restart_event.h): at client 1's step `restart_at`
+  // (0: none) the replies dropped, the server seen to run the step's first
+  // call, restarted, the replies let through; the record's `restart`. That
+  // call needs a timeout_ms that outlasts the restart (knfsd ~1 s, ganesha ~3 s).
+  uint32_t restart_at = 0;
   // A row with in_guest: run_nfs_cell boots a user-mode-linux guest that runs
   // `cell_program` with these options and `in_guest` set, and relays its
   // cell.json (plus the guest's boot and total time) and its failure.

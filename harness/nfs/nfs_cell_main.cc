@@ -2,6 +2,7 @@
 // root; prints the cell's result as JSON and writes it to OUT/cell.json.
 //   rpclab-nfs-cell --transport udp --drc off --dup-pct 100 --count 200 --out /tmp/nfs-cell
 //   rpclab-nfs-cell --server knfsd --transport udp --loss-pct 30 --count 20 --out /tmp/knfsd-cell
+//   rpclab-nfs-cell --server knfsd --count 10 --restart-at 5 --timeout-ms 30000 --out /tmp/knfsd-restart
 // A row that runs in a user-mode-linux guest (knfsd) boots one and runs this
 // program there with the same flags and --in-guest; cell.json comes back
 // through the --out folder (the guest sees the host's /).
@@ -36,6 +37,10 @@ int main(int argc, char** argv) {
   app.add_option("--client-program", o.client_program, "the NFS client (default: rpclab-nfs-client beside this program)");
   app.add_flag("--restart-check", o.restart_check,
                "after the workload, restart the server in place and read its counters again");
+  app.add_option("--restart-at", o.restart_at,
+                 "client 1's step at which the server is restarted between the call's execution and its "
+                 "retransmission (replies dropped meanwhile; harness/nfs/restart_event.h); 0: none")
+      ->check(in_range<uint32_t>(0, 1000000));
   app.add_option("--guest-timeout", o.guest_timeout_s, "a guest row: seconds before the guest is killed (0: from --count)")
       ->check(in_range(0, 86400));
   // Set by the host-side cell on the command it runs inside the guest.

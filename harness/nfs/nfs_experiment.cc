@@ -26,8 +26,9 @@ using nfs::NfsServerRow;
 
 // One fault column of the table: what it does and why it is there.
 struct NfsFault {
-  std::string name;  // the block's name: none, dup, reply-loss
+  std::string name;  // the block's name: none, dup, reply-loss, restart
   netem::FaultSpec spec;
+  bool restart = false;  // the restart event at the middle step (harness/nfs/restart_event.h)
 };
 
 NfsFault no_fault() { return {"none", {}}; }
@@ -43,6 +44,16 @@ NfsFault reply_loss(double pct) {
   f.spec.direction = netem::Direction::kToClient;  // the reply lost, the request retransmitted
   return f;
 }
+// The server restarted between a step's execution and its retransmission
+// (replies dropped meanwhile): the replay no reply cache in memory prevents.
+NfsFault server_restart() {
+  NfsFault f{"restart", {}};
+  f.restart = true;
+  return f;
+}
+// A restarted server answers after ~1 s (knfsd) to ~3 s (ganesha): the
+// struck call's time must outlast it (and clnt_dg's doubling interval).
+constexpr int kRestartCallMs = 30000;
 
 // What a preset asks for, before the flags change it.
 struct NfsAxes {
@@ -61,7 +72,7 @@ struct NfsAxes {
 NfsAxes nfs_preset(const std::string& name) {
   NfsAxes a;
   if (name == "nfs") {
-    a.faults = {no_fault(), request_dup(10), reply_loss(10)};
+    a.faults = {no_fault(), request_dup(10), reply_loss(10), server_restart()};
   } else if (name == "nfs-quick") {
     a.faults = {no_fault(), request_dup(10)};
     a.transports = {"nfs3-udp"};
@@ -168,6 +179,10 @@ class NfsFlags : public ExperimentFlags {
             c.calls_per_client = a.steps;
             c.faults = fault.spec;
             c.timeout_ms = a.timeout_ms;
+            if (fault.restart) {
+              c.restart_at_step = static_cast<uint32_t>((a.steps + 1) / 2);
+              c.timeout_ms = std::max(a.timeout_ms, kRestartCallMs);
+            }
             c.op = a.ops;
             c.trials = a.trials;
             c.pin = false;
@@ -219,6 +234,7 @@ void run_nfs_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironm
   o.ops = cell.op;
   o.timeout_ms = cell.timeout_ms.value_or(o.timeout_ms);
   o.retransmit_ms = static_cast<int>(cell.settings.value_or(kRetryTimeout, o.retransmit_ms));
+  o.restart_at = cell.restart_at_step.value_or(0);
   o.out_dir = place.dir;
   o.client_program = env.bin_dir + "/rpclab-nfs-client";
   // A server in a guest (row.in_guest): run_nfs_cell runs this cell there,

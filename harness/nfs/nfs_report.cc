@@ -7,6 +7,7 @@
 
 #include "harness/kit/text_table.h"
 #include "netem/config/fault_config.h"
+#include "netem/spec/fault_fields.h"
 
 namespace rpclab::harness {
 namespace {
@@ -30,7 +31,9 @@ std::string row_of(const CellRecord& r) {
 }
 
 std::string column_of(const CellRecord& r) {
-  std::string f = netem::summary(r.cell.config.faults);
+  const CellConfig& c = r.cell.config;
+  std::string f = netem::is_empty(c.faults) ? "" : netem::summary(c.faults);
+  if (c.restart_at_step) f += (f.empty() ? "" : ", ") + fmt::format("restart at step {}", *c.restart_at_step);
   return f.empty() ? "no fault" : f;
 }
 

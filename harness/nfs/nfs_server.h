@@ -48,8 +48,9 @@ class NfsServer {
     return std::nullopt;
   }
   // Stops the server and starts it again in place (same export, same
-  // address), returning once it serves. Throws std::runtime_error for a
-  // row that cannot.
+  // address), returning once it serves (asked from the server's own
+  // namespace: the link to the client may be dropping everything). Throws
+  // std::runtime_error for a row that cannot.
   virtual void restart() { throw std::runtime_error("this NFS server cannot be restarted in place"); }
 };
 

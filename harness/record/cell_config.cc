@@ -82,6 +82,7 @@ nlohmann::json CellConfig::to_json() const {
   if (duration_ms) j["duration_ms"] = *duration_ms;
   if (!server.empty()) j["server"] = server;
   if (reply_cache) j["reply_cache"] = *reply_cache;
+  if (restart_at_step) j["restart_at_step"] = *restart_at_step;
   return j;
 }
 
@@ -108,6 +109,7 @@ CellConfig CellConfig::from_json(const nlohmann::json& j) {
     c.duration_ms = optional_from<int64_t>(j, "duration_ms");
     c.server = j.value("server", "");
     c.reply_cache = optional_from<bool>(j, "reply_cache");
+    c.restart_at_step = optional_from<uint32_t>(j, "restart_at_step");
     c.pin = j.at("pin").get<bool>();
     c.op = j.value("op", "echo");  // cells before the Allman workload were all ECHO
     c.size = j.at("size").get<size_t>();
@@ -135,6 +137,7 @@ std::string CellConfig::label() const {
   if (at_most_once) s += " at-most-once";
   if (duration_ms) s += fmt::format(" for {} s", static_cast<double>(*duration_ms) / 1000);
   if (reply_cache) s += *reply_cache ? " cache on" : " cache off";
+  if (restart_at_step) s += fmt::format(" restart at step {}", *restart_at_step);
   return s;
 }
 

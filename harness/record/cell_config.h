@@ -60,6 +60,10 @@ struct CellConfig {
   // calls_per_client its steps.
   std::string server;                     // nfs-ganesha, knfsd; "" in other experiments
   std::optional<bool> reply_cache;
+  // The restart event (harness/nfs/restart_event.h): the server restarted
+  // at client 1's step N, between that call's execution and its
+  // retransmission. Unset: none.
+  std::optional<uint32_t> restart_at_step;
 
   // Speed axes.
   std::string op = "echo";                // what each call is (client_run.h's names): echo, or Allman's four

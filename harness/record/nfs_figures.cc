@@ -16,7 +16,53 @@ void describe_counts(Io& io, C& c) {
   io("not_judged", c.not_judged);
 }
 
+template <typename Io, typename E>
+void describe_event_step(Io& io, E& e) {
+  io("what", e.what);
+  io("at_ms", e.at_ms);
+  io("server_counters", e.server_counters);
+  io("link", e.link);
+  io("note", e.note);
+}
+
+template <typename Io, typename R>
+void describe_restart(Io& io, R& r) {
+  io("client", r.client);
+  io("step", r.step);
+  io("name", r.name);
+  io("transport", r.transport);
+  io("events", r.events);
+  io("told", r.told);
+  io("class", r.step_class);
+  io("cause", r.cause);
+  io("why_no_replay", r.why_no_replay);
+}
+
 }  // namespace
+
+void to_json(nlohmann::json& j, const NfsEventStep& e) {
+  j = nlohmann::json::object();
+  fields::ObjectWriter out(j);
+  describe_event_step(out, e);
+}
+
+void from_json(const nlohmann::json& j, NfsEventStep& e) {
+  e = NfsEventStep{};
+  fields::ObjectReader in(j);
+  describe_event_step(in, e);
+}
+
+void to_json(nlohmann::json& j, const NfsRestart& r) {
+  j = nlohmann::json::object();
+  fields::ObjectWriter out(j);
+  describe_restart(out, r);
+}
+
+void from_json(const nlohmann::json& j, NfsRestart& r) {
+  r = NfsRestart{};
+  fields::ObjectReader in(j);
+  describe_restart(in, r);
+}
 
 std::string class_name(NfsClass c) {
   switch (c) {

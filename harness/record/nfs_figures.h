@@ -40,6 +40,38 @@ void from_json(const nlohmann::json& j, NfsClassCounts& c);
 // and extra executions = replayed told failure (each ran at least twice).
 ClientTrialCounts client_counts(uint32_t client_id, const NfsClassCounts& c);
 
+// One thing a cell's restart event did or saw (harness/nfs/restart_event.h),
+// in the order it happened.
+struct NfsEventStep {
+  std::string what;   // at_gate, replies_dropped, executed, requests_dropped, restarted, replies_pass, requests_pass
+  double at_ms = 0;   // from the clients' start
+  std::optional<nlohmann::json> server_counters;  // the server's own, read then (knfsd: /proc); absent when it says nothing
+  std::optional<nlohmann::json> link;             // what the link's tool did (replies_pass: dropped_to_client)
+  std::optional<std::string> note;
+};
+void to_json(nlohmann::json& j, const NfsEventStep& e);
+void from_json(const nlohmann::json& j, NfsEventStep& e);
+
+// A server restart between a call's execution and its retransmission: at
+// client `client`'s step `step` the replies were dropped, the server seen
+// to execute the step's first call, restarted (its reply cache, in memory,
+// emptied), and the replies let through again; what the client was then
+// told for that call, its class, and the cause of its replay or the reason
+// there was none.
+struct NfsRestart {
+  uint32_t client = 1;
+  uint32_t step = 0;
+  std::string name;                       // the step's name in the export (c1-s5)
+  std::string transport;                  // udp | tcp: how the call could come again
+  std::vector<NfsEventStep> events;
+  std::optional<std::string> told;        // the step's call: NFS3ERR_EXIST, NFS3_OK, timeout, error
+  std::optional<std::string> step_class;  // its class (class_name): replayed_told_failure, ...
+  std::optional<std::string> cause;       // of a replay: "restart" (the same xid retransmitted to an empty cache)
+  std::optional<std::string> why_no_replay;
+};
+void to_json(nlohmann::json& j, const NfsRestart& r);
+void from_json(const nlohmann::json& j, NfsRestart& r);
+
 struct NfsTrial {
   std::optional<std::string> server;            // the NFS server row (harness/nfs/nfs_server.h)
   std::optional<NfsClassCounts> classes;        // summed over the clients
@@ -56,6 +88,7 @@ struct NfsTrial {
   std::optional<TrialFaults> faults;
   std::optional<std::vector<std::string>> client_exits;
   std::optional<double> client_wall_s;
+  std::optional<NfsRestart> restart;  // a cell with a restart event (NfsCellOptions::restart_at)
 };
 
 struct NfsCell {

@@ -58,6 +58,7 @@ void describe_nfs(Io& io, N& n) {
   io("faults", n.faults);
   io("client_exits", n.client_exits);
   io("client_wall_s", n.client_wall_s);
+  io("restart", n.restart);
 }
 
 // What a cell's `per_trial` leaves out: the cell says it once.

@@ -21,6 +21,7 @@ namespace rpclab::netem {
 
 inline constexpr const char* kPartitionTable = "rpclab-partition";
 inline constexpr const char* kResetTable = "rpclab-reset";
+inline constexpr const char* kOneWayTable = "rpclab-one-way";
 
 // One nft argv that makes `table` with an ingress chain on `ifname` holding
 // one rule `body` ... `counter` ... with `comment` (nft takes several

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
+
 #include "netem/events/link_event_rules.h"
 #include "netem/faults/fault_backend.h"
 #include "netem/faults/nft_rules.h"
@@ -20,6 +22,11 @@ struct End {
 std::vector<End> ends(const Topology& t) {
   return {{&t.server(), &t.client(), "to_server"}, {&t.client(), &t.server(), "to_client"}};
 }
+// The end that receives what goes `toward` it (kToServer or kToClient).
+std::vector<End> receiving_end(const Topology& t, Direction toward) {
+  std::vector<End> both = ends(t);
+  return {both[toward == Direction::kToServer ? 0 : 1]};
+}
 
 uint64_t nft_rule_packets(FaultBackend& b, const Host& h, const char* table, const char* comment) {
   auto counters = parse_nft_counters(process::run_checked(nft_list_table_argv(table), b.log(), h.netns).out);
@@ -29,23 +36,23 @@ uint64_t nft_rule_packets(FaultBackend& b, const Host& h, const char* table, con
 // Starts: a table per end with `rule`; ends: both ends' counters first,
 // then both tables go, so the two directions open within one command of
 // each other.
-nlohmann::json nft_event(FaultBackend& b, EventPhase phase, const char* table, const char* rule,
-                         const char* comment, const char* counted) {
+nlohmann::json nft_event(FaultBackend& b, const std::vector<End>& at, EventPhase phase, const char* table,
+                         const char* rule, const char* comment, const char* counted) {
   nlohmann::json did = {{"tool", "nft"}};
-  for (const End& e : ends(b.topology())) {
+  for (const End& e : at) {
     if (phase == EventPhase::kStart)
       process::run_checked(nft_event_table_argv(table, e.host->ifname, rule, comment), b.log(), e.host->netns);
     else
       did[fmt::format("{}_{}", counted, e.receives)] = nft_rule_packets(b, *e.host, table, comment);
   }
   if (phase == EventPhase::kEnd)
-    for (const End& e : ends(b.topology())) process::run_checked(nft_delete_table_argv(table), b.log(), e.host->netns);
+    for (const End& e : at) process::run_checked(nft_delete_table_argv(table), b.log(), e.host->netns);
   return did;
 }
 
-nlohmann::json tc_partition(FaultBackend& b, EventPhase phase) {
+nlohmann::json tc_partition(FaultBackend& b, const std::vector<End>& at, EventPhase phase) {
   nlohmann::json did = {{"tool", "tc"}};
-  for (const End& e : ends(b.topology())) {
+  for (const End& e : at) {
     if (phase == EventPhase::kStart) {
       for (const auto& argv : tc_partition_argvs(e.host->ifname)) process::run_checked(argv, b.log(), e.host->netns);
       continue;
@@ -54,7 +61,7 @@ nlohmann::json tc_partition(FaultBackend& b, EventPhase phase) {
     did[std::string("dropped_") + e.receives] = parse_tc_dropped(listed);
   }
   if (phase == EventPhase::kEnd)
-    for (const End& e : ends(b.topology())) process::run_checked(tc_remove_ingress_argv(e.host->ifname), b.log(), e.host->netns);
+    for (const End& e : at) process::run_checked(tc_remove_ingress_argv(e.host->ifname), b.log(), e.host->netns);
   return did;
 }
 
@@ -64,8 +71,17 @@ nlohmann::json tc_partition(FaultBackend& b, EventPhase phase) {
 // many each end dropped.
 nlohmann::json apply_partition(EventTargets& t, const FaultEvent&, EventPhase phase) {
   FaultBackend& b = *t.link;
-  if (b.kind() == BackendKind::kNftables) return nft_event(b, phase, kPartitionTable, "counter drop", "partition", "dropped");
-  return tc_partition(b, phase);
+  if (b.kind() == BackendKind::kNftables)
+    return nft_event(b, ends(b.topology()), phase, kPartitionTable, "counter drop", "partition", "dropped");
+  return tc_partition(b, ends(b.topology()), phase);
+}
+
+nlohmann::json apply_one_way_drop(FaultBackend& b, Direction toward, EventPhase phase) {
+  if (toward == Direction::kBoth) throw std::invalid_argument("a one-way drop goes one way: to-server or to-client");
+  std::vector<End> at = receiving_end(b.topology(), toward);
+  if (b.kind() == BackendKind::kNftables)
+    return nft_event(b, at, phase, kOneWayTable, "counter drop", "one-way", "dropped");
+  return tc_partition(b, at, phase);
 }
 
 // At the start, `ss -K` in the server's namespace, then in the client's:
@@ -78,8 +94,8 @@ nlohmann::json apply_reset(EventTargets& t, const FaultEvent& event, EventPhase 
   // Resets themselves pass: both ends have the rule, and a reset answered
   // (dropped) at the other end would never reach its socket.
   const char* rule = "tcp flags & rst == 0 counter reject with tcp reset";
-  if (phase == EventPhase::kEnd) return nft_event(b, phase, kResetTable, rule, "reset", "reset");
-  nlohmann::json did = event.for_ms > 0 ? nft_event(b, phase, kResetTable, rule, "reset", "reset")
+  if (phase == EventPhase::kEnd) return nft_event(b, ends(b.topology()), phase, kResetTable, rule, "reset", "reset");
+  nlohmann::json did = event.for_ms > 0 ? nft_event(b, ends(b.topology()), phase, kResetTable, rule, "reset", "reset")
                                         : nlohmann::json{{"tool", "ss"}};
   size_t established = 0, closed = 0;
   for (const End& e : ends(b.topology())) {

@@ -8,6 +8,7 @@
 
 #include "netem/events/event_targets.h"
 #include "netem/spec/fault_event.h"
+#include "netem/spec/fault_spec.h"
 
 namespace rpclab::netem {
 
@@ -17,5 +18,13 @@ nlohmann::json apply_partition(EventTargets& targets, const FaultEvent& event, E
 // At the start, every TCP connection between the hosts reset (ss -K); with
 // for=, every TCP segment answered with a reset until the end.
 nlohmann::json apply_reset(EventTargets& targets, const FaultEvent& event, EventPhase phase);
+
+// Every packet going `toward` one end (kToServer or kToClient; kBoth throws
+// std::invalid_argument) dropped at that end's ingress, the other way open:
+// at kStart its table or ingress qdisc made, at kEnd what it dropped
+// (`dropped_to_client`) read and it removed. Not a timed event: the
+// harness calls it when its own condition is met (harness/nfs/restart_event.h,
+// replies dropped while the server restarts).
+nlohmann::json apply_one_way_drop(FaultBackend& backend, Direction toward, EventPhase phase);
 
 }  // namespace rpclab::netem

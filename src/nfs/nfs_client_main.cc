@@ -4,6 +4,7 @@
 // the export's root, and writes what each call was told to --record
 // (src/nfs/nfs_call_record.h). A call that fails is an outcome, recorded;
 // only a mount that fails stops the program (exit 3).
+#include <csignal>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -11,6 +12,7 @@
 #include "common/cli_support.h"
 #include "nfs/nfs3_client.h"
 #include "nfs/nfs_call_record.h"
+#include "nfs/step_gate.h"
 
 namespace {
 
@@ -47,8 +49,21 @@ int main(int argc, char** argv) {
   app.add_flag("--raw-clnt-dg", options.raw_clnt_dg,
                "UDP: leave clnt_dg's handling of stale replies as libtirpc has it (each resends at once and costs "
                "a whole retransmit interval of the call's time; docs/nfs-udp-findings.md)");
+  // The step gate (nfs/step_gate.h): the harness's restart event.
+  uint32_t gate_step = 0;
+  std::string gate_fifo;
+  int gate_ms = 120000;
+  app.add_option("--gate-step", gate_step, "before this step's first call, wait at --gate-fifo until the harness "
+                 "lets it go")->check(in_range<uint32_t>(1, 10000000));
+  app.add_option("--gate-fifo", gate_fifo, "the step gate's FIFO (made by the harness)");
+  app.add_option("--gate-wait-ms", gate_ms, "how long to wait at the gate")->check(in_range(1, 3600000))
+      ->capture_default_str();
   app.add_option("--record", record_path, "where to write the call record (JSON lines)")->required()->check(writable_file());
   parse_or_exit(app, argc, argv);
+  if ((gate_step == 0) != gate_fifo.empty()) {
+    std::cerr << "rpclab-nfs-client: --gate-step and --gate-fifo go together\n";
+    return kExitUsage;
+  }
 
   std::vector<nfs::NfsOp> ops;
   try {
@@ -65,11 +80,16 @@ int main(int argc, char** argv) {
                    {"retransmit_ms", options.transport == "udp" ? nlohmann::json(options.retransmit_ms) : nlohmann::json()},
                    {"clnt_dg", options.transport == "udp" ? nlohmann::json(options.raw_clnt_dg ? "raw" : "guarded")
                                                           : nlohmann::json()}};
+  // clnt_vc writes without MSG_NOSIGNAL: a call on a connection the
+  // server has reset (a restart) would kill the client with SIGPIPE; so
+  // ignored, the write fails with EPIPE and the call with RPC_CANTSEND.
+  std::signal(SIGPIPE, SIG_IGN);
   auto t0 = std::chrono::steady_clock::now();
   try {
     nfs::Nfs3Client client(options, export_path);
     for (uint32_t seq = 1; seq <= count; ++seq) {
       std::string name = nfs::step_name(client_id, seq);
+      if (seq == gate_step) nfs::wait_at_gate(gate_fifo, std::chrono::milliseconds(gate_ms));
       for (nfs::NfsOp op : ops) {
         nfs::NfsCall c;
         c.seq = seq;

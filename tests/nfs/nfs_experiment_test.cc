@@ -13,6 +13,7 @@
 #include "harness/nfs/ganesha_server.h"
 #include "harness/nfs/nfs_server.h"
 #include "harness/record/cell_record.h"
+#include "harness/record/trial_record.h"
 #include "harness/run/trial_stats.h"
 #include "../harness/harness_e2e_util.h"
 #include "support/process.h"
@@ -38,9 +39,17 @@ Plan plan_of(std::vector<std::string> args, bool root = true) {
 TEST(NfsExperiment, ThePresetPlansEveryServerTransportCacheAndFault) {
   Plan plan = plan_of({"--preset", "nfs"});
   size_t expected = 0;
-  for (const auto& row : nfs::nfs_servers()) expected += 2 /*transports*/ * (row.drc_switch ? 2 : 1) * 3 /*faults*/;
+  for (const auto& row : nfs::nfs_servers()) expected += 2 /*transports*/ * (row.drc_switch ? 2 : 1) * 4 /*faults*/;
   EXPECT_EQ(plan.cells.size(), expected);
+  size_t restarts = 0;
   for (const CellConfig& c : plan.cells) {
+    // The restart column: at the middle step, with a call time that outlasts the restart.
+    if (c.restart_at_step) {
+      ++restarts;
+      EXPECT_EQ(*c.restart_at_step, 50u) << c.label();
+      EXPECT_GE(c.timeout_ms.value_or(0), 30000) << c.label();
+      EXPECT_NE(c.label().find("restart at step 50"), std::string::npos) << c.label();
+    }
     EXPECT_EQ(c.experiment, "nfs");
     const auto& row = nfs::nfs_server(c.server);
     // A server that cannot turn its cache off has no cache axis at all.
@@ -59,6 +68,7 @@ TEST(NfsExperiment, ThePresetPlansEveryServerTransportCacheAndFault) {
     EXPECT_EQ(CellConfig::from_json(c.to_json()).to_json(), c.to_json());
     EXPECT_NE(c.label().find(c.server), std::string::npos) << c.label();
   }
+  EXPECT_EQ(restarts, expected / 4);
 }
 
 TEST(NfsExperiment, FlagsNarrowTheMatrixAndBadOnesAreRefused) {
@@ -98,6 +108,35 @@ TEST(NfsRecords, ACellRecordReadsBackAsItWasWritten) {
   EXPECT_EQ(back.nfs.classes->replayed_told_failure, 2u);
   EXPECT_EQ(back.nfs.over_trials->duplicate_calls.events, 2u);
   EXPECT_EQ(back.nfs.over_trials->duplicate_calls.calls, 20u);
+}
+
+// A trial's restart evidence survives its trip through JSON (the guest
+// relays the knfsd cell's trial that way).
+TEST(NfsRecords, ATrialsRestartReadsBackAsItWasWritten) {
+  TrialRecord t;
+  t.experiment = "nfs";
+  NfsRestart x;
+  x.step = 5;
+  x.name = "c1-s5";
+  x.transport = "udp";
+  x.told = "NFS3ERR_EXIST";
+  x.step_class = "replayed_told_failure";
+  x.cause = "restart";
+  NfsEventStep e;
+  e.what = "restarted";
+  e.at_ms = 3239.5;
+  e.server_counters = json{{"reply_cache", {{"num_entries", 0}}}};
+  x.events = {e};
+  t.nfs.restart = x;
+  json written = per_trial_json(t);
+  EXPECT_EQ(written["restart"]["class"], "replayed_told_failure");
+  EXPECT_EQ(written["restart"]["events"][0]["server_counters"]["reply_cache"]["num_entries"], 0);
+  TrialRecord identity;
+  identity.experiment = "nfs";
+  NfsTrial back = trial_in_cell(written, identity).nfs;
+  ASSERT_TRUE(back.restart);
+  EXPECT_EQ(json(*back.restart), json(x));
+  EXPECT_EQ(back.restart->cause, "restart");
 }
 
 std::string why_not_run() {

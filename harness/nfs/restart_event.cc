@@ -1,0 +1,194 @@
+#include "harness/nfs/restart_event.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <thread>
+
+#include "harness/nfs/nfs_classes.h"
+#include "netem/events/link_events.h"
+
+namespace rpclab::harness::nfs {
+
+namespace {
+
+using rpclab::nfs::NfsOp;
+
+// The procedure a creator is counted under in knfsd's proc3 line.
+const char* proc3_name(NfsOp op) {
+  switch (op) {
+    case NfsOp::kMkdir: return "MKDIR";
+    case NfsOp::kCreateGuarded: return "CREATE";
+    default: throw std::invalid_argument("a restart event needs a step whose first operation creates its name "
+                                         "(mkdir, create-guarded), not " + rpclab::nfs::op_name(op));
+  }
+}
+
+// The procedure's count in counters() ({} or no proc3: the server does
+// not count; nullopt).
+std::optional<uint64_t> proc3_count(const nlohmann::json& counters, const char* proc) {
+  auto p = counters.find("proc3");  // not a record: the server's own counters (knfsd_server.h)
+  if (p == counters.end() || !p->contains(proc)) return std::nullopt;
+  return (*p)[proc].get<uint64_t>();  // not a record: knfsd's proc3 line
+}
+
+// Calls `met` every 20 ms until it holds; throws naming `what` when
+// `client` ends first or `within` passes.
+template <typename Met>
+void wait_until(const std::string& what, process::ChildProcess& client, std::chrono::milliseconds within, Met met) {
+  auto deadline = std::chrono::steady_clock::now() + within;
+  for (;;) {
+    if (met()) return;
+    if (auto status = client.poll())
+      throw std::runtime_error("restart event: the client ended (" + process::describe_wait_status(*status) +
+                               ") before " + what);
+    if (std::chrono::steady_clock::now() > deadline)
+      throw std::runtime_error("restart event: " + what + " not seen within " + std::to_string(within.count()) + " ms");
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+}  // namespace
+
+RestartEvent::RestartEvent(uint32_t client, uint32_t step, NfsOp op, const std::string& transport,
+                           const std::string& dir)
+    : op_(op) {
+  proc3_name(op);  // throws for an operation that does not create its name
+  if (step == 0) throw std::invalid_argument("a restart event's step counts from 1");
+  restart_.client = client;
+  restart_.step = step;
+  restart_.name = rpclab::nfs::step_name(client, step);
+  restart_.transport = transport;
+  fifo_ = dir + "/step-gate";
+  std::filesystem::remove(fifo_);
+  if (::mkfifo(fifo_.c_str(), 0600) != 0)
+    throw std::runtime_error("cannot make the step gate " + fifo_ + ": " + std::strerror(errno));
+}
+
+RestartEvent::~RestartEvent() {
+  std::error_code ignored;
+  std::filesystem::remove(fifo_, ignored);
+}
+
+std::vector<std::string> RestartEvent::client_args() const {
+  return {"--gate-step", std::to_string(restart_.step), "--gate-fifo", fifo_};
+}
+
+void RestartEvent::note(const std::string& what, Clock::time_point clients_start, NfsServer& server,
+                        std::optional<nlohmann::json> link, std::optional<std::string> text) {
+  NfsEventStep e;
+  e.what = what;
+  e.at_ms = std::chrono::duration<double, std::milli>(Clock::now() - clients_start).count();
+  nlohmann::json counters = server.counters();
+  if (!counters.empty()) e.server_counters = counters;
+  e.link = std::move(link);
+  e.note = std::move(text);
+  restart_.events.push_back(std::move(e));
+}
+
+void RestartEvent::run(NfsServer& server, netem::FaultBackend& link, process::ChildProcess& client,
+                       Clock::time_point clients_start, std::chrono::milliseconds within) {
+  // 1. The client at the gate: a reader holds the FIFO, so a non-blocking
+  // open for writing succeeds (ENXIO until then).
+  int fd = -1;
+  wait_until("the client at step " + std::to_string(restart_.step) + "'s gate", client, within, [&] {
+    fd = ::open(fifo_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0 && errno != ENXIO) throw std::runtime_error("cannot open the step gate " + fifo_ + ": " + std::strerror(errno));
+    return fd >= 0;
+  });
+  note("at_gate", clients_start, server);
+  const char* proc = proc3_name(op_);
+  std::optional<uint64_t> count_before = proc3_count(restart_.events.back().server_counters.value_or(nlohmann::json::object()), proc);
+
+  // 2. Every packet to the client dropped, then the step let go.
+  std::vector<netem::Direction> dropping;  // lifted however this ends
+  auto drop = [&](netem::Direction toward, const char* what) {
+    nlohmann::json did = netem::apply_one_way_drop(link, toward, netem::EventPhase::kStart);
+    dropping.push_back(toward);
+    note(what, clients_start, server, did);
+  };
+  auto lift = [&](netem::Direction toward, const char* what) {
+    dropping.erase(std::find(dropping.begin(), dropping.end(), toward));
+    note(what, clients_start, server, netem::apply_one_way_drop(link, toward, netem::EventPhase::kEnd));
+  };
+  try {
+    drop(netem::Direction::kToClient, "replies_dropped");
+    char go = 'g';
+    ssize_t wrote = ::write(fd, &go, 1);
+    ::close(fd);
+    fd = -1;
+    if (wrote != 1) throw std::runtime_error(std::string("cannot let the step go: ") + std::strerror(errno));
+
+    // 3. The server ran the call: the name is there (and its count rose).
+    std::string path = server.export_dir() + "/" + restart_.name;
+    wait_until(restart_.name + " made by the server", client, within, [&] {
+      if (!std::filesystem::exists(path)) return false;
+      if (!count_before) return true;
+      std::optional<uint64_t> now = proc3_count(server.counters(), proc);
+      return now && *now > *count_before;
+    });
+    note("executed", clients_start, server, std::nullopt,
+         std::string(count_before ? "the name is in the export and proc3 " + std::string(proc) + " rose"
+                                  : "the name is in the export (the server counts nothing)"));
+
+    // 4. The requests dropped too, so the retransmissions that come while
+    // the server restarts reach neither server (the old one would answer
+    // from its cache, the new one run the call before the counters are
+    // read); then restarted in place: its reply cache, in memory, is gone.
+    drop(netem::Direction::kToServer, "requests_dropped");
+    server.restart();
+    note("restarted", clients_start, server);
+
+    // 5. The link open again: the client's next retransmission meets the
+    // new server's empty cache, and its answer comes back.
+    lift(netem::Direction::kToClient, "replies_pass");
+    lift(netem::Direction::kToServer, "requests_pass");
+  } catch (...) {
+    if (fd >= 0) ::close(fd);
+    for (netem::Direction toward : dropping) {
+      try {
+        netem::apply_one_way_drop(link, toward, netem::EventPhase::kEnd);
+      } catch (const std::exception&) {
+        // The namespaces go with the cell; the first error is the one to tell.
+      }
+    }
+    throw;
+  }
+}
+
+NfsRestart RestartEvent::judged(const rpclab::nfs::NfsCallRecord& record, bool name_there) const {
+  NfsRestart r = restart_;
+  const rpclab::nfs::NfsCall* call = nullptr;
+  for (const auto& c : record.calls)
+    if (c.seq == r.step && c.op == op_) {
+      call = &c;
+      break;
+    }
+  if (!call) {
+    r.why_no_replay = "the client's record has no call of step " + std::to_string(r.step);
+    return r;
+  }
+  r.told = call->nfs ? *call->nfs : call->rpc;
+  NfsClass c = class_of(*call, name_there);
+  r.step_class = class_name(c);
+  if (c == NfsClass::kReplayedToldFailure) {
+    r.cause = "restart";
+  } else if (r.transport == "tcp" && !call->nfs) {
+    r.why_no_replay = "clnt_vc does not send a call again after its connection is gone (the restart closed it); "
+                      "the call ended with '" + call->rpc + (call->detail.empty() ? "" : ": " + call->detail) +
+                      "' and ran once";
+  } else if (call->nfs == "NFS3_OK") {
+    r.why_no_replay = "told NFS3_OK: an answer the restarted server could not have given to a second execution";
+  } else {
+    r.why_no_replay = "told " + *r.told + (call->detail.empty() ? "" : " (" + call->detail + ")");
+  }
+  return r;
+}
+
+}  // namespace rpclab::harness::nfs
