@@ -4,21 +4,13 @@
 // the export's root, and writes what each call was told to --record
 // (src/nfs/nfs_call_record.h). A call that fails is an outcome, recorded;
 // only a mount that fails stops the program (exit 3).
-#include <chrono>
 #include <cstdio>
 #include <iostream>
 
 #include "common/cli_support.h"
 #include "nfs/nfs3_client.h"
 #include "nfs/nfs_call_record.h"
-
-namespace {
-
-int64_t since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
-}
-
-}  // namespace
+#include "nfs/nfs_workload_flags.h"
 
 int main(int argc, char** argv) {
   using namespace rpclab;
@@ -26,8 +18,8 @@ int main(int argc, char** argv) {
                "rpclab-nfs-client"};
   add_version_flags(app);
   nfs::Nfs3Options options;
-  std::string export_path = "/export", ops_list = "mkdir", record_path;
-  uint32_t client_id = 1, count = 10;
+  std::string export_path = "/export";
+  nfs::WorkloadFlags w;
   app.add_option("--server", options.host, "the NFS server's address")->required();
   app.add_option("--transport", options.transport, "udp (clnt_dg) or tcp (clnt_vc)")
       ->check(CLI::IsMember({"udp", "tcp"}))->capture_default_str();
@@ -35,58 +27,32 @@ int main(int argc, char** argv) {
   app.add_option("--nfs-port", options.nfs_port, "the NFS port (MOUNT is asked through rpcbind)")->capture_default_str();
   app.add_option("--mount-transport", options.mount_transport, "rpcbind and MNT over udp or tcp (default: --transport)")
       ->check(CLI::IsMember({"udp", "tcp"}));
-  app.add_option("--client-id", client_id, "this client's number: its names are c<id>-s<seq>")
-      ->check(in_range<uint32_t>(1, 1000000))->capture_default_str();
-  app.add_option("--count", count, "steps: seq = 1..count")->check(in_range<uint32_t>(1, 10000000))->capture_default_str();
-  app.add_option("--ops", ops_list, "the operations of each step, in order: mkdir, rmdir, create-guarded, remove")
-      ->capture_default_str();
+  nfs::add_workload_flags(app, w);
   app.add_option("--timeout-ms", options.timeout_ms, "a call's whole time before the library gives up")
       ->check(in_range(1, 3600000))->capture_default_str();
   app.add_option("--retransmit-ms", options.retransmit_ms, "UDP: clnt_dg's retransmit interval")
       ->check(in_range(1, 3600000))->capture_default_str();
-  app.add_option("--record", record_path, "where to write the call record (JSON lines)")->required()->check(writable_file());
   parse_or_exit(app, argc, argv);
-
-  std::vector<nfs::NfsOp> ops;
-  try {
-    ops = nfs::parse_ops(ops_list);
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "rpclab-nfs-client: --ops: " << e.what() << "\n";
-    return kExitUsage;
-  }
+  nfs::parse_workload_ops_or_exit(w, "rpclab-nfs-client");
 
   nfs::NfsCallRecord record;
-  record.header = {{"client_id", client_id}, {"server", options.host}, {"transport", options.transport},
-                   {"export", export_path}, {"nfs_port", options.nfs_port}, {"ops", nfs::ops_text(ops)},
-                   {"count", count}, {"timeout_ms", options.timeout_ms},
+  record.header = {{"client_id", w.client_id}, {"server", options.host}, {"transport", options.transport},
+                   {"export", export_path}, {"nfs_port", options.nfs_port}, {"ops", nfs::ops_text(w.ops)},
+                   {"count", w.count}, {"timeout_ms", options.timeout_ms},
                    {"retransmit_ms", options.transport == "udp" ? nlohmann::json(options.retransmit_ms) : nlohmann::json()}};
   auto t0 = std::chrono::steady_clock::now();
   try {
     nfs::Nfs3Client client(options, export_path);
-    for (uint32_t seq = 1; seq <= count; ++seq) {
-      std::string name = nfs::step_name(client_id, seq);
-      for (nfs::NfsOp op : ops) {
-        nfs::NfsCall c;
-        c.seq = seq;
-        c.op = op;
-        c.name = name;
-        c.start_ns = since(t0);
-        nfs::Nfs3Reply r = client.call(op, name);
-        c.latency_ns = since(t0) - c.start_ns;
-        c.rpc = r.rpc;
-        c.detail = r.detail;
-        c.nfs = r.nfs;
-        record.calls.push_back(std::move(c));
-      }
-    }
+    nfs::record_steps(record, w.client_id, w.count, w.ops, t0,
+                      [&client](nfs::NfsOp op, const std::string& name) { return client.call(op, name); });
   } catch (const std::runtime_error& e) {
     std::cerr << "rpclab-nfs-client: " << e.what() << "\n";
     record.header["setup_error"] = e.what();
-    record.header["wall_ns"] = since(t0);
-    record.write_file(record_path);
+    record.header["wall_ns"] = nfs::ns_since(t0);
+    record.write_file(w.record_path);
     return kExitSetup;
   }
-  record.header["wall_ns"] = since(t0);
-  record.write_file(record_path);
+  record.header["wall_ns"] = nfs::ns_since(t0);
+  record.write_file(w.record_path);
   return kExitOk;
 }
