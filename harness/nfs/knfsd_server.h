@@ -47,7 +47,9 @@ class KnfsdServer : public NfsServer {
   // /proc/fs/nfsd/reply_cache_stats (reply_cache: max_entries, num_entries,
   // cache_hits, cache_misses, not_cached, payload_misses, ...),
   // /proc/net/rpc/nfsd's rc line (rc: hits, misses, nocache) and its proc3
-  // line named in RFC 1813's order (proc3: {"MKDIR": n, ...}), and threads.
+  // line named in RFC 1813's order (proc3: {"MKDIR": n, ...}), its proc4
+  // (NULL, COMPOUND) and proc4ops (RFC 8881's operations: {"CREATE": n,
+  // "SEQUENCE": n, ...}) lines, and threads.
   nlohmann::json counters() override;
   // `rpc.nfsd 0` (every nfsd thread stops, the last one shuts the
   // namespace's nfsd down), then `rpc.nfsd` again, and the readiness check.
