@@ -60,6 +60,10 @@ struct CellConfig {
   // calls_per_client its steps.
   std::string server;                     // nfs-ganesha, knfsd; "" in other experiments
   std::optional<bool> reply_cache;
+  // The NFS client row (harness/nfs/nfs_client.h): "" is the first row,
+  // rpclab's own client (the cells before the axis keep their identity);
+  // "kernel" is Linux's client in the guest.
+  std::string nfs_client;
 
   // Speed axes.
   std::string op = "echo";                // what each call is (client_run.h's names): echo, or Allman's four
