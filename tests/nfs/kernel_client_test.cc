@@ -65,6 +65,40 @@ void expect_nothing_left(const std::string& out) {
   EXPECT_FALSE(std::filesystem::exists(out + "/client-1.mnt")) << "the mount point was not removed";
 }
 
+// The row's own rules, without root: it needs the guest, so only knfsd;
+// it speaks NFSv3/TCP and v4.1, not UDP; a cell against ganesha is refused
+// with that reason.
+TEST(KernelClientRow, RunsOnlyWithAServerInTheGuestAndOverWhatItSpeaks) {
+  const NfsClientRow& kernel = nfs_client("kernel");
+  EXPECT_EQ(client_server_mismatch(kernel, nfs_server("knfsd")), "");
+  EXPECT_NE(client_server_mismatch(kernel, nfs_server("nfs-ganesha")).find("only with a server that runs there"),
+            std::string::npos);
+  EXPECT_EQ(client_speaks_mismatch(kernel, "4.1", "tcp"), "");
+  EXPECT_EQ(client_speaks_mismatch(kernel, "3", "tcp"), "");
+  EXPECT_NE(client_speaks_mismatch(kernel, "3", "udp"), "");
+  EXPECT_NE(client_speaks_mismatch(nfs_client("rpclab"), "4.1", "tcp"), "");
+  NfsClientRun run;
+  run.program = "/bin/rpclab-nfs-fsops";
+  run.server_address = "198.18.0.1";
+  run.export_path = "/srv/export";
+  run.version = "4.1";
+  run.transport = "tcp";
+  run.timeout_ms = 3000;
+  run.retransmit_ms = 500;
+  run.record_path = "/out/client-1.jsonl";
+  run.work_dir = "/out";
+  NfsClientCommand c = kernel.command(run);
+  EXPECT_EQ(c.mount_options, "vers=4.1,proto=tcp,timeo=5,retrans=5,soft");
+  ASSERT_FALSE(c.argv.empty());
+  // v4.1 mounts the pseudo root; v3 the export's path.
+  EXPECT_NE(c.argv.back().find("198.18.0.1:/ /out/client-1.mnt"), std::string::npos) << c.argv.back();
+  run.version = "3";
+  run.hard = true;
+  c = kernel.command(run);
+  EXPECT_EQ(c.mount_options, "vers=3,proto=tcp,timeo=5,retrans=5,hard,nolock,mountproto=tcp");
+  EXPECT_NE(c.argv.back().find("198.18.0.1:/srv/export "), std::string::npos) << c.argv.back();
+}
+
 class KernelClient : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(KernelClient, EveryMkdirIsCorrectWithoutAFault) {
