@@ -73,7 +73,8 @@ NfsTrial run_nfs_cell_in_guest(const NfsCellOptions& o, const NfsServerRow& row,
   write_file_atomically(cell_json, result.dump(2) + "\n");
   TrialRecord identity;
   identity.experiment = "nfs";
-  return trial_in_cell(result.at("measured"), identity).nfs;
+  const nlohmann::json& measured = result.at("measured");  // not a record: cell.json's envelope (run_nfs_cell)
+  return trial_in_cell(measured, identity).nfs;
 }
 
 }  // namespace
