@@ -33,6 +33,31 @@ constexpr const char* kProc3[] = {"NULL",   "GETATTR", "SETATTR",  "LOOKUP", "AC
                                   "REMOVE", "RMDIR",   "RENAME",   "LINK",   "READDIR", "READDIRPLUS",
                                   "FSSTAT", "FSINFO",  "PATHCONF", "COMMIT"};
 
+// RFC 8881's operation numbers (section 16), in the order of
+// /proc/net/rpc/nfsd's proc4ops (0-2 are unused); 4.2's past 58 are "OP<n>".
+constexpr const char* kProc4Ops[] = {
+    "OP0",          "OP1",           "OP2",           "ACCESS",           "CLOSE",
+    "COMMIT",       "CREATE",        "DELEGPURGE",    "DELEGRETURN",      "GETATTR",
+    "GETFH",        "LINK",          "LOCK",          "LOCKT",            "LOCKU",
+    "LOOKUP",       "LOOKUPP",       "NVERIFY",       "OPEN",             "OPENATTR",
+    "OPEN_CONFIRM", "OPEN_DOWNGRADE", "PUTFH",        "PUTPUBFH",         "PUTROOTFH",
+    "READ",         "READDIR",       "READLINK",      "REMOVE",           "RENAME",
+    "RENEW",        "RESTOREFH",     "SAVEFH",        "SECINFO",          "SETATTR",
+    "SETCLIENTID",  "SETCLIENTID_CONFIRM", "VERIFY",  "WRITE",            "RELEASE_LOCKOWNER",
+    "BACKCHANNEL_CTL", "BIND_CONN_TO_SESSION", "EXCHANGE_ID", "CREATE_SESSION", "DESTROY_SESSION",
+    "FREE_STATEID", "GET_DIR_DELEGATION", "GETDEVICEINFO", "GETDEVICELIST", "LAYOUTCOMMIT",
+    "LAYOUTGET",    "LAYOUTRETURN",  "SECINFO_NO_NAME", "SEQUENCE",       "SET_SSV",
+    "TEST_STATEID", "WANT_DELEGATION", "DESTROY_CLIENTID", "RECLAIM_COMPLETE"};
+
+// "proc3 22 n0 n1 ...": the first number says how many follow, named by `names`.
+template <size_t N>
+nlohmann::json named_counts(const std::vector<uint64_t>& v, const char* const (&names)[N]) {
+  nlohmann::json ops = nlohmann::json::object();
+  for (size_t i = 0; !v.empty() && i < v[0] && i + 1 < v.size(); ++i)
+    ops[i < N ? std::string(names[i]) : "OP" + std::to_string(i)] = v[i + 1];
+  return ops;
+}
+
 bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
 // "cache hits:   3" -> {"cache_hits": 3}
@@ -63,9 +88,12 @@ void rpc_nfsd_lines(const std::string& text, nlohmann::json& j) {
     if (tag == "rc" && v.size() >= 3) {
       j["rc"] = {{"hits", v[0]}, {"misses", v[1]}, {"nocache", v[2]}};
     } else if (tag == "proc3" && !v.empty()) {
-      nlohmann::json ops = nlohmann::json::object();
-      for (size_t i = 0; i < v[0] && i + 1 < v.size() && i < std::size(kProc3); ++i) ops[kProc3[i]] = v[i + 1];
-      j["proc3"] = ops;
+      j["proc3"] = named_counts(v, kProc3);
+    } else if (tag == "proc4" && !v.empty()) {  // NULL, COMPOUND: one per RPC
+      static constexpr const char* kProc4[] = {"NULL", "COMPOUND"};
+      j["proc4"] = named_counts(v, kProc4);
+    } else if (tag == "proc4ops" && !v.empty()) {  // one per operation in a COMPOUND
+      j["proc4ops"] = named_counts(v, kProc4Ops);
     }
   }
 }

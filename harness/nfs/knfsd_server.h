@@ -47,7 +47,9 @@ class KnfsdServer : public NfsServer {
   // /proc/fs/nfsd/reply_cache_stats (reply_cache: max_entries, num_entries,
   // cache_hits, cache_misses, not_cached, payload_misses, ...),
   // /proc/net/rpc/nfsd's rc line (rc: hits, misses, nocache) and its proc3
-  // line named in RFC 1813's order (proc3: {"MKDIR": n, ...}), and threads.
+  // line named in RFC 1813's order (proc3: {"MKDIR": n, ...}), its proc4
+  // (NULL, COMPOUND) and proc4ops (RFC 8881's operations: {"CREATE": n,
+  // "SEQUENCE": n, ...}) lines, and threads.
   nlohmann::json counters() override;
   // reply_cache_stats' cache_hits (the /proc/fs/nfsd counter).
   std::optional<uint64_t> cache_hits_between(const nlohmann::json& before, const nlohmann::json& after) const override;

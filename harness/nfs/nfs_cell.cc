@@ -14,6 +14,7 @@
 #include "common/atomic_file.h"
 #include "common/install_paths.h"
 #include "harness/nfs/client_pcap.h"
+#include "harness/nfs/nfs_client.h"
 #include "harness/nfs/nfs_server.h"
 #include "harness/nfs/nfs_classes.h"
 #include "harness/nfs/restart_event.h"
@@ -44,7 +45,9 @@ std::set<std::string> names_in(const std::string& dir) {
 // folder the same (the guest sees the host's / through hostfs). The
 // guest runs as pid 1 of a PID namespace that dies with this process, so
 // nothing of it outlives the call however it ends (netem/topology/uml_guest.h).
-NfsTrial run_nfs_cell_in_guest(const NfsCellOptions& o, const NfsServerRow& row, const std::string& out) {
+// The modules: the server row's and the client row's.
+NfsTrial run_nfs_cell_in_guest(const NfsCellOptions& o, const NfsServerRow& row, const NfsClientRow& client_row,
+                               const std::string& out) {
   process::CommandLog log(out + "/guest-commands.log");
   std::string program = o.cell_program.empty() ? program_dir() + "/rpclab-nfs-cell" : o.cell_program;
   program = std::filesystem::absolute(program).string();
@@ -58,6 +61,7 @@ NfsTrial run_nfs_cell_in_guest(const NfsCellOptions& o, const NfsServerRow& row,
   g.stdout_path = out + "/guest-cell.stdout";
   g.stderr_path = out + "/guest-cell.stderr";
   g.modules = row.guest_modules;
+  g.modules.insert(g.modules.end(), client_row.guest_modules.begin(), client_row.guest_modules.end());
   int limit_s = static_cast<int>(static_cast<int64_t>(o.count) * 8 * o.timeout_ms / 1000) + 150;
   g.timeout = std::chrono::seconds(o.guest_timeout_s > 0 ? o.guest_timeout_s : limit_s);
   std::string cell_json = out + "/cell.json";
@@ -79,7 +83,8 @@ NfsTrial run_nfs_cell_in_guest(const NfsCellOptions& o, const NfsServerRow& row,
 }  // namespace
 
 std::vector<std::string> nfs_cell_flags(const NfsCellOptions& o) {
-  std::vector<std::string> f = {"--server", o.server, "--transport", o.transport, "--drc", o.drc ? "on" : "off",
+  std::vector<std::string> f = {"--server", o.server, "--client", o.client, "--nfs-version", o.version,
+                                "--transport", o.transport, "--drc", o.drc ? "on" : "off",
                                 "--dup-pct", fmt::format("{}", o.faults.dup_pct),
                                 "--loss-pct", fmt::format("{}", o.faults.loss_pct),
                                 "--clients", std::to_string(o.clients), "--count", std::to_string(o.count),
@@ -90,6 +95,7 @@ std::vector<std::string> nfs_cell_flags(const NfsCellOptions& o) {
   if (o.raw_clnt_dg) f.push_back("--raw-clnt-dg");
   if (o.pcap) f.push_back("--pcap");
   if (o.restart_at) f.insert(f.end(), {"--restart-at", std::to_string(o.restart_at)});
+  if (o.hard_mount) f.push_back("--hard-mount");
   return f;
 }
 
@@ -100,9 +106,14 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
   if (!o.drc && !server_row.drc_switch) throw std::runtime_error(o.server + "'s reply cache cannot be turned off");
   if (o.pcap)
     if (std::string why = tcpdump_missing(); !why.empty()) throw std::runtime_error("--pcap: " + why);
+  const NfsClientRow& client_row = nfs_client(o.client);
+  if (std::string why = client_row.missing(); !why.empty()) throw std::runtime_error(why);
+  if (std::string why = client_server_mismatch(client_row, server_row); !why.empty()) throw std::runtime_error(why);
+  if (std::string why = client_speaks_mismatch(client_row, o.version, o.transport); !why.empty())
+    throw std::runtime_error(why);
   std::filesystem::create_directories(o.out_dir);
   std::string out = std::filesystem::absolute(o.out_dir).string();
-  if (server_row.in_guest && !o.in_guest) return run_nfs_cell_in_guest(o, server_row, out);
+  if (server_row.in_guest && !o.in_guest) return run_nfs_cell_in_guest(o, server_row, client_row, out);
   process::CommandLog log(out + "/commands.log");
   netem::remove_stale_namespaces(log);
   // --- restart event (restart_event.h): its gate, and a backend that can drop one way.
@@ -139,27 +150,35 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
   // readiness deadline), the workload (MNT included) on the faulty one.
   link.apply(o.faults, files);
 
-  std::string client = o.client_program.empty() ? program_dir() + "/rpclab-nfs-client" : o.client_program;
+  // The clients: each row says how one of its processes runs (nfs_client.h).
+  std::string client_program = o.client_program.empty() ? program_dir() + "/" + client_row.program : o.client_program;
+  std::string mount_options;
   auto clients_start = std::chrono::steady_clock::now();
   std::vector<std::unique_ptr<process::ChildProcess>> clients;
   for (uint32_t k = 1; k <= o.clients; ++k) {
-    std::string record = out + "/client-" + std::to_string(k) + ".jsonl";
-    std::vector<std::string> argv = {client, "--server", topology->server().address,
-                                     "--transport", o.transport, "--export", server.mount_path(),
-                                     // The fault is for the workload's calls: the mount over TCP
-                                     // recovers from a loss in TCP's time, not clnt_dg's 15 s
-                                     // rpcbind retransmit (30 s of setup under 30% loss).
-                                     "--mount-transport", "tcp",
-                                     "--client-id", std::to_string(k), "--count", std::to_string(o.count),
-                                     "--ops", o.ops, "--timeout-ms", std::to_string(o.timeout_ms),
-                                     "--retransmit-ms", std::to_string(o.retransmit_ms), "--record", record};
-    if (o.raw_clnt_dg) argv.push_back("--raw-clnt-dg");
+    NfsClientRun run;
+    run.program = std::filesystem::absolute(client_program).string();
+    run.server_address = topology->server().address;
+    run.export_path = server.mount_path();
+    run.version = o.version;
+    run.transport = o.transport;
+    run.client_id = k;
+    run.count = o.count;
+    run.ops = o.ops;
+    run.timeout_ms = o.timeout_ms;
+    run.retransmit_ms = o.retransmit_ms;
+    run.hard = o.hard_mount;
+    run.record_path = out + "/client-" + std::to_string(k) + ".jsonl";
+    run.work_dir = out;
+    if (o.raw_clnt_dg) run.extra_args.push_back("--raw-clnt-dg");
     if (restart && k == restart->client())
-      for (const auto& arg : restart->client_args()) argv.push_back(arg);
+      for (const auto& arg : restart->client_args()) run.extra_args.push_back(arg);
+    NfsClientCommand command = client_row.command(run);
+    mount_options = command.mount_options;
     process::SpawnOptions spawn;
     spawn.netns = topology->client().netns;
     spawn.stderr_path = out + "/client-" + std::to_string(k) + ".err";
-    clients.push_back(std::make_unique<process::ChildProcess>(argv, spawn, log));
+    clients.push_back(std::make_unique<process::ChildProcess>(command.argv, spawn, log));
   }
   if (restart) {
     if (!link.events_backend()) throw std::runtime_error("the restart event needs a fault backend (" + choice.reason + ")");
@@ -169,6 +188,8 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
   auto limit = std::chrono::milliseconds(static_cast<int64_t>(o.count) * 8 * o.timeout_ms + 30000);
   NfsTrial trial;
   trial.server = server_row.name;
+  trial.client = client_row.name;
+  if (!mount_options.empty()) trial.mount_options = mount_options;
   trial.told.emplace();
   trial.classes.emplace();
   trial.counts.emplace();
@@ -206,7 +227,8 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
   trial.reply_cache_hits = server.cache_hits_between(counters_before, counters_after);
   if (o.restart_check) (*trial.server_counters)["after_restart"] = counters_restarted;
   trial.faults = link.measured(o.faults, files);
-  nlohmann::json options = {{"server", o.server}, {"transport", o.transport}, {"drc", o.drc},
+  nlohmann::json options = {{"server", o.server}, {"client", o.client}, {"version", o.version},
+                            {"transport", o.transport}, {"drc", o.drc},
                             {"faults", o.faults}, {"clients", o.clients}, {"count", o.count},
                             {"ops", o.ops}, {"timeout_ms", o.timeout_ms}, {"restart_at", o.restart_at},
                             {"retransmit_ms", o.transport == "udp" ? nlohmann::json(o.retransmit_ms) : nlohmann::json()},

@@ -4,7 +4,7 @@
 // has it; inside a user-mode-linux guest, which has no nftables, tc netem
 // on each sender's egress), an NFS server (nfs_server.h) in the server's
 // namespace,
-// `clients` rpclab-nfs-client processes in the client's, then the classes
+// `clients` client processes (a row of nfs_client.h) in the client's, then the classes
 // from the records against the export's end state. Everything it made is
 // removed when it returns or throws.
 #pragma once
@@ -20,7 +20,10 @@ namespace rpclab::harness::nfs {
 
 struct NfsCellOptions {
   std::string server = "nfs-ganesha";  // a row of nfs_servers()
+  std::string client = "rpclab";       // a row of nfs_clients() (nfs_client.h)
+  std::string version = "3";           // the NFS version: 3 | 4.1 (as the client row speaks it)
   std::string transport = "udp";       // udp | tcp
+  bool hard_mount = false;             // a client that mounts (kernel): hard rather than soft
   bool drc = true;                     // the server's duplicate request cache (off: a row with drc_switch)
   // The link's faults. Duplicates matter on the way to the server, losses
   // on the way back (the reply lost, the request retransmitted).
@@ -34,7 +37,7 @@ struct NfsCellOptions {
   bool raw_clnt_dg = false;             // UDP: rpclab-nfs-client --raw-clnt-dg (no guard against stale replies)
   bool pcap = false;                    // out_dir/client.pcap: the client's end of the link (client_pcap.h)
   std::string out_dir;                  // records, server/ (its config, log, export), commands.log, cell.json
-  std::string client_program;           // "": rpclab-nfs-client beside this program
+  std::string client_program;           // "": the client row's program beside this program
   // After the workload and its counters: restart the server in place
   // (NfsServer::restart) and read its counters again (server_counters.after_restart).
   bool restart_check = false;

@@ -3,6 +3,7 @@
 //   rpclab-nfs-cell --transport udp --drc off --dup-pct 100 --count 200 --out /tmp/nfs-cell
 //   rpclab-nfs-cell --server knfsd --transport udp --loss-pct 30 --count 20 --out /tmp/knfsd-cell
 //   rpclab-nfs-cell --server knfsd --count 10 --restart-at 5 --timeout-ms 30000 --out /tmp/knfsd-restart
+//   rpclab-nfs-cell --server knfsd --client kernel --nfs-version 4.1 --transport tcp --count 20 --out /tmp/kc
 // A row that runs in a user-mode-linux guest (knfsd) boots one and runs this
 // program there with the same flags and --in-guest; cell.json comes back
 // through the --out folder (the guest sees the host's /).
@@ -14,13 +15,17 @@
 
 int main(int argc, char** argv) {
   using namespace rpclab;
-  CLI::App app{"one NFS cell: an NFS server in a namespace, rpclab-nfs-client across a faulty link, the classes",
+  CLI::App app{"one NFS cell: an NFS server in a namespace, NFS clients across a faulty link, the classes",
                "rpclab-nfs-cell"};
   add_version_flags(app);
   harness::nfs::NfsCellOptions o;
   std::string drc = "on";
   double dup_pct = 0, loss_pct = 0;
   app.add_option("--server", o.server, "an NFS server row (nfs-ganesha, ...)")->capture_default_str();
+  app.add_option("--client", o.client, "an NFS client row (rpclab, kernel)")->capture_default_str();
+  app.add_option("--nfs-version", o.version, "the NFS version: 3, or 4.1 (the kernel client)")
+      ->check(CLI::IsMember({"3", "4.1"}))->capture_default_str();
+  app.add_flag("--hard-mount", o.hard_mount, "a client that mounts (kernel): hard rather than soft");
   app.add_option("--transport", o.transport, "udp or tcp")->check(CLI::IsMember({"udp", "tcp"}))->capture_default_str();
   app.add_option("--drc", drc, "the server's duplicate request cache")->check(CLI::IsMember({"on", "off"}))->capture_default_str();
   app.add_option("--dup-pct", dup_pct, "requests duplicated on the way to the server")->check(in_range(0.0, 100.0));
@@ -34,7 +39,7 @@ int main(int argc, char** argv) {
                "UDP: the clients leave libtirpc's handling of stale replies as it is (rpclab-nfs-client --raw-clnt-dg)");
   app.add_flag("--pcap", o.pcap, "capture the client's end of the link to OUT/client.pcap (tcpdump, in the client's namespace)");
   app.add_option("--out", o.out_dir, "the cell's folder")->required();
-  app.add_option("--client-program", o.client_program, "the NFS client (default: rpclab-nfs-client beside this program)");
+  app.add_option("--client-program", o.client_program, "the client row's program (default: rpclab-nfs-client or rpclab-nfs-fsops beside this program)");
   app.add_flag("--restart-check", o.restart_check,
                "after the workload, restart the server in place and read its counters again");
   app.add_option("--restart-at", o.restart_at,

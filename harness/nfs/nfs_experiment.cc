@@ -9,6 +9,7 @@
 #include "common/cli_support.h"
 #include "harness/kit/text_table.h"
 #include "harness/nfs/nfs_cell.h"
+#include "harness/nfs/nfs_client.h"
 #include "harness/nfs/nfs_report.h"
 #include "harness/nfs/nfs_server.h"
 #include "harness/run/trial_stats.h"
@@ -20,8 +21,11 @@
 namespace rpclab::harness {
 namespace {
 
+using nfs::nfs_client;
+using nfs::nfs_clients;
 using nfs::nfs_server;
 using nfs::nfs_servers;
+using nfs::NfsClientRow;
 using nfs::NfsServerRow;
 
 // One fault column of the table: what it does and why it is there.
@@ -58,12 +62,14 @@ constexpr int kRestartCallMs = 30000;
 // What a preset asks for, before the flags change it.
 struct NfsAxes {
   std::vector<std::string> servers;     // empty: every row
-  std::vector<std::string> transports = {"nfs3-udp", "nfs3-tcp"};
+  std::vector<std::string> clients;     // NFS client rows; empty: every row
+  // Each client row runs those of these it speaks (NfsClientRow::speaks).
+  std::vector<std::string> transports = {"nfs3-udp", "nfs3-tcp", "nfs4.1-tcp"};
   std::vector<bool> caches = {true, false};  // off only where the row can switch it off
   std::vector<NfsFault> faults;
   int trials = 3;
   uint64_t steps = 100;
-  int clients = 1;
+  int clients_per_cell = 1;
   std::string ops = "mkdir";
   int timeout_ms = 3000;
   int retransmit_ms = 500;
@@ -90,14 +96,26 @@ std::string wire_transport(const std::string& transport) {
   return dash == std::string::npos ? transport : transport.substr(dash + 1);
 }
 
+// "nfs4.1-tcp" -> "4.1".
+std::string nfs_version(const std::string& transport) {
+  auto dash = transport.rfind('-');
+  std::string v = transport.substr(0, dash == std::string::npos ? transport.size() : dash);
+  return v.rfind("nfs", 0) == 0 ? v.substr(3) : v;
+}
+
 const std::vector<std::string>& known_transports() {
-  static const std::vector<std::string> t = {"nfs3-udp", "nfs3-tcp"};
+  static const std::vector<std::string> t = {"nfs3-udp", "nfs3-tcp", "nfs4.1-tcp"};
   return t;
+}
+
+// The cell's client row: "" is the first row (cells before the axis).
+const NfsClientRow& client_row_of(const CellConfig& cell) {
+  return cell.nfs_client.empty() ? nfs_clients().front() : nfs_client(cell.nfs_client);
 }
 
 struct Flags {
   std::string preset = "nfs";
-  std::vector<std::string> servers, transports, caches;
+  std::vector<std::string> servers, nfs_clients, transports, caches;
   std::vector<double> dup, loss;
   uint64_t steps = 0;
   int clients = 0, trials = 0, timeout_ms = 0, retransmit_ms = 0;
@@ -113,7 +131,11 @@ class NfsFlags : public ExperimentFlags {
     std::string servers;
     for (const NfsServerRow& row : nfs_servers()) servers += (servers.empty() ? "" : ", ") + row.name;
     cmd.add_option("--servers", f.servers, "NFS servers: " + servers + " (default: every one)")->delimiter(',');
-    cmd.add_option("--transports", f.transports, "NFS version and transport: nfs3-udp, nfs3-tcp")->delimiter(',')
+    std::string clients;
+    for (const NfsClientRow& row : nfs_clients()) clients += (clients.empty() ? "" : ", ") + row.name;
+    cmd.add_option("--nfs-clients", f.nfs_clients, "NFS clients: " + clients + " (default: every one)")->delimiter(',');
+    cmd.add_option("--transports", f.transports, "NFS version and transport: nfs3-udp, nfs3-tcp, nfs4.1-tcp (each "
+                   "client runs those it speaks)")->delimiter(',')
         ->check(CLI::IsMember(known_transports()));
     cmd.add_option("--reply-cache", f.caches, "the server's duplicate request cache: on,off (off only where the "
                    "server can turn it off)")->delimiter(',')->check(CLI::IsMember({"on", "off"}));
@@ -142,6 +164,10 @@ class NfsFlags : public ExperimentFlags {
       for (const std::string& s : f.servers) nfs_server(s);  // throws naming the rows
       a.servers = f.servers;
     }
+    if (!f.nfs_clients.empty()) {
+      for (const std::string& c : f.nfs_clients) nfs_client(c);  // throws naming the rows
+      a.clients = f.nfs_clients;
+    }
     if (!f.transports.empty()) a.transports = f.transports;
     if (!f.caches.empty()) {
       a.caches.clear();
@@ -153,48 +179,74 @@ class NfsFlags : public ExperimentFlags {
       for (double l : f.loss) a.faults.push_back(l > 0 ? reply_loss(l) : no_fault());
     }
     if (f.steps) a.steps = f.steps;
-    if (f.clients) a.clients = f.clients;
+    if (f.clients) a.clients_per_cell = f.clients;
     if (!f.ops.empty()) a.ops = f.ops;
     if (f.trials) a.trials = f.trials;
     if (f.timeout_ms) a.timeout_ms = f.timeout_ms;
     if (f.retransmit_ms) a.retransmit_ms = f.retransmit_ms;
 
     Plan plan;
+    auto wanted = [](const std::vector<std::string>& names, const std::string& name) {
+      return names.empty() || std::find(names.begin(), names.end(), name) != names.end();
+    };
     for (const NfsServerRow& row : nfs_servers()) {
-      if (!a.servers.empty() && std::find(a.servers.begin(), a.servers.end(), row.name) == a.servers.end()) continue;
-      for (const std::string& transport : a.transports)
-        for (bool cache : a.caches) {
-          if (!cache && !row.drc_switch) {
-            plan.notes.push_back(row.name + ": its reply cache cannot be turned off; its cache-off cells are left out");
+      if (!wanted(a.servers, row.name)) continue;
+      for (const NfsClientRow& client : nfs_clients()) {
+        if (!wanted(a.clients, client.name)) continue;
+        // A client that needs the guest runs only with a server there.
+        if (std::string why = nfs::client_server_mismatch(client, row); !why.empty()) {
+          plan.notes.push_back(why + ": its cells are left out");
+          continue;
+        }
+        for (const std::string& transport : a.transports) {
+          if (std::string why = nfs::client_speaks_mismatch(client, nfs_version(transport), wire_transport(transport));
+              !why.empty()) {
+            plan.notes.push_back(why + ": its " + transport + " cells are left out");
             continue;
           }
-          for (const NfsFault& fault : a.faults) {
-            CellConfig c;
-            c.experiment = "nfs";
-            c.block = fault.name;
-            c.server = row.name;
-            c.transport = transport;
-            c.topology = netem::TopologyKind::kTwoHost;
-            c.clients = a.clients;
-            c.calls_per_client = a.steps;
-            c.faults = fault.spec;
-            c.timeout_ms = a.timeout_ms;
-            if (fault.restart) {
-              c.restart_at_step = static_cast<uint32_t>((a.steps + 1) / 2);
-              c.timeout_ms = std::max(a.timeout_ms, kRestartCallMs);
+          for (bool cache : a.caches) {
+            if (!cache && !row.drc_switch) {
+              plan.notes.push_back(row.name + ": its reply cache cannot be turned off; its cache-off cells are left out");
+              continue;
             }
-            c.op = a.ops;
-            c.trials = a.trials;
-            c.pin = false;
-            if (row.drc_switch) c.reply_cache = cache;
-            if (wire_transport(transport) == "udp") c.settings.set(kRetryTimeout, a.retransmit_ms);
-            plan.cells.push_back(c);
+            for (const NfsFault& fault : a.faults) {
+              if (fault.restart && client.in_guest) {
+                plan.notes.push_back("the restart column runs with rpclab's own client (its step gate); the " +
+                                     client.name + " client's restart cells are left out");
+                continue;
+              }
+              CellConfig c;
+              c.experiment = "nfs";
+              c.block = fault.name;
+              c.server = row.name;
+              if (&client != &nfs_clients().front()) c.nfs_client = client.name;
+              c.transport = transport;
+              c.topology = netem::TopologyKind::kTwoHost;
+              c.clients = a.clients_per_cell;
+              c.calls_per_client = a.steps;
+              c.faults = fault.spec;
+              c.timeout_ms = a.timeout_ms;
+              if (fault.restart) {
+                c.restart_at_step = static_cast<uint32_t>((a.steps + 1) / 2);
+                c.timeout_ms = std::max(a.timeout_ms, kRestartCallMs);
+              }
+              c.op = a.ops;
+              c.trials = a.trials;
+              c.pin = false;
+              if (row.drc_switch) c.reply_cache = cache;
+              // clnt_dg's retransmit interval; a mounting client's timeo.
+              if (wire_transport(transport) == "udp" || client.in_guest) c.settings.set(kRetryTimeout, a.retransmit_ms);
+              plan.cells.push_back(c);
+            }
           }
         }
+      }
     }
     std::sort(plan.notes.begin(), plan.notes.end());
     plan.notes.erase(std::unique(plan.notes.begin(), plan.notes.end()), plan.notes.end());
-    if (plan.cells.empty()) throw std::invalid_argument("no NFS cell left to run (check --servers and --reply-cache)");
+    if (plan.cells.empty())
+      throw std::invalid_argument("no NFS cell left to run (check --servers, --nfs-clients, --transports and "
+                                  "--reply-cache)");
     plan.what = "preset " + f.preset;
     plan.metadata.preset = f.preset;
     plan.metadata.workload = a.ops;
@@ -217,14 +269,19 @@ class NfsFlags : public ExperimentFlags {
 void run_nfs_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env, process::CommandLog&,
                    TrialRecord& trial) {
   const NfsServerRow& row = nfs_server(cell.server);
+  const NfsClientRow& client = client_row_of(cell);
   auto skip = [&trial](const std::string& why) {
     trial.status = "skipped";
     trial.reason = why;
   };
   if (!env.caps.root) return skip("needs root (network namespaces, nftables, the NFS server)");
   if (std::string why = row.missing(); !why.empty()) return skip(why);
+  if (std::string why = client.missing(); !why.empty()) return skip(why);
+  if (std::string why = nfs::client_server_mismatch(client, row); !why.empty()) return skip(why);
   nfs::NfsCellOptions o;
   o.server = cell.server;
+  o.client = client.name;
+  o.version = nfs_version(cell.transport);
   o.transport = wire_transport(cell.transport);
   o.drc = cell.reply_cache.value_or(true);
   o.faults = cell.faults;
@@ -236,7 +293,7 @@ void run_nfs_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironm
   o.retransmit_ms = static_cast<int>(cell.settings.value_or(kRetryTimeout, o.retransmit_ms));
   o.restart_at = cell.restart_at_step.value_or(0);
   o.out_dir = place.dir;
-  o.client_program = env.bin_dir + "/rpclab-nfs-client";
+  o.client_program = env.bin_dir + "/" + client.program;
   // A server in a guest (row.in_guest): run_nfs_cell runs this cell there,
   // through rpclab-nfs-cell, and relays what it measured.
   o.cell_program = env.bin_dir + "/rpclab-nfs-cell";

@@ -25,7 +25,7 @@ std::string over_trials_words(const OverTrials& o) {
 
 std::string row_of(const CellRecord& r) {
   const CellConfig& c = r.cell.config;
-  std::string s = c.server + " " + c.transport;
+  std::string s = c.server + (c.nfs_client.empty() ? "" : " client " + c.nfs_client) + " " + c.transport;
   if (c.reply_cache) s += *c.reply_cache ? " cache on" : " cache off";
   return s;
 }
@@ -54,7 +54,7 @@ std::string replays_table(const std::vector<CellRecord>& records, const ReportOp
     entry[{row, column}] = e;
   }
   if (rows.empty()) return "";
-  std::vector<std::string> headers = {"server, NFS, reply cache"};
+  std::vector<std::string> headers = {"server, client, NFS, reply cache"};
   headers.insert(headers.end(), columns.begin(), columns.end());
   TextTable t(headers);
   for (const std::string& row : rows) {

@@ -83,6 +83,7 @@ nlohmann::json CellConfig::to_json() const {
   if (!server.empty()) j["server"] = server;
   if (reply_cache) j["reply_cache"] = *reply_cache;
   if (restart_at_step) j["restart_at_step"] = *restart_at_step;
+  if (!nfs_client.empty()) j["nfs_client"] = nfs_client;
   return j;
 }
 
@@ -110,6 +111,7 @@ CellConfig CellConfig::from_json(const nlohmann::json& j) {
     c.server = j.value("server", "");
     c.reply_cache = optional_from<bool>(j, "reply_cache");
     c.restart_at_step = optional_from<uint32_t>(j, "restart_at_step");
+    c.nfs_client = j.value("nfs_client", "");
     c.pin = j.at("pin").get<bool>();
     c.op = j.value("op", "echo");  // cells before the Allman workload were all ECHO
     c.size = j.at("size").get<size_t>();
@@ -123,7 +125,7 @@ CellConfig CellConfig::from_json(const nlohmann::json& j) {
 
 std::string CellConfig::label() const {
   std::string s = fmt::format("{} {} {}", transport, netem::topology_name(topology), connect_mode_name(connect));
-  if (!server.empty()) s = server + " " + s + " " + op;
+  if (!server.empty()) s = server + (nfs_client.empty() ? "" : " client " + nfs_client) + " " + s + " " + op;
   if (clients > 1) s += fmt::format(" x{}", clients);
   // The settings' words: in a speed cell after the clients, in a
   // dependability cell after the faults (where the labels, which name the

@@ -64,6 +64,10 @@ struct CellConfig {
   // at client 1's step N, between that call's execution and its
   // retransmission. Unset: none.
   std::optional<uint32_t> restart_at_step;
+  // The NFS client row (harness/nfs/nfs_client.h): "" is the first row,
+  // rpclab's own client (the cells before the axis keep their identity);
+  // "kernel" is Linux's client in the guest.
+  std::string nfs_client;
 
   // Speed axes.
   std::string op = "echo";                // what each call is (client_run.h's names): echo, or Allman's four

@@ -74,6 +74,10 @@ void from_json(const nlohmann::json& j, NfsRestart& r);
 
 struct NfsTrial {
   std::optional<std::string> server;            // the NFS server row (harness/nfs/nfs_server.h)
+  std::optional<std::string> client;            // the NFS client row (harness/nfs/nfs_client.h): rpclab, kernel
+  // A client that mounts (kernel): its `mount -o` options, timeo and
+  // retrans among them ("vers=4.1,proto=tcp,timeo=5,retrans=5,soft").
+  std::optional<std::string> mount_options;
   std::optional<NfsClassCounts> classes;        // summed over the clients
   std::optional<TrialCounts> counts;            // per client (client_counts)
   std::optional<std::map<std::string, uint64_t>> told;  // every call's answer: NFS3_OK, NFS3ERR_EXIST, timeout, ...

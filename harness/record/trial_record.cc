@@ -49,6 +49,8 @@ void describe_speed(Io& io, S& s) {
 template <typename Io, typename N>
 void describe_nfs(Io& io, N& n) {
   io("nfs_server", n.server);
+  io("nfs_client", n.client);
+  io("mount_options", n.mount_options);
   io("classes", n.classes);
   io("counts", n.counts);
   io("told", n.told);

@@ -11,6 +11,8 @@
 // that the client retried with the same XID.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -46,5 +48,39 @@ struct NfsCallRecord {
   void write_file(const std::string& path) const;
   static NfsCallRecord read_file(const std::string& path);
 };
+
+// Nanoseconds from `t0` to now (the record's start_ns and latency_ns).
+inline int64_t ns_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The workload: for seq = 1..count, each of `ops` in order on
+// step_name(client_id, seq), each call's answer (anything with `rpc`,
+// `detail` and `nfs`: Nfs3Reply, FsAnswer) appended to `record`.
+// `call(op, name, c)` may fill more of the call `c` it is making (the UDP
+// guard's counts); `before_step(seq)`, when given, runs before a step's
+// first call (the harness's step gate, nfs/step_gate.h).
+template <typename Call>
+void record_steps(NfsCallRecord& record, uint32_t client_id, uint32_t count, const std::vector<NfsOp>& ops,
+                  std::chrono::steady_clock::time_point t0, Call&& call,
+                  const std::function<void(uint32_t seq)>& before_step = nullptr) {
+  for (uint32_t seq = 1; seq <= count; ++seq) {
+    std::string name = step_name(client_id, seq);
+    if (before_step) before_step(seq);
+    for (NfsOp op : ops) {
+      NfsCall c;
+      c.seq = seq;
+      c.op = op;
+      c.name = name;
+      c.start_ns = ns_since(t0);
+      auto r = call(op, name, c);
+      c.latency_ns = ns_since(t0) - c.start_ns;
+      c.rpc = r.rpc;
+      c.detail = r.detail;
+      c.nfs = r.nfs;
+      record.calls.push_back(std::move(c));
+    }
+  }
+}
 
 }  // namespace rpclab::nfs

@@ -12,15 +12,8 @@
 #include "common/cli_support.h"
 #include "nfs/nfs3_client.h"
 #include "nfs/nfs_call_record.h"
+#include "nfs/nfs_workload_flags.h"
 #include "nfs/step_gate.h"
-
-namespace {
-
-int64_t since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   using namespace rpclab;
@@ -28,8 +21,8 @@ int main(int argc, char** argv) {
                "rpclab-nfs-client"};
   add_version_flags(app);
   nfs::Nfs3Options options;
-  std::string export_path = "/export", ops_list = "mkdir", record_path;
-  uint32_t client_id = 1, count = 10;
+  std::string export_path = "/export";
+  nfs::WorkloadFlags w;
   app.add_option("--server", options.host, "the NFS server's address")->required();
   app.add_option("--transport", options.transport, "udp (clnt_dg) or tcp (clnt_vc)")
       ->check(CLI::IsMember({"udp", "tcp"}))->capture_default_str();
@@ -37,18 +30,14 @@ int main(int argc, char** argv) {
   app.add_option("--nfs-port", options.nfs_port, "the NFS port (MOUNT is asked through rpcbind)")->capture_default_str();
   app.add_option("--mount-transport", options.mount_transport, "rpcbind and MNT over udp or tcp (default: --transport)")
       ->check(CLI::IsMember({"udp", "tcp"}));
-  app.add_option("--client-id", client_id, "this client's number: its names are c<id>-s<seq>")
-      ->check(in_range<uint32_t>(1, 1000000))->capture_default_str();
-  app.add_option("--count", count, "steps: seq = 1..count")->check(in_range<uint32_t>(1, 10000000))->capture_default_str();
-  app.add_option("--ops", ops_list, "the operations of each step, in order: mkdir, rmdir, create-guarded, remove")
-      ->capture_default_str();
+  nfs::add_workload_flags(app, w);
   app.add_option("--timeout-ms", options.timeout_ms, "a call's whole time before the library gives up")
       ->check(in_range(1, 3600000))->capture_default_str();
   app.add_option("--retransmit-ms", options.retransmit_ms, "UDP: clnt_dg's retransmit interval")
       ->check(in_range(1, 3600000))->capture_default_str();
   app.add_flag("--raw-clnt-dg", options.raw_clnt_dg,
                "UDP: leave clnt_dg's handling of stale replies as libtirpc has it (each resends at once and costs "
-               "a whole retransmit interval of the call's time; docs/nfs-udp-findings.md)");
+               "a whole retransmit interval of the call's time; docs/nfs.md)");
   // The step gate (nfs/step_gate.h): the harness's restart event.
   uint32_t gate_step = 0;
   std::string gate_fifo;
@@ -58,25 +47,17 @@ int main(int argc, char** argv) {
   app.add_option("--gate-fifo", gate_fifo, "the step gate's FIFO (made by the harness)");
   app.add_option("--gate-wait-ms", gate_ms, "how long to wait at the gate")->check(in_range(1, 3600000))
       ->capture_default_str();
-  app.add_option("--record", record_path, "where to write the call record (JSON lines)")->required()->check(writable_file());
   parse_or_exit(app, argc, argv);
   if ((gate_step == 0) != gate_fifo.empty()) {
     std::cerr << "rpclab-nfs-client: --gate-step and --gate-fifo go together\n";
     return kExitUsage;
   }
-
-  std::vector<nfs::NfsOp> ops;
-  try {
-    ops = nfs::parse_ops(ops_list);
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "rpclab-nfs-client: --ops: " << e.what() << "\n";
-    return kExitUsage;
-  }
+  nfs::parse_workload_ops_or_exit(w, "rpclab-nfs-client");
 
   nfs::NfsCallRecord record;
-  record.header = {{"client_id", client_id}, {"server", options.host}, {"transport", options.transport},
-                   {"export", export_path}, {"nfs_port", options.nfs_port}, {"ops", nfs::ops_text(ops)},
-                   {"count", count}, {"timeout_ms", options.timeout_ms},
+  record.header = {{"client_id", w.client_id}, {"server", options.host}, {"transport", options.transport},
+                   {"export", export_path}, {"nfs_port", options.nfs_port}, {"ops", nfs::ops_text(w.ops)},
+                   {"count", w.count}, {"timeout_ms", options.timeout_ms},
                    {"retransmit_ms", options.transport == "udp" ? nlohmann::json(options.retransmit_ms) : nlohmann::json()},
                    {"clnt_dg", options.transport == "udp" ? nlohmann::json(options.raw_clnt_dg ? "raw" : "guarded")
                                                           : nlohmann::json()}};
@@ -87,33 +68,25 @@ int main(int argc, char** argv) {
   auto t0 = std::chrono::steady_clock::now();
   try {
     nfs::Nfs3Client client(options, export_path);
-    for (uint32_t seq = 1; seq <= count; ++seq) {
-      std::string name = nfs::step_name(client_id, seq);
-      if (seq == gate_step) nfs::wait_at_gate(gate_fifo, std::chrono::milliseconds(gate_ms));
-      for (nfs::NfsOp op : ops) {
-        nfs::NfsCall c;
-        c.seq = seq;
-        c.op = op;
-        c.name = name;
-        c.start_ns = since(t0);
-        nfs::Nfs3Reply r = client.call(op, name);
-        c.latency_ns = since(t0) - c.start_ns;
-        c.rpc = r.rpc;
-        c.detail = r.detail;
-        c.nfs = r.nfs;
-        c.stale_replies = r.stale_replies;
-        c.early_timeouts = r.early_timeouts;
-        record.calls.push_back(std::move(c));
-      }
-    }
+    nfs::record_steps(
+        record, w.client_id, w.count, w.ops, t0,
+        [&client](nfs::NfsOp op, const std::string& name, nfs::NfsCall& c) {
+          nfs::Nfs3Reply r = client.call(op, name);
+          c.stale_replies = r.stale_replies;
+          c.early_timeouts = r.early_timeouts;
+          return r;
+        },
+        [&](uint32_t seq) {
+          if (seq == gate_step) nfs::wait_at_gate(gate_fifo, std::chrono::milliseconds(gate_ms));
+        });
   } catch (const std::runtime_error& e) {
     std::cerr << "rpclab-nfs-client: " << e.what() << "\n";
     record.header["setup_error"] = e.what();
-    record.header["wall_ns"] = since(t0);
-    record.write_file(record_path);
+    record.header["wall_ns"] = nfs::ns_since(t0);
+    record.write_file(w.record_path);
     return kExitSetup;
   }
-  record.header["wall_ns"] = since(t0);
-  record.write_file(record_path);
+  record.header["wall_ns"] = nfs::ns_since(t0);
+  record.write_file(w.record_path);
   return kExitOk;
 }

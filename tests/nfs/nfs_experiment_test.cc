@@ -7,10 +7,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "harness/cli/experiments.h"
 #include "harness/nfs/ganesha_server.h"
+#include "harness/nfs/nfs_client.h"
 #include "harness/nfs/nfs_server.h"
 #include "harness/record/cell_record.h"
 #include "harness/record/trial_record.h"
@@ -36,10 +38,17 @@ Plan plan_of(std::vector<std::string> args, bool root = true) {
   return flags->plan(context);
 }
 
-TEST(NfsExperiment, ThePresetPlansEveryServerTransportCacheAndFault) {
+TEST(NfsExperiment, ThePresetPlansEveryServerClientTransportCacheAndFault) {
   Plan plan = plan_of({"--preset", "nfs"});
-  size_t expected = 0;
-  for (const auto& row : nfs::nfs_servers()) expected += 2 /*transports*/ * (row.drc_switch ? 2 : 1) * 4 /*faults*/;
+  size_t expected = 0, expected_restarts = 0;
+  for (const auto& row : nfs::nfs_servers())
+    for (const auto& client : nfs::nfs_clients())
+      if (nfs::client_server_mismatch(client, row).empty()) {
+        size_t rows = client.speaks.size() * (row.drc_switch ? 2 : 1);
+        // Faults none, dup, reply loss; and restart, with rpclab's client only (its step gate).
+        expected += rows * (client.in_guest ? 3 : 4);
+        if (!client.in_guest) expected_restarts += rows;
+      }
   EXPECT_EQ(plan.cells.size(), expected);
   size_t restarts = 0;
   for (const CellConfig& c : plan.cells) {
@@ -62,13 +71,43 @@ TEST(NfsExperiment, ThePresetPlansEveryServerTransportCacheAndFault) {
     if (c.faults.loss_pct > 0) {
       EXPECT_EQ(c.faults.direction, netem::Direction::kToClient) << c.label();
     }
-    // Only UDP has a retransmit interval.
-    EXPECT_EQ(c.settings.on(kRetryTimeout), c.transport == "nfs3-udp") << c.label();
+    // Only UDP and a mounting client (its timeo) have a retransmit interval.
+    EXPECT_EQ(c.settings.on(kRetryTimeout), c.transport == "nfs3-udp" || c.nfs_client == "kernel") << c.label();
     // The cell travels (resume, a guest) as its JSON.
     EXPECT_EQ(CellConfig::from_json(c.to_json()).to_json(), c.to_json());
     EXPECT_NE(c.label().find(c.server), std::string::npos) << c.label();
   }
-  EXPECT_EQ(restarts, expected / 4);
+  EXPECT_EQ(restarts, expected_restarts);
+}
+
+// knfsd x the kernel client: NFSv3/TCP and v4.1, no UDP (compiled out of
+// the guest's client); ganesha x kernel is left out with its reason, and
+// rpclab's own client's cells keep the identity they had before the axis.
+TEST(NfsExperiment, TheKernelClientRunsWithKnfsdOverNfs3TcpAndNfs41) {
+  Plan plan = plan_of({"--preset", "nfs"});
+  std::set<std::string> kernel_transports, servers_with_kernel;
+  for (const CellConfig& c : plan.cells) {
+    if (c.nfs_client.empty()) {
+      EXPECT_NE(c.transport, "nfs4.1-tcp") << c.label();
+      EXPECT_FALSE(c.to_json().contains("nfs_client")) << c.label();
+      continue;
+    }
+    EXPECT_EQ(c.nfs_client, "kernel");
+    EXPECT_EQ(c.to_json()["nfs_client"], "kernel");
+    EXPECT_NE(c.label().find("client kernel"), std::string::npos) << c.label();
+    kernel_transports.insert(c.transport);
+    servers_with_kernel.insert(c.server);
+  }
+  EXPECT_EQ(kernel_transports, (std::set<std::string>{"nfs3-tcp", "nfs4.1-tcp"}));
+  EXPECT_EQ(servers_with_kernel, (std::set<std::string>{"knfsd"}));
+  bool said = false;
+  for (const std::string& n : plan.notes) said = said || n.find("not nfs-ganesha") != std::string::npos;
+  EXPECT_TRUE(said) << "no note says why ganesha x kernel is left out";
+  // Asked for alone, the mismatch leaves nothing to run: refused, with the flags to check.
+  EXPECT_THROW(plan_of({"--servers", "nfs-ganesha", "--nfs-clients", "kernel"}), std::invalid_argument);
+  EXPECT_THROW(plan_of({"--nfs-clients", "no-such-client"}), std::invalid_argument);
+  Plan v41 = plan_of({"--nfs-clients", "kernel", "--transports", "nfs4.1-tcp,nfs3-udp"});
+  for (const CellConfig& c : v41.cells) EXPECT_EQ(c.transport, "nfs4.1-tcp") << c.label();
 }
 
 TEST(NfsExperiment, FlagsNarrowTheMatrixAndBadOnesAreRefused) {

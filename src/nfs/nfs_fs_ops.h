@@ -1,0 +1,35 @@
+// The NFS workload's operations done with system calls on a mounted file
+// system (the Linux kernel client's path): mkdir(2), rmdir(2),
+// open(O_CREAT|O_EXCL) and unlink(2) on a name in a directory, and what
+// each was told in the call record's words (nfs_call_record.h), so the
+// classes (harness/nfs/nfs_classes.h) judge it as they judge
+// rpclab-nfs-client's calls.
+//
+// errno in those words: EEXIST -> NFS3ERR_EXIST, ENOENT -> NFS3ERR_NOENT
+// and the others RFC 1813 has (ENOTDIR, EISDIR, EACCES, EPERM, ENOSPC,
+// EROFS, ENAMETOOLONG, ENOTEMPTY, EDQUOT, ESTALE, EINVAL, EXDEV, EFBIG,
+// EMLINK, EOPNOTSUPP) -> their NFS3ERR_ name, as if the reply had said so;
+// EIO and ETIMEDOUT (a soft mount giving up, a major timeout) -> no reply
+// (`rpc` "error" and "timeout"); any other errno -> `nfs` "errno:<NAME>".
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "nfs/nfs_workload.h"
+
+namespace rpclab::nfs {
+
+struct FsAnswer {
+  std::string rpc = "ok";          // "ok" | "timeout" | "error"
+  std::string detail;              // strerror's text when not ok
+  std::optional<std::string> nfs;  // "NFS3_OK", "NFS3ERR_EXIST", ...; none when no reply is implied
+};
+
+// What a system call that returned errno `err` (0: success) was told.
+FsAnswer answer_of_errno(int err);
+
+// `op` on `dir`/`name`; a file made by create-guarded is closed at once.
+FsAnswer fs_call(NfsOp op, const std::string& dir, const std::string& name);
+
+}  // namespace rpclab::nfs

@@ -1,0 +1,163 @@
+// The kernel client row end to end as root: `run_nfs_cell` on the host
+// boots a user-mode-linux guest with nfsd and the NFS client modules,
+// knfsd in the server's namespace, and in the client's a private mount
+// namespace that mounts the export (vers=3 or 4.1, proto=tcp, timeo,
+// retrans) and runs rpclab-nfs-fsops on it. Without a fault every MKDIR
+// is correct over NFSv3/TCP and v4.1; under reply loss NFSv4.1 shows no
+// replay: no EEXIST, knfsd ran CREATE once per MKDIR, and its v3 reply
+// cache did not move (v4.1 answers a resend from its session slot). Each
+// test is one guest, 10 to 25 s here.
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "common/sanitizer.h"
+#include "harness/nfs/knfsd_server.h"
+#include "harness/nfs/nfs_cell.h"
+#include "harness/nfs/nfs_client.h"
+#include "netem/netem_test_util.h"
+
+namespace rpclab::harness::nfs {
+namespace {
+
+std::string why_not() {
+  if (::geteuid() != 0) return "needs root (the guest's namespaces, netem, knfsd, mount)";
+  if (std::string why = knfsd_missing(); !why.empty()) return why;
+  if (std::string why = nfs_client("kernel").missing(); !why.empty()) return why;
+#if RPCLAB_ASAN
+  return "AddressSanitizer cannot place its shadow memory in a user-mode-linux guest's address space; "
+         "the plain build (make test) runs this test";
+#endif
+  return "";
+}
+
+NfsCellOptions options(const std::string& name, const std::string& version) {
+  NfsCellOptions o;
+  o.server = "knfsd";
+  o.client = "kernel";
+  o.version = version;
+  o.transport = "tcp";
+  o.count = 20;
+  o.ops = "mkdir";
+  o.timeout_ms = 1500;
+  o.retransmit_ms = 500;
+  o.client_program = RPCLAB_BIN_DIR "/rpclab-nfs-fsops";
+  o.cell_program = RPCLAB_BIN_DIR "/rpclab-nfs-cell";
+  o.guest_timeout_s = 120;
+  o.out_dir = ::testing::TempDir() + "rpclab-kclient-" + name + "-" + version + "-" + std::to_string(::getpid());
+  std::filesystem::remove_all(o.out_dir);
+  return o;
+}
+
+// What knfsd counted between before and after the workload (0 when it
+// never printed the line).
+uint64_t delta(const NfsTrial& r, const std::string& group, const std::string& key) {
+  const auto& c = r.server_counters.value();
+  auto count = [&](const char* when) { return c[when].value(group, nlohmann::json::object()).value(key, uint64_t{0}); };
+  return count("after") - count("before");
+}
+
+void expect_nothing_left(const std::string& out) {
+  for (pid_t pid : netem::testing::uml_processes(out)) ADD_FAILURE() << "linux.uml " << pid << " outlived the cell";
+  EXPECT_FALSE(std::filesystem::exists(out + "/guest/uml")) << "UML's runtime folder left behind";
+  EXPECT_FALSE(std::filesystem::exists(out + "/client-1.mnt")) << "the mount point was not removed";
+}
+
+// The row's own rules, without root: it needs the guest, so only knfsd;
+// it speaks NFSv3/TCP and v4.1, not UDP; a cell against ganesha is refused
+// with that reason.
+TEST(KernelClientRow, RunsOnlyWithAServerInTheGuestAndOverWhatItSpeaks) {
+  const NfsClientRow& kernel = nfs_client("kernel");
+  EXPECT_EQ(client_server_mismatch(kernel, nfs_server("knfsd")), "");
+  EXPECT_NE(client_server_mismatch(kernel, nfs_server("nfs-ganesha")).find("only with a server that runs there"),
+            std::string::npos);
+  EXPECT_EQ(client_speaks_mismatch(kernel, "4.1", "tcp"), "");
+  EXPECT_EQ(client_speaks_mismatch(kernel, "3", "tcp"), "");
+  EXPECT_NE(client_speaks_mismatch(kernel, "3", "udp"), "");
+  EXPECT_NE(client_speaks_mismatch(nfs_client("rpclab"), "4.1", "tcp"), "");
+  NfsClientRun run;
+  run.program = "/bin/rpclab-nfs-fsops";
+  run.server_address = "198.18.0.1";
+  run.export_path = "/srv/export";
+  run.version = "4.1";
+  run.transport = "tcp";
+  run.timeout_ms = 3000;
+  run.retransmit_ms = 500;
+  run.record_path = "/out/client-1.jsonl";
+  run.work_dir = "/out";
+  NfsClientCommand c = kernel.command(run);
+  EXPECT_EQ(c.mount_options, "vers=4.1,proto=tcp,timeo=5,retrans=5,soft");
+  ASSERT_FALSE(c.argv.empty());
+  // v4.1 mounts the pseudo root; v3 the export's path.
+  EXPECT_NE(c.argv.back().find("198.18.0.1:/ /out/client-1.mnt"), std::string::npos) << c.argv.back();
+  run.version = "3";
+  run.hard = true;
+  c = kernel.command(run);
+  EXPECT_EQ(c.mount_options, "vers=3,proto=tcp,timeo=5,retrans=5,hard,nolock,mountproto=tcp");
+  EXPECT_NE(c.argv.back().find("198.18.0.1:/srv/export "), std::string::npos) << c.argv.back();
+}
+
+class KernelClient : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(KernelClient, EveryMkdirIsCorrectWithoutAFault) {
+  if (auto why = why_not(); !why.empty()) GTEST_SKIP() << why;
+  std::string version = GetParam();
+  NfsCellOptions o = options("clean", version);
+  NfsTrial r = run_nfs_cell(o);  // relayed from the guest
+  ASSERT_TRUE(r.classes && r.told && r.mount_options);
+  EXPECT_EQ(r.client, "kernel");
+  EXPECT_EQ(r.classes->correct, 20u);
+  EXPECT_EQ(r.told->at("NFS3_OK"), 20u);
+  // The mount's settings, as mounted: timeo in tenths of a second.
+  EXPECT_EQ(r.mount_options->rfind("vers=" + version + ",proto=tcp,timeo=5,retrans=2,soft", 0), 0u)
+      << *r.mount_options;
+  if (version == "3") {
+    EXPECT_EQ(delta(r, "proc3", "MKDIR"), 20u);
+    EXPECT_EQ(delta(r, "reply_cache", "cache_misses"), 20u);
+  } else {
+    EXPECT_EQ(delta(r, "proc4ops", "CREATE"), 20u);  // NFSv4's MKDIR is CREATE of a directory
+    EXPECT_EQ(delta(r, "proc3", "MKDIR"), 0u);
+    EXPECT_EQ(delta(r, "reply_cache", "cache_misses"), 0u);  // COMPOUNDs are not cached there
+  }
+  expect_nothing_left(o.out_dir);
+  std::filesystem::remove_all(o.out_dir);
+}
+
+// NFSv3 only: KernelClientUnderLoss runs NFSv4.1 with its fault, and its
+// 20 MKDIRs correct (one guest boot fewer in the suite).
+INSTANTIATE_TEST_SUITE_P(Versions, KernelClient, ::testing::Values("3"),
+                         [](const auto& info) { return std::string(info.param) == "3" ? "Nfs3Tcp" : "Nfs41"; });
+
+TEST(KernelClientUnderLoss, Nfs41ShowsNoReplayWhenRepliesAreLost) {
+  if (auto why = why_not(); !why.empty()) GTEST_SKIP() << why;
+  NfsCellOptions o = options("loss", "4.1");
+  o.faults.loss_pct = 20;  // replies lost on the way back
+  o.faults.direction = netem::Direction::kToClient;
+  o.hard_mount = true;  // a soft mount could give up (EIO) on a call TCP was still delivering
+  NfsTrial r = run_nfs_cell(o);
+  ASSERT_TRUE(r.classes && r.told && r.faults);
+  EXPECT_EQ(r.faults->backend, "netem");
+  EXPECT_GT(r.faults->measured_loss_pct.value_or(0.0), 0) << "no reply was lost: the fault did not apply";
+  EXPECT_EQ(r.told->count("NFS3ERR_EXIST"), 0u) << r.server_counters->dump();
+  EXPECT_EQ(r.classes->replayed_told_failure, 0u);
+  EXPECT_EQ(r.classes->correct, 20u);
+  // Each MKDIR ran once; the v3 reply cache saw none of it.
+  EXPECT_EQ(delta(r, "proc4ops", "CREATE"), 20u) << r.server_counters->dump();
+  EXPECT_EQ(delta(r, "reply_cache", "cache_hits"), 0u);
+  EXPECT_EQ(delta(r, "reply_cache", "cache_misses"), 0u);
+  // A COMPOUND without a counted SEQUENCE or session operation was a
+  // resend answered from its slot: for the record, not the verdict.
+  uint64_t session_ops = delta(r, "proc4ops", "EXCHANGE_ID") + delta(r, "proc4ops", "CREATE_SESSION") +
+                         delta(r, "proc4ops", "DESTROY_SESSION") + delta(r, "proc4ops", "DESTROY_CLIENTID");
+  uint64_t compounds = delta(r, "proc4", "COMPOUND"), sequences = delta(r, "proc4ops", "SEQUENCE");
+  ::testing::Test::RecordProperty("compounds", std::to_string(compounds));
+  ::testing::Test::RecordProperty("slot_replays", std::to_string(compounds - sequences - session_ops));
+  EXPECT_GE(compounds, sequences + session_ops);
+  expect_nothing_left(o.out_dir);
+  std::filesystem::remove_all(o.out_dir);
+}
+
+}  // namespace
+}  // namespace rpclab::harness::nfs
