@@ -26,9 +26,9 @@ using namespace std::chrono_literals;
 const std::vector<std::string> kPrograms = {"rpclab", "rpclab-server", "rpclab-client", "rpclab-linktest",
                                             "rpclab-linkprobe"};
 const std::vector<std::string> kManPages = {"rpclab",           "rpclab-dependability", "rpclab-speed",
-                                            "rpclab-report",    "rpclab-compare",       "rpclab-doctor",
-                                            "rpclab-clean-net", "rpclab-server",        "rpclab-client",
-                                            "rpclab-linktest",  "rpclab-linkprobe"};
+                                            "rpclab-nfs",       "rpclab-report",        "rpclab-compare",
+                                            "rpclab-doctor",    "rpclab-clean-net",     "rpclab-server",
+                                            "rpclab-client",    "rpclab-linktest",      "rpclab-linkprobe"};
 
 // A man page's section, from `.SH heading` to the next `.SH` ("" when it
 // has none).
