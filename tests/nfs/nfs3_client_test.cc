@@ -21,6 +21,7 @@
 
 #include "common/inet.h"
 #include "nfs/nfs3_client.h"
+#include "support/wait.h"
 
 namespace rpclab::nfs {
 namespace {
@@ -57,9 +58,7 @@ class ScriptedServer {
   uint16_t port() const { return port_; }
   int requests() const { return requests_; }
   bool wait_for_requests(int n, milliseconds within) const {
-    auto deadline = Clock::now() + within;
-    while (requests_ < n && Clock::now() < deadline) std::this_thread::sleep_for(milliseconds(5));
-    return requests_ >= n;
+    return test::wait_until([&] { return requests_ >= n; }, within);
   }
 
  private:

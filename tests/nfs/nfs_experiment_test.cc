@@ -223,5 +223,36 @@ TEST(NfsE2E, AQuickRunJudgesEveryMkdirAndDrawsItsTables) {
   EXPECT_TRUE(test::namespaces_left_by(dir.file("run")).empty());
 }
 
+// docs/nfs.md's first claim, reproduced: nfs-ganesha over UDP with 30% of
+// its replies lost (so the client retransmits the same xid) tells some
+// MKDIRs "exists" for the directory they made themselves when its reply
+// cache is off, and none when it is on. With 20 MKDIRs the chance that no
+// reply is lost at all is 0.7^20, under 0.1%.
+TEST(NfsE2E, GaneshaWithItsCacheOffReplaysWhereTheCacheOnDoesNot) {
+  if (auto why = why_not_run(); !why.empty()) GTEST_SKIP() << why;
+  test::TempDir dir;
+  test::ProcessResult r = test::run_program(
+      {test::bin("rpclab"), "nfs", "--servers", "nfs-ganesha", "--nfs-clients", "rpclab", "--transports", "nfs3-udp",
+       "--reply-cache", "on,off", "--loss", "30", "--calls", "20", "--trials", "1", "--retransmit-ms", "200",
+       "--out", dir.file("run"), "--results-root", dir.file("results")},
+      240s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto records = test::read_jsonl(dir.file("run/results.jsonl"));
+  ASSERT_EQ(records.size(), 2u);
+  for (const json& j : records) {
+    CellRecord rec = j.get<CellRecord>();
+    ASSERT_TRUE(rec.ok() && rec.nfs.classes.has_value() && rec.nfs.faults) << rec.label << ": " << rec.reason;
+    EXPECT_GT(rec.nfs.faults->measured_loss_pct.value_or(0.0), 0) << rec.label << ": no reply was lost";
+    const NfsClassCounts& c = *rec.nfs.classes;
+    EXPECT_EQ(c.judged(), 20u) << rec.label;
+    if (rec.cell.config.reply_cache.value_or(true)) {
+      EXPECT_EQ(c.replayed_told_failure, 0u) << rec.label << ": the cache answers a retransmission";
+      EXPECT_EQ(c.correct, 20u) << rec.label;
+    } else {
+      EXPECT_GT(c.replayed_told_failure, 0u) << rec.label << ": without the cache a retransmission runs again";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace rpclab::harness
