@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/nfs/named_row.h"
 #include "harness/nfs/nfs_client.h"
 #include "netem/topology/uml_guest.h"
 #include "process/command_log.h"
@@ -96,12 +97,7 @@ const std::vector<NfsClientRow>& nfs_clients() {
 }
 
 const NfsClientRow& nfs_client(const std::string& name) {
-  std::string names;
-  for (const auto& row : nfs_clients()) {
-    if (row.name == name) return row;
-    names += (names.empty() ? "" : ", ") + row.name;
-  }
-  throw std::invalid_argument("no NFS client '" + name + "' (clients: " + names + ")");
+  return named_row(nfs_clients(), name, "NFS client", "clients");
 }
 
 std::string client_server_mismatch(const NfsClientRow& client, const NfsServerRow& server) {

@@ -2,6 +2,7 @@
 
 #include "harness/nfs/ganesha_server.h"
 #include "harness/nfs/knfsd_server.h"
+#include "harness/nfs/named_row.h"
 #include "harness/nfs/nfs_server.h"
 
 namespace rpclab::harness::nfs {
@@ -25,12 +26,7 @@ const std::vector<NfsServerRow>& nfs_servers() {
 }
 
 const NfsServerRow& nfs_server(const std::string& name) {
-  std::string names;
-  for (const auto& row : nfs_servers()) {
-    if (row.name == name) return row;
-    names += (names.empty() ? "" : ", ") + row.name;
-  }
-  throw std::invalid_argument("no NFS server '" + name + "' (servers: " + names + ")");
+  return named_row(nfs_servers(), name, "NFS server", "servers");
 }
 
 }  // namespace rpclab::harness::nfs
