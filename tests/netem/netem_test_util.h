@@ -6,10 +6,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <set>
 #include <string>
+#include <system_error>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -88,9 +92,29 @@ inline std::string profile_error(const std::string& profile) {
   return "";
 }
 
+// A test's working folder, /tmp/rpclab-netem-test-PID-NAME. Every one the
+// program made is removed when it exits (they were left behind, ~200 of
+// them by 2026-11-28), unless a test failed: then they stay for reading
+// and the program says where.
 inline std::string temp_dir(const std::string& name) {
+  struct Made {
+    std::vector<std::string> dirs;
+    ~Made() {
+      bool failed = ::testing::UnitTest::GetInstance()->failed_test_count() > 0;
+      for (const auto& d : dirs) {
+        if (failed) {
+          std::printf("[ KEPT     ] %s (a test failed)\n", d.c_str());
+          continue;
+        }
+        std::error_code ec;
+        std::filesystem::remove_all(d, ec);
+      }
+    }
+  };
+  static Made made;
   std::string dir = "/tmp/rpclab-netem-test-" + std::to_string(::getpid()) + "-" + name;
   ::mkdir(dir.c_str(), 0755);
+  made.dirs.push_back(dir);
   return dir;
 }
 
