@@ -23,12 +23,14 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const std::vector<std::string> kPrograms = {"rpclab", "rpclab-server", "rpclab-client", "rpclab-linktest",
-                                            "rpclab-linkprobe"};
+const std::vector<std::string> kPrograms = {"rpclab",           "rpclab-server",     "rpclab-client",
+                                            "rpclab-linktest",  "rpclab-linkprobe",  "rpclab-nfs-client",
+                                            "rpclab-nfs-fsops", "rpclab-nfs-cell"};
 const std::vector<std::string> kManPages = {"rpclab",           "rpclab-dependability", "rpclab-speed",
                                             "rpclab-nfs",       "rpclab-report",        "rpclab-compare",
                                             "rpclab-doctor",    "rpclab-clean-net",     "rpclab-server",
-                                            "rpclab-client",    "rpclab-linktest",      "rpclab-linkprobe"};
+                                            "rpclab-client",    "rpclab-linktest",      "rpclab-linkprobe",
+                                            "rpclab-nfs-client", "rpclab-nfs-fsops",    "rpclab-nfs-cell"};
 
 // A man page's section, from `.SH heading` to the next `.SH` ("" when it
 // has none).
