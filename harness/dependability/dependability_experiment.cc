@@ -211,6 +211,7 @@ Experiment dependability_experiment() {
   e.trial_runner = [](const std::string&, CellEnvironment&) -> TrialRunner { return run_dependability_trial; };
   e.summarize = summarize_dependability;
   e.tables = dependability_tables();
+  e.cell_figures = dependability_cell_figures();
   e.plots = dependability_plots;
   e.trial_words = trial_words;
   e.cell_words = cell_words;

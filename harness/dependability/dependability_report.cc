@@ -508,4 +508,20 @@ std::string dependability_report(const std::vector<CellRecord>& records, const R
   return render_report(dependability_tables(), records, options);
 }
 
+CellFigures dependability_cell_figures() {
+  CellFigures f;
+  f.headers = {"calls",     "correct",       "silent loss", "silent dup", "dup calls", "indeterminate",
+               "clean failure", "silent per 1M, median of trials [bootstrap]"};
+  f.values = [](const CellRecord& r) -> std::vector<std::string> {
+    const std::optional<ClassCounts>& c = r.dependability.classes.value;
+    if (!c) return {};
+    return {grouped(c->calls),          grouped(c->correct),        grouped(c->silent_loss),
+            grouped(c->silent_duplicates), grouped(c->duplicate_calls), grouped(c->indeterminate),
+            grouped(c->clean_failure),  median_and_bootstrap(r)};
+  };
+  f.note = "The classes of every call, summed over the cell's trials; the silent errors over trials as the trials "
+           "table gives them (the trial is the unit: no interval over the calls, which are not independent).";
+  return f;
+}
+
 }  // namespace rpclab::harness

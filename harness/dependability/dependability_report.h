@@ -18,6 +18,10 @@ namespace rpclab::harness {
 
 // The report's tables, in the order they print (the row's, experiment.h).
 const std::vector<ReportTable>& dependability_tables();
+// report.html's "Every cell" columns: the classes of every call, and the
+// silent errors over trials (the median of the trials' rates and the
+// bootstrap interval of the pooled rate, as the trials table gives them).
+CellFigures dependability_cell_figures();
 // Those tables, as the row's report would render them.
 std::string dependability_report(const std::vector<CellRecord>& records, const ReportOptions& options);
 

@@ -376,6 +376,7 @@ Experiment nfs_experiment() {
   e.trial_runner = [](const std::string&, CellEnvironment&) -> TrialRunner { return run_nfs_trial; };
   e.summarize = summarize_nfs;
   e.tables = nfs_tables();
+  e.cell_figures = nfs_cell_figures();
   e.plots = [](const std::vector<CellRecord>&, const std::string&, process::CommandLog&, std::vector<std::string>*) {
     return std::vector<std::string>{};
   };

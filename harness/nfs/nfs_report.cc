@@ -110,4 +110,25 @@ std::vector<ReportTable> nfs_tables() {
   };
 }
 
+CellFigures nfs_cell_figures() {
+  CellFigures f;
+  f.headers = {"calls", "correct", "replayed, told failure", "lost", "indeterminate", "clean failure", "not judged",
+               "reply-cache hits", "server"};
+  f.values = [](const CellRecord& r) -> std::vector<std::string> {
+    if (!r.nfs.classes.value) return {};
+    const NfsClassCounts& c = *r.nfs.classes.value;
+    std::string ends = "running";
+    if (r.nfs.server_ends) {
+      ends.clear();
+      for (const std::string& e : *r.nfs.server_ends) ends += (ends.empty() ? "" : "; ") + e;
+    }
+    return {grouped(c.calls),         grouped(c.correct),       grouped(c.replayed_told_failure), grouped(c.lost),
+            grouped(c.indeterminate), grouped(c.clean_failure), grouped(c.not_judged),
+            r.nfs.reply_cache_hits ? grouped(*r.nfs.reply_cache_hits) : "-", ends};
+  };
+  f.note = "The class of every workload call, summed over the cell's trials (a step's calls before its last are not "
+           "judged); reply-cache hits where the server says (knfsd's /proc), - where it does not.";
+  return f;
+}
+
 }  // namespace rpclab::harness

@@ -13,5 +13,8 @@
 namespace rpclab::harness {
 
 std::vector<ReportTable> nfs_tables();
+// report.html's "Every cell" columns: every class of the judged calls,
+// the server's reply-cache hits, how the server ended.
+CellFigures nfs_cell_figures();
 
 }  // namespace rpclab::harness

@@ -87,53 +87,21 @@ std::string plots_section(const std::vector<std::string>& pngs) {
   return out;
 }
 
-std::string interval(const std::optional<RatePerMillion>& rate) {
-  if (!rate) return "";
-  return fmt::format("{} [{}, {}]", fixed(rate->value, 1), fixed(rate->ci95_low, 1), fixed(rate->ci95_high, 1));
-}
-
-// A cell's own figures: the classes of a dependability cell, the latencies
-// of a speed cell (whichever the record holds; a cell that did not run has
-// none).
-std::vector<std::string> cell_figures(const CellRecord& r) {
-  if (const std::optional<ClassCounts>& c = r.dependability.classes.value)
-    return {grouped(c->calls),         grouped(c->correct),        grouped(c->silent_loss),
-            grouped(c->silent_duplicates), grouped(c->duplicate_calls), grouped(c->indeterminate),
-            grouped(c->clean_failure), interval(r.dependability.silent_per_million)};
-  const LatencyFigures& l = r.speed.latency;
-  if (l.p50_us)
-    return {grouped(l.calls_measured.value_or(0)), fixed(*l.p50_us, 1),        fixed(l.p90_us.value_or(0.0), 1),
-            fixed(l.p99_us.value_or(0.0), 1),       fixed(l.max_us.value_or(0.0), 1), fixed(l.calls_per_s.value_or(0.0), 0)};
-  return {};
-}
-
-// The columns of the experiment of the first record.
-std::vector<std::string> figure_headers(const std::vector<CellRecord>& records) {
-  for (const CellRecord& r : records) {
-    if (r.is("dependability"))
-      return {"calls", "correct", "silent loss", "silent dup", "dup calls", "indeterminate", "clean failure",
-              "silent per 1M [95%]"};
-    if (r.is("speed")) return {"calls", "p50 us", "p90 us", "p99 us", "max us", "calls/s"};
-  }
-  return {};
-}
-
-std::string cells_section(const std::vector<CellRecord>& records) {
+std::string cells_section(const std::vector<CellRecord>& records, const CellFigures& figures) {
   std::vector<std::string> header = {"#", "cell", "status", "trials"};
-  std::vector<std::string> figures = figure_headers(records);
-  header.insert(header.end(), figures.begin(), figures.end());
+  header.insert(header.end(), figures.headers.begin(), figures.headers.end());
   header.push_back("reason");
   std::vector<std::vector<std::string>> rows;
   for (const CellRecord& r : records) {
     std::vector<std::string> row = {text_of(r.cell_index), r.label, r.status, text_of(r.trials.value)};
-    std::vector<std::string> f = cell_figures(r);
-    f.resize(figures.size());
+    std::vector<std::string> f = figures.values ? figures.values(r) : std::vector<std::string>{};
+    f.resize(figures.headers.size());
     row.insert(row.end(), f.begin(), f.end());
     row.push_back(r.reason);
     rows.push_back(row);
   }
   return html::heading(2, "Every cell", "cells") +
-         html::paragraph("The classes of every call (dependability) or its latency (speed), cell by cell.", "note") +
+         html::paragraph(figures.note.empty() ? "Every cell of the run." : figures.note, "note") +
          html::table(header, rows);
 }
 
@@ -186,7 +154,7 @@ std::string html_report(const HtmlReportInput& in) {
                      html::paragraph("A view of this folder's results.jsonl; `rpclab report FOLDER` makes it again. "
                                      "docs/running.md says how to read it.", "note") +
                      metadata_section(in.metadata) + tables_section(in.tables_markdown) +
-                     plots_section(in.plot_pngs) + cells_section(in.records) +
+                     plots_section(in.plot_pngs) + cells_section(in.records, in.cell_figures) +
                      cell_details_section(in.records, in.commands_log);
   return html::page(heading, body);
 }
@@ -205,6 +173,7 @@ HtmlReportFiles write_html_report(const Experiment& experiment, const std::strin
   in.tables_markdown = experiment.report(in.records, options);
   in.plot_pngs = experiment.plots(in.records, run_dir, log, notes);
   in.commands_log = read_text(run_dir + "/commands.log");
+  in.cell_figures = experiment.cell_figures;
   std::string path = run_dir + "/report.html";
   if (!absent_or_regular_file(path)) throw std::runtime_error(path + " exists and is not a regular file: left alone");
   write_file_atomically(path, html_report(in));

@@ -1,7 +1,7 @@
 // report.html: one self-contained page per run folder, a view of its
 // results.jsonl like report.txt (docs/running.md, "How to read the
 // report"): the run's metadata, the tables of report.txt as HTML tables,
-// every plot inline as SVG, every cell's classes or latencies, and each
+// every plot inline as SVG, every cell's own figures (its experiment's), and each
 // cell's settings, link state and commands one click away.
 #pragma once
 
@@ -23,6 +23,7 @@ struct HtmlReportInput {
   std::vector<std::string> plot_pngs;    // drawn plots; the SVG beside each is inlined
   std::string tables_markdown;           // the experiment's report, as Markdown
   std::string commands_log;              // commands.log, to cut into cells
+  CellFigures cell_figures;              // the experiment's own columns of "Every cell"
 };
 
 std::string html_report(const HtmlReportInput& in);

@@ -70,6 +70,15 @@ struct ReportTable {
   bool on_terminal = true;  // what the run prints as it ends
 };
 
+// report.html's "Every cell" table: an experiment's own figures of one
+// cell, as columns after the common ones (a cell that did not run has
+// none: values() returns fewer, and the rest stay empty).
+struct CellFigures {
+  std::vector<std::string> headers;
+  std::function<std::vector<std::string>(const CellRecord& record)> values;
+  std::string note;  // what the figures are, one line under the table's heading
+};
+
 // What an experiment's flags ask for, before anything runs.
 struct Plan {
   std::vector<CellConfig> cells;
@@ -118,6 +127,7 @@ struct Experiment {
   std::function<TrialRunner(const std::string& run_dir, CellEnvironment&)> trial_runner;
   CellSummary summarize;
   std::vector<ReportTable> tables;  // in the order they print
+  CellFigures cell_figures;         // report.html's "Every cell" columns
   // Its tables are aligned text that Markdown shows in a code block
   // (speed); otherwise each table renders Markdown itself.
   bool markdown_in_code_block = false;

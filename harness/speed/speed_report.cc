@@ -325,4 +325,18 @@ std::vector<std::string> speed_plots(const std::vector<CellRecord>& records, con
   return pngs;
 }
 
+CellFigures speed_cell_figures() {
+  CellFigures f;
+  f.headers = {"calls", "p50 us", "p90 us", "p99 us", "max us", "calls/s"};
+  f.values = [](const CellRecord& r) -> std::vector<std::string> {
+    const LatencyFigures& l = r.speed.latency;
+    if (!l.p50_us) return {};
+    return {grouped(l.calls_measured.value_or(0)), fixed(*l.p50_us, 1),
+            fixed(l.p90_us.value_or(0.0), 1),      fixed(l.p99_us.value_or(0.0), 1),
+            fixed(l.max_us.value_or(0.0), 1),      fixed(l.calls_per_s.value_or(0.0), 0)};
+  };
+  f.note = "Each cell's latency over its measured calls.";
+  return f;
+}
+
 }  // namespace rpclab::harness

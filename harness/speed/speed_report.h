@@ -16,6 +16,8 @@ namespace rpclab::harness {
 
 // The report's tables, in the order they print (the row's, experiment.h).
 const std::vector<ReportTable>& speed_tables();
+// report.html's "Every cell" columns: each cell's latencies and rate.
+CellFigures speed_cell_figures();
 // Those tables, as the row's report would render them.
 std::string speed_report(const std::vector<CellRecord>& records, const ReportOptions& options);
 

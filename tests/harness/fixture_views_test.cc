@@ -64,6 +64,7 @@ void check_views(const std::string& experiment_name) {
   in.records = records;
   in.tables_markdown = markdown;
   in.commands_log = read_text(folder + "/commands.log");
+  in.cell_figures = experiment.cell_figures;
   expect_view(folder, "report.html", html_report(in));
   test::TempDir dir;
   process::CommandLog log;

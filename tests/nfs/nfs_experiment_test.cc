@@ -220,6 +220,13 @@ TEST(NfsE2E, AQuickRunJudgesEveryMkdirAndDrawsItsTables) {
   text << report.rdbuf();
   EXPECT_NE(text.str().find("replayed, told failure"), std::string::npos) << text.str();
   EXPECT_NE(text.str().find("cache off"), std::string::npos) << text.str();
+  // report.html's "Every cell" has the NFS classes of each cell (it had
+  // only the common columns before).
+  std::ifstream html(dir.file("run/report.html"));
+  std::stringstream page;
+  page << html.rdbuf();
+  EXPECT_NE(page.str().find("<th>replayed, told failure</th>"), std::string::npos);
+  EXPECT_NE(page.str().find("<th>reply-cache hits</th>"), std::string::npos);
   EXPECT_TRUE(test::namespaces_left_by(dir.file("run")).empty());
 }
 
