@@ -329,7 +329,8 @@ std::string trials_table(const std::vector<CellRecord>& records, bool faults, co
   }
   return section(std::string(faults ? "Under faults" : "Under load") + ", over trials" + g.clients_note() +
                      ": silent errors per 1,000,000 calls (silent/M) in how many of a cell's independent trials, "
-                     "and how many; the median of the trials' rates and a 95% bootstrap interval of the pooled rate "
+                     "and how many (with no error in any trial, \"(<=71%)\" is how often a trial could still have one, the "
+                     "Clopper-Pearson upper end over the trials); the median of the trials' rates and a 95% bootstrap interval of the pooled rate "
                      "(trials, then clients, resampled); onsets (a cascade counts once) per trial; dup/M: duplicate "
                      "calls per 1,000,000; CPU rq: runnable tasks on the server's CPU, as measured" +
                      (faults ? "; loss/dup: the link's loss and duplication, %." : ".") +
@@ -408,17 +409,22 @@ std::string failures_table(const std::vector<CellRecord>& records, const ReportO
 
 std::string classes_table(const std::vector<CellRecord>& records, const ReportOptions& o) {
   TextTable t({"cell", "trials", "calls", "correct", "silent loss", "dup calls", "extra exec", "silent dup",
-               "indeterm.", "clean fail", "Levy mism.", "silent/M [95%]", "calls/s"});
+               "indeterm.", "clean fail", "Levy mism.", "silent/M", "calls/s"});
   for (const CellRecord& r : records) {
     if (!usable(r)) continue;
     ClassCounts c = r.dependability.classes.value_or(ClassCounts{});
     t.add({r.label, fmt::format("{}/{}", r.trials_ok.value_or(1), r.trials.value_or(1)), grouped(c.calls),
            grouped(c.correct), grouped(c.silent_loss), grouped(c.duplicate_calls), grouped(c.extra_executions),
            grouped(c.silent_duplicates), grouped(c.indeterminate), grouped(c.clean_failure),
-           grouped(c.levy_mismatches), rate_cell(r), fixed(r.dependability.calls_per_s.value_or(0.0), 0)});
+           grouped(c.levy_mismatches), per_million(r.dependability.silent_per_million.value_or(RatePerMillion{}).value),
+           fixed(r.dependability.calls_per_s.value_or(0.0), 0)});
   }
   if (t.empty()) return "";
-  return section("Every call, by class (all trials of each cell together):", t, o);
+  // No interval here: the calls of a trial are not independent, so one over
+  // them would be too narrow (issue 26); the trials tables give them.
+  return section("Every call, by class (all trials of each cell together; silent/M is the pooled rate, its "
+                 "intervals over trials are in the trials tables):",
+                 t, o);
 }
 
 std::string causes_section(const std::vector<CellRecord>& records, const ReportOptions& o) {

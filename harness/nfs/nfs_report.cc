@@ -14,11 +14,14 @@ namespace {
 
 std::string percent(double per_million) { return fmt::format("{:.1f}%", per_million / 10000); }
 
-// "2/300 (0.7%), 2 of 3 trials"; none: "0/300 (<1.3%), 0 of 3 trials".
+// "2/300 (0.7%), 2 of 3 trials"; none: "0/300, 0 of 3 trials (<= 71%)",
+// the upper end of how often a trial could have one (Clopper-Pearson over
+// trials: the calls of a trial are not independent).
 std::string over_trials_words(const OverTrials& o) {
   if (o.trials == 0) return "no trials";
   if (o.events == 0)
-    return fmt::format("0/{} (<{}), 0 of {} trials", grouped(o.calls), percent(o.pooled.ci95_high), o.trials);
+    return fmt::format("0/{}, 0 of {} trials (<= {:.0f}%)", grouped(o.calls), o.trials,
+                       100 * o.trials_with_events_ci95.high);
   return fmt::format("{}/{} ({}), {} of {} trials", grouped(o.events), grouped(o.calls), percent(o.pooled.value),
                      o.trials_with_events, o.trials);
 }

@@ -171,8 +171,12 @@ OverTrials over_trials(const std::vector<TrialCounts>& trials, ClientCount event
 std::string trials_headline(const OverTrials& o) {
   size_t n = o.trials, k = o.trials_with_events;
   if (n == 0) return "no trials";
-  if (k == 0) return fmt::format("0 in {} (<{})", n == 1 ? "1 trial" : fmt::format("all {} trials", n),
-                                 rate_text(o.pooled.ci95_high));
+  // None seen: how often a trial could still have one, from the number
+  // of trials (Clopper-Pearson's upper end), not a bound over the calls,
+  // which are not independent (issue 26).
+  if (k == 0)
+    return fmt::format("0 in {} (<={:.0f}%)", n == 1 ? "1 trial" : fmt::format("all {} trials", n),
+                       100 * o.trials_with_events_ci95.high);
   std::vector<double> seen;
   std::copy_if(o.per_trial_per_million.begin(), o.per_trial_per_million.end(), std::back_inserter(seen),
                [](double v) { return v > 0; });

@@ -132,14 +132,16 @@ TEST(TrialStats, BootstrapOfAlikeTrialsIsNarrowAndHoldsThePooledRate) {
 TEST(TrialStats, HeadlineForms) {
   std::vector<TrialCounts> none;
   for (uint32_t i = 1; i <= 5; ++i) none.push_back(trial(i, std::vector<uint64_t>(8, 0), 12500));
-  // Wilson's upper bound over the pooled 500,000 calls: 7.68 per million.
-  EXPECT_EQ(trials_headline(over_trials(none, &ClientTrialCounts::silent)), "0 in all 5 trials (<7.7)");
+  // None in 5 trials: a trial could still have one up to 52% of the time
+  // (Clopper-Pearson, 1 - 0.025^(1/5)); not Wilson's 7.68 per million over
+  // the pooled 500,000 calls, which would take them as independent.
+  EXPECT_EQ(trials_headline(over_trials(none, &ClientTrialCounts::silent)), "0 in all 5 trials (<=52%)");
   std::vector<TrialCounts> some = none;
   some[1] = trial(2, {12, 0, 0, 0, 0, 0, 0, 0}, 12500);
   some[3] = trial(4, {40, 0, 0, 0, 0, 0, 0, 0}, 12500);
   some[4] = trial(5, {1, 0, 0, 0, 0, 0, 0, 0}, 12500);
   EXPECT_EQ(trials_headline(over_trials(some, &ClientTrialCounts::silent)), "10-400 in 3 of 5 trials (0 in 2)");
-  EXPECT_EQ(trials_headline(over_trials({trial(1, {0}, 1000)}, &ClientTrialCounts::silent)), "0 in 1 trial (<3,827)");
+  EXPECT_EQ(trials_headline(over_trials({trial(1, {0}, 1000)}, &ClientTrialCounts::silent)), "0 in 1 trial (<=98%)");
   EXPECT_EQ(trials_headline(over_trials({trial(1, {3}, 1000)}, &ClientTrialCounts::silent)), "3,000 in 1 trial");
   EXPECT_EQ(trials_headline(over_trials({}, &ClientTrialCounts::silent)), "no trials");
 }
