@@ -6,6 +6,7 @@
 #include <map>
 
 #include "harness/kit/text_table.h"
+#include "harness/nfs/nfs_speed.h"
 #include "netem/config/fault_config.h"
 #include "netem/spec/fault_fields.h"
 
@@ -22,6 +23,10 @@ std::string over_trials_words(const OverTrials& o) {
   return fmt::format("{}/{} ({}), {} of {} trials", grouped(o.events), grouped(o.calls), percent(o.pooled.value),
                      o.trials_with_events, o.trials);
 }
+
+// A cell of the speed view (nfs_speed.h): its own table, none of the others.
+bool speed_cell(const CellRecord& r) { return r.cell.config.block == nfs::kSpeedBlock; }
+bool dependability_cell(const CellRecord& r) { return r.is("nfs") && !speed_cell(r); }
 
 std::string row_of(const CellRecord& r) {
   const CellConfig& c = r.cell.config;
@@ -41,7 +46,7 @@ std::string replays_table(const std::vector<CellRecord>& records, const ReportOp
   std::vector<std::string> rows, columns;
   std::map<std::pair<std::string, std::string>, std::string> entry;
   for (const CellRecord& r : records) {
-    if (!r.is("nfs")) continue;
+    if (!dependability_cell(r)) continue;
     std::string row = row_of(r), column = column_of(r);
     if (std::find(rows.begin(), rows.end(), row) == rows.end()) rows.push_back(row);
     if (std::find(columns.begin(), columns.end(), column) == columns.end()) columns.push_back(column);
@@ -74,7 +79,7 @@ std::string classes_table(const std::vector<CellRecord>& records, const ReportOp
   TextTable t({"cell", "trials", "judged", "correct", "replayed, told failure", "lost", "indeterminate",
                "clean failure", "link measured", "reply-cache hits (server)", "server at the end"});
   for (const CellRecord& r : records) {
-    if (!r.is("nfs")) continue;
+    if (!dependability_cell(r)) continue;
     if (!r.nfs.classes.has_value()) {
       t.add({r.label, r.status, "", "", "", "", "", "", "", "", r.reason});
       continue;
@@ -99,6 +104,58 @@ std::string classes_table(const std::vector<CellRecord>& records, const ReportOp
          (options.markdown ? t.render_markdown() : t.render(160, 1));
 }
 
+// "812 (790-834)": the mean over trials and its 95% interval; one trial: the value.
+std::string over_trials_figure(const std::optional<NfsOverTrials>& o, int decimals) {
+  if (!o) return "-";
+  if (o->trials.size() < 2) return fmt::format("{:.{}f}", o->mean, decimals);
+  return fmt::format("{:.{}f} ({:.{}f}-{:.{}f})", o->mean, decimals, o->ci95_low, decimals, o->ci95_high, decimals);
+}
+
+std::string server_saw(const NfsOpSpeedCell& s) {
+  if (s.server_count) return fmt::format("{} {} of {}", *s.server_counter, grouped(*s.server_count), grouped(s.calls_made));
+  return "no counter";
+}
+
+std::string speed_table(const std::vector<CellRecord>& records, const ReportOptions& options) {
+  TextTable t({"server, client, NFS", "op", "trials", "calls", "p50 us", "p99 us", "ops/s", "server counted (of calls "
+               "made)", "mount"});
+  bool pinned = true, withheld = false, some = false;
+  for (const CellRecord& r : records) {
+    if (!r.is("nfs") || !speed_cell(r)) continue;
+    const CellConfig& c = r.cell.config;
+    std::string row = c.server + (c.nfs_client.empty() ? "" : " client " + c.nfs_client) + " " + c.transport;
+    if (!r.nfs.speed) {
+      t.add({row, c.op, r.status, "", "", "", "", r.reason, ""});
+      continue;
+    }
+    some = true;
+    pinned = pinned && r.nfs.latency_pinned.value_or(false);
+    for (const NfsOpSpeedCell& s : *r.nfs.speed) {
+      withheld = withheld || s.withheld.has_value();
+      std::string calls = grouped(s.calls) + (s.errors ? fmt::format(" ({} failed)", grouped(s.errors)) : "");
+      if (s.withheld) {
+        t.add({row, s.op, std::to_string(s.trials), calls, "withheld", "", "", *s.withheld, s.mount_options.value_or("")});
+        continue;
+      }
+      t.add({row, s.op, std::to_string(s.trials), calls, over_trials_figure(s.p50_us, 0), over_trials_figure(s.p99_us, 0),
+             over_trials_figure(s.ops_per_s, 0), server_saw(s), s.mount_options.value_or("")});
+    }
+  }
+  if (t.empty()) return "";
+  std::string out =
+      "NFS speed: GETATTR (of the export's root) and MKDIR (fresh names), no fault, one client, closed loop; each\n"
+      "trial's p50 and p99 (p99 from 100 calls on) of the calls told NFS3_OK and its ops/s (calls / the timed loop's\n"
+      "wall time), then their mean over the trials (95% interval); warm-up calls not counted. The kernel client's\n"
+      "GETATTR is stat(2) on a noac mount, so each goes to the server. \"server counted\": the server's own counter of\n"
+      "the op (warm-up and mount included; knfsd's /proc/net/rpc/nfsd); \"no counter\" where it keeps none (nfs-ganesha;\n"
+      "there rpclab's client, which keeps no cache, had each call answered by the server).\n";
+  if (some)
+    out += pinned ? "Timing: /dev/cpu_dma_latency held at 0.\n"
+                  : "Timing: /dev/cpu_dma_latency NOT held at 0 for every trial: the figures include idle wake-ups.\n";
+  if (withheld) out += "(withheld: a trial's calls were not all seen at the server, so its figures are no result)\n";
+  return out + (options.markdown ? t.render_markdown() : t.render(160, 1));
+}
+
 }  // namespace
 
 std::vector<ReportTable> nfs_tables() {
@@ -107,6 +164,8 @@ std::vector<ReportTable> nfs_tables() {
        replays_table},
       {"nfs-classes", "every NFS cell's calls by class, the fault measured on the link, the server's end",
        classes_table},
+      {"nfs-speed", "NFS servers x client x version/transport: p50, p99 and ops/s of GETATTR and MKDIR, no fault",
+       speed_table},
   };
 }
 
