@@ -104,11 +104,23 @@ std::string classes_table(const std::vector<CellRecord>& records, const ReportOp
          (options.markdown ? t.render_markdown() : t.render(160, 1));
 }
 
-// "812 (790-834)": the mean over trials and its 95% interval; one trial: the value.
-std::string over_trials_figure(const std::optional<NfsOverTrials>& o, int decimals) {
-  if (!o) return "-";
-  if (o->trials.size() < 2) return fmt::format("{:.{}f}", o->mean, decimals);
-  return fmt::format("{:.{}f} ({:.{}f}-{:.{}f})", o->mean, decimals, o->ci95_low, decimals, o->ci95_high, decimals);
+// "812 (790-934)": the median trial's figure and the range over the
+// trials; one trial: its figure. (The record keeps the mean and its t
+// interval too; with three trials on a busy machine that interval can
+// reach below zero, the range cannot.)
+std::string over_trials_figure(const std::optional<NfsOverTrials>& o) {
+  if (!o || o->trials.empty()) return "-";
+  std::vector<double> v = o->trials;
+  std::sort(v.begin(), v.end());
+  double median = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  if (v.size() < 2) return fmt::format("{:.0f}", median);
+  return fmt::format("{:.0f} ({:.0f}-{:.0f})", median, v.front(), v.back());
+}
+
+// A mounting client's attribute cache for the op: off (noac) or as it comes.
+std::string attribute_cache(const NfsOpSpeedCell& s) {
+  if (!s.mount_options) return "";
+  return s.mount_options->find("noac") != std::string::npos ? "off (noac)" : "on";
 }
 
 std::string server_saw(const NfsOpSpeedCell& s) {
@@ -118,7 +130,7 @@ std::string server_saw(const NfsOpSpeedCell& s) {
 
 std::string speed_table(const std::vector<CellRecord>& records, const ReportOptions& options) {
   TextTable t({"server, client, NFS", "op", "trials", "calls", "p50 us", "p99 us", "ops/s", "server counted (of calls "
-               "made)", "mount"});
+               "made)", "attr cache"});
   bool pinned = true, withheld = false, some = false;
   for (const CellRecord& r : records) {
     if (!r.is("nfs") || !speed_cell(r)) continue;
@@ -134,21 +146,22 @@ std::string speed_table(const std::vector<CellRecord>& records, const ReportOpti
       withheld = withheld || s.withheld.has_value();
       std::string calls = grouped(s.calls) + (s.errors ? fmt::format(" ({} failed)", grouped(s.errors)) : "");
       if (s.withheld) {
-        t.add({row, s.op, std::to_string(s.trials), calls, "withheld", "", "", *s.withheld, s.mount_options.value_or("")});
+        t.add({row, s.op, std::to_string(s.trials), calls, "withheld", "", "", *s.withheld, attribute_cache(s)});
         continue;
       }
-      t.add({row, s.op, std::to_string(s.trials), calls, over_trials_figure(s.p50_us, 0), over_trials_figure(s.p99_us, 0),
-             over_trials_figure(s.ops_per_s, 0), server_saw(s), s.mount_options.value_or("")});
+      t.add({row, s.op, std::to_string(s.trials), calls, over_trials_figure(s.p50_us), over_trials_figure(s.p99_us),
+             over_trials_figure(s.ops_per_s), server_saw(s), attribute_cache(s)});
     }
   }
   if (t.empty()) return "";
   std::string out =
       "NFS speed: GETATTR (of the export's root) and MKDIR (fresh names), no fault, one client, closed loop; each\n"
       "trial's p50 and p99 (p99 from 100 calls on) of the calls told NFS3_OK and its ops/s (calls / the timed loop's\n"
-      "wall time), then their mean over the trials (95% interval); warm-up calls not counted. The kernel client's\n"
-      "GETATTR is stat(2) on a noac mount, so each goes to the server. \"server counted\": the server's own counter of\n"
-      "the op (warm-up and mount included; knfsd's /proc/net/rpc/nfsd); \"no counter\" where it keeps none (nfs-ganesha;\n"
-      "there rpclab's client, which keeps no cache, had each call answered by the server).\n";
+      "wall time); shown: the median trial's figure (the range over the trials); warm-up calls not counted. The\n"
+      "kernel client's GETATTR is stat(2) on a noac mount (attr cache off), so each goes to the server. \"server\n"
+      "counted\": the server's own counter of the op (warm-up and mount included; knfsd's /proc/net/rpc/nfsd); \"no\n"
+      "counter\" where it keeps none (nfs-ganesha; there rpclab's client, which keeps no cache, had each call\n"
+      "answered by the server).\n";
   if (some)
     out += pinned ? "Timing: /dev/cpu_dma_latency held at 0.\n"
                   : "Timing: /dev/cpu_dma_latency NOT held at 0 for every trial: the figures include idle wake-ups.\n";
