@@ -4,7 +4,7 @@
 #   make                     build everything into build/
 #   make test                the GoogleTest suite (unit, end to end, faults)
 #   make run-dependability   Levy's dependability table (PRESET=quick|remedies|failures|nfs|nfs-quick, CALLS=N)
-#   make run-speed           Levy's timing table (QUICK=1 for the short one)
+#   make run-speed           Levy's timing table (QUICK=1 for the short one; PRESET=nfs: the NFS speed view)
 #   make docs-tables RUN=results/...   refresh the tables docs quote from that run
 #   make SANITIZE=address,undefined test    the same suite under ASan+UBSan
 #   make test TEST_FLAGS=--gtest_filter=...  pass flags to every test program
@@ -63,8 +63,11 @@ NFS_PRESETS := nfs nfs-quick
 run-dependability: build
 	$(BUILD)/rpclab $(if $(filter $(NFS_PRESETS),$(PRESET)),nfs,dependability) --preset $(PRESET) $(if $(CALLS),--calls $(CALLS))
 
+# PRESET=nfs is the NFS speed view (docs/nfs.md, "Speed"): the nfs
+# experiment's nfs-speed preset, GETATTR and MKDIR per server and transport.
+NFS_SPEED_PRESETS := nfs
 run-speed: build
-	$(BUILD)/rpclab speed --preset $(if $(QUICK),quick,levy1989)
+	$(BUILD)/rpclab $(if $(filter $(NFS_SPEED_PRESETS),$(PRESET)),nfs --preset nfs-speed,speed --preset $(if $(QUICK),quick,levy1989))
 
 # The tables docs/dependability.md or docs/speed.md quotes, generated from
 # one run folder (the blocks of that run's preset; see tools/docs-tables.sh).

@@ -58,6 +58,20 @@ nlohmann::json named_counts(const std::vector<uint64_t>& v, const char* const (&
   return ops;
 }
 
+// The workload's operations as the server's counters name them: NFSv3's
+// procedure (proc3) and NFSv4's operation (proc4ops).
+struct OpCounterRow {
+  rpclab::nfs::NfsOp op;
+  const char* proc3;
+  const char* proc4op;
+};
+constexpr OpCounterRow kOpCounters[] = {
+    {rpclab::nfs::NfsOp::kGetattr, "GETATTR", "GETATTR"},
+    {rpclab::nfs::NfsOp::kMkdir, "MKDIR", "CREATE"},
+    {rpclab::nfs::NfsOp::kRmdir, "RMDIR", "REMOVE"},
+    {rpclab::nfs::NfsOp::kRemove, "REMOVE", "REMOVE"},
+};
+
 bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
 // "cache hits:   3" -> {"cache_hits": 3}
@@ -193,6 +207,27 @@ void KnfsdServer::restart() {
   // packet to the client meanwhile (restart_event.h).
   wait_until_served("knfsd (restarted)", options_.address, options_.netns, {"udp", "tcp"}, *child_,
                     std::chrono::seconds(20), [this] { return log_tail(); }, log_);
+}
+
+std::optional<NfsServer::OpCount> KnfsdServer::op_count_between(const nlohmann::json& before,
+                                                                const nlohmann::json& after,
+                                                                const std::string& version,
+                                                                rpclab::nfs::NfsOp op) const {
+  for (const OpCounterRow& row : kOpCounters) {
+    if (row.op != op) continue;
+    std::string group = version == "3" ? "proc3" : "proc4ops";
+    std::string name = version == "3" ? row.proc3 : row.proc4op;
+    // not a record: counters() above, /proc/net/rpc/nfsd's lines
+    auto read = [&](const nlohmann::json& c) -> std::optional<uint64_t> {
+      auto g = c.find(group);
+      if (g == c.end() || !g->contains(name)) return std::nullopt;
+      return g->at(name).get<uint64_t>();  // not a record: the same
+    };
+    std::optional<uint64_t> b = read(before), a = read(after);
+    if (!a || !b || *a < *b) return std::nullopt;
+    return OpCount{*a - *b, group + " " + name};
+  }
+  return std::nullopt;
 }
 
 std::optional<uint64_t> KnfsdServer::cache_hits_between(const nlohmann::json& before,

@@ -53,6 +53,11 @@ class KnfsdServer : public NfsServer {
   nlohmann::json counters() override;
   // reply_cache_stats' cache_hits (the /proc/fs/nfsd counter).
   std::optional<uint64_t> cache_hits_between(const nlohmann::json& before, const nlohmann::json& after) const override;
+  // proc3's count of the operation's NFSv3 procedure (GETATTR, MKDIR, ...),
+  // or for 4.1 proc4ops' count of the operation in the COMPOUNDs (GETATTR;
+  // MKDIR is CREATE there); none for an operation without a row here.
+  std::optional<OpCount> op_count_between(const nlohmann::json& before, const nlohmann::json& after,
+                                          const std::string& version, rpclab::nfs::NfsOp op) const override;
   // `rpc.nfsd 0` (every nfsd thread stops, the last one shuts the
   // namespace's nfsd down), then `rpc.nfsd` again, and the readiness check.
   void restart() override;

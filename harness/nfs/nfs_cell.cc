@@ -17,6 +17,7 @@
 #include "harness/nfs/nfs_client.h"
 #include "harness/nfs/nfs_server.h"
 #include "harness/nfs/nfs_classes.h"
+#include "harness/nfs/nfs_speed.h"
 #include "harness/nfs/restart_event.h"
 #include "harness/nfs/server_ready.h"
 #include "harness/placement/placement.h"
@@ -80,6 +81,41 @@ NfsTrial run_nfs_cell_in_guest(const NfsCellOptions& o, const NfsServerRow& row,
   return trial_in_cell(measured, identity).nfs;
 }
 
+// One run of the cell's clients: the workload's operations, or in a speed
+// cell one operation (mounted noac where it needs it), its files tagged
+// with the operation's name.
+struct ClientsRun {
+  std::string ops;
+  rpclab::nfs::NfsOp op = rpclab::nfs::NfsOp::kMkdir;  // a speed run's one operation
+  std::string tag;                                      // "" or "-getattr"
+  bool noac = false;
+  std::string record_path(const std::string& out, uint32_t k) const {
+    return out + "/client-" + std::to_string(k) + tag + ".jsonl";
+  }
+  std::string err_path(const std::string& out, uint32_t k) const {
+    return out + "/client-" + std::to_string(k) + tag + ".err";
+  }
+};
+
+std::vector<ClientsRun> clients_runs(const NfsCellOptions& o) {
+  if (!o.speed) return {{o.ops, rpclab::nfs::NfsOp::kMkdir, "", false}};
+  std::vector<ClientsRun> runs;
+  for (rpclab::nfs::NfsOp op : speed_ops(o.ops)) {
+    std::string name = rpclab::nfs::op_name(op);
+    runs.push_back({name, op, "-" + name, needs_noac(op)});
+  }
+  return runs;
+}
+
+rpclab::nfs::NfsCallRecord read_record(const ClientsRun& r, const std::string& out, uint32_t k,
+                                       const std::string& exit) {
+  std::string path = r.record_path(out, k);
+  if (!std::filesystem::exists(path))
+    throw std::runtime_error("client " + std::to_string(k) + " wrote no record (" + exit + "; see " +
+                             r.err_path(out, k) + ")");
+  return rpclab::nfs::NfsCallRecord::read_file(path);
+}
+
 }  // namespace
 
 std::vector<std::string> nfs_cell_flags(const NfsCellOptions& o) {
@@ -96,6 +132,8 @@ std::vector<std::string> nfs_cell_flags(const NfsCellOptions& o) {
   if (o.pcap) f.push_back("--pcap");
   if (o.restart_at) f.insert(f.end(), {"--restart-at", std::to_string(o.restart_at)});
   if (o.hard_mount) f.push_back("--hard-mount");
+  if (o.speed) f.push_back("--speed");
+  if (o.warmup) f.insert(f.end(), {"--warmup", std::to_string(o.warmup)});
   return f;
 }
 
@@ -121,6 +159,7 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
   netem::FaultSpec choice_spec = o.faults;
   if (o.restart_at) {
     if (o.restart_at > o.count) throw std::invalid_argument("--restart-at is past the last step");
+    if (o.speed) throw std::invalid_argument("a speed cell has no restart event (it measures without faults)");
     // The gate's FIFO on a local tmpfs: in the guest the out folder is
     // hostfs, where a FIFO would block UML's kernel thread, not the client.
     restart = std::make_unique<RestartEvent>(1, o.restart_at, rpclab::nfs::parse_ops(o.ops).front(), o.transport,
@@ -151,55 +190,75 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
   link.apply(o.faults, files);
 
   // The clients: each row says how one of its processes runs (nfs_client.h).
+  // One run of them does the workload; a speed cell makes one run per
+  // operation, one after the other, the server's counters read around each
+  // (nfs_speed.h).
+  std::vector<ClientsRun> runs = clients_runs(o);
   std::string client_program = o.client_program.empty() ? program_dir() + "/" + client_row.program : o.client_program;
-  std::string mount_options;
-  auto clients_start = std::chrono::steady_clock::now();
-  std::vector<std::unique_ptr<process::ChildProcess>> clients;
-  for (uint32_t k = 1; k <= o.clients; ++k) {
-    NfsClientRun run;
-    run.program = std::filesystem::absolute(client_program).string();
-    run.server_address = topology->server().address;
-    run.export_path = server.mount_path();
-    run.version = o.version;
-    run.transport = o.transport;
-    run.client_id = k;
-    run.count = o.count;
-    run.ops = o.ops;
-    run.timeout_ms = o.timeout_ms;
-    run.retransmit_ms = o.retransmit_ms;
-    run.hard = o.hard_mount;
-    run.record_path = out + "/client-" + std::to_string(k) + ".jsonl";
-    run.work_dir = out;
-    if (o.raw_clnt_dg) run.extra_args.push_back("--raw-clnt-dg");
-    if (restart && k == restart->client())
-      for (const auto& arg : restart->client_args()) run.extra_args.push_back(arg);
-    NfsClientCommand command = client_row.command(run);
-    mount_options = command.mount_options;
-    process::SpawnOptions spawn;
-    spawn.netns = topology->client().netns;
-    spawn.stderr_path = out + "/client-" + std::to_string(k) + ".err";
-    clients.push_back(std::make_unique<process::ChildProcess>(command.argv, spawn, log));
-  }
-  if (restart) {
-    if (!link.events_backend()) throw std::runtime_error("the restart event needs a fault backend (" + choice.reason + ")");
-    restart->run(server, *link.events_backend(), *clients[restart->client() - 1], clients_start, std::chrono::seconds(20));
-  }
   // Each call ends within its timeout, so the clients end within this.
-  auto limit = std::chrono::milliseconds(static_cast<int64_t>(o.count) * 8 * o.timeout_ms + 30000);
+  auto limit = std::chrono::milliseconds(static_cast<int64_t>(o.count + o.warmup) * 8 * o.timeout_ms + 30000);
   NfsTrial trial;
   trial.server = server_row.name;
   trial.client = client_row.name;
-  if (!mount_options.empty()) trial.mount_options = mount_options;
   trial.told.emplace();
   trial.classes.emplace();
   trial.counts.emplace();
   trial.client_exits.emplace();
-  for (uint32_t k = 1; k <= o.clients; ++k) {
-    auto status = clients[k - 1]->wait_for(limit);
-    int stopped = status ? *status : clients[k - 1]->stop(std::chrono::seconds(1));
-    trial.client_exits->push_back(process::describe_wait_status(stopped));
+  if (o.speed) trial.speed.emplace();
+  double wall_s = 0;
+  for (const ClientsRun& r : runs) {
+    nlohmann::json before = o.speed ? server.counters() : nlohmann::json();
+    auto clients_start = std::chrono::steady_clock::now();
+    std::vector<std::unique_ptr<process::ChildProcess>> clients;
+    std::string mount_options;
+    for (uint32_t k = 1; k <= o.clients; ++k) {
+      NfsClientRun run;
+      run.program = std::filesystem::absolute(client_program).string();
+      run.server_address = topology->server().address;
+      run.export_path = server.mount_path();
+      run.version = o.version;
+      run.transport = o.transport;
+      run.client_id = k;
+      run.count = o.count;
+      run.warmup = o.warmup;
+      run.ops = r.ops;
+      run.timeout_ms = o.timeout_ms;
+      run.retransmit_ms = o.retransmit_ms;
+      run.hard = o.hard_mount;
+      run.no_attribute_cache = r.noac;
+      run.record_path = r.record_path(out, k);
+      run.work_dir = out;
+      if (o.raw_clnt_dg) run.extra_args.push_back("--raw-clnt-dg");
+      if (restart && k == restart->client())
+        for (const auto& arg : restart->client_args()) run.extra_args.push_back(arg);
+      NfsClientCommand command = client_row.command(run);
+      mount_options = command.mount_options;
+      process::SpawnOptions spawn;
+      spawn.netns = topology->client().netns;
+      spawn.stderr_path = r.err_path(out, k);
+      clients.push_back(std::make_unique<process::ChildProcess>(command.argv, spawn, log));
+    }
+    if (restart) {
+      if (!link.events_backend()) throw std::runtime_error("the restart event needs a fault backend (" + choice.reason + ")");
+      restart->run(server, *link.events_backend(), *clients[restart->client() - 1], clients_start, std::chrono::seconds(20));
+    }
+    if (!mount_options.empty()) trial.mount_options = mount_options;
+    for (uint32_t k = 1; k <= o.clients; ++k) {
+      auto status = clients[k - 1]->wait_for(limit);
+      int stopped = status ? *status : clients[k - 1]->stop(std::chrono::seconds(1));
+      trial.client_exits->push_back(process::describe_wait_status(stopped));
+    }
+    wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - clients_start).count();
+    if (!o.speed) continue;
+    std::vector<rpclab::nfs::NfsCallRecord> records;
+    for (uint32_t k = 1; k <= o.clients; ++k) records.push_back(read_record(r, out, k, trial.client_exits->back()));
+    NfsOpSpeed speed = op_speed(r.op, records, uint64_t{o.warmup} * o.clients);
+    if (!mount_options.empty()) speed.mount_options = mount_options;
+    judge_reached(speed, server.op_count_between(before, server.counters(), o.version, r.op),
+                  client_row.every_call_on_wire);
+    trial.speed->push_back(speed);
   }
-  trial.client_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - clients_start).count();
+  trial.client_wall_s = wall_s;
   nlohmann::json pcap_json;
   if (pcap) pcap_json = {{"file", pcap->path()}, {"tcpdump", pcap->stop()}};
   std::set<std::string> names = names_in(server.export_dir());
@@ -210,15 +269,14 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
     counters_restarted = server.counters();
   }
   for (uint32_t k = 1; k <= o.clients; ++k) {
-    std::string record_path = out + "/client-" + std::to_string(k) + ".jsonl";
-    if (!std::filesystem::exists(record_path))
-      throw std::runtime_error("client " + std::to_string(k) + " wrote no record (" + (*trial.client_exits)[k - 1] +
-                               "; see " + out + "/client-" + std::to_string(k) + ".err)");
-    rpclab::nfs::NfsCallRecord record = rpclab::nfs::NfsCallRecord::read_file(record_path);
-    for (const auto& c : record.calls) ++(*trial.told)[c.nfs ? *c.nfs : c.rpc];
-    NfsClassCounts one = classify(record, names);
-    if (restart && k == restart->client())
-      trial.restart = restart->judged(record, names.count(rpclab::nfs::step_name(k, o.restart_at)) > 0);
+    NfsClassCounts one;
+    for (const ClientsRun& r : runs) {
+      rpclab::nfs::NfsCallRecord record = read_record(r, out, k, (*trial.client_exits)[k - 1]);
+      for (const auto& c : record.calls) ++(*trial.told)[c.nfs ? *c.nfs : c.rpc];
+      one += classify(record, names);
+      if (restart && k == restart->client())
+        trial.restart = restart->judged(record, names.count(rpclab::nfs::step_name(k, o.restart_at)) > 0);
+    }
     *trial.classes += one;
     trial.counts->clients.push_back(client_counts(k, one));
   }
@@ -231,6 +289,7 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
                             {"transport", o.transport}, {"drc", o.drc},
                             {"faults", o.faults}, {"clients", o.clients}, {"count", o.count},
                             {"ops", o.ops}, {"timeout_ms", o.timeout_ms}, {"restart_at", o.restart_at},
+                            {"speed", o.speed}, {"warmup", o.warmup},
                             {"retransmit_ms", o.transport == "udp" ? nlohmann::json(o.retransmit_ms) : nlohmann::json()},
                             {"clnt_dg", o.transport == "udp" ? nlohmann::json(o.raw_clnt_dg ? "raw" : "guarded") : nlohmann::json()}};
   TrialRecord as_record;

@@ -46,6 +46,12 @@ struct NfsCellOptions {
   // call, restarted, the replies let through; the record's `restart`. That
   // call needs a timeout_ms that outlasts the restart (knfsd ~1 s, ganesha ~3 s).
   uint32_t restart_at = 0;
+  // The speed view (nfs_speed.h): each operation of `ops` on its own, one
+  // after the other, with its own clients (a mounting client mounts
+  // GETATTR's run noac) and the server's counters read around it; each
+  // client makes `warmup` unrecorded steps first. The trial's `speed`.
+  bool speed = false;
+  uint32_t warmup = 0;
   // A row with in_guest: run_nfs_cell boots a user-mode-linux guest that runs
   // `cell_program` with these options and `in_guest` set, and relays its
   // cell.json (plus the guest's boot and total time) and its failure.

@@ -4,6 +4,7 @@
 //   rpclab-nfs-cell --server knfsd --transport udp --loss-pct 30 --count 20 --out /tmp/knfsd-cell
 //   rpclab-nfs-cell --server knfsd --count 10 --restart-at 5 --timeout-ms 30000 --out /tmp/knfsd-restart
 //   rpclab-nfs-cell --server knfsd --client kernel --nfs-version 4.1 --transport tcp --count 20 --out /tmp/kc
+//   rpclab-nfs-cell --speed --ops getattr,mkdir --warmup 20 --count 200 --transport tcp --out /tmp/nfs-speed
 // A row that runs in a user-mode-linux guest (knfsd) boots one and runs this
 // program there with the same flags and --in-guest; cell.json comes back
 // through the --out folder (the guest sees the host's /).
@@ -45,6 +46,10 @@ int main(int argc, char** argv) {
   app.add_option("--restart-at", o.restart_at,
                  "client 1's step at which the server is restarted between the call's execution and its "
                  "retransmission (replies dropped meanwhile; harness/nfs/restart_event.h); 0: none")
+      ->check(in_range<uint32_t>(0, 1000000));
+  app.add_flag("--speed", o.speed, "the speed view: each operation of --ops on its own, one after the other, "
+               "its calls timed (harness/nfs/nfs_speed.h)");
+  app.add_option("--warmup", o.warmup, "steps each client makes before its recorded ones, not recorded")
       ->check(in_range<uint32_t>(0, 1000000));
   app.add_option("--guest-timeout", o.guest_timeout_s, "a guest row: seconds before the guest is killed (0: from --count)")
       ->check(in_range(0, 86400));

@@ -9,7 +9,8 @@ using rpclab::nfs::NfsCallRecord;
 
 NfsClass class_of(const NfsCall& call, bool effect_there) {
   if (call.nfs == "NFS3_OK") return effect_there ? NfsClass::kCorrect : NfsClass::kLost;
-  if (call.nfs == rpclab::nfs::replay_status(call.op) && effect_there) return NfsClass::kReplayedToldFailure;
+  std::optional<std::string> replay = rpclab::nfs::replay_status(call.op);
+  if (replay && call.nfs == *replay && effect_there) return NfsClass::kReplayedToldFailure;
   return effect_there ? NfsClass::kIndeterminate : NfsClass::kCleanFailure;
 }
 
@@ -21,7 +22,7 @@ NfsClassCounts classify(const NfsCallRecord& record, const std::set<std::string>
     bool last_of_step = i + 1 == calls.size() || calls[i + 1].seq != c.seq || calls[i + 1].name != c.name;
     bool creator_ok = i > 0 && calls[i - 1].seq == c.seq && calls[i - 1].name == c.name &&
                       rpclab::nfs::creates(calls[i - 1].op) && calls[i - 1].nfs == "NFS3_OK";
-    if (!last_of_step || (!rpclab::nfs::creates(c.op) && !creator_ok)) {
+    if (!last_of_step || rpclab::nfs::idempotent(c.op) || (!rpclab::nfs::creates(c.op) && !creator_ok)) {
       counts.add(NfsClass::kNotJudged);
       continue;
     }

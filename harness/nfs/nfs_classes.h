@@ -20,7 +20,8 @@
 // A creator's (MKDIR, CREATE) effect is its name existing; a remover's
 // (RMDIR, REMOVE) its name being gone, judged only when the step's
 // creator before it was told NFS3_OK (else the name may never have
-// existed). Only a step's last call is judged from the end state; the
+// existed). An idempotent call (GETATTR) leaves no effect to judge. Only
+// a step's last call is judged from the end state; the
 // calls before it in the same step are counted as not judged.
 #pragma once
 

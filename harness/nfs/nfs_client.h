@@ -8,7 +8,7 @@
 //   rpclab  rpclab-nfs-client: rpcgen stubs over libtirpc (clnt_dg, clnt_vc), NFSv3
 //   kernel  Linux's NFS client in the guest: a private mount namespace in the
 //           client's network namespace, `mount -t nfs -o vers=3|4.1,proto=tcp,
-//           timeo=T,retrans=R,soft|hard`, rpclab-nfs-fsops on the mount, unmount
+//           timeo=T,retrans=R,soft|hard[,noac]`, rpclab-nfs-fsops on the mount, unmount
 #pragma once
 
 #include <cstdint>
@@ -29,10 +29,14 @@ struct NfsClientRun {
   std::string transport = "udp";
   uint32_t client_id = 1;
   uint32_t count = 1;
+  uint32_t warmup = 0;        // steps made first and not recorded (the workload's --warmup)
   std::string ops = "mkdir";
   int timeout_ms = 5000;      // a call's whole time (the kernel row: timeo x retrans)
   int retransmit_ms = 1000;   // UDP's retransmit interval; the kernel row's timeo
   bool hard = false;          // the kernel row: a hard mount (retries for ever) rather than soft
+  // The kernel row: mount with noac, so stat(2) (GETATTR) goes to the
+  // server every time instead of to the client's attribute cache.
+  bool no_attribute_cache = false;
   std::string record_path;
   std::string work_dir;       // the cell's folder: the kernel row's mount point is made there
   // More flags for the workload program (rpclab-nfs-client's --raw-clnt-dg,
@@ -54,6 +58,10 @@ struct NfsClientRow {
   std::vector<std::string> guest_modules;  // what that guest loads for it
   std::function<std::string()> missing;    // why it cannot run here; "" when it can
   std::function<NfsClientCommand(const NfsClientRun&)> command;
+  // Every call the workload records is an RPC the server answered (no
+  // cache in the client): rpclab's. The kernel client's system calls may be
+  // answered from its caches, so only a server's own counter shows them.
+  bool every_call_on_wire = false;
 };
 
 const std::vector<NfsClientRow>& nfs_clients();

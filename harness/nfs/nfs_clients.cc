@@ -17,8 +17,10 @@ namespace {
 constexpr const char* kMountNfs = "/sbin/mount.nfs";
 
 std::vector<std::string> workload_flags(const NfsClientRun& r) {
-  return {"--client-id", std::to_string(r.client_id), "--count", std::to_string(r.count), "--ops", r.ops,
-          "--record", r.record_path};
+  std::vector<std::string> f = {"--client-id", std::to_string(r.client_id), "--count", std::to_string(r.count),
+                                "--ops", r.ops, "--record", r.record_path};
+  if (r.warmup) f.insert(f.end(), {"--warmup", std::to_string(r.warmup)});
+  return f;
 }
 
 NfsClientCommand rpclab_command(const NfsClientRun& r) {
@@ -45,6 +47,7 @@ std::string kernel_mount_options(const NfsClientRun& r) {
   std::string o = fmt::format("vers={},proto={},timeo={},retrans={},{}", r.version, r.transport, timeo, retrans,
                               r.hard ? "hard" : "soft");
   if (r.version == "3") o += ",nolock,mountproto=tcp";
+  if (r.no_attribute_cache) o += ",noac";
   return o;
 }
 
@@ -87,11 +90,12 @@ std::string kernel_missing() {
 const std::vector<NfsClientRow>& nfs_clients() {
   static const std::vector<NfsClientRow> rows = {
       {"rpclab", "rpclab-nfs-client: rpcgen stubs over libtirpc, clnt_dg (UDP, its retransmit interval) and clnt_vc",
-       "rpclab-nfs-client", {"nfs3-udp", "nfs3-tcp"}, false, {}, [] { return std::string(); }, rpclab_command},
+       "rpclab-nfs-client", {"nfs3-udp", "nfs3-tcp"}, false, {}, [] { return std::string(); }, rpclab_command, true},
       {"kernel",
        "Linux's NFS client (6.1, user-mode-linux guest): mount -t nfs vers=3|4.1,proto=tcp,timeo,retrans,soft, "
        "rpclab-nfs-fsops's system calls on the mount; its UDP is compiled out",
-       "rpclab-nfs-fsops", {"nfs3-tcp", "nfs4.1-tcp"}, true, {"nfsv3", "nfsv4"}, kernel_missing, kernel_command},
+       "rpclab-nfs-fsops", {"nfs3-tcp", "nfs4.1-tcp"}, true, {"nfsv3", "nfsv4"}, kernel_missing, kernel_command,
+       false},
   };
   return rows;
 }

@@ -12,6 +12,8 @@
 #include "harness/nfs/nfs_client.h"
 #include "harness/nfs/nfs_report.h"
 #include "harness/nfs/nfs_server.h"
+#include "harness/nfs/nfs_speed.h"
+#include "harness/run/latency_pin.h"
 #include "harness/run/trial_stats.h"
 #include "netem/config/backend_choice.h"
 #include "netem/config/fault_config.h"
@@ -27,6 +29,7 @@ using nfs::nfs_server;
 using nfs::nfs_servers;
 using nfs::NfsClientRow;
 using nfs::NfsServerRow;
+using nfs::kSpeedBlock;
 
 // One fault column of the table: what it does and why it is there.
 struct NfsFault {
@@ -73,6 +76,10 @@ struct NfsAxes {
   std::string ops = "mkdir";
   int timeout_ms = 3000;
   int retransmit_ms = 500;
+  // The speed view (nfs_speed.h): each op of `ops` timed on its own after
+  // `warmup` unrecorded steps, no faults.
+  bool speed = false;
+  uint32_t warmup = 0;
 };
 
 NfsAxes nfs_preset(const std::string& name) {
@@ -84,6 +91,17 @@ NfsAxes nfs_preset(const std::string& name) {
     a.transports = {"nfs3-udp"};
     a.trials = 1;
     a.steps = 20;
+  } else if (name == "nfs-speed") {
+    // Every server, client, version and transport with its cache as it
+    // comes (on), no fault; GETATTR then MKDIR, each its own timed loop
+    // of 200 calls (p99 from 100 on) after 20 warm-up calls, 3 trials: a
+    // guest boot per knfsd trial is most of its ~15 s (docs/nfs.md).
+    a.speed = true;
+    a.faults = {no_fault()};
+    a.caches = {true};
+    a.ops = "getattr,mkdir";
+    a.steps = 200;
+    a.warmup = 20;
   } else {
     throw std::invalid_argument("unknown NFS preset '" + name + "'");
   }
@@ -119,6 +137,7 @@ struct Flags {
   std::vector<double> dup, loss;
   uint64_t steps = 0;
   int clients = 0, trials = 0, timeout_ms = 0, retransmit_ms = 0;
+  std::optional<uint32_t> warmup;
   std::string ops;
   std::optional<uint64_t> shuffle_seed;
 };
@@ -126,7 +145,8 @@ struct Flags {
 class NfsFlags : public ExperimentFlags {
  public:
   explicit NfsFlags(CLI::App& cmd) {
-    cmd.add_option("--preset", f.preset, "nfs (the table docs/nfs.md reads) | nfs-quick")
+    cmd.add_option("--preset", f.preset, "nfs (the table docs/nfs.md reads) | nfs-quick | nfs-speed (p50, p99 "
+                   "and ops/s of GETATTR and MKDIR, no faults)")
         ->check(CLI::IsMember(nfs_presets()))->capture_default_str();
     std::string servers;
     for (const NfsServerRow& row : nfs_servers()) servers += (servers.empty() ? "" : ", ") + row.name;
@@ -146,7 +166,10 @@ class NfsFlags : public ExperimentFlags {
     cmd.add_option("--calls", f.steps, "steps per client per trial (each step the --ops on its own name)")
         ->check(in_range(uint64_t{1}, uint64_t{1000000}));
     cmd.add_option("--clients", f.clients, "client processes per trial")->check(in_range(1, 64));
-    cmd.add_option("--ops", f.ops, "operations per step: mkdir, rmdir, create-guarded, remove (comma-separated)");
+    cmd.add_option("--ops", f.ops, "operations per step: mkdir, rmdir, create-guarded, remove, getattr "
+                   "(comma-separated); nfs-speed: each timed on its own");
+    cmd.add_option("--warmup", f.warmup, "nfs-speed: steps each client makes before its timed ones, not counted")
+        ->check(in_range<uint32_t>(0, 1000000));
     cmd.add_option("--trials", f.trials, "independent trials of every cell, each with a fresh server and link")
         ->check(in_range(1, 1000));
     cmd.add_option("--timeout", f.timeout_ms, "a call's whole time in ms")->check(in_range(1, 600000));
@@ -184,6 +207,11 @@ class NfsFlags : public ExperimentFlags {
     if (f.trials) a.trials = f.trials;
     if (f.timeout_ms) a.timeout_ms = f.timeout_ms;
     if (f.retransmit_ms) a.retransmit_ms = f.retransmit_ms;
+    if (f.warmup) {
+      if (!a.speed) throw std::invalid_argument("--warmup is for the speed view (--preset nfs-speed)");
+      a.warmup = *f.warmup;
+    }
+    speed_ = a.speed;
 
     Plan plan;
     auto wanted = [](const std::vector<std::string>& names, const std::string& name) {
@@ -217,7 +245,8 @@ class NfsFlags : public ExperimentFlags {
               }
               CellConfig c;
               c.experiment = "nfs";
-              c.block = fault.name;
+              c.block = a.speed ? kSpeedBlock : fault.name;
+              c.warmup = a.warmup;
               c.server = row.name;
               if (&client != &nfs_clients().front()) c.nfs_client = client.name;
               c.transport = transport;
@@ -253,17 +282,19 @@ class NfsFlags : public ExperimentFlags {
     return plan;
   }
 
-  std::unique_ptr<RunHold> prepare(CellEnvironment& env, RunMetadata&) override {
+  std::unique_ptr<RunHold> prepare(CellEnvironment& env, RunMetadata& metadata) override {
     if (!env.caps.root)
       std::fprintf(stderr, "rpclab nfs: not root: every NFS cell will be skipped (they need network namespaces and "
                    "an NFS server); run as root\n");
-    return nullptr;
+    // The speed view times its calls as `rpclab speed` does.
+    return speed_ ? hold_latency_for_timing(env, metadata, "rpclab nfs") : nullptr;
   }
   bool shuffles() const override { return true; }
   std::optional<uint64_t> shuffle_seed() const override { return f.shuffle_seed; }
 
  private:
   Flags f;
+  bool speed_ = false;  // the plan is the speed view's
 };
 
 void run_nfs_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env, process::CommandLog&,
@@ -292,6 +323,8 @@ void run_nfs_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironm
   o.timeout_ms = cell.timeout_ms.value_or(o.timeout_ms);
   o.retransmit_ms = static_cast<int>(cell.settings.value_or(kRetryTimeout, o.retransmit_ms));
   o.restart_at = cell.restart_at_step.value_or(0);
+  o.speed = cell.block == kSpeedBlock;
+  o.warmup = static_cast<uint32_t>(cell.warmup);
   o.out_dir = place.dir;
   o.client_program = env.bin_dir + "/" + client.program;
   // A server in a guest (row.in_guest): run_nfs_cell runs this cell there,
@@ -300,6 +333,7 @@ void run_nfs_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironm
   o.guest_timeout_s = env.cell_time_limit_s + 150;
   try {
     trial.nfs = nfs::run_nfs_cell(o);
+    if (o.speed) trial.nfs.latency_pinned = env.latency_pinned;
   } catch (const netem::SpecError& e) {
     return skip(e.what());
   }
@@ -322,7 +356,11 @@ void summarize_nfs(const CellConfig& cell, const std::vector<TrialRecord>& trial
   std::vector<TrialFaults> faults;
   std::vector<std::string> ends;
   double wall = 0;
+  std::vector<std::vector<NfsOpSpeed>> speeds;
+  bool pinned = true;
   for (const TrialRecord& t : ok) {
+    if (t.nfs.speed) speeds.push_back(*t.nfs.speed);
+    pinned = pinned && t.nfs.latency_pinned.value_or(false);
     classes += section_of(t, t.nfs.classes, "classes");
     TrialCounts c = section_of(t, t.nfs.counts, "counts");
     c.trial = t.trial;
@@ -339,6 +377,10 @@ void summarize_nfs(const CellConfig& cell, const std::vector<TrialRecord>& trial
   n.faults = pooled_faults(faults);
   if (std::any_of(ends.begin(), ends.end(), [](const std::string& e) { return e != "running"; })) n.server_ends = ends;
   n.client_wall_s = wall;
+  if (!speeds.empty()) {
+    n.speed = nfs::speed_over_trials(speeds);
+    n.latency_pinned = pinned;
+  }
 }
 
 std::string classes_words(const NfsClassCounts& c) {
@@ -348,6 +390,13 @@ std::string classes_words(const NfsClassCounts& c) {
 }
 
 std::string trial_words(const TrialRecord& t) {
+  if (t.nfs.speed) {
+    std::string s;
+    for (const NfsOpSpeed& op : *t.nfs.speed)
+      s += fmt::format("{}{} p50 {:.0f} us, {:.0f} ops/s{}", s.empty() ? "" : "; ", op.op, op.p50_us.value_or(0.0),
+                       op.ops_per_s, op.reached_server ? "" : " (not all seen at the server)");
+    return s;
+  }
   if (!t.nfs.classes) return t.reason;
   std::string s = classes_words(*t.nfs.classes);
   if (t.nfs.server_end && *t.nfs.server_end != "running") s += "; server " + *t.nfs.server_end;
@@ -355,6 +404,15 @@ std::string trial_words(const TrialRecord& t) {
 }
 
 std::string cell_words(const CellRecord& r) {
+  if (r.nfs.speed) {
+    std::string s;
+    for (const NfsOpSpeedCell& op : *r.nfs.speed)
+      s += fmt::format("{}{} {}", s.empty() ? "" : "; ", op.op,
+                       op.withheld ? "withheld: " + *op.withheld
+                                   : fmt::format("p50 {:.0f} us, {:.0f} ops/s", op.p50_us ? op.p50_us->mean : 0.0,
+                                                 op.ops_per_s ? op.ops_per_s->mean : 0.0));
+    return s;
+  }
   if (!r.nfs.over_trials) return r.reason;
   return fmt::format("replayed told failure {}; silent (replayed or lost) {}", trials_headline(r.nfs.over_trials->duplicate_calls),
                      trials_headline(r.nfs.over_trials->silent));
@@ -363,7 +421,7 @@ std::string cell_words(const CellRecord& r) {
 }  // namespace
 
 const std::vector<std::string>& nfs_presets() {
-  static const std::vector<std::string> presets = {"nfs", "nfs-quick"};
+  static const std::vector<std::string> presets = {"nfs", "nfs-quick", "nfs-speed"};
   return presets;
 }
 

@@ -3,7 +3,10 @@
 //                MKDIRs (or the --ops' last call) told "exists"/"no such"
 //                for their own effect, over trials;
 //   nfs-classes  every cell's calls by class, the fault measured on the
-//                link, and how the server ended.
+//                link, and how the server ended;
+//   nfs-speed    the speed view's cells (preset nfs-speed, nfs_speed.h):
+//                p50, p99 and ops/s of each op per server, client, version
+//                and transport, over trials.
 #pragma once
 
 #include <vector>

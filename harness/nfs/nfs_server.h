@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "nfs/nfs_workload.h"
 #include "process/command_log.h"
 
 namespace rpclab::harness::nfs {
@@ -45,6 +46,17 @@ class NfsServer {
   // Calls its reply cache answered, from two readings of counters(); none
   // when it does not say.
   virtual std::optional<uint64_t> cache_hits_between(const nlohmann::json& before, const nlohmann::json& after) const {
+    return std::nullopt;
+  }
+  // How many calls of `op` over NFS `version` ("3", "4.1") the server
+  // says it ran between two readings of counters(), and the counter it
+  // read ("proc3 GETATTR"); none when it does not say.
+  struct OpCount {
+    uint64_t count = 0;
+    std::string counter;
+  };
+  virtual std::optional<OpCount> op_count_between(const nlohmann::json& before, const nlohmann::json& after,
+                                                  const std::string& version, rpclab::nfs::NfsOp op) const {
     return std::nullopt;
   }
   // Stops the server and starts it again in place (same export, same

@@ -59,6 +59,8 @@ void describe_nfs(Io& io, N& n) {
   io("reply_cache_hits", n.reply_cache_hits);
   io("faults", n.faults);
   io("client_wall_s", n.client_wall_s);
+  io("speed", n.speed);
+  io("latency_pinned", n.latency_pinned);
 }
 
 template <typename Io, typename D>

@@ -38,7 +38,84 @@ void describe_restart(Io& io, R& r) {
   io("why_no_replay", r.why_no_replay);
 }
 
+template <typename Io, typename S>
+void describe_op_speed(Io& io, S& s) {
+  io("op", s.op);
+  io("mount_options", s.mount_options);
+  io("warmup_calls", s.warmup_calls);
+  io("calls", s.calls);
+  io("errors", s.errors);
+  io("loop_s", s.loop_s);
+  io("ops_per_s", s.ops_per_s);
+  io("p50_us", s.p50_us);
+  io("p99_us", s.p99_us);
+  io("server_count", s.server_count);
+  io("server_counter", s.server_counter);
+  io("reached_server", s.reached_server);
+  io("evidence", s.evidence);
+}
+
+template <typename Io, typename O>
+void describe_over_trials(Io& io, O& o) {
+  io("trials", o.trials);
+  io("mean", o.mean);
+  io("ci95_low", o.ci95_low);
+  io("ci95_high", o.ci95_high);
+}
+
+template <typename Io, typename S>
+void describe_op_speed_cell(Io& io, S& s) {
+  io("op", s.op);
+  io("mount_options", s.mount_options);
+  io("trials", s.trials);
+  io("calls", s.calls);
+  io("errors", s.errors);
+  io("calls_made", s.calls_made);
+  io("server_count", s.server_count);
+  io("server_counter", s.server_counter);
+  io("p50_us", s.p50_us);
+  io("p99_us", s.p99_us);
+  io("ops_per_s", s.ops_per_s);
+  io("withheld", s.withheld);
+}
+
 }  // namespace
+
+void to_json(nlohmann::json& j, const NfsOpSpeed& s) {
+  j = nlohmann::json::object();
+  fields::ObjectWriter out(j);
+  describe_op_speed(out, s);
+}
+
+void from_json(const nlohmann::json& j, NfsOpSpeed& s) {
+  s = NfsOpSpeed{};
+  fields::ObjectReader in(j);
+  describe_op_speed(in, s);
+}
+
+void to_json(nlohmann::json& j, const NfsOverTrials& o) {
+  j = nlohmann::json::object();
+  fields::ObjectWriter out(j);
+  describe_over_trials(out, o);
+}
+
+void from_json(const nlohmann::json& j, NfsOverTrials& o) {
+  o = NfsOverTrials{};
+  fields::ObjectReader in(j);
+  describe_over_trials(in, o);
+}
+
+void to_json(nlohmann::json& j, const NfsOpSpeedCell& s) {
+  j = nlohmann::json::object();
+  fields::ObjectWriter out(j);
+  describe_op_speed_cell(out, s);
+}
+
+void from_json(const nlohmann::json& j, NfsOpSpeedCell& s) {
+  s = NfsOpSpeedCell{};
+  fields::ObjectReader in(j);
+  describe_op_speed_cell(in, s);
+}
 
 void to_json(nlohmann::json& j, const NfsEventStep& e) {
   j = nlohmann::json::object();

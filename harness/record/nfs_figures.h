@@ -72,6 +72,61 @@ struct NfsRestart {
 void to_json(nlohmann::json& j, const NfsRestart& r);
 void from_json(const nlohmann::json& j, NfsRestart& r);
 
+// The speed view (preset nfs-speed): one operation's timed loop in a
+// trial, every client's recorded calls together. Each operation runs on
+// its own after the other's (harness/nfs/nfs_speed.h), closed loop.
+struct NfsOpSpeed {
+  std::string op;                             // getattr, mkdir
+  std::optional<std::string> mount_options;   // a client that mounts: its mount for this op (noac for getattr)
+  uint64_t warmup_calls = 0;                  // made first on the same connection or mount, not in the figures
+  uint64_t calls = 0;                         // timed calls
+  uint64_t errors = 0;                        // of them not told NFS3_OK: not in the percentiles
+  double loop_s = 0;                          // the timed loop's wall time: first call's start to last call's end
+  double ops_per_s = 0;                       // calls / loop_s (per client, summed over the clients)
+  std::optional<double> p50_us;               // of the calls told NFS3_OK
+  std::optional<double> p99_us;               // only from at least 100 of them
+  // The server's own count of the operation over the op's run (the mount
+  // and the warm-up included), and the counter it is ("proc3 GETATTR");
+  // absent where the server keeps none (nfs-ganesha here).
+  std::optional<uint64_t> server_count;
+  std::optional<std::string> server_counter;
+  bool reached_server = false;                // evidence that every call made reached the server
+  std::string evidence;                       // that evidence, or why there is none
+};
+void to_json(nlohmann::json& j, const NfsOpSpeed& s);
+void from_json(const nlohmann::json& j, NfsOpSpeed& s);
+
+// A figure over a cell's trials: each trial's, their mean and its 95%
+// Student-t interval (one trial: the interval is the value).
+struct NfsOverTrials {
+  std::vector<double> trials;
+  double mean = 0, ci95_low = 0, ci95_high = 0;
+};
+void to_json(nlohmann::json& j, const NfsOverTrials& o);
+void from_json(const nlohmann::json& j, NfsOverTrials& o);
+
+// One operation's speed in a cell: the trials are the unit (each trial's
+// p50, p99 and ops/s, then their mean over trials).
+struct NfsOpSpeedCell {
+  std::string op;
+  std::optional<std::string> mount_options;
+  uint64_t trials = 0;                       // ok trials with this op
+  uint64_t calls = 0, errors = 0;            // timed calls over them
+  uint64_t calls_made = 0;                   // warm-up and timed calls over them
+  // The server's own count of the operation over them, and its counter,
+  // where it keeps one (NfsOpSpeed::server_count).
+  std::optional<uint64_t> server_count;
+  std::optional<std::string> server_counter;
+  std::optional<NfsOverTrials> p50_us;
+  std::optional<NfsOverTrials> p99_us;       // when every trial had one
+  std::optional<NfsOverTrials> ops_per_s;
+  // Why the figures are left out: a trial whose calls were not all seen
+  // to reach the server (its evidence).
+  std::optional<std::string> withheld;
+};
+void to_json(nlohmann::json& j, const NfsOpSpeedCell& s);
+void from_json(const nlohmann::json& j, NfsOpSpeedCell& s);
+
 struct NfsTrial {
   std::optional<std::string> server;            // the NFS server row (harness/nfs/nfs_server.h)
   std::optional<std::string> client;            // the NFS client row (harness/nfs/nfs_client.h): rpclab, kernel
@@ -93,6 +148,8 @@ struct NfsTrial {
   std::optional<std::vector<std::string>> client_exits;
   std::optional<double> client_wall_s;
   std::optional<NfsRestart> restart;  // a cell with a restart event (NfsCellOptions::restart_at)
+  std::optional<std::vector<NfsOpSpeed>> speed;  // a speed cell (NfsCellOptions::speed): each op's timed loop
+  std::optional<bool> latency_pinned;            // a speed cell: /dev/cpu_dma_latency held at 0 while it ran
 };
 
 struct NfsCell {
@@ -105,6 +162,8 @@ struct NfsCell {
   std::optional<uint64_t> reply_cache_hits;             // summed over the ok trials that say
   std::optional<CellFaults> faults;
   std::optional<double> client_wall_s;  // summed over the ok trials
+  std::optional<std::vector<NfsOpSpeedCell>> speed;  // a speed cell: each op over the ok trials
+  std::optional<bool> latency_pinned;                // a speed cell: every trial held /dev/cpu_dma_latency at 0
 };
 
 }  // namespace rpclab::harness

@@ -61,6 +61,8 @@ void describe_nfs(Io& io, N& n) {
   io("client_exits", n.client_exits);
   io("client_wall_s", n.client_wall_s);
   io("restart", n.restart);
+  io("speed", n.speed);
+  io("latency_pinned", n.latency_pinned);
 }
 
 // What a cell's `per_trial` leaves out: the cell says it once.

@@ -5,8 +5,8 @@
 #include <memory>
 
 #include "common/cli_support.h"
+#include "harness/run/latency_pin.h"
 #include "harness/run/setting_axes.h"
-#include "harness/speed/latency_pin.h"
 #include "harness/speed/speed_matrix.h"
 #include "harness/speed/speed_report.h"
 #include "harness/speed/speed_session.h"
@@ -127,22 +127,9 @@ Plan SpeedFlags::plan(const PlanContext& context) {
 }
 
 // /dev/cpu_dma_latency held at 0 while the run lasts.
-struct LatencyHold : RunHold {
-  DmaLatencyHold pin;
-};
-
 std::unique_ptr<RunHold> SpeedFlags::prepare(CellEnvironment& env, RunMetadata& metadata) {
-  auto hold = std::make_unique<LatencyHold>();
-  env.latency_pinned = hold->pin.held();
-  metadata.latency_pinned = hold->pin.held();
-  metadata.latency_pin_note = hold->pin.held() ? "/dev/cpu_dma_latency held at 0" : hold->pin.why_not();
-  std::fprintf(stderr, "rpclab speed: %s\n",
-               hold->pin.held() ? "holding /dev/cpu_dma_latency at 0 for the run"
-                                : ("NOT holding /dev/cpu_dma_latency (" + hold->pin.why_not() +
-                                   "): timings include idle wake-ups").c_str());
-  return hold;
+  return hold_latency_for_timing(env, metadata, "rpclab speed");
 }
-
 
 std::string latency_words(const LatencyFigures& l) {
   return fmt::format("p50 {:.1f} us, p99 {:.1f} us, {:.0f} calls/s", l.p50_us.value_or(0.0), l.p99_us.value_or(0.0),

@@ -265,6 +265,12 @@ Nfs3Reply Nfs3Client::call(NfsOp op, const std::string& name) {
       enum clnt_stat stat = guarded(clnt_, options_, [&] { return nfsproc3_remove_3(&args, &res, clnt_); }, r);
       return told(clnt_, stat, res, reinterpret_cast<xdrproc_t>(xdr_REMOVE3res), r);
     }
+    case NfsOp::kGetattr: {  // the export's root (nfs_workload.h)
+      GETATTR3args args{where.dir};
+      GETATTR3res res{};
+      enum clnt_stat stat = guarded(clnt_, options_, [&] { return nfsproc3_getattr_3(&args, &res, clnt_); }, r);
+      return told(clnt_, stat, res, reinterpret_cast<xdrproc_t>(xdr_GETATTR3res), r);
+    }
   }
   throw std::logic_error("NfsOp without a call");
 }

@@ -54,17 +54,17 @@ inline int64_t ns_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// The workload: for seq = 1..count, each of `ops` in order on
-// step_name(client_id, seq), each call's answer (anything with `rpc`,
-// `detail` and `nfs`: Nfs3Reply, FsAnswer) appended to `record`.
+// The workload: for seq = first_seq..first_seq + count - 1, each of `ops`
+// in order on step_name(client_id, seq), each call's answer (anything with
+// `rpc`, `detail` and `nfs`: Nfs3Reply, FsAnswer) appended to `record`.
 // `call(op, name, c)` may fill more of the call `c` it is making (the UDP
 // guard's counts); `before_step(seq)`, when given, runs before a step's
 // first call (the harness's step gate, nfs/step_gate.h).
 template <typename Call>
 void record_steps(NfsCallRecord& record, uint32_t client_id, uint32_t count, const std::vector<NfsOp>& ops,
                   std::chrono::steady_clock::time_point t0, Call&& call,
-                  const std::function<void(uint32_t seq)>& before_step = nullptr) {
-  for (uint32_t seq = 1; seq <= count; ++seq) {
+                  const std::function<void(uint32_t seq)>& before_step = nullptr, uint32_t first_seq = 1) {
+  for (uint32_t seq = first_seq; seq < first_seq + count; ++seq) {
     std::string name = step_name(client_id, seq);
     if (before_step) before_step(seq);
     for (NfsOp op : ops) {
@@ -81,6 +81,19 @@ void record_steps(NfsCallRecord& record, uint32_t client_id, uint32_t count, con
       record.calls.push_back(std::move(c));
     }
   }
+}
+
+// The workload after `warmup` steps (seq 1..warmup) that are made but not
+// recorded, so the first recorded call (seq warmup + 1, a name of its own)
+// finds the connection, the server and the caches warm: the speed view's
+// timed loop (harness/nfs/nfs_speed.h).
+template <typename Call>
+void record_steps_after_warmup(NfsCallRecord& record, uint32_t client_id, uint32_t warmup, uint32_t count,
+                               const std::vector<NfsOp>& ops, std::chrono::steady_clock::time_point t0, Call&& call,
+                               const std::function<void(uint32_t seq)>& before_step = nullptr) {
+  NfsCallRecord unrecorded;
+  record_steps(unrecorded, client_id, warmup, ops, t0, call);
+  record_steps(record, client_id, count, ops, t0, call, before_step, warmup + 1);
 }
 
 }  // namespace rpclab::nfs

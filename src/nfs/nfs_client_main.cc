@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
   nfs::NfsCallRecord record;
   record.header = {{"client_id", w.client_id}, {"server", options.host}, {"transport", options.transport},
                    {"export", export_path}, {"nfs_port", options.nfs_port}, {"ops", nfs::ops_text(w.ops)},
-                   {"count", w.count}, {"timeout_ms", options.timeout_ms},
+                   {"count", w.count}, {"warmup", w.warmup}, {"timeout_ms", options.timeout_ms},
                    {"retransmit_ms", options.transport == "udp" ? nlohmann::json(options.retransmit_ms) : nlohmann::json()},
                    {"clnt_dg", options.transport == "udp" ? nlohmann::json(options.raw_clnt_dg ? "raw" : "guarded")
                                                           : nlohmann::json()}};
@@ -68,8 +68,8 @@ int main(int argc, char** argv) {
   auto t0 = std::chrono::steady_clock::now();
   try {
     nfs::Nfs3Client client(options, export_path);
-    nfs::record_steps(
-        record, w.client_id, w.count, w.ops, t0,
+    nfs::record_steps_after_warmup(
+        record, w.client_id, w.warmup, w.count, w.ops, t0,
         [&client](nfs::NfsOp op, const std::string& name, nfs::NfsCall& c) {
           nfs::Nfs3Reply r = client.call(op, name);
           c.stale_replies = r.stale_replies;

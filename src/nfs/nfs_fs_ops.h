@@ -1,6 +1,8 @@
 // The NFS workload's operations done with system calls on a mounted file
 // system (the Linux kernel client's path): mkdir(2), rmdir(2),
-// open(O_CREAT|O_EXCL) and unlink(2) on a name in a directory, and what
+// open(O_CREAT|O_EXCL) and unlink(2) on a name in a directory, stat(2) of
+// the directory itself for GETATTR (a kernel mount answers it from its
+// attribute cache unless mounted with noac: harness/nfs/nfs_client.h), and what
 // each was told in the call record's words (nfs_call_record.h), so the
 // classes (harness/nfs/nfs_classes.h) judge it as they judge
 // rpclab-nfs-client's calls.

@@ -29,10 +29,10 @@ int main(int argc, char** argv) {
 
   nfs::NfsCallRecord record;
   record.header = {{"client_id", w.client_id}, {"dir", dir}, {"ops", nfs::ops_text(w.ops)}, {"count", w.count},
-                   {"calls", "syscalls"}};
+                   {"warmup", w.warmup}, {"calls", "syscalls"}};
   if (!mount_options.empty()) record.header["mount_options"] = mount_options;
   auto t0 = std::chrono::steady_clock::now();
-  nfs::record_steps(record, w.client_id, w.count, w.ops, t0,
+  nfs::record_steps_after_warmup(record, w.client_id, w.warmup, w.count, w.ops, t0,
                     [&dir](nfs::NfsOp op, const std::string& name, nfs::NfsCall&) { return nfs::fs_call(op, dir, name); });
   record.header["wall_ns"] = nfs::ns_since(t0);
   record.write_file(w.record_path);

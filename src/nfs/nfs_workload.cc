@@ -9,12 +9,14 @@ struct OpRow {
   NfsOp op;
   const char* name;
   bool creates;
+  const char* replay_status;  // nullptr: idempotent
 };
 constexpr OpRow kOps[] = {
-    {NfsOp::kMkdir, "mkdir", true},
-    {NfsOp::kRmdir, "rmdir", false},
-    {NfsOp::kCreateGuarded, "create-guarded", true},
-    {NfsOp::kRemove, "remove", false},
+    {NfsOp::kMkdir, "mkdir", true, "NFS3ERR_EXIST"},
+    {NfsOp::kRmdir, "rmdir", false, "NFS3ERR_NOENT"},
+    {NfsOp::kCreateGuarded, "create-guarded", true, "NFS3ERR_EXIST"},
+    {NfsOp::kRemove, "remove", false, "NFS3ERR_NOENT"},
+    {NfsOp::kGetattr, "getattr", false, nullptr},
 };
 const OpRow& row(NfsOp op) {
   for (const OpRow& r : kOps)
@@ -38,7 +40,11 @@ std::vector<NfsOp> parse_ops(const std::string& list) {
     size_t comma = list.find(',', start);
     std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     auto op = parse_op(name);
-    if (!op) throw std::invalid_argument("unknown NFS operation '" + name + "' (mkdir, rmdir, create-guarded, remove)");
+    if (!op) {
+      std::string known;
+      for (const OpRow& r : kOps) known += (known.empty() ? "" : ", ") + std::string(r.name);
+      throw std::invalid_argument("unknown NFS operation '" + name + "' (" + known + ")");
+    }
     ops.push_back(*op);
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -54,7 +60,12 @@ std::string ops_text(const std::vector<NfsOp>& ops) {
 
 bool creates(NfsOp op) { return row(op).creates; }
 
-std::string replay_status(NfsOp op) { return creates(op) ? "NFS3ERR_EXIST" : "NFS3ERR_NOENT"; }
+bool idempotent(NfsOp op) { return row(op).replay_status == nullptr; }
+
+std::optional<std::string> replay_status(NfsOp op) {
+  const char* status = row(op).replay_status;
+  return status ? std::optional<std::string>(status) : std::nullopt;
+}
 
 std::string step_name(uint32_t client, uint32_t seq) {
   return "c" + std::to_string(client) + "-s" + std::to_string(seq);

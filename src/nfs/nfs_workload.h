@@ -16,8 +16,10 @@
 
 namespace rpclab::nfs {
 
-enum class NfsOp { kMkdir, kRmdir, kCreateGuarded, kRemove };
-std::string op_name(NfsOp op);                      // "mkdir", "rmdir", "create-guarded", "remove"
+// GETATTR reads the attributes of the export's root, not of the step's
+// name (which no step need have made): the speed view's idempotent call.
+enum class NfsOp { kMkdir, kRmdir, kCreateGuarded, kRemove, kGetattr };
+std::string op_name(NfsOp op);                      // "mkdir", "rmdir", "create-guarded", "remove", "getattr"
 std::optional<NfsOp> parse_op(const std::string& name);
 // "mkdir,rmdir" -> the operations, in order; throws std::invalid_argument
 // naming the one it does not know.
@@ -27,9 +29,13 @@ std::string ops_text(const std::vector<NfsOp>& ops);
 // An operation that makes its name exist (MKDIR, CREATE) or makes it go
 // (RMDIR, REMOVE).
 bool creates(NfsOp op);
+// An operation that may run twice with the same effect and answer
+// (GETATTR): it has no replay status and no effect the end state shows.
+bool idempotent(NfsOp op);
 // The status an operation gets when it runs a second time after its first
-// run succeeded: NFS3ERR_EXIST for a creator, NFS3ERR_NOENT for a remover.
-std::string replay_status(NfsOp op);
+// run succeeded: NFS3ERR_EXIST for a creator, NFS3ERR_NOENT for a remover;
+// none for an idempotent one.
+std::optional<std::string> replay_status(NfsOp op);
 
 // The name every operation of client `client`'s step `seq` acts on, in
 // the export's root: "c<client>-s<seq>". Unique per (client, seq), so an

@@ -1,6 +1,6 @@
 // The workload's flags, the same in every NFS workload program
 // (rpclab-nfs-client, rpclab-nfs-fsops): --client-id, --count, --ops,
-// --record.
+// --warmup, --record.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +15,7 @@ namespace rpclab::nfs {
 struct WorkloadFlags {
   uint32_t client_id = 1;
   uint32_t count = 10;
+  uint32_t warmup = 0;     // steps made first and not recorded (record_steps_after_warmup)
   std::string ops_list = "mkdir";
   std::string record_path;
   std::vector<NfsOp> ops;  // --ops, parsed by parse_workload_ops_or_exit

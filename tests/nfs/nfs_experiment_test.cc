@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "harness/cli/experiments.h"
+#include "nfs_plan.h"
 #include "harness/nfs/ganesha_server.h"
 #include "harness/nfs/nfs_client.h"
 #include "harness/nfs/nfs_server.h"
@@ -26,17 +27,6 @@ namespace {
 
 using nlohmann::json;
 using namespace std::chrono_literals;
-
-Plan plan_of(std::vector<std::string> args, bool root = true) {
-  const Experiment& e = find_experiment("nfs");
-  CLI::App cmd{"nfs"};
-  auto flags = e.add_flags(cmd);
-  std::reverse(args.begin(), args.end());  // CLI11 takes them last first
-  cmd.parse(args);
-  PlanContext context;
-  context.root = root;
-  return flags->plan(context);
-}
 
 TEST(NfsExperiment, ThePresetPlansEveryServerClientTransportCacheAndFault) {
   Plan plan = plan_of({"--preset", "nfs"});

@@ -14,7 +14,7 @@
 
 #include "common/cli_support.h"
 #include "transport/transport.h"
-#include "harness/speed/latency_pin.h"
+#include "harness/run/latency_pin.h"
 #include "harness/kit/stats.h"
 #include "support/client_process.h"
 #include "support/server_process.h"

@@ -4,7 +4,12 @@
 // outlives the run.
 #pragma once
 
+#include <memory>
 #include <string>
+
+#include "harness/record/run_metadata.h"
+#include "harness/run/cell_environment.h"
+#include "harness/run/experiment.h"
 
 namespace rpclab::harness {
 
@@ -22,5 +27,11 @@ class DmaLatencyHold {
   int fd_ = -1;
   std::string why_not_;
 };
+
+// An experiment's RunHold (experiment.h) for timing: /dev/cpu_dma_latency
+// held at 0 while the run lasts, said in `env`, in the run's metadata and
+// on stderr (`command` names who says it: "rpclab speed").
+std::unique_ptr<RunHold> hold_latency_for_timing(CellEnvironment& env, RunMetadata& metadata,
+                                                 const std::string& command);
 
 }  // namespace rpclab::harness
