@@ -38,7 +38,26 @@ void describe_restart(Io& io, R& r) {
   io("why_no_replay", r.why_no_replay);
 }
 
+template <typename Io, typename E>
+void describe_export_entry(Io& io, E& e) {
+  io("kind", e.kind);
+  io("size", e.size);
+  io("links", e.links);
+}
+
 }  // namespace
+
+void to_json(nlohmann::json& j, const NfsExportEntry& e) {
+  j = nlohmann::json::object();
+  fields::ObjectWriter out(j);
+  describe_export_entry(out, e);
+}
+
+void from_json(const nlohmann::json& j, NfsExportEntry& e) {
+  e = NfsExportEntry{};
+  fields::ObjectReader in(j);
+  describe_export_entry(in, e);
+}
 
 void to_json(nlohmann::json& j, const NfsEventStep& e) {
   j = nlohmann::json::object();
