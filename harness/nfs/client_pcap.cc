@@ -3,7 +3,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -14,7 +16,75 @@ namespace {
 
 constexpr const char* kTcpdump = "/usr/bin/tcpdump";
 
+// Big-endian words of a packet, bounds-checked: an off-the-end read ends the packet.
+struct Words {
+  const unsigned char* p;
+  size_t n, at = 0;
+  bool ok = true;
+  uint32_t next() {
+    if (at + 4 > n) {
+      ok = false;
+      return 0;
+    }
+    uint32_t v = (uint32_t{p[at]} << 24) | (uint32_t{p[at + 1]} << 16) | (uint32_t{p[at + 2]} << 8) | p[at + 3];
+    at += 4;
+    return v;
+  }
+  void skip_opaque() {  // a length, then that many bytes padded to 4
+    uint32_t len = next();
+    at += (static_cast<size_t>(len) + 3) / 4 * 4;
+    if (at > n) ok = false;
+  }
+};
+
+// An NFSv3 CREATE call's createmode word in a UDP payload; -1 when it is not one.
+int create_mode_of(const unsigned char* rpc, size_t n) {
+  Words w{rpc, n};
+  w.next();                                         // xid
+  if (w.next() != 0 || w.next() != 2) return -1;    // CALL, RPC version 2
+  if (w.next() != 100003 || w.next() != 3) return -1;  // NFS v3
+  if (w.next() != 8) return -1;                     // NFSPROC3_CREATE
+  w.next();                                         // credential flavor
+  w.skip_opaque();
+  w.next();                                         // verifier flavor
+  w.skip_opaque();
+  w.skip_opaque();                                  // the directory's handle
+  w.skip_opaque();                                  // the name
+  uint32_t mode = w.next();
+  return w.ok ? static_cast<int>(mode) : -1;
+}
+
 }  // namespace
+
+std::map<std::string, uint64_t> create_modes_in(const std::string& pcap_path) {
+  std::ifstream in(pcap_path, std::ios::binary);
+  std::string b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto u32 = [&b](size_t at) {  // the file's own (host) order
+    uint32_t v = 0;
+    std::memcpy(&v, b.data() + at, 4);
+    return v;
+  };
+  if (b.size() < 24 || u32(0) != 0xa1b2c3d4u) throw std::runtime_error(pcap_path + ": not a classic pcap file");
+  if (u32(20) != 1) return {};  // not Ethernet
+  static const char* const kModes[] = {"UNCHECKED", "GUARDED", "EXCLUSIVE"};
+  std::map<std::string, uint64_t> modes;
+  for (size_t at = 24; at + 16 <= b.size();) {
+    size_t caplen = u32(at + 8);
+    const auto* pkt = reinterpret_cast<const unsigned char*>(b.data() + at + 16);
+    at += 16 + caplen;
+    if (at > b.size()) break;
+    if (caplen < 14 + 20 + 8 || pkt[12] != 0x08 || pkt[13] != 0x00) continue;  // IPv4
+    const unsigned char* ip = pkt + 14;
+    size_t ihl = (ip[0] & 0x0f) * 4u;
+    if (ip[9] != 17 || caplen < 14 + ihl + 8) continue;  // UDP
+    const unsigned char* udp = ip + ihl;
+    size_t payload = caplen - 14 - ihl - 8;
+    int mode = create_mode_of(udp + 8, payload);
+    if (mode < 0) continue;
+    ++modes[mode <= 2 ? kModes[mode] : "createmode " + std::to_string(mode)];
+  }
+  return modes;
+}
 
 std::string tcpdump_missing() {
   if (::access(kTcpdump, X_OK) != 0) return std::string(kTcpdump) + " is missing (apt-get install tcpdump)";

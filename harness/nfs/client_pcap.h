@@ -9,6 +9,8 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -44,5 +46,13 @@ class ClientPcap {
   std::unique_ptr<process::ChildProcess> tcpdump_;
   std::string summary_;
 };
+
+// The createmode of every NFSv3 CREATE call over UDP in a capture of the
+// client's end (Ethernet, IPv4): {"EXCLUSIVE": 15, "GUARDED": 2}, each
+// request packet counted (a retransmission too; the nftables copies are
+// made after the capture point, so not). TCP is not read (its record
+// marking may split a call): {} then. Throws std::runtime_error for a file
+// that is not a classic pcap.
+std::map<std::string, uint64_t> create_modes_in(const std::string& pcap_path);
 
 }  // namespace rpclab::harness::nfs

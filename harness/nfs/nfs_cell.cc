@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <set>
 #include <stdexcept>
 #include <vector>
 
@@ -34,12 +33,6 @@
 namespace rpclab::harness::nfs {
 
 namespace {
-
-std::set<std::string> names_in(const std::string& dir) {
-  std::set<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) names.insert(entry.path().filename().string());
-  return names;
-}
 
 // The same cell inside a user-mode-linux guest whose kernel has the row's
 // modules: this program (or `cell_program`) again with --in-guest, its
@@ -202,6 +195,7 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
   trial.client = client_row.name;
   trial.told.emplace();
   trial.classes.emplace();
+  trial.classes_by_op.emplace();
   trial.counts.emplace();
   trial.client_exits.emplace();
   if (o.speed) trial.speed.emplace();
@@ -260,8 +254,15 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
   }
   trial.client_wall_s = wall_s;
   nlohmann::json pcap_json;
-  if (pcap) pcap_json = {{"file", pcap->path()}, {"tcpdump", pcap->stop()}};
-  std::set<std::string> names = names_in(server.export_dir());
+  if (pcap) {
+    pcap_json = {{"file", pcap->path()}, {"tcpdump", pcap->stop()}};
+    // Which CREATE went on the wire (UDP): GUARDED or EXCLUSIVE, as sent.
+    if (o.transport == "udp") pcap_json["create_modes"] = create_modes_in(pcap->path());
+  }
+  // The export's end state, the classes' evidence (in the guest too: the
+  // cell runs beside knfsd there), kept in the cell's folder.
+  NfsExportListing end = list_export(server.export_dir());
+  write_file_atomically(out + "/export.json", nlohmann::json(end).dump(1) + "\n");
   nlohmann::json counters_after = server.counters();
   nlohmann::json counters_restarted;
   if (o.restart_check) {
@@ -269,16 +270,18 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
     counters_restarted = server.counters();
   }
   for (uint32_t k = 1; k <= o.clients; ++k) {
-    NfsClassCounts one;
+    RecordClasses one;
     for (const ClientsRun& r : runs) {
       rpclab::nfs::NfsCallRecord record = read_record(r, out, k, (*trial.client_exits)[k - 1]);
       for (const auto& c : record.calls) ++(*trial.told)[c.nfs ? *c.nfs : c.rpc];
-      one += classify(record, names);
-      if (restart && k == restart->client())
-        trial.restart = restart->judged(record, names.count(rpclab::nfs::step_name(k, o.restart_at)) > 0);
+      RecordClasses part = classify(record, end);
+      one.all += part.all;
+      for (const auto& [op, counts] : part.by_op) one.by_op[op] += counts;
+      if (restart && k == restart->client()) trial.restart = restart->judged(record, end);
     }
-    *trial.classes += one;
-    trial.counts->clients.push_back(client_counts(k, one));
+    *trial.classes += one.all;
+    for (const auto& [op, counts] : one.by_op) (*trial.classes_by_op)[op] += counts;
+    trial.counts->clients.push_back(client_counts(k, one.all));
   }
   trial.server_end = server.state();
   trial.server_counters = nlohmann::json{{"before", counters_before}, {"after", counters_after}};

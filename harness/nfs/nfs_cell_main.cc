@@ -1,6 +1,7 @@
 // rpclab-nfs-cell: one NFS cell end to end (harness/nfs/nfs_cell.h), as
 // root; prints the cell's result as JSON and writes it to OUT/cell.json.
 //   rpclab-nfs-cell --transport udp --drc off --dup-pct 100 --count 200 --out /tmp/nfs-cell
+//   rpclab-nfs-cell --drc off --dup-pct 100 --ops create-guarded,link,rename --count 20 --out /tmp/nfs-ops
 //   rpclab-nfs-cell --server knfsd --transport udp --loss-pct 30 --count 20 --out /tmp/knfsd-cell
 //   rpclab-nfs-cell --server knfsd --count 10 --restart-at 5 --timeout-ms 30000 --out /tmp/knfsd-restart
 //   rpclab-nfs-cell --server knfsd --client kernel --nfs-version 4.1 --transport tcp --count 20 --out /tmp/kc
@@ -13,6 +14,7 @@
 #include "common/cli_support.h"
 #include "common/atomic_file.h"
 #include "harness/nfs/nfs_cell.h"
+#include "nfs/nfs_workload.h"
 
 int main(int argc, char** argv) {
   using namespace rpclab;
@@ -33,7 +35,8 @@ int main(int argc, char** argv) {
   app.add_option("--loss-pct", loss_pct, "replies lost on the way to the client (the request is retransmitted)")->check(in_range(0.0, 100.0));
   app.add_option("--clients", o.clients, "client processes")->check(in_range<uint32_t>(1, 64))->capture_default_str();
   app.add_option("--count", o.count, "steps per client")->check(in_range<uint32_t>(1, 1000000))->capture_default_str();
-  app.add_option("--ops", o.ops, "operations per step (rpclab-nfs-client --ops)")->capture_default_str();
+  app.add_option("--ops", o.ops, "operations per step, comma-separated: " + rpclab::nfs::known_ops_text())
+      ->capture_default_str();
   app.add_option("--timeout-ms", o.timeout_ms, "a call's whole time")->check(in_range(1, 600000))->capture_default_str();
   app.add_option("--retransmit-ms", o.retransmit_ms, "UDP retransmit interval")->check(in_range(1, 600000))->capture_default_str();
   app.add_flag("--raw-clnt-dg", o.raw_clnt_dg,
@@ -56,6 +59,12 @@ int main(int argc, char** argv) {
   // Set by the host-side cell on the command it runs inside the guest.
   app.add_flag("--in-guest", o.in_guest, "")->group("");
   parse_or_exit(app, argc, argv);
+  try {
+    rpclab::nfs::parse_ops(o.ops);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "rpclab-nfs-cell: --ops: " << e.what() << "\n";
+    return kExitUsage;
+  }
   o.drc = drc == "on";
   o.faults.dup_pct = dup_pct;
   o.faults.loss_pct = loss_pct;

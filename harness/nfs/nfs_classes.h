@@ -5,28 +5,40 @@
 // what lies below it (netem, process, src).
 //
 // This file: each call's class, from what the client was told (its record)
-// and the export's end state (which names exist):
+// and the export's end state (which names exist, and their sizes):
 //
-//   told        | effect at the end | class
-//   NFS3_OK     | there             | correct
-//   NFS3_OK     | not there         | lost
-//   EXIST/NOENT | there             | replayed, told failure (the step's own
-//               |                   | earlier execution made it: names are
-//               |                   | unique per (client, seq); Levy's
-//               |                   | silent error in NFS form)
-//   other error | there             | indeterminate (told failure, it ran)
-//   other error | not there         | clean failure
+//   told          | effect at the end | class
+//   NFS3_OK       | there             | correct
+//   NFS3_OK       | not there         | lost
+//   its replay's  | there             | replayed, told failure (the step's own
+//   status        |                   | earlier execution made it: names are
+//                 |                   | unique per (client, seq); Levy's
+//                 |                   | silent error in NFS form)
+//   other error   | there             | indeterminate (told failure, it ran)
+//   other error   | not there         | clean failure
 //
-// A creator's (MKDIR, CREATE) effect is its name existing; a remover's
-// (RMDIR, REMOVE) its name being gone, judged only when the step's
-// creator before it was told NFS3_OK (else the name may never have
-// existed). An idempotent call (GETATTR) leaves no effect to judge. Only
-// a step's last call is judged from the end state; the
-// calls before it in the same step are counted as not judged.
+// An operation's effect and its replay's status are its row's
+// (src/nfs/nfs_workload.h: effects, replay_status): MKDIR and CREATE make
+// the step's name (a replay is told NFS3ERR_EXIST; for CREATE EXCLUSIVE
+// only on a server that does not keep the verifier), RMDIR and REMOVE make
+// it go (NFS3ERR_NOENT), RENAME makes it go and <step>.renamed appear
+// (NFS3ERR_NOENT: its source gone), LINK makes <step>.link appear
+// (NFS3ERR_EXIST), WRITE leaves the step's file at its written size (no
+// replay status: a second WRITE of the same bytes is the same WRITE).
+//
+// A call is judged when its effect can be seen at the end and what it
+// acted on was there:
+//   - every earlier call of its step was told NFS3_OK, and an operation
+//     on the step's name (needs_step_name) follows one that made it;
+//   - no later call of its step changes whether one of its names exists
+//     ("mkdir,rmdir": the MKDIR is not judged; "create-guarded,write":
+//     both are; "create-guarded,link,rename": LINK and RENAME are).
+// The others are counted as not judged.
 #pragma once
 
 #include <cstdint>
-#include <set>
+#include <map>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -38,11 +50,27 @@ namespace rpclab::harness::nfs {
 
 using harness::NfsClass;
 using harness::NfsClassCounts;
+using harness::NfsExportListing;
 
 // One call, told `call`, whose effect is (or is not) there at the end.
 NfsClass class_of(const rpclab::nfs::NfsCall& call, bool effect_there);
 
-// Every call of `record`, against the names found in the export's root.
-NfsClassCounts classify(const rpclab::nfs::NfsCallRecord& record, const std::set<std::string>& names_there);
+// Whether every effect of `call` holds in `end`.
+bool effect_there(const rpclab::nfs::NfsCall& call, const NfsExportListing& end);
+
+// Whether the effect of the record's call `index` is in `end`; nullopt when
+// a later call of its step changes it, so the end cannot say.
+std::optional<bool> effect_at_end(const rpclab::nfs::NfsCallRecord& record, size_t index, const NfsExportListing& end);
+
+struct RecordClasses {
+  NfsClassCounts all;
+  std::map<std::string, NfsClassCounts> by_op;  // op_name -> its calls' classes
+};
+
+// Every call of `record`, against the export's root at the end.
+RecordClasses classify(const rpclab::nfs::NfsCallRecord& record, const NfsExportListing& end);
+
+// The names in `dir` (not recursive) with their kind, size and links.
+NfsExportListing list_export(const std::string& dir);
 
 }  // namespace rpclab::harness::nfs

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "common/cli_support.h"
@@ -18,6 +19,7 @@
 #include "netem/config/backend_choice.h"
 #include "netem/config/fault_config.h"
 #include "netem/spec/spec_error.h"
+#include "nfs/nfs_workload.h"
 #include "transport/settings.h"
 
 namespace rpclab::harness {
@@ -62,6 +64,18 @@ NfsFault server_restart() {
 // struck call's time must outlast it (and clnt_dg's doubling interval).
 constexpr int kRestartCallMs = 30000;
 
+// A few more cells beside the axes' product: other operations on a few
+// rows and columns, so the preset measures them without multiplying its
+// cells (each cell is `servers` x `transports` x `caches` x `faults`, on
+// the first client row).
+struct NfsCellGroup {
+  std::string ops;
+  std::vector<std::string> servers;
+  std::vector<std::string> transports;
+  std::vector<bool> caches;
+  std::vector<NfsFault> faults;
+};
+
 // What a preset asks for, before the flags change it.
 struct NfsAxes {
   std::vector<std::string> servers;     // empty: every row
@@ -80,12 +94,20 @@ struct NfsAxes {
   // `warmup` unrecorded steps, no faults.
   bool speed = false;
   uint32_t warmup = 0;
+  std::vector<NfsCellGroup> groups;  // dropped when --ops, --dup or --loss are given
 };
 
 NfsAxes nfs_preset(const std::string& name) {
   NfsAxes a;
   if (name == "nfs") {
     a.faults = {no_fault(), request_dup(10), reply_loss(10), server_restart()};
+    // The other operations of issue 23 where a replay can show (ganesha
+    // over UDP, its cache off and on, 10% of the requests duplicated): 4
+    // cells. CREATE EXCLUSIVE and WRITE must show none (the server keeps
+    // the verifier; WRITE is idempotent); LINK and RENAME can, with the
+    // cache off. Three operations a step: both groups have 100 steps.
+    a.groups = {{"create-exclusive,write", {"nfs-ganesha"}, {"nfs3-udp"}, {false, true}, {request_dup(10)}},
+                {"create-guarded,link,rename", {"nfs-ganesha"}, {"nfs3-udp"}, {false, true}, {request_dup(10)}}};
   } else if (name == "nfs-quick") {
     a.faults = {no_fault(), request_dup(10)};
     a.transports = {"nfs3-udp"};
@@ -131,6 +153,92 @@ const NfsClientRow& client_row_of(const CellConfig& cell) {
   return cell.nfs_client.empty() ? nfs_clients().front() : nfs_client(cell.nfs_client);
 }
 
+bool wanted(const std::vector<std::string>& names, const std::string& name) {
+  return names.empty() || std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// The cells of `a`'s axes (each client row with the servers, transports
+// and caches it can run), and why any are left out, into `plan`.
+void add_cells(const NfsAxes& a, Plan& plan) {
+  for (const NfsServerRow& row : nfs_servers()) {
+    if (!wanted(a.servers, row.name)) continue;
+    for (const NfsClientRow& client : nfs_clients()) {
+      if (!wanted(a.clients, client.name)) continue;
+      // A client that needs the guest runs only with a server there.
+      if (std::string why = nfs::client_server_mismatch(client, row); !why.empty()) {
+        plan.notes.push_back(why + ": its cells are left out");
+        continue;
+      }
+      for (const std::string& transport : a.transports) {
+        if (std::string why = nfs::client_speaks_mismatch(client, nfs_version(transport), wire_transport(transport));
+            !why.empty()) {
+          plan.notes.push_back(why + ": its " + transport + " cells are left out");
+          continue;
+        }
+        for (bool cache : a.caches) {
+          if (!cache && !row.drc_switch) {
+            plan.notes.push_back(row.name + ": its reply cache cannot be turned off; its cache-off cells are left out");
+            continue;
+          }
+          for (const NfsFault& fault : a.faults) {
+            if (fault.restart && client.in_guest) {
+              plan.notes.push_back("the restart column runs with rpclab's own client (its step gate); the " +
+                                   client.name + " client's restart cells are left out");
+              continue;
+            }
+            CellConfig c;
+            c.experiment = "nfs";
+            c.block = a.speed ? kSpeedBlock : fault.name;
+            c.warmup = a.warmup;
+            c.server = row.name;
+            if (&client != &nfs_clients().front()) c.nfs_client = client.name;
+            c.transport = transport;
+            c.topology = netem::TopologyKind::kTwoHost;
+            c.clients = a.clients_per_cell;
+            c.calls_per_client = a.steps;
+            c.faults = fault.spec;
+            c.timeout_ms = a.timeout_ms;
+            if (fault.restart) {
+              c.restart_at_step = static_cast<uint32_t>((a.steps + 1) / 2);
+              c.timeout_ms = std::max(a.timeout_ms, kRestartCallMs);
+            }
+            c.op = a.ops;
+            c.trials = a.trials;
+            c.pin = false;
+            if (row.drc_switch) c.reply_cache = cache;
+            // clnt_dg's retransmit interval; a mounting client's timeo.
+            if (wire_transport(transport) == "udp" || client.in_guest) c.settings.set(kRetryTimeout, a.retransmit_ms);
+            plan.cells.push_back(c);
+          }
+        }
+      }
+    }
+  }
+}
+
+// A group's axes within what the flags left of the preset's (--servers,
+// --nfs-clients, --transports, --reply-cache narrow a group too), on the
+// first client row; nullopt when nothing is left.
+std::optional<NfsAxes> group_axes(const NfsAxes& a, const NfsCellGroup& g) {
+  if (!wanted(a.clients, nfs_clients().front().name)) return std::nullopt;
+  NfsAxes out = a;
+  out.ops = g.ops;
+  out.clients = {nfs_clients().front().name};
+  out.servers.clear();
+  for (const std::string& s : g.servers)
+    if (wanted(a.servers, s)) out.servers.push_back(s);
+  out.transports.clear();
+  for (const std::string& t : g.transports)
+    if (std::find(a.transports.begin(), a.transports.end(), t) != a.transports.end()) out.transports.push_back(t);
+  out.caches.clear();
+  for (bool c : g.caches)
+    if (std::find(a.caches.begin(), a.caches.end(), c) != a.caches.end()) out.caches.push_back(c);
+  out.faults = g.faults;
+  out.groups.clear();
+  if (out.servers.empty() || out.transports.empty() || out.caches.empty()) return std::nullopt;
+  return out;
+}
+
 struct Flags {
   std::string preset = "nfs";
   std::vector<std::string> servers, nfs_clients, transports, caches;
@@ -166,8 +274,8 @@ class NfsFlags : public ExperimentFlags {
     cmd.add_option("--calls", f.steps, "steps per client per trial (each step the --ops on its own name)")
         ->check(in_range(uint64_t{1}, uint64_t{1000000}));
     cmd.add_option("--clients", f.clients, "client processes per trial")->check(in_range(1, 64));
-    cmd.add_option("--ops", f.ops, "operations per step: mkdir, rmdir, create-guarded, remove, getattr "
-                   "(comma-separated); nfs-speed: each timed on its own");
+    cmd.add_option("--ops", f.ops, "operations per step, comma-separated: " + rpclab::nfs::known_ops_text() +
+                   " (replaces the preset's op lists); nfs-speed: each timed on its own");
     cmd.add_option("--warmup", f.warmup, "nfs-speed: steps each client makes before its timed ones, not counted")
         ->check(in_range<uint32_t>(0, 1000000));
     cmd.add_option("--trials", f.trials, "independent trials of every cell, each with a fresh server and link")
@@ -203,7 +311,11 @@ class NfsFlags : public ExperimentFlags {
     }
     if (f.steps) a.steps = f.steps;
     if (f.clients) a.clients_per_cell = f.clients;
-    if (!f.ops.empty()) a.ops = f.ops;
+    if (!f.ops.empty()) {
+      rpclab::nfs::parse_ops(f.ops);  // throws naming the unknown one and the known ones
+      a.ops = f.ops;
+    }
+    if (!f.ops.empty() || !f.dup.empty() || !f.loss.empty()) a.groups.clear();
     if (f.trials) a.trials = f.trials;
     if (f.timeout_ms) a.timeout_ms = f.timeout_ms;
     if (f.retransmit_ms) a.retransmit_ms = f.retransmit_ms;
@@ -214,63 +326,9 @@ class NfsFlags : public ExperimentFlags {
     speed_ = a.speed;
 
     Plan plan;
-    auto wanted = [](const std::vector<std::string>& names, const std::string& name) {
-      return names.empty() || std::find(names.begin(), names.end(), name) != names.end();
-    };
-    for (const NfsServerRow& row : nfs_servers()) {
-      if (!wanted(a.servers, row.name)) continue;
-      for (const NfsClientRow& client : nfs_clients()) {
-        if (!wanted(a.clients, client.name)) continue;
-        // A client that needs the guest runs only with a server there.
-        if (std::string why = nfs::client_server_mismatch(client, row); !why.empty()) {
-          plan.notes.push_back(why + ": its cells are left out");
-          continue;
-        }
-        for (const std::string& transport : a.transports) {
-          if (std::string why = nfs::client_speaks_mismatch(client, nfs_version(transport), wire_transport(transport));
-              !why.empty()) {
-            plan.notes.push_back(why + ": its " + transport + " cells are left out");
-            continue;
-          }
-          for (bool cache : a.caches) {
-            if (!cache && !row.drc_switch) {
-              plan.notes.push_back(row.name + ": its reply cache cannot be turned off; its cache-off cells are left out");
-              continue;
-            }
-            for (const NfsFault& fault : a.faults) {
-              if (fault.restart && client.in_guest) {
-                plan.notes.push_back("the restart column runs with rpclab's own client (its step gate); the " +
-                                     client.name + " client's restart cells are left out");
-                continue;
-              }
-              CellConfig c;
-              c.experiment = "nfs";
-              c.block = a.speed ? kSpeedBlock : fault.name;
-              c.warmup = a.warmup;
-              c.server = row.name;
-              if (&client != &nfs_clients().front()) c.nfs_client = client.name;
-              c.transport = transport;
-              c.topology = netem::TopologyKind::kTwoHost;
-              c.clients = a.clients_per_cell;
-              c.calls_per_client = a.steps;
-              c.faults = fault.spec;
-              c.timeout_ms = a.timeout_ms;
-              if (fault.restart) {
-                c.restart_at_step = static_cast<uint32_t>((a.steps + 1) / 2);
-                c.timeout_ms = std::max(a.timeout_ms, kRestartCallMs);
-              }
-              c.op = a.ops;
-              c.trials = a.trials;
-              c.pin = false;
-              if (row.drc_switch) c.reply_cache = cache;
-              // clnt_dg's retransmit interval; a mounting client's timeo.
-              if (wire_transport(transport) == "udp" || client.in_guest) c.settings.set(kRetryTimeout, a.retransmit_ms);
-              plan.cells.push_back(c);
-            }
-          }
-        }
-      }
-    }
+    add_cells(a, plan);
+    for (const NfsCellGroup& g : a.groups)
+      if (auto axes = group_axes(a, g)) add_cells(*axes, plan);
     std::sort(plan.notes.begin(), plan.notes.end());
     plan.notes.erase(std::unique(plan.notes.begin(), plan.notes.end()), plan.notes.end());
     if (plan.cells.empty())
@@ -279,6 +337,7 @@ class NfsFlags : public ExperimentFlags {
     plan.what = "preset " + f.preset;
     plan.metadata.preset = f.preset;
     plan.metadata.workload = a.ops;
+    for (const NfsCellGroup& g : a.groups) *plan.metadata.workload += "; " + g.ops;
     return plan;
   }
 
@@ -362,6 +421,10 @@ void summarize_nfs(const CellConfig& cell, const std::vector<TrialRecord>& trial
     if (t.nfs.speed) speeds.push_back(*t.nfs.speed);
     pinned = pinned && t.nfs.latency_pinned.value_or(false);
     classes += section_of(t, t.nfs.classes, "classes");
+    if (t.nfs.classes_by_op) {
+      if (!n.classes_by_op) n.classes_by_op.emplace();
+      for (const auto& [op, c] : *t.nfs.classes_by_op) (*n.classes_by_op)[op] += c;
+    }
     TrialCounts c = section_of(t, t.nfs.counts, "counts");
     c.trial = t.trial;
     counts.push_back(c);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "harness/kit/text_table.h"
 #include "harness/nfs/nfs_speed.h"
@@ -31,11 +32,21 @@ std::string over_trials_words(const OverTrials& o) {
 bool speed_cell(const CellRecord& r) { return r.cell.config.block == nfs::kSpeedBlock; }
 bool dependability_cell(const CellRecord& r) { return r.is("nfs") && !speed_cell(r); }
 
-std::string row_of(const CellRecord& r) {
+// A run with more than one list of operations (the preset's groups) says
+// each row's; a run with one says none, as before there were more.
+std::string row_of(const CellRecord& r, bool with_ops) {
   const CellConfig& c = r.cell.config;
   std::string s = c.server + (c.nfs_client.empty() ? "" : " client " + c.nfs_client) + " " + c.transport;
   if (c.reply_cache) s += *c.reply_cache ? " cache on" : " cache off";
+  if (with_ops) s += " " + c.op;
   return s;
+}
+
+bool several_op_lists(const std::vector<CellRecord>& records) {
+  std::set<std::string> lists;
+  for (const CellRecord& r : records)
+    if (dependability_cell(r)) lists.insert(r.cell.config.op);
+  return lists.size() > 1;
 }
 
 std::string column_of(const CellRecord& r) {
@@ -48,9 +59,10 @@ std::string column_of(const CellRecord& r) {
 std::string replays_table(const std::vector<CellRecord>& records, const ReportOptions& options) {
   std::vector<std::string> rows, columns;
   std::map<std::pair<std::string, std::string>, std::string> entry;
+  bool with_ops = several_op_lists(records);
   for (const CellRecord& r : records) {
     if (!dependability_cell(r)) continue;
-    std::string row = row_of(r), column = column_of(r);
+    std::string row = row_of(r, with_ops), column = column_of(r);
     if (std::find(rows.begin(), rows.end(), row) == rows.end()) rows.push_back(row);
     if (std::find(columns.begin(), columns.end(), column) == columns.end()) columns.push_back(column);
     std::string e;
@@ -172,6 +184,22 @@ std::string speed_table(const std::vector<CellRecord>& records, const ReportOpti
   return out + (options.markdown ? t.render_markdown() : t.render(160, 1));
 }
 
+// Each cell's calls by operation: which operation was replayed, and that
+// the idempotent control (WRITE) and CREATE EXCLUSIVE were not.
+std::string ops_table(const std::vector<CellRecord>& records, const ReportOptions& options) {
+  TextTable t({"cell", "operation", "judged", "correct", "replayed, told failure", "lost", "indeterminate",
+               "clean failure", "not judged"});
+  for (const CellRecord& r : records) {
+    if (!dependability_cell(r) || !r.nfs.classes_by_op) continue;
+    for (const auto& [op, c] : *r.nfs.classes_by_op)
+      t.add({r.label, op, grouped(c.judged()), grouped(c.correct), grouped(c.replayed_told_failure), grouped(c.lost),
+             grouped(c.indeterminate), grouped(c.clean_failure), grouped(c.not_judged)});
+  }
+  if (t.empty()) return "";
+  return "NFS: every cell's calls by operation and class (docs/nfs.md, \"Classes\")\n" +
+         (options.markdown ? t.render_markdown() : t.render(160, 1));
+}
+
 }  // namespace
 
 std::vector<ReportTable> nfs_tables() {
@@ -182,6 +210,7 @@ std::vector<ReportTable> nfs_tables() {
        classes_table},
       {"nfs-speed", "NFS servers x client x version/transport: p50, p99 and ops/s of GETATTR and MKDIR, no fault",
        speed_table},
+      {"nfs-ops", "every NFS cell's calls by operation and class", ops_table},
   };
 }
 

@@ -20,19 +20,28 @@ namespace {
 
 using rpclab::nfs::NfsOp;
 
-// The procedure a creator is counted under in knfsd's proc3 line.
-const char* proc3_name(NfsOp op) {
-  switch (op) {
-    case NfsOp::kMkdir: return "MKDIR";
-    case NfsOp::kCreateGuarded: return "CREATE";
-    default: throw std::invalid_argument("a restart event needs a step whose first operation creates its name "
-                                         "(mkdir, create-guarded), not " + rpclab::nfs::op_name(op));
-  }
+// The procedure a step-name maker is counted under in knfsd's proc3 line
+// (its operation row's); std::invalid_argument for an operation that does
+// not make the step's name, naming those that do.
+std::string proc3_name(NfsOp op) {
+  auto makes = [](NfsOp o) {
+    if (rpclab::nfs::needs_step_name(o)) return false;
+    std::string step = rpclab::nfs::step_name(1, 1);
+    for (const auto& e : rpclab::nfs::effects(o, step))
+      if (e.name == step && e.presence == rpclab::nfs::Presence::kThere) return true;
+    return false;
+  };
+  if (makes(op)) return rpclab::nfs::procedure(op);
+  std::string makers;
+  for (NfsOp o : rpclab::nfs::all_ops())
+    if (makes(o)) makers += (makers.empty() ? "" : ", ") + rpclab::nfs::op_name(o);
+  throw std::invalid_argument("a restart event needs a step whose first operation creates its name (" + makers +
+                              "), not " + rpclab::nfs::op_name(op));
 }
 
 // The procedure's count in counters() ({} or no proc3: the server does
 // not count; nullopt).
-std::optional<uint64_t> proc3_count(const nlohmann::json& counters, const char* proc) {
+std::optional<uint64_t> proc3_count(const nlohmann::json& counters, const std::string& proc) {
   auto p = counters.find("proc3");  // not a record: the server's own counters (knfsd_server.h)
   if (p == counters.end() || !p->contains(proc)) return std::nullopt;
   return (*p)[proc].get<uint64_t>();  // not a record: knfsd's proc3 line
@@ -103,7 +112,7 @@ void RestartEvent::run(NfsServer& server, netem::FaultBackend& link, process::Ch
     return fd >= 0;
   });
   note("at_gate", clients_start, server);
-  const char* proc = proc3_name(op_);
+  std::string proc = proc3_name(op_);
   std::optional<uint64_t> count_before = proc3_count(restart_.events.back().server_counters.value_or(nlohmann::json::object()), proc);
 
   // 2. Every packet to the client dropped, then the step let go.
@@ -134,7 +143,7 @@ void RestartEvent::run(NfsServer& server, netem::FaultBackend& link, process::Ch
       return now && *now > *count_before;
     });
     note("executed", clients_start, server, std::nullopt,
-         std::string(count_before ? "the name is in the export and proc3 " + std::string(proc) + " rose"
+         std::string(count_before ? "the name is in the export and proc3 " + proc + " rose"
                                   : "the name is in the export (the server counts nothing)"));
 
     // 4. The requests dropped too, so the retransmissions that come while
@@ -162,20 +171,25 @@ void RestartEvent::run(NfsServer& server, netem::FaultBackend& link, process::Ch
   }
 }
 
-NfsRestart RestartEvent::judged(const rpclab::nfs::NfsCallRecord& record, bool name_there) const {
+NfsRestart RestartEvent::judged(const rpclab::nfs::NfsCallRecord& record, const NfsExportListing& end) const {
   NfsRestart r = restart_;
   const rpclab::nfs::NfsCall* call = nullptr;
-  for (const auto& c : record.calls)
-    if (c.seq == r.step && c.op == op_) {
-      call = &c;
+  size_t index = 0;
+  for (; index < record.calls.size(); ++index)
+    if (record.calls[index].seq == r.step && record.calls[index].op == op_) {
+      call = &record.calls[index];
       break;
     }
   if (!call) {
     r.why_no_replay = "the client's record has no call of step " + std::to_string(r.step);
     return r;
   }
+  // A later call of the step (a RENAME) may have moved the name: then the
+  // evidence that it ran is the `executed` event run() waited for.
+  bool ran = effect_at_end(record, index, end).value_or(
+      std::any_of(r.events.begin(), r.events.end(), [](const NfsEventStep& e) { return e.what == "executed"; }));
   r.told = call->nfs ? *call->nfs : call->rpc;
-  NfsClass c = class_of(*call, name_there);
+  NfsClass c = class_of(*call, ran);
   r.step_class = class_name(c);
   if (c == NfsClass::kReplayedToldFailure) {
     r.cause = "restart";

@@ -3,7 +3,8 @@
 // (issue 23): the NFS cell's `restart_at` event.
 //
 //   1. the client waits at the step's gate (src/nfs/step_gate.h) before
-//      the step's first call (a creator: MKDIR or CREATE);
+//      the step's first call (one that makes the step's name: MKDIR,
+//      CREATE GUARDED or EXCLUSIVE, by its operation row's effects);
 //   2. every packet to the client is dropped at its ingress
 //      (netem::apply_one_way_drop: nft on this kernel, tc in the guest),
 //      and the client let go: its call reaches the server, the reply is lost;
@@ -40,8 +41,9 @@ class RestartEvent {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // At client `client`'s step `step`, whose first operation is `op` (a
-  // creator; throws std::invalid_argument otherwise); the gate's FIFO is
+  // At client `client`'s step `step`, whose first operation is `op` (one
+  // that makes the step's name; throws std::invalid_argument otherwise,
+  // naming those that do); the gate's FIFO is
   // made in `dir` (throws std::runtime_error when it cannot be).
   RestartEvent(uint32_t client, uint32_t step, rpclab::nfs::NfsOp op, const std::string& transport,
                const std::string& dir);
@@ -59,9 +61,11 @@ class RestartEvent {
   void run(NfsServer& server, netem::FaultBackend& link, process::ChildProcess& client, Clock::time_point clients_start,
            std::chrono::milliseconds within);
 
-  // What the client was told for the step, its class from the end state,
-  // and the cause of a replay or why there was none: the record's `restart`.
-  NfsRestart judged(const rpclab::nfs::NfsCallRecord& record, bool name_there) const;
+  // What the client was told for the step, its class from the end state
+  // (or, when a later call of the step changes the name, from the server
+  // having run it: the `executed` event), and the cause of a replay or why
+  // there was none: the record's `restart`.
+  NfsRestart judged(const rpclab::nfs::NfsCallRecord& record, const NfsExportListing& end) const;
 
  private:
   void note(const std::string& what, Clock::time_point clients_start, NfsServer& server,

@@ -54,6 +54,7 @@ template <typename Io, typename N>
 void describe_nfs(Io& io, N& n) {
   io("nfs_server", n.server);
   io("classes", n.classes);
+  io("classes_by_op", n.classes_by_op);
   io("over_trials", n.over_trials);
   io("server_ends", n.server_ends);
   io("reply_cache_hits", n.reply_cache_hits);

@@ -79,6 +79,13 @@ void describe_op_speed_cell(Io& io, S& s) {
   io("withheld", s.withheld);
 }
 
+template <typename Io, typename E>
+void describe_export_entry(Io& io, E& e) {
+  io("kind", e.kind);
+  io("size", e.size);
+  io("links", e.links);
+}
+
 }  // namespace
 
 void to_json(nlohmann::json& j, const NfsOpSpeed& s) {
@@ -115,6 +122,18 @@ void from_json(const nlohmann::json& j, NfsOpSpeedCell& s) {
   s = NfsOpSpeedCell{};
   fields::ObjectReader in(j);
   describe_op_speed_cell(in, s);
+}
+
+void to_json(nlohmann::json& j, const NfsExportEntry& e) {
+  j = nlohmann::json::object();
+  fields::ObjectWriter out(j);
+  describe_export_entry(out, e);
+}
+
+void from_json(const nlohmann::json& j, NfsExportEntry& e) {
+  e = NfsExportEntry{};
+  fields::ObjectReader in(j);
+  describe_export_entry(in, e);
 }
 
 void to_json(nlohmann::json& j, const NfsEventStep& e) {

@@ -52,6 +52,18 @@ struct NfsEventStep {
 void to_json(nlohmann::json& j, const NfsEventStep& e);
 void from_json(const nlohmann::json& j, NfsEventStep& e);
 
+// One name in the export's root at the end of a trial: the evidence the
+// classes read (harness/nfs/nfs_classes.h). Written to the cell's folder
+// as export.json ({"c1-s3": {"kind": "file", "size": 4160, "links": 2}, ...}).
+struct NfsExportEntry {
+  std::string kind = "file";  // "dir" | "file" | "other"
+  uint64_t size = 0;          // bytes (a file's; a directory's as the file system says)
+  uint64_t links = 1;         // hard links to it (LINK's evidence beside the name)
+};
+void to_json(nlohmann::json& j, const NfsExportEntry& e);
+void from_json(const nlohmann::json& j, NfsExportEntry& e);
+using NfsExportListing = std::map<std::string, NfsExportEntry>;
+
 // A server restart between a call's execution and its retransmission: at
 // client `client`'s step `step` the replies were dropped, the server seen
 // to execute the step's first call, restarted (its reply cache, in memory,
@@ -134,6 +146,9 @@ struct NfsTrial {
   // retrans among them ("vers=4.1,proto=tcp,timeo=5,retrans=5,soft").
   std::optional<std::string> mount_options;
   std::optional<NfsClassCounts> classes;        // summed over the clients
+  // The same by operation ("mkdir", "rename", ...: each call under its own
+  // operation's name), summed over the clients.
+  std::optional<std::map<std::string, NfsClassCounts>> classes_by_op;
   std::optional<TrialCounts> counts;            // per client (client_counts)
   std::optional<std::map<std::string, uint64_t>> told;  // every call's answer: NFS3_OK, NFS3ERR_EXIST, timeout, ...
   std::optional<std::string> server_end;        // "running", or how it ended ("killed by SIGSEGV")
@@ -155,6 +170,7 @@ struct NfsTrial {
 struct NfsCell {
   std::optional<std::string> server;
   MaybeNull<NfsClassCounts> classes;  // summed over the ok trials
+  std::optional<std::map<std::string, NfsClassCounts>> classes_by_op;  // summed over the ok trials that say
   // silent = replayed told failure + lost, duplicate_calls = replayed told
   // failure, over the judged calls (the trials method of over_trials.h).
   std::optional<OverTrialsFigures> over_trials;

@@ -52,6 +52,7 @@ void describe_nfs(Io& io, N& n) {
   io("nfs_client", n.client);
   io("mount_options", n.mount_options);
   io("classes", n.classes);
+  io("classes_by_op", n.classes_by_op);
   io("counts", n.counts);
   io("told", n.told);
   io("server_end", n.server_end);

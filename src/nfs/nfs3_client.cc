@@ -231,39 +231,121 @@ Nfs3Reply Nfs3Client::null_call() {
   return r;
 }
 
+namespace {
+
+nfs_fh3 fh_of(std::vector<char>& h) {
+  nfs_fh3 fh{};
+  fh.data.data_len = static_cast<u_int>(h.size());
+  fh.data.data_val = h.data();
+  return fh;
+}
+
+std::vector<char> bytes_of(const nfs_fh3& fh) {
+  return std::vector<char>(fh.data.data_val, fh.data.data_val + fh.data.data_len);
+}
+
+}  // namespace
+
+std::optional<std::vector<char>> Nfs3Client::handle_of(const std::string& name, Nfs3Reply& r) {
+  if (auto it = handles_.find(name); it != handles_.end()) return it->second;
+  LOOKUP3args args{};
+  args.what.dir = fh_of(root_);
+  args.what.name = const_cast<char*>(name.c_str());
+  LOOKUP3res res{};
+  enum clnt_stat stat = guarded(clnt_, options_, [&] { return nfsproc3_lookup_3(&args, &res, clnt_); }, r);
+  std::optional<std::vector<char>> found;
+  if (stat == RPC_SUCCESS && res.status == NFS3_OK) found = handles_[name] = bytes_of(res.LOOKUP3res_u.resok.object);
+  if (!found) {
+    r = told(clnt_, stat, res, reinterpret_cast<xdrproc_t>(xdr_LOOKUP3res), r);
+    r.detail = "LOOKUP " + name + (r.detail.empty() ? "" : ": " + r.detail);
+  } else {
+    clnt_freeres(clnt_, reinterpret_cast<xdrproc_t>(xdr_LOOKUP3res), reinterpret_cast<char*>(&res));
+  }
+  return found;
+}
+
 Nfs3Reply Nfs3Client::call(NfsOp op, const std::string& name) {
   diropargs3 where{};
-  where.dir.data.data_len = static_cast<u_int>(root_.size());
-  where.dir.data.data_val = root_.data();
+  where.dir = fh_of(root_);
   where.name = const_cast<char*>(name.c_str());
+  std::string second = second_name(op, name);
+  diropargs3 to = where;
+  to.name = const_cast<char*>(second.c_str());
   Nfs3Reply r;
+  // A creator's reply carries the new object's handle (post_op_fh3): kept for LINK and WRITE.
+  auto keep = [&](const post_op_fh3& obj) {
+    if (obj.handle_follows) handles_[name] = bytes_of(obj.post_op_fh3_u.handle);
+  };
   switch (op) {
     case NfsOp::kMkdir: {
       MKDIR3args args{where, attributes(0755)};
       MKDIR3res res{};
       enum clnt_stat stat = guarded(clnt_, options_, [&] { return nfsproc3_mkdir_3(&args, &res, clnt_); }, r);
+      if (stat == RPC_SUCCESS && res.status == NFS3_OK) keep(res.MKDIR3res_u.resok.obj);
       return told(clnt_, stat, res, reinterpret_cast<xdrproc_t>(xdr_MKDIR3res), r);
     }
     case NfsOp::kRmdir: {
+      handles_.erase(name);
       RMDIR3args args{where};
       RMDIR3res res{};
       enum clnt_stat stat = guarded(clnt_, options_, [&] { return nfsproc3_rmdir_3(&args, &res, clnt_); }, r);
       return told(clnt_, stat, res, reinterpret_cast<xdrproc_t>(xdr_RMDIR3res), r);
     }
-    case NfsOp::kCreateGuarded: {
+    case NfsOp::kCreateGuarded:
+    case NfsOp::kCreateExclusive: {
       CREATE3args args{};
       args.where = where;
-      args.how.mode = GUARDED;
-      args.how.createhow3_u.obj_attributes = attributes(0644);
+      if (op == NfsOp::kCreateGuarded) {
+        args.how.mode = GUARDED;
+        args.how.createhow3_u.obj_attributes = attributes(0644);
+      } else {
+        auto step = parse_step_name(name);
+        if (!step) throw std::invalid_argument("CREATE EXCLUSIVE needs a step name (c<client>-s<seq>), not '" + name + "'");
+        args.how.mode = EXCLUSIVE;
+        std::vector<char> verf = exclusive_verifier(step->first, step->second);
+        std::copy(verf.begin(), verf.end(), args.how.createhow3_u.verf);
+      }
       CREATE3res res{};
       enum clnt_stat stat = guarded(clnt_, options_, [&] { return nfsproc3_create_3(&args, &res, clnt_); }, r);
+      if (stat == RPC_SUCCESS && res.status == NFS3_OK) keep(res.CREATE3res_u.resok.obj);
       return told(clnt_, stat, res, reinterpret_cast<xdrproc_t>(xdr_CREATE3res), r);
     }
     case NfsOp::kRemove: {
+      handles_.erase(name);
       REMOVE3args args{where};
       REMOVE3res res{};
       enum clnt_stat stat = guarded(clnt_, options_, [&] { return nfsproc3_remove_3(&args, &res, clnt_); }, r);
       return told(clnt_, stat, res, reinterpret_cast<xdrproc_t>(xdr_REMOVE3res), r);
+    }
+    case NfsOp::kRename: {
+      handles_.erase(name);
+      RENAME3args args{where, to};
+      RENAME3res res{};
+      enum clnt_stat stat = guarded(clnt_, options_, [&] { return nfsproc3_rename_3(&args, &res, clnt_); }, r);
+      return told(clnt_, stat, res, reinterpret_cast<xdrproc_t>(xdr_RENAME3res), r);
+    }
+    case NfsOp::kLink: {
+      auto file = handle_of(name, r);
+      if (!file) return r;
+      LINK3args args{fh_of(*file), to};
+      LINK3res res{};
+      enum clnt_stat stat = guarded(clnt_, options_, [&] { return nfsproc3_link_3(&args, &res, clnt_); }, r);
+      return told(clnt_, stat, res, reinterpret_cast<xdrproc_t>(xdr_LINK3res), r);
+    }
+    case NfsOp::kWrite: {
+      auto file = handle_of(name, r);
+      if (!file) return r;
+      std::string bytes = write_bytes();
+      WRITE3args args{};
+      args.file = fh_of(*file);
+      args.offset = kWriteOffset;
+      args.count = static_cast<count3>(bytes.size());
+      args.stable = FILE_SYNC;
+      args.data.data_len = static_cast<u_int>(bytes.size());
+      args.data.data_val = bytes.data();
+      WRITE3res res{};
+      enum clnt_stat stat = guarded(clnt_, options_, [&] { return nfsproc3_write_3(&args, &res, clnt_); }, r);
+      return told(clnt_, stat, res, reinterpret_cast<xdrproc_t>(xdr_WRITE3res), r);
     }
     case NfsOp::kGetattr: {  // the export's root (nfs_workload.h)
       GETATTR3args args{where.dir};

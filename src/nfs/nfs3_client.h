@@ -23,6 +23,7 @@
 #include <rpc/rpc.h>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,7 +66,13 @@ class Nfs3Client {
   Nfs3Client(const Nfs3Client&) = delete;
   Nfs3Client& operator=(const Nfs3Client&) = delete;
 
-  // `op` on `name` in the export's root directory.
+  // `op` on `name` in the export's root directory (the operation's second
+  // name, RENAME's target and LINK's new name, is second_name(op, name)).
+  // LINK and WRITE act on the file's handle: the one the step's CREATE
+  // (or MKDIR) returned, else a LOOKUP's (whose failure is then the
+  // call's answer, `detail` saying so). CREATE EXCLUSIVE's verifier is
+  // exclusive_verifier of the (client, seq) `name` is the step name of
+  // (std::invalid_argument for a name that is not one).
   Nfs3Reply call(NfsOp op, const std::string& name);
   Nfs3Reply null_call();
 
@@ -73,10 +80,13 @@ class Nfs3Client {
 
  private:
   void open();
+  // The handle of `name` in the root, or a LOOKUP's failure in `r` (nullopt).
+  std::optional<std::vector<char>> handle_of(const std::string& name, Nfs3Reply& r);
 
   Nfs3Options options_;
   CLIENT* clnt_ = nullptr;
   std::vector<char> root_;
+  std::map<std::string, std::vector<char>> handles_;  // names in the root, from CREATE, MKDIR and LOOKUP replies
 };
 
 }  // namespace rpclab::nfs

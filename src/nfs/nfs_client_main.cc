@@ -54,13 +54,16 @@ int main(int argc, char** argv) {
   }
   nfs::parse_workload_ops_or_exit(w, "rpclab-nfs-client");
 
+  nlohmann::json wire = nlohmann::json::object();  // what each operation goes on the wire as
+  for (nfs::NfsOp op : w.ops) wire[nfs::op_name(op)] = nfs::wire_words(op);
   nfs::NfsCallRecord record;
   record.header = {{"client_id", w.client_id}, {"server", options.host}, {"transport", options.transport},
                    {"export", export_path}, {"nfs_port", options.nfs_port}, {"ops", nfs::ops_text(w.ops)},
                    {"count", w.count}, {"warmup", w.warmup}, {"timeout_ms", options.timeout_ms},
                    {"retransmit_ms", options.transport == "udp" ? nlohmann::json(options.retransmit_ms) : nlohmann::json()},
                    {"clnt_dg", options.transport == "udp" ? nlohmann::json(options.raw_clnt_dg ? "raw" : "guarded")
-                                                          : nlohmann::json()}};
+                                                          : nlohmann::json()},
+                   {"wire", wire}};
   // clnt_vc writes without MSG_NOSIGNAL: a call on a connection the
   // server has reset (a restart) would kill the client with SIGPIPE; so
   // ignored, the write fails with EPIPE and the call with RPC_CANTSEND.

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <stdexcept>
 
 namespace rpclab::nfs {
 
@@ -51,23 +52,44 @@ FsAnswer answer_of_errno(int err) {
   return a;
 }
 
+namespace {
+
+// open(2) with `flags`, then `then(fd)` (0 or an errno); the close's errno
+// when it fails (NFS flushes there) is the call's answer too.
+template <typename Then>
+FsAnswer with_open_file(const std::string& path, int flags, Then then) {
+  int fd = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
+  if (fd < 0) return answer_of_errno(errno);
+  int err = then(fd);
+  if (::close(fd) != 0 && err == 0) err = errno;
+  return answer_of_errno(err);
+}
+
+}  // namespace
+
 FsAnswer fs_call(NfsOp op, const std::string& dir, const std::string& name) {
   std::string path = dir + "/" + name;
+  std::string second = dir + "/" + second_name(op, name);
   int rc = 0;
   switch (op) {
     case NfsOp::kMkdir: rc = ::mkdir(path.c_str(), 0755); break;
     case NfsOp::kRmdir: rc = ::rmdir(path.c_str()); break;
-    case NfsOp::kCreateGuarded: {
-      int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
-      if (fd >= 0) {
-        int saved = 0;
-        if (::close(fd) != 0) saved = errno;  // a close that fails is the call's answer too (NFS flushes there)
-        return answer_of_errno(saved);
-      }
-      rc = -1;
-      break;
-    }
+    case NfsOp::kCreateGuarded:
+      throw std::invalid_argument("create-guarded has no system call on Linux's NFS client (" +
+                                  syscall_words(NfsOp::kCreateExclusive) + "); use create-exclusive");
+    case NfsOp::kCreateExclusive:
+      return with_open_file(path, O_CREAT | O_EXCL | O_WRONLY, [](int) { return 0; });
     case NfsOp::kRemove: rc = ::unlink(path.c_str()); break;
+    case NfsOp::kRename: rc = ::rename(path.c_str(), second.c_str()); break;
+    case NfsOp::kLink: rc = ::link(path.c_str(), second.c_str()); break;
+    case NfsOp::kWrite: {
+      std::string bytes = write_bytes();
+      return with_open_file(path, O_WRONLY | O_SYNC, [&bytes](int fd) {
+        ssize_t n = ::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(kWriteOffset));
+        if (n < 0) return errno;
+        return n == static_cast<ssize_t>(bytes.size()) ? 0 : EIO;  // a short FILE_SYNC write: told it failed
+      });
+    }
     case NfsOp::kGetattr: {  // the mount's root (nfs_workload.h); on the wire only without an attribute cache
       struct stat st {};
       rc = ::stat(dir.c_str(), &st);

@@ -10,8 +10,7 @@ void add_workload_flags(CLI::App& app, WorkloadFlags& f) {
   app.add_option("--client-id", f.client_id, "this client's number: its names are c<id>-s<seq>")
       ->check(in_range<uint32_t>(1, 1000000))->capture_default_str();
   app.add_option("--count", f.count, "steps: seq = 1..count")->check(in_range<uint32_t>(1, 10000000))->capture_default_str();
-  app.add_option("--ops", f.ops_list, "the operations of each step, in order: mkdir, rmdir, create-guarded, remove, getattr "
-                 "(of the export's root)")
+  app.add_option("--ops", f.ops_list, "the operations of each step, in order: " + known_ops_text())
       ->capture_default_str();
   app.add_option("--warmup", f.warmup, "steps made before the recorded ones and not recorded (seq 1..warmup; the "
                  "recorded steps follow them)")->check(in_range<uint32_t>(0, 10000000))->capture_default_str();

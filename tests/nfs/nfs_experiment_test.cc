@@ -18,6 +18,7 @@
 #include "harness/record/cell_record.h"
 #include "harness/record/trial_record.h"
 #include "harness/run/trial_stats.h"
+#include "nfs/nfs_workload.h"
 #include "../harness/harness_e2e_util.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
@@ -39,7 +40,21 @@ TEST(NfsExperiment, ThePresetPlansEveryServerClientTransportCacheAndFault) {
         expected += rows * (client.in_guest ? 3 : 4);
         if (!client.in_guest) expected_restarts += rows;
       }
+  // And the other operations' group: ganesha over UDP, cache off and on,
+  // 10% duplicated, two op lists.
+  expected += 4;
   EXPECT_EQ(plan.cells.size(), expected);
+  std::set<std::string> op_lists;
+  for (const CellConfig& c : plan.cells) {
+    op_lists.insert(c.op);
+    if (c.op != "mkdir") {
+      EXPECT_EQ(c.server, "nfs-ganesha") << c.label();
+      EXPECT_EQ(c.transport, "nfs3-udp") << c.label();
+      EXPECT_EQ(c.faults.dup_pct, 10) << c.label();
+      EXPECT_NE(c.label().find(c.op), std::string::npos) << c.label();
+    }
+  }
+  EXPECT_EQ(op_lists, (std::set<std::string>{"mkdir", "create-exclusive,write", "create-guarded,link,rename"}));
   size_t restarts = 0;
   for (const CellConfig& c : plan.cells) {
     // The restart column: at the middle step, with a call time that outlasts the restart.
@@ -113,6 +128,18 @@ TEST(NfsExperiment, FlagsNarrowTheMatrixAndBadOnesAreRefused) {
   }
   EXPECT_THROW(plan_of({"--servers", "no-such-server"}), std::invalid_argument);
   EXPECT_THROW(plan_of({"--transports", "nfs3-sctp"}), CLI::ValidationError);
+  // --ops replaces the preset's op lists; an unknown operation is refused
+  // naming the ones the table has.
+  Plan ops = plan_of({"--preset", "nfs", "--servers", "nfs-ganesha", "--ops", "create-guarded,link,rename"});
+  for (const CellConfig& c : ops.cells) EXPECT_EQ(c.op, "create-guarded,link,rename") << c.label();
+  try {
+    plan_of({"--ops", "mkdir,symlink"});
+    ADD_FAILURE() << "symlink planned";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(rpclab::nfs::known_ops_text()), std::string::npos) << e.what();
+  }
+  // --servers narrows the op groups too: knfsd alone has none.
+  for (const CellConfig& c : plan_of({"--servers", "knfsd"}).cells) EXPECT_EQ(c.op, "mkdir") << c.label();
 }
 
 TEST(NfsRecords, ACellRecordReadsBackAsItWasWritten) {

@@ -10,6 +10,7 @@
 #include "harness/nfs/nfs_classes.h"
 #include "nfs/nfs_call_record.h"
 #include "nfs/nfs_fs_ops.h"
+#include "nfs/nfs_workload.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 
@@ -44,9 +45,7 @@ TEST(NfsFsops, ItsRecordIsJudgedAsRpclabNfsClientsIs) {
   EXPECT_EQ(record.header["mount_options"], "vers=3");
   ASSERT_EQ(record.calls.size(), 3u);
   EXPECT_EQ(record.calls[1].nfs, "NFS3ERR_EXIST");
-  std::set<std::string> names;
-  for (const auto& e : std::filesystem::directory_iterator(export_dir)) names.insert(e.path().filename().string());
-  NfsClassCounts c = classify(record, names);
+  NfsClassCounts c = classify(record, list_export(export_dir)).all;
   EXPECT_EQ(c.correct, 2u);
   EXPECT_EQ(c.replayed_told_failure, 1u);
 }
@@ -54,15 +53,44 @@ TEST(NfsFsops, ItsRecordIsJudgedAsRpclabNfsClientsIs) {
 TEST(NfsFsops, EveryOperationRunsWithItsSystemCall) {
   test::TempDir dir;
   test::ProcessResult r = test::run_program({test::bin("rpclab-nfs-fsops"), "--dir", dir.path(), "--count", "2",
-                                             "--ops", "mkdir,rmdir,create-guarded,remove", "--record",
+                                             "--ops", "mkdir,rmdir,create-exclusive,write,link,rename,create-exclusive,remove",
+                                             "--record", dir.file("c1.jsonl")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto record = rpclab::nfs::NfsCallRecord::read_file(dir.file("c1.jsonl"));
+  ASSERT_EQ(record.calls.size(), 16u);
+  for (const auto& c : record.calls) EXPECT_EQ(c.nfs, "NFS3_OK") << rpclab::nfs::op_name(c.op) << " " << c.name;
+  EXPECT_EQ(record.header["wire"]["create-exclusive"], rpclab::nfs::syscall_words(rpclab::nfs::NfsOp::kCreateExclusive));
+  // The renamed file and its link are left with WRITE's bytes (and 2
+  // links); the second file made under the step's name was removed.
+  NfsExportListing end = list_export(dir.path());
+  ASSERT_TRUE(end.count("c1-s1.renamed") && end.count("c1-s1.link")) << r.err;
+  EXPECT_EQ(end.at("c1-s1.renamed").size, rpclab::nfs::kWriteOffset + rpclab::nfs::kWriteBytes);
+  EXPECT_EQ(end.at("c1-s1.link").links, 2u);
+  EXPECT_FALSE(end.count("c1-s1"));
+}
+
+TEST(NfsFsops, ASecondRenameOrLinkIsToldWhatAReplayIsTold) {
+  test::TempDir dir;
+  test::ProcessResult r = test::run_program({test::bin("rpclab-nfs-fsops"), "--dir", dir.path(), "--count", "1",
+                                             "--ops", "create-exclusive,link,link,rename,rename", "--record",
                                              dir.file("c1.jsonl")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto record = rpclab::nfs::NfsCallRecord::read_file(dir.file("c1.jsonl"));
-  ASSERT_EQ(record.calls.size(), 8u);
-  for (const auto& c : record.calls) EXPECT_EQ(c.nfs, "NFS3_OK") << rpclab::nfs::op_name(c.op) << " " << c.name;
-  EXPECT_FALSE(std::filesystem::exists(dir.file("c1-s1")));
-  EXPECT_FALSE(test::run_program({test::bin("rpclab-nfs-fsops"), "--dir", dir.path(), "--ops", "mkdir,link",
-                                  "--record", dir.file("c2.jsonl")}).exit_code == 0);
+  ASSERT_EQ(record.calls.size(), 5u);
+  EXPECT_EQ(record.calls[2].nfs, rpclab::nfs::replay_status(rpclab::nfs::NfsOp::kLink));
+  EXPECT_EQ(record.calls[4].nfs, rpclab::nfs::replay_status(rpclab::nfs::NfsOp::kRename));
+}
+
+TEST(NfsFsops, CreateGuardedAndAnUnknownOperationAreRefusedWithTheirReason) {
+  test::TempDir dir;
+  test::ProcessResult guarded = test::run_program({test::bin("rpclab-nfs-fsops"), "--dir", dir.path(), "--ops",
+                                                   "create-guarded", "--record", dir.file("c1.jsonl")});
+  EXPECT_EQ(guarded.exit_code, 2);
+  EXPECT_NE(guarded.err.find("CREATE EXCLUSIVE"), std::string::npos) << guarded.err;
+  test::ProcessResult unknown = test::run_program({test::bin("rpclab-nfs-fsops"), "--dir", dir.path(), "--ops",
+                                                   "mkdir,symlink", "--record", dir.file("c2.jsonl")});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find(rpclab::nfs::known_ops_text()), std::string::npos) << unknown.err;
 }
 
 }  // namespace

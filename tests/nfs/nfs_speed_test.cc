@@ -58,7 +58,7 @@ TEST(NfsGetattr, IsAnIdempotentRowWithNoReplayStatus) {
   ASSERT_EQ(rpclab::nfs::parse_op("getattr"), NfsOp::kGetattr);
   EXPECT_EQ(rpclab::nfs::op_name(NfsOp::kGetattr), "getattr");
   EXPECT_TRUE(rpclab::nfs::idempotent(NfsOp::kGetattr));
-  EXPECT_FALSE(rpclab::nfs::creates(NfsOp::kGetattr));
+  EXPECT_TRUE(rpclab::nfs::effects(NfsOp::kGetattr, "c1-s1").empty()) << "nothing the end state shows";
   EXPECT_FALSE(rpclab::nfs::replay_status(NfsOp::kGetattr).has_value());
   EXPECT_FALSE(rpclab::nfs::idempotent(NfsOp::kMkdir));
   EXPECT_EQ(rpclab::nfs::replay_status(NfsOp::kMkdir), "NFS3ERR_EXIST");
@@ -71,9 +71,8 @@ TEST(NfsGetattr, IsAnIdempotentRowWithNoReplayStatus) {
   }
 }
 
-// A GETATTR has no effect the end state shows: never judged, even right
-// after the step's MKDIR that was told NFS3_OK (which a remover would be
-// judged against).
+// A GETATTR has no effect the end state shows: never judged, and it does
+// not stop the step's MKDIR before it from being judged.
 TEST(NfsGetattr, IsNeverJudgedFromTheEndState) {
   NfsCallRecord r;
   for (NfsOp op : {NfsOp::kMkdir, NfsOp::kGetattr}) {
@@ -84,11 +83,14 @@ TEST(NfsGetattr, IsNeverJudgedFromTheEndState) {
     c.nfs = "NFS3_OK";
     r.calls.push_back(c);
   }
-  NfsClassCounts counts = nfs::classify(r, {"c1-s1"});
+  NfsExportListing end;
+  end["c1-s1"] = NfsExportEntry{};
+  NfsClassCounts counts = nfs::classify(r, end).all;
   EXPECT_EQ(counts.calls, 2u);
-  EXPECT_EQ(counts.not_judged, 2u);  // the MKDIR is not its step's last call
+  EXPECT_EQ(counts.not_judged, 1u);
+  EXPECT_EQ(counts.correct, 1u) << "the MKDIR";
   r.calls.erase(r.calls.begin());
-  counts = nfs::classify(r, {});
+  counts = nfs::classify(r, NfsExportListing{}).all;
   EXPECT_EQ(counts.not_judged, 1u);
   EXPECT_EQ(counts.judged(), 0u);
 }
