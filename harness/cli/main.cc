@@ -9,6 +9,7 @@
 
 #include "common/cli_support.h"
 #include "common/install_paths.h"
+#include "harness/adapters/adapter_rows.h"
 #include "harness/cli/compare_command.h"
 #include "harness/cli/experiment_command.h"
 #include "harness/cli/experiments.h"
@@ -55,6 +56,14 @@ bool top_level_option(CLI::App& app, const std::string& arg) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Adapters are rows like any other (docs/adapters.md): in the table
+  // before any command's flags or help name the transports.
+  try {
+    rpclab::harness::load_adapter_rows();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rpclab: %s\n", e.what());
+    return rpclab::kExitUsage;
+  }
   CLI::App app{"rpclab: how often RPC calls are silently lost or run twice, and what a call costs", "rpclab"};
   app.require_subcommand(1);
   std::vector<std::function<int()>> experiment_commands;
