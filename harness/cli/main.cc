@@ -10,6 +10,7 @@
 #include "common/cli_support.h"
 #include "common/install_paths.h"
 #include "harness/adapters/adapter_rows.h"
+#include "harness/cli/adapter_command.h"
 #include "harness/cli/compare_command.h"
 #include "harness/cli/experiment_command.h"
 #include "harness/cli/experiments.h"
@@ -71,6 +72,7 @@ int main(int argc, char** argv) {
     experiment_commands.push_back(rpclab::harness::add_experiment_command(app, e));
   auto report = rpclab::harness::add_report_command(app);
   auto compare = rpclab::harness::add_compare_command(app);
+  auto adapter = rpclab::harness::add_adapter_command(app);
   app.add_subcommand("doctor", "what this machine can do, and what will be skipped and why");
   app.add_subcommand("clean-net", "remove every network namespace rpclab created (make clean-net)");
   rpclab::harness::GuestTrial guest;
@@ -106,6 +108,7 @@ int main(int argc, char** argv) {
       if (app.got_subcommand(rows[i].name)) return experiment_commands[i]();
     if (app.got_subcommand("report")) return report();
     if (app.got_subcommand("compare")) return compare();
+    if (app.got_subcommand("adapter")) return adapter();
     if (app.got_subcommand("doctor")) return doctor();
     if (app.got_subcommand("clean-net")) return clean_net();
     if (app.got_subcommand("cell")) {  // inside the guest: a trial of the cell's own experiment

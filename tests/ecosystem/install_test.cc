@@ -28,7 +28,8 @@ const std::vector<std::string> kPrograms = {"rpclab", "rpclab-server", "rpclab-c
 const std::vector<std::string> kManPages = {"rpclab",           "rpclab-dependability", "rpclab-speed",
                                             "rpclab-nfs",       "rpclab-report",        "rpclab-compare",
                                             "rpclab-doctor",    "rpclab-clean-net",     "rpclab-server",
-                                            "rpclab-client",    "rpclab-linktest",      "rpclab-linkprobe"};
+                                            "rpclab-client",    "rpclab-linktest",      "rpclab-linkprobe",
+                                            "rpclab-adapter"};
 
 // A man page's section, from `.SH heading` to the next `.SH` ("" when it
 // has none).
