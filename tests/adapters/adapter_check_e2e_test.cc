@@ -1,7 +1,7 @@
 // `rpclab adapter check` end to end, and adapters as rows of the real
 // rpclab program: the Thrift adapter passes every step; each broken
 // fixture (fixtures/pycounter.py --bug ...) fails the step it breaks, with
-// the words that say why; a manifest with a bad field stops rpclab naming
+// the words that say why (every step that can fail but build and ready); a manifest with a bad field stops rpclab naming
 // the file and the field; an adapter that is not built is listed as
 // skipped with the reason.
 #include <sys/stat.h>
@@ -76,7 +76,10 @@ TEST(AdapterCheck, EachBrokenFixtureFailsTheStepItBreaks) {
   for (const Case& c : {Case{"py-off-by-one", "ledger",
                              "exec line 1 (client 1 seq 0): times_executed 0, and ServerCore's next() gives 1"},
                         Case{"py-buffered-journal", "kill", "after SIGKILL it is not in the journal: the line must be written before the reply"},
-                        Case{"py-dies-on-garbage", "garbage", "the server died of random bytes"}}) {
+                        Case{"py-forgets-on-restart", "kill",
+                             "after the restart the server expected seq 0 of client 3, and its journal ran up to"},
+                        Case{"py-dies-on-garbage", "garbage", "the server died of random bytes"},
+                        Case{"py-sigterm-exits-1", "stop", "on SIGTERM it must exit with status 0"}}) {
     TempDir dir;
     ProcessResult r = rpclab({"adapter", "check", c.adapter, "--no-cell", "--dir", dir.file("check")});
     EXPECT_EQ(r.exit_code, 1) << c.adapter << ": " << r.out << r.err;
@@ -153,7 +156,7 @@ print('refused' if list(check.iter_errors(bad)) else 'accepted', len(files))
 )";
   ProcessResult r = run_program({"python3", "-c", script, RPCLAB_SOURCE_DIR});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "refused 5\n") << r.out;
+  EXPECT_EQ(r.out, "refused 7\n") << r.out;
 }
 
 }  // namespace
