@@ -5,6 +5,10 @@
 // takes, each on its side. The order is the display order. Adding a
 // transport is its folder under src/ plus a row here.
 #include "transport/transport.h"
+
+#include <algorithm>
+#include <deque>
+
 #include "grpc/grpc_transport.h"
 #include "jsonrpc/jsonrpc_transport.h"
 #include "raw/raw_transport.h"
@@ -20,8 +24,10 @@ namespace rpclab {
 // binary, no RPC library), name in Kiraly's 2018 tables
 // (his C++ gRPC, XML-RPC and JSON-RPC, each over HTTP), whether a datagram
 // leads with its XID (the wire capture follows it).
-const std::vector<TransportRow>& transports() {
-  static const std::vector<TransportRow> table = {
+namespace {
+
+std::vector<TransportRow>& table() {
+  static std::vector<TransportRow> table = {
       {"sunrpc-udp", "ONC RPC over UDP: rpcgen -M stubs on libtirpc (clnt_dg / svc_dg)",
        {Carrier::kDatagram, Role::kRpc, true, "raw-udp", "", "Sun (udp)",
         "libtirpc's default buffer is 8800 bytes; --udp-bufsize 65536 on client and server carries up to 65460", "",
@@ -68,6 +74,73 @@ const std::vector<TransportRow>& transports() {
   return table;
 }
 
+// Adapters' manifests, kept where their rows' views can point into them.
+std::deque<AdapterManifest>& manifests() {
+  static std::deque<AdapterManifest> kept;
+  return kept;
+}
+
+std::vector<SkippedAdapter>& skipped() {
+  static std::vector<SkippedAdapter> list;
+  return list;
+}
+
+const AdapterManifest& manifest_of(const std::string& transport) {
+  for (const AdapterManifest& m : manifests())
+    if (m.name == transport) return m;
+  throw SetupError("transport " + transport + " is not an adapter");
+}
+
+// What the harness writes of an adapter's client: what its manifest says.
+ClientSettings adapter_client_settings(const ClientOptions& o) {
+  const AdapterManifest& m = manifest_of(o.transport);
+  ClientSettings s;
+  s.timeout_ms = o.timeout_ms.value_or(m.default_timeout_ms);
+  s.timeout_is_default = !o.timeout_ms;
+  s.max_payload = m.max_payload;
+  s.library = m.library;
+  return s;
+}
+
+// Its programs are the adapter's own, run by the harness; nothing of it
+// runs in an rpclab process.
+[[noreturn]] void not_in_process(const std::string& transport) {
+  throw SetupError("transport " + transport + " is an adapter: the harness runs its own programs (" +
+                   manifest_of(transport).file + "), not rpclab-client or rpclab-server");
+}
+std::unique_ptr<RpcClient> adapter_client(const ClientOptions& o) { not_in_process(o.transport); }
+std::unique_ptr<RpcServer> adapter_server(const ServerOptions& o, ServerCore&) { not_in_process(o.transport); }
+
+TransportRow adapter_row(const AdapterManifest& m) {
+  TransportRow row{m.name, m.summary,
+                   {m.datagram ? Carrier::kDatagram : Carrier::kStream, Role::kRpc,
+                    m.library_retry == LibraryRetry::kAlwaysOn, m.datagram ? "raw-udp" : "raw-tcp", "", "", "", "",
+                    "", m.wire_xid},
+                   adapter_client_settings, adapter_client, adapter_server,
+                   {m.library_retry, m.library_retry_what}, m.operations, {}};
+  row.adapter = &m;
+  return row;
+}
+
+}  // namespace
+
+const std::vector<TransportRow>& transports() { return table(); }
+
+void add_adapter_rows(const AdapterScan& scan) {
+  for (const AdapterManifest& m : scan.ready) {
+    auto& gone = skipped();  // built since it was listed as skipped
+    gone.erase(std::remove_if(gone.begin(), gone.end(), [&](const SkippedAdapter& s) { return s.name == m.name; }),
+               gone.end());
+    if (find_transport(m.name))
+      throw AdapterManifestError(m.file + ": field 'name': " + m.name + " is a transport rpclab already has");
+    manifests().push_back(m);
+    table().push_back(adapter_row(manifests().back()));
+  }
+  for (const SkippedAdapter& s : scan.skipped) skipped().push_back(s);
+}
+
+const std::vector<SkippedAdapter>& skipped_adapters() { return skipped(); }
+
 const TransportRow* find_transport(std::string_view name) {
   for (const TransportRow& row : transports())
     if (row.name == name) return &row;
@@ -80,6 +153,8 @@ std::string transport_names() {
     if (!names.empty()) names += ", ";
     names += row.name;
   }
+  for (size_t i = 0; i < skipped().size(); ++i)
+    names += (i ? "; " : "; skipped adapters: ") + skipped()[i].name + " (" + skipped()[i].reason + ")";
   return names;
 }
 

@@ -21,6 +21,7 @@ build_packages=(
   gnuplot-nox sockperf                              # plots, speed calibration
   help2man                                          # man pages from --help
   libpcap-dev                                       # the wire capture (nflog) for the causes of duplicates
+  libthrift-dev thrift-compiler                     # adapters/thrift: Apache Thrift 0.17, the first adapter (docs/adapters.md)
   clang libbpf-dev bpftool                          # ... and its cheaper eBPF backend
 )
 # make test only: a gRPC client that is not ours (reflection, health), and

@@ -12,6 +12,8 @@ its units depends on one of the other's. The plan holds when:
   replaced from below);
 - no folder depends on itself through others (the rooms are layered);
 - every folder has a row in ROOMS, and includes only the rooms that row
+- nothing under adapters/ includes a header of rpclab's, by any path: an
+  adapter is written against docs/adapters.md alone;
   allows (the layers are the ones docs/architecture.md describes);
 - no folder of source holds more than MAX_FILES files;
 - no file outside harness/record/ reads a record's field by its name
@@ -43,7 +45,7 @@ import re
 import sys
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
-SOURCE_DIRS = ['src', 'process', 'netem', 'harness']
+SOURCE_DIRS = ['src', 'process', 'netem', 'harness', 'adapters']
 MAX_FILES = 32
 
 # What each room may include: its row names the rooms right below it, and
@@ -85,7 +87,11 @@ ROOMS = {
     'harness/speed': ['harness/causes', 'harness/remote'],          # the speed experiment
     'harness/nfs': ['harness/placement'],                           # the NFS experiment: NFS servers as rows, the NFS client, its classes
     'harness/report': ['harness/run'],                              # text, HTML, compare
-    'harness/cli': ['harness/dependability', 'harness/speed', 'harness/nfs', 'harness/report'],  # the commands
+    'harness/adapters': ['harness/dependability'],                  # rows from outside: found, built, checked
+    'harness/cli': ['harness/dependability', 'harness/speed', 'harness/nfs', 'harness/report', 'harness/adapters'],  # the commands
+    # adapters/: RPC stacks written against docs/adapters.md alone: they
+    # include nothing of rpclab (see adapter_problems below).
+    'adapters/*': [],
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
@@ -247,6 +253,28 @@ KEYED_READ = re.compile(r'(?:\.(?:at|value|contains|count|find)\(\s*"([a-z][a-z0
                         r'|\[\s*"([a-z][a-z0-9_]*)"\s*\](?!\s*=[^=]))')
 
 
+ADAPTERS = 'adapters/'
+# The top folders of rpclab's headers, as an include may spell them from
+# the root or from src/ (common/..., server/...).
+RPCLAB_HEADER = re.compile(r'^(\.\./)*(src|harness|netem|process|common|ops|transport|server|client)/')
+
+
+def adapter_problems(root, files):
+    problems = []
+    fileset = set(files)
+    for f in files:
+        if not f.startswith(ADAPTERS):
+            continue
+        with open(os.path.join(root, f), errors='replace') as text:
+            for n, line in enumerate(text, 1):
+                m = re.match(r'^\s*#\s*include\s+["<]([^">]+)[">]', line)
+                ours = resolve(m.group(1), fileset) if m else None
+                if m and (RPCLAB_HEADER.search(m.group(1)) or (ours and not ours.startswith(ADAPTERS))):
+                    problems.append('%s:%d includes %s: an adapter includes nothing of rpclab\'s (docs/adapters.md)'
+                                    % (f, n, m.group(1)))
+    return problems
+
+
 def record_key_reads(root, files):
     keys = set()
     for f in files:
@@ -286,6 +314,7 @@ def check(root):
         if n > MAX_FILES:
             problems.append('%s holds %d source files (at most %d): split it along its seams' % (folder, n, MAX_FILES))
     problems += record_key_reads(root, files)
+    problems += adapter_problems(root, files)
     for p in problems:
         print(p)
     if not problems:

@@ -20,17 +20,15 @@ constexpr size_t kMostClients = 8;  // more lines than this are unreadable
 }  // namespace
 
 std::vector<Series> extra_executions_over_time(const std::string& journal_path, size_t points) {
-  JournalFile file(journal_path);
-  check_journal(file.bytes());
   std::map<uint32_t, std::vector<int64_t>> extras;  // client -> times of its extra executions
   int64_t first = INT64_MAX, last = INT64_MIN;
-  for_each_record(file.bytes(), [&](const journal::Record& r) {
-    if (r.kind != static_cast<uint8_t>(journal::RecordKind::kExecuted)) return;
+  for (const journal::Record& r : read_journal_records(journal_path)) {
+    if (r.kind != static_cast<uint8_t>(journal::RecordKind::kExecuted)) continue;
     first = std::min(first, r.realtime_ns);
     last = std::max(last, r.realtime_ns);
     std::vector<int64_t>& mine = extras[r.client_id];
     if (r.times_executed > 1) mine.push_back(r.realtime_ns);
-  });
+  }
   std::vector<Series> out;
   if (first > last || points < 2) return out;
   for (auto& [client, times] : extras) {
@@ -58,7 +56,7 @@ std::vector<std::string> cascade_plots(const std::vector<CellRecord>& records, c
     std::string folder = fs::path(r.cell_dir).filename().string();
     std::string cell = dir + "/cells/" + folder;
     for (uint32_t trial = 1; trial <= r.trials.value_or(0); ++trial) {
-      std::string journal = fmt::format("{}/trial-{}/journal.bin", cell, trial);
+      std::string journal = journal_in(fmt::format("{}/trial-{}", cell, trial));
       std::vector<Series> series;
       try {
         if (fs::exists(journal)) series = extra_executions_over_time(journal, kPoints);

@@ -26,13 +26,11 @@ std::vector<Execution> recorded_executions(const std::string& journal_path, cons
   for (size_t k = 0; k < clients.records.size(); ++k)
     for (const CallEntry& c : clients.records[k].calls) recorded.insert({static_cast<uint32_t>(k + 1), c.seq});
   std::vector<Execution> out;
-  JournalFile file(journal_path);
-  check_journal(file.bytes());
-  for_each_record(file.bytes(), [&](const journal::Record& r) {
-    if (r.kind != static_cast<uint8_t>(journal::RecordKind::kExecuted) || !recorded.count({r.client_id, r.seq})) return;
+  for (const journal::Record& r : read_journal_records(journal_path)) {
+    if (r.kind != static_cast<uint8_t>(journal::RecordKind::kExecuted) || !recorded.count({r.client_id, r.seq})) continue;
     int64_t arrival = (r.known & journal::kKnowsKernelArrival) ? r.realtime_ns : 0;
     out.push_back({r.client_id, r.seq, r.known, r.request_id, r.peer_port, r.attempt, arrival});
-  });
+  }
   return out;
 }
 
@@ -80,11 +78,11 @@ CausesRecord trial_causes(const CellConfig& cell, TrialCapture& capture, const C
   in.drains_stale_replies = cell.settings.on(sunrpc::kDrainStaleReplies);
   std::string missing = keep_wire(capture, files);
   if (missing.empty()) in.wire = capture.capture->wire();
-  in.executions = recorded_executions(files.path("journal.bin"), clients);
+  in.executions = recorded_executions(journal_in(files.dir), clients);
   in.app_attempts = app_attempts(clients);
   Attribution a = attribute(in);
   if (a.extra_executions != extra_executions)
-    throw CellFailure(fmt::format("the attribution found {} extra executions in journal.bin, the join {}",
+    throw CellFailure(fmt::format("the attribution found {} extra executions in the journal, the join {}",
                                   a.extra_executions, extra_executions));
   CausesRecord c;
   c.counts = a.counts;

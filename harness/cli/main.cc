@@ -9,6 +9,8 @@
 
 #include "common/cli_support.h"
 #include "common/install_paths.h"
+#include "harness/adapters/adapter_rows.h"
+#include "harness/cli/adapter_command.h"
 #include "harness/cli/compare_command.h"
 #include "harness/cli/experiment_command.h"
 #include "harness/cli/experiments.h"
@@ -55,6 +57,14 @@ bool top_level_option(CLI::App& app, const std::string& arg) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Adapters are rows like any other (docs/adapters.md): in the table
+  // before any command's flags or help name the transports.
+  try {
+    rpclab::harness::load_adapter_rows();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rpclab: %s\n", e.what());
+    return rpclab::kExitUsage;
+  }
   CLI::App app{"rpclab: how often RPC calls are silently lost or run twice, and what a call costs", "rpclab"};
   app.require_subcommand(1);
   std::vector<std::function<int()>> experiment_commands;
@@ -62,6 +72,7 @@ int main(int argc, char** argv) {
     experiment_commands.push_back(rpclab::harness::add_experiment_command(app, e));
   auto report = rpclab::harness::add_report_command(app);
   auto compare = rpclab::harness::add_compare_command(app);
+  auto adapter = rpclab::harness::add_adapter_command(app);
   app.add_subcommand("doctor", "what this machine can do, and what will be skipped and why");
   app.add_subcommand("clean-net", "remove every network namespace rpclab created (make clean-net)");
   rpclab::harness::GuestTrial guest;
@@ -97,6 +108,7 @@ int main(int argc, char** argv) {
       if (app.got_subcommand(rows[i].name)) return experiment_commands[i]();
     if (app.got_subcommand("report")) return report();
     if (app.got_subcommand("compare")) return compare();
+    if (app.got_subcommand("adapter")) return adapter();
     if (app.got_subcommand("doctor")) return doctor();
     if (app.got_subcommand("clean-net")) return clean_net();
     if (app.got_subcommand("cell")) {  // inside the guest: a trial of the cell's own experiment

@@ -8,6 +8,7 @@
 #include "harness/dependability/cell_events.h"
 #include "harness/dependability/trial_join.h"
 #include "harness/run/cell_failure.h"
+#include "harness/placement/cell_processes.h"
 #include "harness/placement/guest_cell.h"
 #include "harness/placement/local_placement.h"
 #include "harness/run/result_record.h"
@@ -106,6 +107,8 @@ void run_placed_trial(Placement& at, const CellConfig& cell, const TrialPlace& p
 void run_dependability_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env,
                              process::CommandLog& log, TrialRecord& trial) {
   trial.dependability.calls_planned = cell.total_calls();
+  if (std::string why = adapter_cannot_run(cell, static_cast<bool>(env.remote)); !why.empty())
+    return mark(trial, "skipped", why);
   if (env.remote) return run_placed_trial(*env.remote(cell, log), cell, place, env, log, trial);
   if (std::string why = cannot_run_here(cell, env.caps); !why.empty()) return mark(trial, "skipped", why);
   netem::Choice choice;

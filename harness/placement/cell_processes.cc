@@ -14,6 +14,7 @@
 #include "server/journal_reader.h"
 #include "harness/run/cell_failure.h"
 #include "transport/settings_table.h"
+#include "transport/transport.h"
 
 namespace rpclab::harness {
 namespace {
@@ -39,9 +40,45 @@ void check_interrupt(const ProcessPlacement& placement) {
 
 }  // namespace
 
+namespace {
+
+const AdapterManifest* adapter_of(const CellConfig& cell) {
+  const TransportRow* row = find_transport(cell.transport);
+  return row ? row->adapter : nullptr;
+}
+
+// An adapter's server (docs/adapters.md, "The server"): its own program,
+// the contract's flags; it always journals, in the lines form.
+std::vector<std::string> adapter_server_argv(const AdapterManifest& a, const CellConfig& cell, const std::string& listen,
+                                             const CellFiles& files) {
+  std::vector<std::string> argv = a.server;
+  argv.insert(argv.end(), {"--listen", listen, "--journal", files.path(std::string(kJournalLinesName)), "--ready-file",
+                           files.path("server.ready")});
+  if (cell.at_most_once) argv.push_back("--at-most-once");
+  if (a.server_stats) argv.insert(argv.end(), {"--stats-file", files.path("server.stats")});
+  return argv;
+}
+
+}  // namespace
+
+std::string adapter_cannot_run(const CellConfig& cell, bool remote) {
+  const AdapterManifest* a = adapter_of(cell);
+  if (!a) return "";
+  if (remote)
+    return "adapter " + a->name + " does not run with --server-host yet: the harness copies only rpclab-server and "
+           "rpclab-client to the other machine";
+  if (cell.at_most_once && !a->at_most_once)
+    return "adapter " + a->name + "'s server does not implement --at-most-once (its manifest, " + a->file + ")";
+  if (cell.experiment == "speed" && !a->server_stats)
+    return "adapter " + a->name + "'s server writes no --stats-file, which speed reads for the server's CPU (its "
+           "manifest's server_stats, " + a->file + ")";
+  return "";
+}
+
 // `listen`: ADDR:PORT.
 std::vector<std::string> server_argv(const CellConfig& cell, const std::string& listen, const CellFiles& files,
                                      const std::string& bin_dir) {
+  if (const AdapterManifest* a = adapter_of(cell)) return adapter_server_argv(*a, cell, listen, files);
   std::vector<std::string> argv = {bin_dir + "/rpclab-server", "--transport", cell.transport,
                                    "--listen", listen, "--ledger", files.path("ledger.bin"),
                                    "--ready-file", files.path("server.ready"), "--stats-file",
@@ -57,18 +94,30 @@ std::vector<std::string> server_argv(const CellConfig& cell, const std::string& 
   return argv;
 }
 
+// An adapter's client takes rpclab-client's flags but --transport
+// (docs/adapters.md, "The client"), all of them given: rpclab-client's
+// defaults spelt out, which an experiment's own arguments after them
+// override (the last of a repeated flag counts).
 std::vector<std::string> client_argv(const CellConfig& cell, int k, const std::string& endpoint,
                                      const CellFiles& files, const std::string& bin_dir) {
-  std::vector<std::string> argv = {bin_dir + "/rpclab-client", "--transport", cell.transport,
-                                   "--server", endpoint, "--calls", std::to_string(cell.calls_per_client),
-                                   "--client-id", std::to_string(k), "--connect",
-                                   std::string(connect_mode_name(cell.connect)), "--record",
-                                   files.client_record(k)};
+  const AdapterManifest* adapter = adapter_of(cell);
+  std::vector<std::string> argv = adapter ? adapter->client
+                                          : std::vector<std::string>{bin_dir + "/rpclab-client", "--transport", cell.transport};
+  argv.insert(argv.end(), {"--server", endpoint, "--calls", std::to_string(cell.calls_per_client),
+                           "--client-id", std::to_string(k), "--connect", std::string(connect_mode_name(cell.connect)),
+                           "--record", files.client_record(k)});
+  if (adapter)
+    argv.insert(argv.end(), {"--first-seq", "0", "--op", "next", "--size", "0", "--warmup", "0"});
   if (cell.timeout_ms) argv.insert(argv.end(), {"--timeout", std::to_string(*cell.timeout_ms)});
   for (const std::string& arg : setting_args(cell.client_options().settings)) argv.push_back(arg);
   if (cell.retry.policy != RetryPolicy::kNone)
     argv.insert(argv.end(), {"--retry-policy", std::string(retry_policy_name(cell.retry.policy))});
   if (cell.retry.policy == RetryPolicy::kApp) argv.insert(argv.end(), {"--app-retries", std::to_string(cell.retry.app_retries)});
+  if (adapter && cell.retry.policy == RetryPolicy::kApp) {
+    AppRetryOptions defaults;  // rpclab-client's, spelt out for a program that has none
+    argv.insert(argv.end(), {"--app-backoff", std::to_string(defaults.backoff_ms), "--app-backoff-max",
+                             std::to_string(defaults.backoff_max_ms)});
+  }
   if (cell.duration_ms) argv.insert(argv.end(), {"--duration", std::to_string(*cell.duration_ms)});
   return argv;
 }
@@ -182,6 +231,8 @@ std::string ServerUnderTest::endpoint() const { return address_ + ":" + std::to_
 
 std::optional<nlohmann::json> ServerUnderTest::stats() {
   if (!process_->running()) return std::nullopt;
+  // SIGUSR1's default action kills: only a server that claims to answer it gets it.
+  if (const AdapterManifest* a = adapter_of(cell_); a && !a->server_stats) return std::nullopt;
   int want = ++stats_generation_;
   ::kill(process_->pid(), SIGUSR1);
   // A server pinned beside hogs, on a machine busy with other work, can
@@ -256,11 +307,12 @@ Ledger ServerUnderTest::read_ledger() const { return read_server_ledger(files_);
 Ledger read_server_ledger(const CellFiles& files) {
   auto exists = [&](const char* name) { return ::access(files.path(name).c_str(), F_OK) == 0; };
   try {
-    if (!exists("journal.bin")) return Ledger::read_file(files.path("ledger.bin"));
-    Ledger journaled = read_journal_ledger(files.path("journal.bin"));
+    std::string journal = journal_in(files.dir);
+    if (::access(journal.c_str(), F_OK) != 0) return Ledger::read_file(files.path("ledger.bin"));
+    Ledger journaled = read_journal_ledger(journal);
     if (exists("ledger.bin") &&
         journaled.serialize() != Ledger::read_file(files.path("ledger.bin")).serialize())
-      throw CellFailure("the server's ledger.bin and its journal.bin disagree on what ran");
+      throw CellFailure("the server's ledger.bin and its journal disagree on what ran");
     return journaled;
   } catch (const CellFailure&) {
     throw;

@@ -53,6 +53,12 @@ std::vector<std::string> server_argv(const CellConfig& cell, const std::string& 
 std::vector<std::string> client_argv(const CellConfig& cell, int k, const std::string& endpoint,
                                      const CellFiles& files, const std::string& bin_dir);
 
+// Why `cell` cannot run on its transport when that is an adapter whose
+// manifest does not claim what the cell needs (the at-most-once table;
+// for speed, the server's stats), or that `remote` (--server-host) would
+// place where its programs are not; or "" (docs/adapters.md).
+std::string adapter_cannot_run(const CellConfig& cell, bool remote = false);
+
 // What the server ran: its journal, checked against its ledger.bin when it
 // stopped cleanly (both in `files`). Throws CellFailure.
 Ledger read_server_ledger(const CellFiles& files);

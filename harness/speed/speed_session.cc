@@ -81,6 +81,7 @@ double server_cpu_us(const json& stats) {
 std::string skip_reason(const CellConfig& cell, const CellEnvironment& env) {
   if (env.remote && is_calibration(cell.transport))
     return "sockperf calibration runs between this host's own namespaces, not with --server-host";
+  if (std::string why = adapter_cannot_run(cell, static_cast<bool>(env.remote)); !why.empty()) return why;
   if (env.remote) return "";
   if (cell.topology == netem::TopologyKind::kTwoHost && !env.caps.root)
     return "the two-host topology needs root for network namespaces";

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "ops/next_reply.h"
+#include "server/journal_lines.h"
 
 namespace rpclab {
 namespace {
@@ -105,21 +106,42 @@ void for_each_record(std::string_view bytes, const std::function<void(const Reco
   }
 }
 
+namespace {
+
+// One more record into the ledger the journal implies; `where` names it in
+// errors.
+void count_record(Ledger& ledger, const Record& r, const std::string& where) {
+  if (r.kind != static_cast<uint8_t>(journal::RecordKind::kExecuted)) return;
+  uint32_t n = ledger.record(r.client_id, r.seq);
+  if (n == 0) throw LedgerError("the journal holds more executions than the ledger's memory cap allows");
+  if (n != r.times_executed)
+    throw JournalError(where + ": says execution " + std::to_string(r.times_executed) + " of client " +
+                       std::to_string(r.client_id) + " seq " + std::to_string(r.seq) + ", but it is execution " +
+                       std::to_string(n) + " in the journal (damaged)");
+  if (r.status == static_cast<uint32_t>(NextStatus::kOutOfOrder)) ledger.add_mismatch(r.client_id);
+}
+
+}  // namespace
+
 Ledger ledger_from_journal(std::string_view bytes, size_t ledger_max_bytes) {
-  JournalSummary summary = check_journal(bytes);
   Ledger ledger(ledger_max_bytes);
-  for_each_record(bytes, [&](const Record& r) {
-    if (r.kind != static_cast<uint8_t>(journal::RecordKind::kExecuted)) return;
-    uint32_t n = ledger.record(r.client_id, r.seq);
-    if (n == 0) throw LedgerError("the journal holds more executions than the ledger's memory cap allows");
-    if (n != r.times_executed)
-      throw JournalError(slot_name(r.index) + ": says execution " + std::to_string(r.times_executed) +
-                         " of client " + std::to_string(r.client_id) + " seq " + std::to_string(r.seq) +
-                         ", but it is execution " + std::to_string(n) + " in the journal (damaged)");
-    if (r.status == static_cast<uint32_t>(NextStatus::kOutOfOrder)) ledger.add_mismatch(r.client_id);
-  });
+  if (is_journal_lines(bytes)) {
+    JournalLines lines = parse_journal_lines(bytes);
+    for (const Record& r : lines.records) count_record(ledger, r, "record " + std::to_string(r.index));
+    return ledger;
+  }
+  JournalSummary summary = check_journal(bytes);
+  for_each_record(bytes, [&](const Record& r) { count_record(ledger, r, slot_name(r.index)); });
   ledger.add_unrecorded(summary.header.unrecorded);
   return ledger;
+}
+
+std::vector<Record> journal_records(std::string_view bytes) {
+  if (is_journal_lines(bytes)) return parse_journal_lines(bytes).records;
+  check_journal(bytes);
+  std::vector<Record> out;
+  for_each_record(bytes, [&](const Record& r) { out.push_back(r); });
+  return out;
 }
 
 JournalFile::JournalFile(const std::string& path) {
@@ -146,15 +168,34 @@ JournalFile::~JournalFile() {
   if (data_) ::munmap(const_cast<char*>(data_), size_);
 }
 
-Ledger read_journal_ledger(const std::string& path) {
+namespace {
+
+// `read` on the file at `path`; errors name the file.
+template <typename Read>
+auto on_journal_file(const std::string& path, Read read) {
   try {
     JournalFile file(path);
-    return ledger_from_journal(file.bytes());
+    return read(file.bytes());
   } catch (const JournalError& e) {
     std::string what = e.what();
     if (what.rfind(path, 0) == 0) throw;
     throw JournalError(path + ": " + what);
   }
+}
+
+}  // namespace
+
+Ledger read_journal_ledger(const std::string& path) {
+  return on_journal_file(path, [](std::string_view bytes) { return ledger_from_journal(bytes); });
+}
+
+std::vector<Record> read_journal_records(const std::string& path) {
+  return on_journal_file(path, [](std::string_view bytes) { return journal_records(bytes); });
+}
+
+std::string journal_in(const std::string& dir) {
+  std::string lines = dir + "/" + std::string(kJournalLinesName);
+  return ::access(lines.c_str(), F_OK) == 0 ? lines : dir + "/" + std::string(kJournalBinaryName);
 }
 
 uint64_t journal_reserved(const std::string& path) {

@@ -14,16 +14,13 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "server/journal_error.h"
 #include "server/journal_format.h"
 #include "server/ledger.h"
 
 namespace rpclab {
-
-class JournalError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 struct JournalSummary {
   journal::Header header{};
@@ -40,9 +37,15 @@ void for_each_record(std::string_view bytes, const std::function<void(const jour
 
 // The ledger the journal implies: one execution per executed record,
 // Levy's mismatches from their status, and the header's unrecorded count.
+// Either form: the binary one, or the lines an adapter writes
+// (journal_lines.h), told apart by their first byte.
 // Throws JournalError when the journal is damaged or a record's execution
 // count disagrees with the records before it, LedgerError past the cap.
 Ledger ledger_from_journal(std::string_view bytes, size_t ledger_max_bytes = SIZE_MAX);
+
+// Every record of a journal of either form, sealed ones only, in order.
+// Throws JournalError.
+std::vector<journal::Record> journal_records(std::string_view bytes);
 
 // A journal file mapped read-only for the life of the object.
 class JournalFile {
@@ -60,6 +63,17 @@ class JournalFile {
 
 // ledger_from_journal on a file; errors name the file.
 Ledger read_journal_ledger(const std::string& path);
+// journal_records on a file; errors name the file.
+std::vector<journal::Record> read_journal_records(const std::string& path);
+
+// The file names a trial's server journals to: rpclab-server's binary
+// form, an adapter's lines (docs/adapters.md).
+inline constexpr std::string_view kJournalBinaryName = "journal.bin";
+inline constexpr std::string_view kJournalLinesName = "journal.jsonl";
+// The journal in a trial's folder `dir`: its lines when an adapter wrote
+// them, else journal.bin.
+std::string journal_in(const std::string& dir);
+
 // Slots handed out so far, read from the header of a journal a server may
 // still be writing (tests wait on it). 0 when the file does not exist yet.
 uint64_t journal_reserved(const std::string& path);

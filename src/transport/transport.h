@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/setup_error.h"
+#include "transport/adapter_manifest.h"
 #include "ops/operation.h"
 #include "transport/outcome.h"
 #include "transport/retry_policy.h"
@@ -152,6 +153,11 @@ struct TransportRow {
   // matrix fans them out; its adapter reads them from the options.
   std::vector<SettingUse> settings;
 
+  // An adapter's row (docs/adapters.md): its manifest, whose programs the
+  // harness runs in place of rpclab-server and rpclab-client; null for the
+  // rows built in.
+  const AdapterManifest* adapter = nullptr;
+
   bool carries(Operation op) const { return operations.has(op); }
   // Whether it takes `s` on `side` (Side::kBoth: on either side).
   bool takes(const TransportSetting& s, Side side) const {
@@ -170,13 +176,24 @@ std::vector<SettingUse> settings_list(const SettingUse (&uses)[N]) {
 // The table's order is the display order of reports and --help.
 const std::vector<TransportRow>& transports();
 const TransportRow* find_transport(std::string_view name);
-std::string transport_names();  // "a, b, c" for messages
+// "a, b, c" for messages, and the adapters skipped here with the reason.
+std::string transport_names();
+
+// Adds the built adapters of `scan` as rows after the built-in ones, and
+// remembers the skipped ones. For a program's start, before anything reads
+// the table: the rows move. Throws AdapterManifestError for an adapter
+// named like a row already in the table.
+void add_adapter_rows(const AdapterScan& scan);
+const std::vector<SkippedAdapter>& skipped_adapters();
 // "" when `row` carries `op`; else one message saying it does not, and
 // which transports do.
 std::string operation_refusal(const TransportRow& row, Operation op);
 
 // Why `policy` does not apply on `row` (a usage error), or nullopt when it does.
 inline std::optional<std::string> retry_policy_refusal(const TransportRow& row, RetryPolicy policy) {
+  if (row.adapter && !row.adapter->takes(policy))
+    return "transport " + std::string(row.name) + " is an adapter whose client does not implement --retry-policy " +
+           std::string(retry_policy_name(policy)) + " (its manifest's retry_policies, " + row.adapter->file + ")";
   return retry_policy_refusal(row.name, row.library_retry, policy);
 }
 

@@ -30,7 +30,8 @@ const std::vector<std::string> kManPages = {"rpclab",           "rpclab-dependab
                                             "rpclab-nfs",       "rpclab-report",        "rpclab-compare",
                                             "rpclab-doctor",    "rpclab-clean-net",     "rpclab-server",
                                             "rpclab-client",    "rpclab-linktest",      "rpclab-linkprobe",
-                                            "rpclab-nfs-client", "rpclab-nfs-fsops",    "rpclab-nfs-cell"};
+                                            "rpclab-nfs-client", "rpclab-nfs-fsops",    "rpclab-nfs-cell",
+                                            "rpclab-adapter"};
 
 // A man page's section, from `.SH heading` to the next `.SH` ("" when it
 // has none).

@@ -149,13 +149,17 @@ const std::vector<BadInput>& table() {
        "start a new run with --out"},
       {dependability({"--out", "{dir}/a-run", "--dry-run"}), kUsage, "this folder already holds a run",
        "--resume {dir}/a-run"},
-      {{"rpclab", "frobnicate"}, kUsage, "unknown command 'frobnicate'", "dependability, speed, nfs, report, compare, doctor"},
+      {{"rpclab", "frobnicate"}, kUsage, "unknown command 'frobnicate'", "dependability, speed, nfs, report, compare, adapter, doctor"},
       {{"rpclab", "--bogus"}, kUsage, "unknown option '--bogus'", "a command comes first"},
       // a flag's path is checked before anything runs: exit 2 (docs/running.md, "Files the programs write")
       {{"rpclab", "compare", "{dir}/a-run", "{dir}/a-run", "--html", "/nonexistent/x.html"}, kUsage, "--html",
        "/nonexistent"},
       {{"rpclab", "report"}, kUsage, "run is required", "--help"},
       {{"rpclab", "report", "{dir}/a-run"}, kUsage, "{dir}/a-run is not a run folder", "e.g. results/latest"},
+      // rpclab adapter (docs/adapters.md)
+      {{"rpclab", "adapter", "frob"}, kUsage, "action", "check,build,list"},
+      {{"rpclab", "adapter", "check"}, kUsage, "which adapter?", "rpclab adapter list names them"},
+      {{"rpclab", "adapter", "check", "no-such-stack"}, kUsage, "no adapter named 'no-such-stack'", "thrift"},
       // rpclab speed
       {speed({"--preset", "fast"}), kUsage, "--preset", "levy1989,quick"},
       {speed({"--sizes", "16777217"}), kUsage, "--sizes", "0 to 16777216"},

@@ -72,6 +72,24 @@ TEST(TreeCheck, APlantedTreeThatFollowsThePlanPasses) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
 }
 
+// An adapter is written against docs/adapters.md alone: it includes no
+// header of rpclab's, by the root's path, src/'s, or a relative one; its
+// own headers and its library's are fine.
+TEST(TreeCheck, AnAdapterThatIncludesRpclabFailsNamingTheLine) {
+  PlantedTree t;
+  t.includes("src/server/ledger.h", {})
+      .includes("adapters/demo/flags.h", {})
+      .file("adapters/demo/server.cc", "#include <thrift/transport/TSocket.h>\n#include \"flags.h\"\n"
+                                       "#include \"server/ledger.h\"\n#include \"../../src/common/version.h\"\n");
+  ProcessResult r = t.check();
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("adapters/demo/server.cc:3 includes server/ledger.h: an adapter includes nothing of rpclab's"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("adapters/demo/server.cc:4 includes ../../src/common/version.h"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("TSocket"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("flags.h"), std::string::npos) << r.out;
+}
+
 TEST(TreeCheck, ACircleBetweenFilesFailsNamingTheUnitsAndTheIncludes) {
   PlantedTree t;
   t.includes("netem/spec/fault_spec.h", {"netem/spec/fault_fields.h"})
