@@ -33,6 +33,12 @@
 //   - no later call of its step changes whether one of its names exists
 //     ("mkdir,rmdir": the MKDIR is not judged; "create-guarded,write":
 //     both are; "create-guarded,link,rename": LINK and RENAME are).
+// A call is judged by the effects no other call of its step contests:
+// RENAME by <step>.renamed being there, not by <step> being gone, since a
+// late copy of the step's CREATE can re-make <step> after the RENAME ran
+// (seen with ganesha's cache off under duplication, 2026-11-28: the name
+// there again as a new file of one link beside <step>.renamed). Such a
+// CREATE, told NFS3_OK, is **replayed, told success** (ran_again_after_undone).
 // The others are counted as not judged.
 #pragma once
 
@@ -61,6 +67,11 @@ bool effect_there(const rpclab::nfs::NfsCall& call, const NfsExportListing& end)
 // Whether the effect of the record's call `index` is in `end`; nullopt when
 // a later call of its step changes it, so the end cannot say.
 std::optional<bool> effect_at_end(const rpclab::nfs::NfsCallRecord& record, size_t index, const NfsExportListing& end);
+// Call `index`, told NFS3_OK, ran again after a later call of its step
+// (told NFS3_OK, and seen to run by an effect only it has) undid it: one
+// of its names is as it left it although that later call changed it. A
+// duplicated CREATE run after its step's RENAME re-makes the moved name.
+bool ran_again_after_undone(const rpclab::nfs::NfsCallRecord& record, size_t index, const NfsExportListing& end);
 
 struct RecordClasses {
   NfsClassCounts all;

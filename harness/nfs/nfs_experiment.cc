@@ -447,8 +447,10 @@ void summarize_nfs(const CellConfig& cell, const std::vector<TrialRecord>& trial
 }
 
 std::string classes_words(const NfsClassCounts& c) {
-  return fmt::format("{} judged: {} correct, {} replayed told failure, {} lost, {} indeterminate, {} clean failures",
-                     grouped(c.judged()), grouped(c.correct), grouped(c.replayed_told_failure), grouped(c.lost),
+  return fmt::format("{} judged: {} correct, {} replayed told failure, {} replayed told success, {} lost, "
+                     "{} indeterminate, {} clean failures",
+                     grouped(c.judged()), grouped(c.correct), grouped(c.replayed_told_failure),
+                     grouped(c.replayed_told_success), grouped(c.lost),
                      grouped(c.indeterminate), grouped(c.clean_failure));
 }
 
@@ -477,7 +479,7 @@ std::string cell_words(const CellRecord& r) {
     return s;
   }
   if (!r.nfs.over_trials) return r.reason;
-  return fmt::format("replayed told failure {}; silent (replayed or lost) {}", trials_headline(r.nfs.over_trials->duplicate_calls),
+  return fmt::format("replayed {}; silent (replayed or lost) {}", trials_headline(r.nfs.over_trials->duplicate_calls),
                      trials_headline(r.nfs.over_trials->silent));
 }
 

@@ -85,13 +85,13 @@ std::string replays_table(const std::vector<CellRecord>& records, const ReportOp
     }
     t.add(cells);
   }
-  std::string title = "NFS: calls told \"exists\" or \"no such\" for their own effect (replayed, told failure), of "
-                      "the calls judged, over trials";
+  std::string title = "NFS: calls run twice (replayed: told \"exists\" or \"no such\" for their own effect, or told "
+                      "success and seen to run again after a later call), of the calls judged, over trials";
   return title + "\n" + (options.markdown ? t.render_markdown() : t.render(160, 1));
 }
 
 std::string classes_table(const std::vector<CellRecord>& records, const ReportOptions& options) {
-  TextTable t({"cell", "trials", "judged", "correct", "replayed, told failure", "lost", "indeterminate",
+  TextTable t({"cell", "trials", "judged", "correct", "replayed, told failure", "replayed, told success", "lost", "indeterminate",
                "clean failure", "link measured", "reply-cache hits (server)", "server at the end"});
   for (const CellRecord& r : records) {
     if (!dependability_cell(r)) continue;
@@ -110,7 +110,7 @@ std::string classes_table(const std::vector<CellRecord>& records, const ReportOp
       for (const std::string& e : *r.nfs.server_ends) ends += (ends.empty() ? "" : "; ") + e;
     }
     t.add({r.label, fmt::format("{}", r.trials_ok.value_or(0)), grouped(c.judged()), grouped(c.correct),
-           grouped(c.replayed_told_failure), grouped(c.lost), grouped(c.indeterminate), grouped(c.clean_failure),
+           grouped(c.replayed_told_failure), grouped(c.replayed_told_success), grouped(c.lost), grouped(c.indeterminate), grouped(c.clean_failure),
            link, r.nfs.reply_cache_hits ? grouped(*r.nfs.reply_cache_hits) : "-", ends});
   }
   if (t.empty()) return "";
@@ -187,12 +187,12 @@ std::string speed_table(const std::vector<CellRecord>& records, const ReportOpti
 // Each cell's calls by operation: which operation was replayed, and that
 // the idempotent control (WRITE) and CREATE EXCLUSIVE were not.
 std::string ops_table(const std::vector<CellRecord>& records, const ReportOptions& options) {
-  TextTable t({"cell", "operation", "judged", "correct", "replayed, told failure", "lost", "indeterminate",
+  TextTable t({"cell", "operation", "judged", "correct", "replayed, told failure", "replayed, told success", "lost", "indeterminate",
                "clean failure", "not judged"});
   for (const CellRecord& r : records) {
     if (!dependability_cell(r) || !r.nfs.classes_by_op) continue;
     for (const auto& [op, c] : *r.nfs.classes_by_op)
-      t.add({r.label, op, grouped(c.judged()), grouped(c.correct), grouped(c.replayed_told_failure), grouped(c.lost),
+      t.add({r.label, op, grouped(c.judged()), grouped(c.correct), grouped(c.replayed_told_failure), grouped(c.replayed_told_success), grouped(c.lost),
              grouped(c.indeterminate), grouped(c.clean_failure), grouped(c.not_judged)});
   }
   if (t.empty()) return "";
@@ -216,7 +216,7 @@ std::vector<ReportTable> nfs_tables() {
 
 CellFigures nfs_cell_figures() {
   CellFigures f;
-  f.headers = {"calls", "correct", "replayed, told failure", "lost", "indeterminate", "clean failure", "not judged",
+  f.headers = {"calls", "correct", "replayed, told failure", "replayed, told success", "lost", "indeterminate", "clean failure", "not judged",
                "reply-cache hits", "server"};
   f.values = [](const CellRecord& r) -> std::vector<std::string> {
     if (!r.nfs.classes.value) return {};
@@ -226,7 +226,7 @@ CellFigures nfs_cell_figures() {
       ends.clear();
       for (const std::string& e : *r.nfs.server_ends) ends += (ends.empty() ? "" : "; ") + e;
     }
-    return {grouped(c.calls),         grouped(c.correct),       grouped(c.replayed_told_failure), grouped(c.lost),
+    return {grouped(c.calls),         grouped(c.correct),       grouped(c.replayed_told_failure), grouped(c.replayed_told_success), grouped(c.lost),
             grouped(c.indeterminate), grouped(c.clean_failure), grouped(c.not_judged),
             r.nfs.reply_cache_hits ? grouped(*r.nfs.reply_cache_hits) : "-", ends};
   };

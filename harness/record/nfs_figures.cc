@@ -10,6 +10,7 @@ void describe_counts(Io& io, C& c) {
   io("calls", c.calls);
   io("correct", c.correct);
   io("replayed_told_failure", c.replayed_told_failure);
+  io("replayed_told_success", c.replayed_told_success);
   io("lost", c.lost);
   io("indeterminate", c.indeterminate);
   io("clean_failure", c.clean_failure);
@@ -168,6 +169,7 @@ std::string class_name(NfsClass c) {
     case NfsClass::kIndeterminate: return "indeterminate";
     case NfsClass::kCleanFailure: return "clean_failure";
     case NfsClass::kNotJudged: return "not_judged";
+    case NfsClass::kReplayedToldSuccess: return "replayed_told_success";
   }
   return "?";
 }
@@ -181,6 +183,7 @@ void NfsClassCounts::add(NfsClass c) {
     case NfsClass::kIndeterminate: ++indeterminate; break;
     case NfsClass::kCleanFailure: ++clean_failure; break;
     case NfsClass::kNotJudged: ++not_judged; break;
+    case NfsClass::kReplayedToldSuccess: ++replayed_told_success; break;
   }
 }
 
@@ -188,6 +191,7 @@ NfsClassCounts& NfsClassCounts::operator+=(const NfsClassCounts& o) {
   calls += o.calls;
   correct += o.correct;
   replayed_told_failure += o.replayed_told_failure;
+  replayed_told_success += o.replayed_told_success;
   lost += o.lost;
   indeterminate += o.indeterminate;
   clean_failure += o.clean_failure;
@@ -212,8 +216,8 @@ ClientTrialCounts client_counts(uint32_t client_id, const NfsClassCounts& c) {
   k.client_id = client_id;
   k.calls = c.judged();
   k.silent = c.silent();
-  k.duplicate_calls = c.replayed_told_failure;
-  k.extra_executions = c.replayed_told_failure;
+  k.duplicate_calls = c.replayed();
+  k.extra_executions = c.replayed();
   return k;
 }
 

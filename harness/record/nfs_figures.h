@@ -19,25 +19,31 @@
 
 namespace rpclab::harness {
 
-enum class NfsClass { kCorrect, kReplayedToldFailure, kLost, kIndeterminate, kCleanFailure, kNotJudged };
+// kReplayedToldSuccess: told NFS3_OK, and the end shows it ran again after
+// a later call of its step undid it (a late copy of a CREATE re-making the
+// name its step's RENAME had moved): harness/nfs/nfs_classes.h.
+enum class NfsClass { kCorrect, kReplayedToldFailure, kLost, kIndeterminate, kCleanFailure, kNotJudged,
+                      kReplayedToldSuccess };
 std::string class_name(NfsClass c);  // "correct", "replayed_told_failure", ...
 
 struct NfsClassCounts {
-  uint64_t calls = 0, correct = 0, replayed_told_failure = 0, lost = 0, indeterminate = 0, clean_failure = 0,
+  uint64_t calls = 0, correct = 0, replayed_told_failure = 0, replayed_told_success = 0, lost = 0, indeterminate = 0,
+           clean_failure = 0,
            not_judged = 0;
   void add(NfsClass c);
   NfsClassCounts& operator+=(const NfsClassCounts& o);
   uint64_t judged() const { return calls - not_judged; }
   // Told something that is not so: told "exists"/"no such" for its own
   // effect (a replay), or told success for an effect that is not there.
-  uint64_t silent() const { return replayed_told_failure + lost; }
+  uint64_t silent() const { return replayed_told_failure + replayed_told_success + lost; }
+  uint64_t replayed() const { return replayed_told_failure + replayed_told_success; }
 };
 void to_json(nlohmann::json& j, const NfsClassCounts& c);
 void from_json(const nlohmann::json& j, NfsClassCounts& c);
 
 // One client's judged calls as the statistics over trials count them
-// (trial_counts.h): silent = replayed told failure + lost; duplicate calls
-// and extra executions = replayed told failure (each ran at least twice).
+// (trial_counts.h): silent = replayed (told failure or success) + lost;
+// duplicate calls and extra executions = replayed (each ran at least twice).
 ClientTrialCounts client_counts(uint32_t client_id, const NfsClassCounts& c);
 
 // One thing a cell's restart event did or saw (harness/nfs/restart_event.h),
@@ -171,8 +177,8 @@ struct NfsCell {
   std::optional<std::string> server;
   MaybeNull<NfsClassCounts> classes;  // summed over the ok trials
   std::optional<std::map<std::string, NfsClassCounts>> classes_by_op;  // summed over the ok trials that say
-  // silent = replayed told failure + lost, duplicate_calls = replayed told
-  // failure, over the judged calls (the trials method of over_trials.h).
+  // silent = replayed (told failure or success) + lost, duplicate_calls =
+  // replayed, over the judged calls (the trials method of over_trials.h).
   std::optional<OverTrialsFigures> over_trials;
   std::optional<std::vector<std::string>> server_ends;  // each ok trial's, when any was not "running"
   std::optional<uint64_t> reply_cache_hits;             // summed over the ok trials that say

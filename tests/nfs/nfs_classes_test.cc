@@ -103,6 +103,25 @@ TEST(NfsClasses, LinkAndRenameInOneStepAreBothJudged) {
   EXPECT_EQ(c.by_op.at("rename").replayed_told_failure, 1u);
 }
 
+// A late copy of the step's CREATE, run after its RENAME (ganesha with its
+// cache off under duplication, 2026-11-28): the name is there again beside
+// <step>.renamed. The RENAME ran (.renamed is there): correct, not lost;
+// the CREATE, told NFS3_OK, ran twice: replayed, told success. Without the
+// .renamed file the RENAME is lost and the CREATE is not judged.
+TEST(NfsClasses, ACreateRunAgainAfterItsStepsRenameIsReplayedToldSuccess) {
+  NfsCallRecord r;
+  r.calls = {call(1, NfsOp::kCreateGuarded, "NFS3_OK"), call(1, NfsOp::kLink, "NFS3_OK"),
+             call(1, NfsOp::kRename, "NFS3_OK"),        call(2, NfsOp::kCreateGuarded, "NFS3_OK"),
+             call(2, NfsOp::kLink, "NFS3_OK"),          call(2, NfsOp::kRename, "NFS3_OK")};
+  RecordClasses c = classify(r, there({"c1-s1", "c1-s1.link", "c1-s1.renamed", "c1-s2", "c1-s2.link"}));
+  EXPECT_EQ(c.by_op.at("rename").correct, 1u) << "s1: .renamed is there";
+  EXPECT_EQ(c.by_op.at("rename").lost, 1u) << "s2: told OK, no .renamed";
+  EXPECT_EQ(c.by_op.at("create-guarded").replayed_told_success, 1u) << "s1: its name made again after the RENAME";
+  EXPECT_EQ(c.by_op.at("create-guarded").not_judged, 1u) << "s2: the RENAME did not run, nothing says the CREATE ran twice";
+  EXPECT_EQ(c.all.silent(), 2u);
+  EXPECT_EQ(client_counts(1, c.all).duplicate_calls, 1u);
+}
+
 TEST(NfsClasses, WriteIsJudgedByTheFilesSizeAndIsNeverAReplay) {
   NfsCallRecord r;
   r.calls = {call(1, NfsOp::kCreateExclusive, "NFS3_OK"), call(1, NfsOp::kWrite, "NFS3_OK"),
