@@ -22,6 +22,7 @@ build_packages=(
   help2man                                          # man pages from --help
   libpcap-dev                                       # the wire capture (nflog) for the causes of duplicates
   libthrift-dev thrift-compiler                     # adapters/thrift: Apache Thrift 0.17, the first adapter (docs/adapters.md)
+  golang-go ca-certificates                         # adapters/grpc-go: Go 1.19; its modules (go.sum) come from proxy.golang.org over HTTPS
   clang libbpf-dev bpftool                          # ... and its cheaper eBPF backend
 )
 # make test only: a gRPC client that is not ours (reflection, health), and

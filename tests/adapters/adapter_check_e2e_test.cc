@@ -1,5 +1,5 @@
 // `rpclab adapter check` end to end, and adapters as rows of the real
-// rpclab program: the Thrift adapter passes every step; each broken
+// rpclab program: the Thrift and gRPC-Go adapters pass every step; each broken
 // fixture (fixtures/pycounter.py --bug ...) fails the step it breaks, with
 // the words that say why (every step that can fail but build and ready); a manifest with a bad field stops rpclab naming
 // the file and the field; an adapter that is not built is listed as
@@ -43,13 +43,13 @@ std::string thrift_missing() {
   return "";
 }
 
-TEST(AdapterCheck, ThriftPassesEveryStep) {
-  if (std::string why = thrift_missing(); !why.empty()) GTEST_SKIP() << why;
+// `rpclab adapter check NAME` passes every step (the cell as root only).
+void expect_check_passes(const std::string& name, std::chrono::milliseconds limit) {
   TempDir dir;
-  std::vector<std::string> args = {"adapter", "check", "thrift", "--dir", dir.file("check")};
+  std::vector<std::string> args = {"adapter", "check", name, "--dir", dir.file("check")};
   // The trial needs a namespace of its own and netem on it.
   if (::geteuid() != 0) args.push_back("--no-cell");
-  ProcessResult r = rpclab(args, "", 120s);
+  ProcessResult r = rpclab(args, "", limit);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   for (const char* step : {"build", "ready", "ledger", "kill", "garbage", "stop"})
     EXPECT_TRUE(has_line(r.out, "ok    " + std::string(step), "")) << step << ":\n" << r.out;
@@ -57,6 +57,25 @@ TEST(AdapterCheck, ThriftPassesEveryStep) {
     EXPECT_TRUE(has_line(r.out, "ok    cell", "classes add up")) << r.out;
   }
   EXPECT_EQ(r.out.find("FAIL"), std::string::npos) << r.out;
+}
+
+TEST(AdapterCheck, ThriftPassesEveryStep) {
+  if (std::string why = thrift_missing(); !why.empty()) GTEST_SKIP() << why;
+  expect_check_passes("thrift", 120s);
+}
+
+// gRPC-Go's build needs a go toolchain (Debian 12's golang-go is 1.19) and,
+// the first time, the Go module proxy.
+std::string go_missing() {
+  if (run_program({"sh", "-c", "command -v go"}).exit_code != 0)
+    return "no go toolchain on PATH (golang-go, tools/deps.sh)";
+  return "";
+}
+
+TEST(AdapterCheck, GrpcGoPassesEveryStep) {
+  if (std::string why = go_missing(); !why.empty()) GTEST_SKIP() << why;
+  // 180 s: a first build downloads its modules and compiles gRPC-Go.
+  expect_check_passes("grpc-go", 180s);
 }
 
 TEST(AdapterCheck, APythonCounterWrittenToTheContractPasses) {
@@ -156,7 +175,7 @@ print('refused' if list(check.iter_errors(bad)) else 'accepted', len(files))
 )";
   ProcessResult r = run_program({"python3", "-c", script, RPCLAB_SOURCE_DIR});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "refused 7\n") << r.out;
+  EXPECT_EQ(r.out, "refused 8\n") << r.out;
 }
 
 }  // namespace
