@@ -12,6 +12,7 @@ set -euo pipefail
 build_packages=(
   cmake ninja-build g++ make pkg-config ccache      # ccache: CMakeLists.txt uses it when present
   rpcsvc-proto libtirpc-dev rpcbind                 # rpcgen, libtirpc, rpcinfo
+  libnfs-dev                                        # rpclab-nfs-libnfs: libnfs 4.0, the NFS client that resends after a reconnect
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   grpc-proto                                        # health.proto, built into the server for reflection
   libxmlrpc-c++8-dev libjsonrpccpp-dev libssl-dev curl  # xmlrpc (xmlrpc-c), jsonrpc (+ base64 from libcrypto); curl for interop tests

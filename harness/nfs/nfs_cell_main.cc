@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
   std::string drc = "on";
   double dup_pct = 0, loss_pct = 0;
   app.add_option("--server", o.server, "an NFS server row (nfs-ganesha, ...)")->capture_default_str();
-  app.add_option("--client", o.client, "an NFS client row (rpclab, kernel)")->capture_default_str();
+  app.add_option("--client", o.client, "an NFS client row (rpclab, kernel, libnfs)")->capture_default_str();
   app.add_option("--nfs-version", o.version, "the NFS version: 3, or 4.1 (the kernel client)")
       ->check(CLI::IsMember({"3", "4.1"}))->capture_default_str();
   app.add_flag("--hard-mount", o.hard_mount, "a client that mounts (kernel): hard rather than soft");
@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
                "UDP: the clients leave libtirpc's handling of stale replies as it is (rpclab-nfs-client --raw-clnt-dg)");
   app.add_flag("--pcap", o.pcap, "capture the client's end of the link to OUT/client.pcap (tcpdump, in the client's namespace)");
   app.add_option("--out", o.out_dir, "the cell's folder")->required();
-  app.add_option("--client-program", o.client_program, "the client row's program (default: rpclab-nfs-client or rpclab-nfs-fsops beside this program)");
+  app.add_option("--client-program", o.client_program, "the client row's program (default: the row's program, rpclab-nfs-client, rpclab-nfs-fsops or rpclab-nfs-libnfs, beside this program)");
   app.add_flag("--restart-check", o.restart_check,
                "after the workload, restart the server in place and read its counters again");
   app.add_option("--restart-at", o.restart_at,

@@ -9,6 +9,8 @@
 //   kernel  Linux's NFS client in the guest: a private mount namespace in the
 //           client's network namespace, `mount -t nfs -o vers=3|4.1,proto=tcp,
 //           timeo=T,retrans=R,soft|hard[,noac]`, rpclab-nfs-fsops on the mount, unmount
+//   libnfs  rpclab-nfs-libnfs: libnfs 4.0 (NFSv3 over TCP), which resends every
+//           outstanding request with its xid after a reconnect
 #pragma once
 
 #include <cstdint>

@@ -36,6 +36,19 @@ NfsClientCommand rpclab_command(const NfsClientRun& r) {
   return {argv, ""};
 }
 
+// libnfs over TCP (its only NFSv3 transport here): its timeout is the
+// call's whole time; it reconnects without end (nfs_set_autoreconnect -1),
+// resending what was outstanding. MOUNT too goes through libnfs.
+NfsClientCommand libnfs_command(const NfsClientRun& r) {
+  if (!r.extra_args.empty())
+    throw std::runtime_error("the libnfs NFS client takes no " + r.extra_args.front() +
+                             " (no raw clnt_dg, no step gate: the restart event runs with rpclab's client)");
+  std::vector<std::string> argv = {r.program, "--server", r.server_address, "--export", r.export_path,
+                                   "--timeout-ms", std::to_string(r.timeout_ms), "--autoreconnect", "-1"};
+  for (const auto& f : workload_flags(r)) argv.push_back(f);
+  return {argv, ""};
+}
+
 // timeo (tenths of a second) is the retransmit interval; retrans the
 // retransmissions that fit the call's time at that interval (the kernel
 // backs off linearly over TCP, so a soft call gives up somewhat later).
@@ -96,6 +109,10 @@ const std::vector<NfsClientRow>& nfs_clients() {
        "rpclab-nfs-fsops's system calls on the mount; its UDP is compiled out",
        "rpclab-nfs-fsops", {"nfs3-tcp", "nfs4.1-tcp"}, true, {"nfsv3", "nfsv4"}, kernel_missing, kernel_command,
        false},
+      {"libnfs",
+       "rpclab-nfs-libnfs: libnfs 4.0's sync API, NFSv3 over TCP; after a reconnect it resends every outstanding "
+       "request with the same xid",
+       "rpclab-nfs-libnfs", {"nfs3-tcp"}, false, {}, [] { return std::string(); }, libnfs_command, false},
   };
   return rows;
 }

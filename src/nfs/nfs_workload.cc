@@ -22,6 +22,8 @@ struct OpRow {
   const char* replay;      // what a second execution is told; nullptr: idempotent
   const char* wire;        // rpclab-nfs-client
   const char* syscall;     // rpclab-nfs-fsops; "" when no system call sends it
+  const char* libnfs;      // rpclab-nfs-libnfs: its libnfs call and what that sends; "" when libnfs cannot
+  const char* no_libnfs;   // ... and then why not; "" when it can
 };
 
 constexpr EffectRow kNone = {nullptr, Presence::kThere};
@@ -30,26 +32,35 @@ constexpr EffectRow kNone = {nullptr, Presence::kThere};
 // the functions of nfs_workload.h.
 constexpr OpRow kOps[] = {
     {NfsOp::kMkdir, "mkdir", "MKDIR", "", {{"", Presence::kThere}, kNone}, false, "NFS3ERR_EXIST", "MKDIR",
-     "mkdir(2): MKDIR"},
+     "mkdir(2): MKDIR",
+     "nfs_mkdir2(mode 0755): MKDIR", ""},
     {NfsOp::kRmdir, "rmdir", "RMDIR", "", {{"", Presence::kGone}, kNone}, true, "NFS3ERR_NOENT", "RMDIR",
-     "rmdir(2): RMDIR"},
+     "rmdir(2): RMDIR",
+     "nfs_rmdir: RMDIR", ""},
     {NfsOp::kCreateGuarded, "create-guarded", "CREATE", "", {{"", Presence::kThere}, kNone}, false, "NFS3ERR_EXIST",
-     "CREATE GUARDED", ""},
+     "CREATE GUARDED", "",
+     "nfs_create(O_CREAT|O_EXCL), nfs_close: CREATE GUARDED (libnfs sends O_EXCL as GUARDED)", ""},
     {NfsOp::kRemove, "remove", "REMOVE", "", {{"", Presence::kGone}, kNone}, true, "NFS3ERR_NOENT", "REMOVE",
-     "unlink(2): REMOVE"},
+     "unlink(2): REMOVE",
+     "nfs_unlink: REMOVE", ""},
     {NfsOp::kRename, "rename", "RENAME", ".renamed", {{"", Presence::kGone}, {".renamed", Presence::kThere}}, true,
-     "NFS3ERR_NOENT", "RENAME <step> to <step>.renamed", "rename(2): RENAME"},
+     "NFS3ERR_NOENT", "RENAME <step> to <step>.renamed", "rename(2): RENAME",
+     "nfs_rename: RENAME <step> to <step>.renamed", ""},
     {NfsOp::kLink, "link", "LINK", ".link", {{".link", Presence::kThere}, kNone}, true, "NFS3ERR_EXIST",
-     "LINK <step>.link to <step>'s file handle (its CREATE's, else LOOKUP's)", "link(2): LOOKUP, LINK"},
+     "LINK <step>.link to <step>'s file handle (its CREATE's, else LOOKUP's)", "link(2): LOOKUP, LINK",
+     "nfs_link: LOOKUP of <step>, LINK <step>.link", ""},
     {NfsOp::kCreateExclusive, "create-exclusive", "CREATE", "", {{"", Presence::kThere}, kNone}, false,
      "NFS3ERR_EXIST", "CREATE EXCLUSIVE, createverf3 = client id and seq (big-endian)",
      "open(O_CREAT|O_EXCL): CREATE EXCLUSIVE, verifier jiffies and pid, then SETATTR (NFSv3, Linux "
-     "nfs3_proc_create); OPEN EXCLUSIVE4_1 (NFSv4.1)"},
+     "nfs3_proc_create); OPEN EXCLUSIVE4_1 (NFSv4.1)",
+     "", "libnfs 4.0 has no CREATE EXCLUSIVE: nfs_create sends O_EXCL as CREATE GUARDED (use create-guarded)"},
     {NfsOp::kWrite, "write", "WRITE", "", {{"", Presence::kWritten}, kNone}, true, nullptr,
      "WRITE FILE_SYNC of 64 fixed bytes at offset 4096 to <step>'s file handle (its CREATE's, else LOOKUP's)",
-     "open(O_WRONLY|O_SYNC), pwrite(2) of 64 fixed bytes at offset 4096, close: WRITE FILE_SYNC"},
+     "open(O_WRONLY|O_SYNC), pwrite(2) of 64 fixed bytes at offset 4096, close: WRITE FILE_SYNC",
+     "nfs_open(O_WRONLY|O_SYNC) (LOOKUP), nfs_pwrite of 64 fixed bytes at offset 4096: WRITE FILE_SYNC, nfs_close", ""},
     {NfsOp::kGetattr, "getattr", "GETATTR", "", {kNone, kNone}, false, nullptr, "GETATTR of the export's root",
-     "stat(2) of the mount's root: GETATTR when no attribute cache answers it (the speed view mounts with noac)"},
+     "stat(2) of the mount's root: GETATTR when no attribute cache answers it (the speed view mounts with noac)",
+     "nfs_stat64 of the export's root: GETATTR (libnfs's directory cache off)", ""},
 };
 
 const OpRow& row(NfsOp op) {
@@ -129,6 +140,8 @@ bool idempotent(NfsOp op) { return row(op).replay == nullptr; }
 std::string procedure(NfsOp op) { return row(op).procedure; }
 std::string wire_words(NfsOp op) { return row(op).wire; }
 std::string syscall_words(NfsOp op) { return row(op).syscall; }
+std::string libnfs_words(NfsOp op) { return row(op).libnfs; }
+std::string no_libnfs_words(NfsOp op) { return row(op).no_libnfs; }
 
 std::string write_bytes() {
   std::string b;

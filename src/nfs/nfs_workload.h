@@ -10,8 +10,8 @@
 // and the names they act on. A row says what the operation leaves in the
 // export (its effects, which the harness checks against the export's end
 // state), what a second execution of it is told (none for the idempotent
-// ones), what rpclab-nfs-client sends and which system call
-// rpclab-nfs-fsops makes for it. Nothing outside compares operation names.
+// ones), what rpclab-nfs-client sends, which system call
+// rpclab-nfs-fsops makes and which libnfs call rpclab-nfs-libnfs makes for it. Nothing outside compares operation names.
 #pragma once
 
 #include <cstdint>
@@ -76,6 +76,11 @@ std::string wire_words(NfsOp op);
 // fs/nfs/nfs3proc.c nfs3_proc_create; GUARDED only as a fallback when the
 // server answers NFS3ERR_NOTSUPP to EXCLUSIVE).
 std::string syscall_words(NfsOp op);
+// The libnfs call rpclab-nfs-libnfs makes for it and what libnfs sends
+// ("nfs_mkdir2(mode 0755): MKDIR"); "" when libnfs cannot send it, and then
+// no_libnfs_words says why (CREATE EXCLUSIVE: libnfs sends O_EXCL as GUARDED).
+std::string libnfs_words(NfsOp op);
+std::string no_libnfs_words(NfsOp op);
 
 // WRITE's bytes: kWriteBytes fixed bytes at kWriteOffset, FILE_SYNC.
 constexpr uint64_t kWriteOffset = 4096;

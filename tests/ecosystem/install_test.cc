@@ -25,12 +25,13 @@ using namespace std::chrono_literals;
 
 const std::vector<std::string> kPrograms = {"rpclab",           "rpclab-server",     "rpclab-client",
                                             "rpclab-linktest",  "rpclab-linkprobe",  "rpclab-nfs-client",
-                                            "rpclab-nfs-fsops", "rpclab-nfs-cell"};
+                                            "rpclab-nfs-fsops", "rpclab-nfs-libnfs", "rpclab-nfs-cell"};
 const std::vector<std::string> kManPages = {"rpclab",           "rpclab-dependability", "rpclab-speed",
                                             "rpclab-nfs",       "rpclab-report",        "rpclab-compare",
                                             "rpclab-doctor",    "rpclab-clean-net",     "rpclab-server",
                                             "rpclab-client",    "rpclab-linktest",      "rpclab-linkprobe",
-                                            "rpclab-nfs-client", "rpclab-nfs-fsops",    "rpclab-nfs-cell",
+                                            "rpclab-nfs-client", "rpclab-nfs-fsops",    "rpclab-nfs-libnfs",
+                                            "rpclab-nfs-cell",
                                             "rpclab-adapter"};
 
 // A man page's section, from `.SH heading` to the next `.SH` ("" when it
