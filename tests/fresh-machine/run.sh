@@ -115,6 +115,16 @@ prepare_inside() {
     command -v ccache >/dev/null && CCACHE_DIR=$RPCLAB_FRESH_CCACHE ccache --zero-stats >/dev/null
   fi
   cp -L /etc/resolv.conf "$root/etc/resolv.conf"  # what DHCP would have written on a new machine
+  # This network's own certificate authorities, as its admin gives every
+  # new machine on it: here the registries' HTTPS passes an egress proxy
+  # whose CA is no Debian CA, so without them Go's module downloads fail
+  # "x509: certificate signed by unknown authority" (CI, 2026-11-28).
+  # Debian's ca-certificates adds them to the bundle when it installs.
+  if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+    mkdir -p "$root/usr/local/share/ca-certificates"
+    cp -L /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+    network_cas=$(cd /usr/local/share/ca-certificates && ls -- *.crt | tr '\n' ' ')
+  fi
 }
 
 # The fresh machine, as a background child so that a trap can stop it.
@@ -143,6 +153,7 @@ summary() {
   echo
   say "what this run proved ($(( $(now) - started )) s in all; the machine may have been busy with other work)"
   say "  root: $made_root"
+  [[ -n ${network_cas:-} ]] && say "  this network's CAs (no Debian CA) in its /usr/local/share/ca-certificates: $network_cas"
   say "  a real root: bound onto itself, pivot_root into it in a private mount and PID namespace, fresh /proc /sys /dev /run"
   say "  the commit under test: $(cat "$inside/commit") cloned into /root/rpclab"
   [[ -s $inside/test-flags && -n $(cat "$inside/test-flags") ]] &&
