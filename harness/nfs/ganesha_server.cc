@@ -58,9 +58,16 @@ GaneshaServer::GaneshaServer(const GaneshaOptions& options, process::CommandLog&
     : options_(options), log_(log) {
   if (std::string why = ganesha_missing(); !why.empty()) throw std::runtime_error(why);
   std::filesystem::create_directories(options.work_dir);
-  std::string dir = std::filesystem::absolute(options.work_dir).string();
+  // Normal form: ganesha refuses an export Path with "//" or "/./" in it
+  // (an --out given as "runs//x" failed its cells).
+  std::string dir = std::filesystem::absolute(options.work_dir).lexically_normal().string();
+  if (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   export_dir_ = dir + "/export";
   log_path_ = dir + "/ganesha.log";
+  // A cell's classes read the export's end state: another cell's names in
+  // it would be judged as this one's. Never emptied here (not ours).
+  if (std::filesystem::exists(export_dir_) && !std::filesystem::is_empty(export_dir_))
+    throw std::runtime_error(export_dir_ + " holds an earlier cell's files: give the cell a new folder");
   std::filesystem::create_directories(export_dir_);
   conf_ = dir + "/ganesha.conf";
   std::ofstream(conf_) << config(export_dir_, options.drc);
@@ -68,7 +75,7 @@ GaneshaServer::GaneshaServer(const GaneshaOptions& options, process::CommandLog&
 }
 
 void GaneshaServer::start(std::chrono::milliseconds ready_within, const std::string& check_from) {
-  std::string dir = std::filesystem::absolute(options_.work_dir).string();
+  std::string dir = std::filesystem::absolute(options_.work_dir).lexically_normal().string();
   // One shell in a private mount namespace: ganesha's /run and recovery
   // folder are tmpfs there, rpcbind in the background, ganesha in front.
   std::string script = fmt::format(

@@ -138,7 +138,8 @@ KnfsdServer::KnfsdServer(const NfsServerOptions& options, process::CommandLog& l
   if (!exists("/proc/fs/nfsd"))
     throw std::runtime_error("no /proc/fs/nfsd: knfsd runs inside the user-mode-linux guest with nfsd loaded");
   std::filesystem::create_directories(options.work_dir);
-  std::string dir = std::filesystem::absolute(options.work_dir).string();
+  std::string dir = std::filesystem::absolute(options.work_dir).lexically_normal().string();  // no "//" in exports
+  if (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   export_path_ = dir + "/export";
   err_path_ = dir + "/knfsd.err";
   std::filesystem::create_directories(export_path_);
