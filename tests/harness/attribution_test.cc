@@ -297,6 +297,27 @@ TEST(Attribution, AResendSoonerThanTheIntervalIsNotTheTimers) {
   EXPECT_EQ(counts_of(in)[Cause::kRetransmitTimeout], 2u);
 }
 
+// A fast resend with the call's own reply oldest in the socket: the wire
+// listed it first, the client read the stale reply behind it first.
+TEST(Attribution, AFastResendReadTheStaleReplyBehindItsOwn) {
+  AttributionInput in = timed();
+  in.executions = {run(1, 101), run(1, 101), run(2, 102), run(2, 102)};
+  in.wire = Wire{{at(sent(101), 1), at(reply(101), kMs), at(reply(100), kMs + 500), at(sent(101), kMs + 10'000),
+                  at(sent(102), 2 * kMs), at(sent(102), 22 * kMs), at(reply(102), 23 * kMs)}, 0};
+  CauseCounts c = counts_of(in);
+  EXPECT_EQ(c[Cause::kStaleReplyResend], 1u);
+  EXPECT_EQ(c[Cause::kRetransmitTimeout], 1u) << "call 101 read its own reply after the resend: nothing left for 102";
+}
+
+// clnt_dg sends a call's XID only while that call lasts: the same XID
+// sent again after the next call began is no resend the replay knows.
+TEST(Attribution, AnXidSentAgainAfterTheNextCallBeganIsUnexplained) {
+  AttributionInput in;
+  in.executions = {run(0, 100), run(1, 101), run(0, 100)};
+  in.wire = Wire{{sent(100), reply(100), sent(101), sent(100), reply(101)}, 0};
+  EXPECT_EQ(counts_of(in)[Cause::kUnexplained], 1u);
+}
+
 // With --drain the client empties its socket, then sends: a reply that
 // came in between is still read. The replay drains at the first send,
 // and a resend right after it shows the drain missed the latest reply.

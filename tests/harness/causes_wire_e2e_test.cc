@@ -154,7 +154,7 @@ Checked check_preset(const std::string& preset) {
   TempDir dir;
   ProcessResult r = run_program({bin("rpclab"), "dependability", "--out", dir.file("run"), "--results-root",
                                  dir.file("results"), "--preset", preset, "--transports", "sunrpc-udp", "--trials",
-                                 "1", "--calls", "300", "--fault-calls", "300", "--clients", "2"},
+                                 "1", "--calls", "200", "--fault-calls", "200", "--clients", "2"},
                                 600s);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   Checked checked;
