@@ -1,6 +1,7 @@
 #include "harness/causes/attribution.h"
 
 #include <algorithm>
+#include <deque>
 #include <set>
 #include <stdexcept>
 
@@ -22,7 +23,7 @@ constexpr int64_t kMaxStampLagNs = 1'000'000;
 // One transmission of an XID by the client, with the copies the
 // duplication rule made of it.
 struct Transmission {
-  int64_t sent_ns = 0;  // the capture's kernel stamp; 0: unknown
+  int64_t sent_ns = 0;  // the capture's kernel stamp (its copy's, if earlier); 0: unknown
   bool first = false;   // the call's first transmission
   Cause cause = Cause::kUnexplained;  // why it was sent again (not first)
   uint32_t copies = 0;
@@ -35,103 +36,191 @@ struct KeyedRun {
   std::optional<size_t> slot;
 };
 
+struct Decided {
+  Cause cause = Cause::kUnexplained;
+  Origin origin;
+};
+
+// A datagram at one client socket: a reply that reached it, or a
+// transmission with the copies the duplication rule made of it.
+struct SocketEvent {
+  bool reply = false;
+  uint32_t xid = 0;
+  int64_t ns = 0;       // the capture's stamp (a transmission's: its original's); 0: unknown
+  int64_t earliest_ns = 0;  // a transmission's: its first datagram's stamp, copy or original
+  uint32_t copies = 0;
+};
+
+// The call clnt_dg_call is in on one socket, as the replay follows it.
+struct SocketCall {
+  uint32_t xid = 0;
+  uint32_t sends = 1;     // transmissions so far
+  int64_t last_ns = 0;    // the latest one's stamp
+  uint32_t owed = 0;      // fast resends whose reply the wire lists after them
+};
+
 // The wire, indexed: for each (port, xid), the client's transmissions in
-// the order they left, each with why it was sent. Port 0 stands for "any
-// port", used when the journal could not tell the sender's port.
+// the order they left, each with why it was sent. A journal run with no
+// port (port 0) is looked up by its XID alone, if one port sent it.
 class WireIndex {
  public:
-  WireIndex(const Wire& wire, bool drains) {
+  WireIndex(const Wire& wire, const AttributionInput& in)
+      : drains_(in.drains_stale_replies),
+        interval_ns_(int64_t{in.retransmit_ms} * 1'000'000),
+        budget_(give_up_budget(in.timeout_ms, in.retransmit_ms)) {
     std::map<uint16_t, std::vector<size_t>> by_port;
-    for (size_t i = 0; i < wire.packets.size(); ++i)
-      for (uint16_t port : {wire.packets[i].client_port, uint16_t{0}}) by_port[port].push_back(i);
-    for (const auto& [port, seen] : by_port) read_socket(wire.packets, port, seen, drains);
+    for (size_t i = 0; i < wire.packets.size(); ++i) by_port[wire.packets[i].client_port].push_back(i);
+    for (const auto& [port, seen] : by_port) read_socket(wire.packets, port, seen);
   }
 
   // The causes of the runs of one XID beyond the calls' first, by slot.
   // Each run is matched to the transmission it came from by the kernel's
   // stamps where both ends have them; otherwise by counts (certain_causes).
-  std::map<size_t, Cause> causes_of(const Key& key, const std::vector<KeyedRun>& runs) const {
-    std::map<size_t, Cause> out;
-    auto it = sends_.find(key);
-    if (it == sends_.end()) {
+  std::map<size_t, Decided> causes_of(const Key& key, const std::vector<KeyedRun>& runs) const {
+    std::map<size_t, Decided> out;
+    std::optional<Key> found = find(key);
+    if (!found) {
       for (const KeyedRun& r : runs)
-        if (r.slot) out[*r.slot] = Cause::kUnexplained;
+        if (r.slot) out[*r.slot] = {};
       return out;
     }
-    if (timed_causes(it->second, runs, out)) return out;
+    const std::vector<Transmission>& sends = sends_.at(*found);
+    if (timed_causes(sends, found->first, runs, out)) return out;
     out.clear();
     std::vector<size_t> slots;
     for (const KeyedRun& r : runs)
       if (r.slot) slots.push_back(*r.slot);
-    std::vector<Cause> causes = certain_causes(it->second, slots.size());
-    for (size_t i = 0; i < slots.size(); ++i) out[slots[i]] = causes[i];
+    std::vector<Cause> causes = certain_causes(sends, slots.size());
+    for (size_t i = 0; i < slots.size(); ++i) out[slots[i]] = {causes[i], {}};
     return out;
   }
 
  private:
-  // The client's socket, replayed: it reads the replies in the order they
-  // arrived, one call at a time. libtirpc's clnt_dg_call sends the call
-  // again at once for each reply to another XID it reads (XID mismatch ->
-  // send_again: a stale-reply resend) and ends the call at its own reply;
-  // a transmission with no unread stale reply before it was its
-  // retransmit timer's. With --drain, the client first throws away what
-  // arrived before the call.
-  void read_socket(const std::vector<WirePacket>& packets, uint16_t port, const std::vector<size_t>& seen,
-                   bool drains) {
-    std::vector<size_t> replies;
-    std::vector<uint32_t> calls;  // XIDs in the order of their first transmission
-    std::map<uint32_t, std::vector<size_t>> requests;  // sent and copies, in order
+  // (port, xid) as the wire has it: port 0 (the journal did not say) is
+  // the one port that sent the XID; none, or two: nullopt.
+  std::optional<Key> find(const Key& key) const {
+    if (key.first != 0) return sends_.count(key) ? std::optional<Key>(key) : std::nullopt;
+    std::optional<Key> only;
+    for (const auto& [k, sends] : sends_) {
+      if (k.second != key.second) continue;
+      if (only) return std::nullopt;
+      only = k;
+    }
+    return only;
+  }
+
+  // One socket's datagrams in the order they reached the capture: its
+  // stamps' order where every datagram has one (the file's order is not
+  // theirs for a few adjacent records), else the file's. Each copy joins
+  // the transmission of its XID the file lists before it (the wire record
+  // lists a copy after its original, though eBPF stamps it first).
+  static std::vector<SocketEvent> socket_events(const std::vector<WirePacket>& packets,
+                                                const std::vector<size_t>& seen) {
+    std::vector<SocketEvent> events;
+    std::map<uint32_t, size_t> latest;  // xid -> its latest transmission in events
+    bool stamped = true;
     for (size_t i : seen) {
       const WirePacket& p = packets[i];
-      if (p.kind == WireKind::kReply) {
-        replies.push_back(i);
+      stamped &= p.realtime_ns != 0;
+      auto it = latest.find(p.xid);
+      if (p.kind == WireKind::kCopy && it != latest.end()) {
+        SocketEvent& t = events[it->second];
+        if (t.earliest_ns != 0 && p.realtime_ns != 0) t.earliest_ns = std::min(t.earliest_ns, p.realtime_ns);
+        ++t.copies;
         continue;
       }
-      std::vector<size_t>& mine = requests[p.xid];
-      if (mine.empty()) calls.push_back(p.xid);
-      mine.push_back(i);
+      bool reply = p.kind == WireKind::kReply;
+      if (!reply) latest[p.xid] = events.size();
+      events.push_back({reply, p.xid, p.realtime_ns, p.realtime_ns, 0});
     }
-    size_t next = 0;  // the first reply the client has not read
-    for (size_t c = 0; c < calls.size(); ++c) {
-      uint32_t xid = calls[c];
-      const std::vector<size_t>& mine = requests[xid];
-      if (drains)
-        while (next < replies.size() && replies[next] < mine.front()) ++next;
-      std::vector<Transmission>& out = sends_[{port, xid}];
-      for (size_t i : mine) {
-        if (packets[i].kind == WireKind::kCopy && !out.empty()) {
-          // A transmission left when its first datagram did: the eBPF
-          // capture stamps the copy before its original, and the server
-          // may stamp the copy's run before the original's stamp.
-          Transmission& t = out.back();
-          if (t.sent_ns != 0 && packets[i].realtime_ns != 0) t.sent_ns = std::min(t.sent_ns, packets[i].realtime_ns);
-          ++t.copies;
+    if (stamped)
+      std::stable_sort(events.begin(), events.end(),
+                       [](const SocketEvent& a, const SocketEvent& b) { return a.ns < b.ns; });
+    return events;
+  }
+
+  // The client's socket, replayed as clnt_dg_call reads it, one call at a
+  // time (docs/dependability.md, "How a cause is decided").
+  void read_socket(const std::vector<WirePacket>& packets, uint16_t port, const std::vector<size_t>& seen) {
+    std::vector<SocketEvent> events = socket_events(packets, seen);
+    std::deque<const SocketEvent*> unread;  // replies in the socket, oldest first
+    std::vector<const SocketEvent*> drained;  // what the drain before this call took, oldest first
+    std::optional<SocketCall> call;
+    for (const SocketEvent& e : events) {
+      if (e.reply) {
+        if (call && call->owed > 0 && e.xid != call->xid) {
+          --call->owed;  // the reply a fast resend already read
           continue;
         }
-        Transmission t{packets[i].realtime_ns};
-        t.first = out.empty();
-        if (!t.first && next < replies.size() && replies[next] < i && packets[replies[next]].xid != xid) {
-          t.cause = Cause::kStaleReplyResend;
-          ++next;
-        } else if (!t.first) {
-          t.cause = Cause::kRetransmitTimeout;
-        }
-        out.push_back(t);
+        unread.push_back(&e);
+        continue;
       }
-      // The call ended at its own reply, read before the next call began;
-      // a call that gave up leaves its unread replies to the next one.
-      size_t ends = c + 1 < calls.size() ? requests[calls[c + 1]].front() : packets.size();
-      size_t own = next;
-      while (own < replies.size() && replies[own] < ends && packets[replies[own]].xid != xid) ++own;
-      if (own < replies.size() && replies[own] < ends) next = own + 1;
+      std::vector<Transmission>& out = sends_[{port, e.xid}];
+      Transmission t{e.earliest_ns, out.empty(), Cause::kUnexplained, e.copies};
+      if (t.first) {
+        if (call) end_call(*call, unread);
+        drained.clear();
+        if (drains_) {
+          drained.assign(unread.begin(), unread.end());
+          unread.clear();
+        }
+        call = SocketCall{e.xid, 1, e.ns, 0};
+      } else if (call && call->xid == e.xid) {
+        t.cause = resend_cause(*call, e.ns, unread, drained);
+        ++call->sends;
+        call->last_ns = e.ns;
+      }  // else: an XID sent again after a later call began, which clnt_dg never does: unexplained
+      out.push_back(t);
     }
+  }
+
+  // Why the call sent again: it read a reply to another XID (the oldest
+  // unread), or its timer ran out. A resend sooner than 0.95 x the
+  // interval after the previous one was not the timer's: it read a reply
+  // to another XID further back in the socket, or one the drain is
+  // credited with that arrived after the drain, or one the wire lists after
+  // the resend.
+  Cause resend_cause(SocketCall& call, int64_t ns, std::deque<const SocketEvent*>& unread,
+                     std::vector<const SocketEvent*>& drained) const {
+    if (!unread.empty() && unread.front()->xid != call.xid) {
+      unread.pop_front();
+      return Cause::kStaleReplyResend;
+    }
+    bool fast = interval_ns_ > 0 && ns != 0 && call.last_ns != 0 && (ns - call.last_ns) * 20 < interval_ns_ * 19;
+    if (!fast) return Cause::kRetransmitTimeout;
+    auto other = std::find_if(unread.begin(), unread.end(), [&](const SocketEvent* r) { return r->xid != call.xid; });
+    if (other != unread.end()) {
+      unread.erase(other);
+    } else if (!drained.empty()) {
+      drained.pop_back();
+    } else {
+      ++call.owed;
+    }
+    return Cause::kStaleReplyResend;
+  }
+
+  // The call ends when the next one begins. One that sent `budget_` times
+  // gave up at its last event: it read the oldest unread reply if that one
+  // reached the socket before its timer ran out (its own, or a stale one
+  // it did not answer), else nothing. Any other call read its own reply
+  // (the oldest unread one of its XID) and leaves the rest to the next.
+  void end_call(const SocketCall& call, std::deque<const SocketEvent*>& unread) const {
+    if (budget_ > 0 && call.sends >= budget_) {
+      if (unread.empty()) return;
+      const SocketEvent* r = unread.front();
+      bool in_time = interval_ns_ == 0 || r->ns == 0 || call.last_ns == 0 || r->ns < call.last_ns + interval_ns_;
+      if (in_time) unread.pop_front();
+      return;
+    }
+    auto own = std::find_if(unread.begin(), unread.end(), [&](const SocketEvent* r) { return r->xid == call.xid; });
+    if (own != unread.end()) unread.erase(own);
   }
 
   // Each run's transmission: the last one to leave before the server's
   // kernel stamped the run's datagram. A first run of a transmission takes
   // its cause, a second one its copy's; false when the stamps cannot say.
-  static bool timed_causes(const std::vector<Transmission>& sends, const std::vector<KeyedRun>& runs,
-                           std::map<size_t, Cause>& out) {
+  static bool timed_causes(const std::vector<Transmission>& sends, uint16_t port, const std::vector<KeyedRun>& runs,
+                           std::map<size_t, Decided>& out) {
     std::vector<uint32_t> ran(sends.size(), 0);
     for (const KeyedRun& r : runs) {
       if (r.arrival_ns == 0) return false;
@@ -141,10 +230,11 @@ class WireIndex {
       if (t == sends.size() || r.arrival_ns - sends[t].sent_ns > kMaxStampLagNs) return false;
       uint32_t before = ran[t]++;
       if (!r.slot) continue;
+      Origin origin{sends[t].sent_ns, t > 0 ? sends[t - 1].sent_ns : 0, port};
       if (before == 0)
-        out[*r.slot] = sends[t].first ? Cause::kUnexplained : sends[t].cause;
+        out[*r.slot] = {sends[t].first ? Cause::kUnexplained : sends[t].cause, origin};
       else
-        out[*r.slot] = before <= sends[t].copies ? Cause::kNetworkCopy : Cause::kUnexplained;
+        out[*r.slot] = {before <= sends[t].copies ? Cause::kNetworkCopy : Cause::kUnexplained, origin};
     }
     return true;
   }
@@ -166,6 +256,9 @@ class WireIndex {
     return out;
   }
 
+  bool drains_;
+  int64_t interval_ns_;
+  uint32_t budget_;
   std::map<Key, std::vector<Transmission>> sends_;
 };
 
@@ -230,10 +323,15 @@ Key repeat_key(const Execution& e) { return {(e.known & journal::kKnowsPeer) ? e
 
 }  // namespace
 
+uint32_t give_up_budget(int timeout_ms, int retransmit_ms) {
+  if (timeout_ms <= 0 || retransmit_ms <= 0) return 0;
+  return static_cast<uint32_t>((timeout_ms + retransmit_ms - 1) / retransmit_ms);
+}
+
 Attribution attribute(const AttributionInput& in) {
   std::optional<WireIndex> wire;
   // A capture that lost packets cannot tell a copy from a resend: leave those unexplained.
-  if (in.wire && in.wire->drops == 0) wire.emplace(*in.wire, in.drains_stale_replies);
+  if (in.wire && in.wire->drops == 0) wire.emplace(*in.wire, in);
   std::map<std::pair<uint32_t, uint32_t>, CallCauses> calls;
   std::map<Key, std::vector<KeyedRun>> runs;  // (port, XID) -> its runs; a slot for those the wire decides
   std::set<Key> repeated;
@@ -254,11 +352,15 @@ Attribution attribute(const AttributionInput& in) {
     if (mine) mine->push_back({e.arrival_ns, c ? std::nullopt : std::optional<size_t>(a.causes.size())});
     if (!c) repeated.insert(repeat_key(e));
     a.causes.push_back(c.value_or(Cause::kUnexplained));
+    a.origins.emplace_back();
     extra_calls.push_back(key);
   }
   if (wire)
     for (const Key& key : repeated)
-      for (const auto& [slot, cause] : wire->causes_of(key, runs[key])) a.causes[slot] = cause;
+      for (const auto& [slot, decided] : wire->causes_of(key, runs[key])) {
+        a.causes[slot] = decided.cause;
+        a.origins[slot] = decided.origin;
+      }
   for (Cause c : a.causes) ++a.counts[c];
   std::map<std::pair<uint32_t, uint32_t>, Cause> first_extra;
   for (size_t i = 0; i < a.causes.size(); ++i) first_extra.emplace(extra_calls[i], a.causes[i]);

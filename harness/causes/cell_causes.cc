@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "common/atomic_file.h"
@@ -25,12 +26,10 @@ std::vector<Execution> recorded_executions(const std::string& journal_path, cons
   std::set<std::pair<uint32_t, uint32_t>> recorded;
   for (size_t k = 0; k < clients.records.size(); ++k)
     for (const CallEntry& c : clients.records[k].calls) recorded.insert({static_cast<uint32_t>(k + 1), c.seq});
-  std::vector<Execution> out;
-  for (const journal::Record& r : read_journal_records(journal_path)) {
-    if (r.kind != static_cast<uint8_t>(journal::RecordKind::kExecuted) || !recorded.count({r.client_id, r.seq})) continue;
-    int64_t arrival = (r.known & journal::kKnowsKernelArrival) ? r.realtime_ns : 0;
-    out.push_back({r.client_id, r.seq, r.known, r.request_id, r.peer_port, r.attempt, arrival});
-  }
+  std::vector<Execution> out = journal_executions(journal_path);
+  out.erase(std::remove_if(out.begin(), out.end(),
+                           [&](const Execution& e) { return !recorded.count({e.client_id, e.seq}); }),
+            out.end());
   return out;
 }
 
@@ -57,6 +56,26 @@ std::string keep_wire(TrialCapture& capture, const CellFiles& files) {
 
 }  // namespace
 
+std::vector<Execution> journal_executions(const std::string& journal_path) {
+  std::vector<Execution> out;
+  for (const journal::Record& r : read_journal_records(journal_path)) {
+    if (r.kind != static_cast<uint8_t>(journal::RecordKind::kExecuted)) continue;
+    int64_t arrival = (r.known & journal::kKnowsKernelArrival) ? r.realtime_ns : 0;
+    out.push_back({r.client_id, r.seq, r.known, r.request_id, r.peer_port, r.attempt, arrival});
+  }
+  return out;
+}
+
+void set_client_model(const CellConfig& cell, AttributionInput& in) {
+  in.drains_stale_replies = cell.settings.on(sunrpc::kDrainStaleReplies);
+  in.retransmit_ms = in.timeout_ms = 0;
+  if (const TransportRow* row = find_transport(cell.transport); row && row->client_settings) {
+    ClientSettings s = row->client_settings(cell.client_options());
+    in.retransmit_ms = std::max(s.retry_timeout_ms, 0);
+    in.timeout_ms = std::max(s.timeout_ms, 0);
+  }
+}
+
 TrialCapture start_capture(const CellConfig& cell, const std::string& choice, const ClientEnd& client,
                            const std::string& server_endpoint, process::CommandLog& log) {
   if (!client.host) return {nullptr, client.why_not};
@@ -75,7 +94,7 @@ TrialCapture start_capture(const CellConfig& cell, const std::string& choice, co
 CausesRecord trial_causes(const CellConfig& cell, TrialCapture& capture, const CellFiles& files,
                           const ClientResults& clients, uint64_t extra_executions) {
   AttributionInput in;
-  in.drains_stale_replies = cell.settings.on(sunrpc::kDrainStaleReplies);
+  set_client_model(cell, in);
   std::string missing = keep_wire(capture, files);
   if (missing.empty()) in.wire = capture.capture->wire();
   in.executions = recorded_executions(journal_in(files.dir), clients);

@@ -7,12 +7,14 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "harness/record/cell_config.h"
 #include "harness/placement/cell_processes.h"
 #include "harness/placement/placement.h"
+#include "harness/causes/attribution.h"
 #include "harness/record/causes.h"
 #include "harness/causes/wire_capture.h"
 #include "netem/topology/topology.h"
@@ -23,6 +25,15 @@ struct TrialCapture {
   std::unique_ptr<WireCapture> capture;
   std::string missing;  // why there is none, when there is none
 };
+
+// Every executed NEXT call in a journal, in its order, as the attribution reads it.
+std::vector<Execution> journal_executions(const std::string& journal_path);
+
+// The client the replay models, as the cell set it up: --drain, and the
+// retransmit interval and total time per call as the client resolves
+// them (the library's defaults where the cell set none; 0 for a transport
+// that never retransmits).
+void set_client_model(const CellConfig& cell, AttributionInput& in);
 
 // Starts the capture on the client's end of the link (a two-host veth, or
 // the lo of a loopback cell's own namespace) for a transport whose

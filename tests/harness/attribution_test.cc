@@ -217,6 +217,160 @@ TEST(Attribution, StampsTooFarApartFallBackToCounts) {
   EXPECT_EQ(counts_of(in)[Cause::kUnexplained], 1u);
 }
 
+// The replay as clnt_dg_call runs, on a 20 ms interval: stamps in ms.
+constexpr int64_t kMs = 1'000'000;
+AttributionInput timed(int timeout_ms = 1000) {
+  AttributionInput in;
+  in.retransmit_ms = 20;
+  in.timeout_ms = timeout_ms;
+  return in;
+}
+
+TEST(Attribution, TheGiveUpBudgetIsTimeoutOverIntervalRoundedUp) {
+  EXPECT_EQ(give_up_budget(1000, 20), 50u);   // the storms' 1 s / 20 ms
+  EXPECT_EQ(give_up_budget(25000, 15000), 2u);  // the stub's 25 s, libtirpc's 15 s: one resend
+  EXPECT_EQ(give_up_budget(40, 15000), 1u);   // no resend at all
+  EXPECT_EQ(give_up_budget(1010, 20), 51u);
+  EXPECT_EQ(give_up_budget(0, 20), 0u) << "unknown: no budget";
+  EXPECT_EQ(give_up_budget(1000, 0), 0u);
+}
+
+// A budget of 3 (60 ms / 20 ms): call 101 reads two stale replies and
+// resends twice, and its third event, the third stale reply, ends it
+// without a send. Call 102 then has one stale reply to read, not two, and
+// its later send is its timer's. Without the budget the third reply is
+// left to call 102, and its timer resend counted as a stale one.
+TEST(Attribution, AGivenUpCallReadsOneStaleReplyItDoesNotAnswer) {
+  AttributionInput in = timed(60);
+  in.executions = {run(0, 101), run(0, 101), run(0, 101), run(1, 102), run(1, 102), run(1, 102)};
+  in.wire = Wire{{at(sent(101), 1), at(reply(100), 1 * kMs), at(sent(101), 1 * kMs + 10'000),
+                  at(reply(100), 2 * kMs), at(sent(101), 2 * kMs + 10'000), at(reply(100), 3 * kMs),
+                  at(sent(102), 4 * kMs), at(reply(100), 5 * kMs), at(sent(102), 5 * kMs + 10'000),
+                  at(sent(102), 25 * kMs + 10'000), at(reply(102), 26 * kMs)}, 0};
+  CauseCounts c = counts_of(in);
+  EXPECT_EQ(c[Cause::kStaleReplyResend], 3u);
+  EXPECT_EQ(c[Cause::kRetransmitTimeout], 1u);
+  in.timeout_ms = 0;  // no budget known: the third reply is left to call 102
+  c = counts_of(in);
+  EXPECT_EQ(c[Cause::kStaleReplyResend], 4u);
+  EXPECT_EQ(c[Cause::kRetransmitTimeout], 0u);
+}
+
+// A call that gave up by its timer read nothing at its last event: a
+// reply that came after its timer ran out waits for the next call.
+TEST(Attribution, AGivenUpCallsTimerLeavesALaterReplyToTheNextCall) {
+  AttributionInput in = timed(40);  // budget 2
+  in.executions = {run(0, 101), run(0, 101), run(1, 102), run(1, 102)};
+  in.wire = Wire{{at(sent(101), 1), at(sent(101), 20 * kMs), at(reply(101), 41 * kMs), at(sent(102), 42 * kMs),
+                  at(sent(102), 42 * kMs + 10'000), at(reply(102), 43 * kMs)}, 0};
+  CauseCounts c = counts_of(in);
+  EXPECT_EQ(c[Cause::kRetransmitTimeout], 1u);
+  EXPECT_EQ(c[Cause::kStaleReplyResend], 1u) << "call 101's late reply makes call 102 send again";
+}
+
+// A call that did not give up read its own reply; the stale reply the
+// wire lists before it stays in the socket for the next call (had the
+// client read it first, it would have sent again).
+TEST(Attribution, ACallLeavesTheRepliesItDidNotReadToTheNext) {
+  AttributionInput in;
+  in.executions = {run(0, 100), run(1, 101), run(1, 101)};
+  in.wire = Wire{{sent(100), reply(99), reply(100), sent(101), sent(101), reply(101)}, 0};
+  EXPECT_EQ(counts_of(in)[Cause::kStaleReplyResend], 1u);
+}
+
+// A resend 0.5 ms after the one before cannot be the 20 ms timer's: it
+// read a reply to another XID, here one the wire lists just after it.
+// Without a known interval, order alone calls it the timer's.
+TEST(Attribution, AResendSoonerThanTheIntervalIsNotTheTimers) {
+  AttributionInput in = timed();
+  in.executions = {run(1, 101), run(1, 101), run(1, 101)};
+  in.wire = Wire{{at(sent(101), 1), at(sent(101), kMs / 2), at(reply(100), kMs / 2 + 1000),
+                  at(sent(101), kMs / 2 + 20 * kMs), at(reply(101), 21 * kMs)}, 0};
+  Attribution a = attribute(in);
+  EXPECT_EQ(a.counts[Cause::kStaleReplyResend], 1u);
+  EXPECT_EQ(a.counts[Cause::kRetransmitTimeout], 1u) << "the reply listed late is the fast resend's, not the slow one's";
+  in.retransmit_ms = 0;
+  a = attribute(in);
+  EXPECT_EQ(a.counts[Cause::kRetransmitTimeout], 1u);
+  EXPECT_EQ(a.counts[Cause::kStaleReplyResend], 1u) << "the late reply is read before the third send";
+  in.wire->packets.erase(in.wire->packets.begin() + 2);  // no reply to read at all
+  EXPECT_EQ(counts_of(in)[Cause::kRetransmitTimeout], 2u);
+}
+
+// A fast resend with the call's own reply oldest in the socket: the wire
+// listed it first, the client read the stale reply behind it first.
+TEST(Attribution, AFastResendReadTheStaleReplyBehindItsOwn) {
+  AttributionInput in = timed();
+  in.executions = {run(1, 101), run(1, 101), run(2, 102), run(2, 102)};
+  in.wire = Wire{{at(sent(101), 1), at(reply(101), kMs), at(reply(100), kMs + 500), at(sent(101), kMs + 10'000),
+                  at(sent(102), 2 * kMs), at(sent(102), 22 * kMs), at(reply(102), 23 * kMs)}, 0};
+  CauseCounts c = counts_of(in);
+  EXPECT_EQ(c[Cause::kStaleReplyResend], 1u);
+  EXPECT_EQ(c[Cause::kRetransmitTimeout], 1u) << "call 101 read its own reply after the resend: nothing left for 102";
+}
+
+// clnt_dg sends a call's XID only while that call lasts: the same XID
+// sent again after the next call began is no resend the replay knows.
+TEST(Attribution, AnXidSentAgainAfterTheNextCallBeganIsUnexplained) {
+  AttributionInput in;
+  in.executions = {run(0, 100), run(1, 101), run(0, 100)};
+  in.wire = Wire{{sent(100), reply(100), sent(101), sent(100), reply(101)}, 0};
+  EXPECT_EQ(counts_of(in)[Cause::kUnexplained], 1u);
+}
+
+// With --drain the client empties its socket, then sends: a reply that
+// came in between is still read. The replay drains at the first send,
+// and a resend right after it shows the drain missed the latest reply.
+TEST(Attribution, TheDrainMissesWhatArrivedAfterIt) {
+  AttributionInput in = timed();
+  in.drains_stale_replies = true;
+  in.executions = {run(0, 100), run(1, 101), run(1, 101), run(1, 101)};
+  in.wire = Wire{{at(sent(100), 1), at(reply(100), 1 * kMs), at(reply(100), 5 * kMs - 2000),
+                  at(sent(101), 5 * kMs), at(sent(101), 5 * kMs + 10'000), at(sent(101), 25 * kMs + 10'000),
+                  at(reply(101), 26 * kMs)}, 0};
+  CauseCounts c = counts_of(in);
+  EXPECT_EQ(c[Cause::kStaleReplyResend], 1u);
+  EXPECT_EQ(c[Cause::kRetransmitTimeout], 1u);
+}
+
+// The replay reads the wire in stamp order: a reply stamped before a
+// resend that the file lists after it was there to be read.
+TEST(Attribution, TheReplayFollowsStampsNotTheFile) {
+  AttributionInput in = timed();
+  in.executions = {run(1, 101), run(1, 101)};
+  in.wire = Wire{{at(sent(101), 1), at(sent(101), 30 * kMs), at(reply(100), 30 * kMs - 1000),
+                  at(reply(101), 31 * kMs)}, 0};
+  EXPECT_EQ(counts_of(in)[Cause::kStaleReplyResend], 1u);
+  in.wire->packets[2].realtime_ns = 30 * kMs + 1000;  // now it came after
+  EXPECT_EQ(counts_of(in)[Cause::kRetransmitTimeout], 1u);
+}
+
+// With no port in the journal a run is keyed by its XID alone: the one
+// socket that sent it decides; two sockets that sent it leave it unexplained.
+TEST(Attribution, AnXidWithoutAPortIsTheOneSocketsThatSentIt) {
+  AttributionInput in;
+  Execution e{1, 0, journal::kKnowsRequestId, 100, 0, 0};
+  in.executions = {e, e};
+  in.wire = Wire{{sent(100), sent(100), reply(100), sent(7, kPort + 1)}, 0};
+  EXPECT_EQ(counts_of(in)[Cause::kRetransmitTimeout], 1u);
+  in.wire->packets.push_back(sent(100, kPort + 1));
+  EXPECT_EQ(counts_of(in)[Cause::kUnexplained], 1u);
+}
+
+// Each timed match says where the run came from: a timer resend left at
+// least the interval after its XID's transmission before it.
+TEST(Attribution, EachMatchedRunNamesItsTransmission) {
+  AttributionInput in = timed();
+  in.executions = {stamped(0, 100, 1003), stamped(0, 100, 20 * kMs + 1003)};
+  in.wire = Wire{{at(sent(100), 1000), at(sent(100), 20 * kMs + 1000), at(reply(100), 21 * kMs)}, 0};
+  Attribution a = attribute(in);
+  ASSERT_EQ(a.origins.size(), 1u);
+  EXPECT_EQ(a.causes[0], Cause::kRetransmitTimeout);
+  EXPECT_EQ(a.origins[0].left_ns, 20 * kMs + 1000);
+  EXPECT_EQ(a.origins[0].previous_ns, 1000);
+  EXPECT_EQ(a.origins[0].client_port, kPort);
+}
+
 TEST(Attribution, RepeatsWithoutAWireAreUnexplained) {
   AttributionInput in;
   in.executions = {run(0, 100), run(0, 100)};
