@@ -158,8 +158,9 @@ TEST(NfsOps, EveryRowHasANameThatParsesBackAndAProcedure) {
     EXPECT_EQ(rpclab::nfs::parse_op(name), op);
     EXPECT_FALSE(rpclab::nfs::procedure(op).empty()) << name;
     EXPECT_FALSE(rpclab::nfs::wire_words(op).empty()) << name;
-    if (op != NfsOp::kGetattr)  // the export root's attributes: nothing the end state shows
+    if (op != NfsOp::kGetattr) {  // the export root's attributes: nothing the end state shows
       EXPECT_FALSE(rpclab::nfs::effects(op, "c1-s1").empty()) << name;
+    }
     EXPECT_NE(rpclab::nfs::known_ops_text().find(name), std::string::npos);
   }
   EXPECT_EQ(names.size(), 9u);
