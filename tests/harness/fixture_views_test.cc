@@ -85,7 +85,7 @@ TEST(FixtureViews, Dependability) { check_views("dependability"); }
 TEST(FixtureViews, Speed) { check_views("speed"); }
 
 // report.txt's aligned tables: each a header line over a line of dashes,
-// its rows up to the next blank line; a row's cells are separated by two
+// its rows up to the next blank line or note (a line in parentheses); a row's cells are separated by two
 // or more spaces (TextTable's gap), and empty cells dropped.
 std::vector<std::vector<std::vector<std::string>>> text_tables(const std::string& text) {
   std::vector<std::string> lines;
@@ -110,7 +110,7 @@ std::vector<std::vector<std::vector<std::string>>> text_tables(const std::string
   for (size_t i = 0; i + 1 < lines.size(); ++i) {
     if (dashes(lines[i]) || !dashes(lines[i + 1]) || (i > 0 && !lines[i - 1].empty())) continue;
     std::vector<std::vector<std::string>> table = {cells(lines[i])};
-    for (size_t j = i + 2; j < lines.size() && !lines[j].empty(); ++j)
+    for (size_t j = i + 2; j < lines.size() && !lines[j].empty() && lines[j][0] != '('; ++j)  // "(...)": a note under it
       if (!dashes(lines[j])) table.push_back(cells(lines[j]));
     tables.push_back(table);
   }
@@ -120,8 +120,9 @@ std::vector<std::vector<std::vector<std::string>>> text_tables(const std::string
 // An HTML table's rows, each its cells' text (entities undone), empty cells dropped.
 std::vector<std::vector<std::string>> html_rows(const std::string& table) {
   auto unescape = [](std::string s) {
-    for (auto [from, to] : {std::pair<std::string, std::string>{"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""},
-                            {"&#39;", "'"}, {"&amp;", "&"}})
+    const std::vector<std::pair<std::string, std::string>> entities = {
+        {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&#39;", "'"}, {"&amp;", "&"}};
+    for (const auto& [from, to] : entities)
       for (size_t at; (at = s.find(from)) != std::string::npos;) s.replace(at, from.size(), to);
     return s;
   };
