@@ -60,12 +60,13 @@ std::string text(const RunComparison& c, const Flags& f) {
 // --html FILE is written when it is new or a page compare wrote before;
 // anything else there is left alone (a usage error, nothing compared).
 std::string html_target_problem(const std::string& path) {
-  if (path.empty() || path == "-" || !std::filesystem::exists(path)) return "";
+  // A FIFO or a device (/dev/stdout) is written in place: nothing to lose.
+  if (path.empty() || path == "-" || !std::filesystem::is_regular_file(path)) return "";
   std::ifstream in(path);
   std::string start(4096, '\0');
   in.read(start.data(), static_cast<std::streamsize>(start.size()));
   start.resize(static_cast<size_t>(in.gcount()));
-  if (std::filesystem::is_regular_file(path) && start.find(kComparePageMark) != std::string::npos) return "";
+  if (start.find(kComparePageMark) != std::string::npos) return "";
   return path + " exists and is not a page rpclab compare wrote: left alone (give a new file, or remove it)";
 }
 
