@@ -3,13 +3,13 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <fstream>
 #include <memory>
-#include <set>
 #include <stdexcept>
 
 #include "common/atomic_file.h"
 #include "common/cli_support.h"
-#include "harness/report/html_writer.h"
+#include "harness/report/compare_page.h"
 #include "harness/record/records_file.h"
 #include "harness/record/run_metadata.h"
 #include "harness/report/run_compare.h"
@@ -48,73 +48,26 @@ Run load_run(const std::string& dir) {
   return run;
 }
 
-// Whether the pair differs at alpha. A cell whose trials are too few for
-// any result to reach alpha says so, with the smallest p they allow
-// (docs/running.md, "mind the power"): "no" there would claim a test.
-std::string verdict_of(const CellComparison& m, double alpha) {
-  if (!m.tested) return "untested";
-  if (!m.testable(alpha))
-    return fmt::format("untestable with {} vs {} trials (smallest p = {:.3g})", m.trials_a, m.trials_b,
-                       *m.smallest_p);
-  return m.differs ? "DIFFERS" : fmt::format("no (p >= {})", alpha);
-}
-
-std::string change_words(const CellComparison& m) {
-  if (auto pct = m.change_pct()) return fmt::format("{:+.1f}%", *pct);
-  if (m.a_value && m.b_value) return *m.b_value == 0 ? "=" : "from 0";
-  return "-";
-}
-
-std::vector<std::vector<std::string>> rows(const RunComparison& c) {
-  std::vector<std::vector<std::string>> out;
-  for (const CellComparison& m : c.matched)
-    out.push_back({m.label, m.figure, m.a, m.b, change_words(m), m.test, m.tested ? fmt::format("{:.3g}", m.p) : "-",
-                   verdict_of(m, c.alpha)});
-  return out;
-}
-
-const std::vector<std::string> kHeader = {"cell", "figure", "A", "B", "B vs A", "test", "p", "differs"};
-
-std::string verdict(const RunComparison& c) {
-  std::set<size_t> differ;
-  size_t figures = 0;
-  for (const CellComparison& m : c.matched) {
-    if (m.differs) differ.insert(m.cell);
-    figures += m.tested;
-  }
-  std::string out = fmt::format("{} cells matched ({} figures tested), {} differ at alpha {}", c.cells, figures,
-                                differ.size(), c.alpha);
-  if (size_t u = c.untestable())
-    out += fmt::format(", {} figures untestable (too few trials for any p below {}: run more with --trials)", u,
-                       c.alpha);
-  out += fmt::format("; {} only in A, {} only in B", c.only_a.size(), c.only_b.size());
-  if (c.nothing_testable()) out += ". Nothing could be tested (exit 4)";
-  return out;
-}
-
 std::string text(const RunComparison& c, const Flags& f) {
-  TextTable t(kHeader);
-  for (auto& r : rows(c)) t.add(r);
+  TextTable t(compare_header());
+  for (auto& r : compare_rows(c)) t.add(r);
   std::string out = fmt::format("A: {}\nB: {}\n\n", f.run_a, f.run_b) + (t.empty() ? "" : t.render() + "\n");
   for (const std::string& l : c.only_a) out += "only in A: " + l + "\n";
   for (const std::string& l : c.only_b) out += "only in B: " + l + "\n";
-  return out + verdict(c) + "\n";
+  return out + compare_summary(c) + "\n";
 }
 
-std::string page(const RunComparison& c, const Flags& f, const Run& a, const Run& b) {
-  auto name = [](const std::string& dir, const Run& r) {
-    std::string title = r.metadata.title.value_or("");
-    return dir + " (run " + r.metadata.run_id.value_or("?") + (title.empty() ? "" : ", " + title) + ")";
-  };
-  std::string body = html::heading(1, "rpclab compare") + html::paragraph("A: " + name(f.run_a, a)) +
-                     html::paragraph("B: " + name(f.run_b, b)) + html::paragraph(verdict(c)) +
-                     html::table(kHeader, rows(c));
-  std::vector<std::vector<std::string>> unmatched;
-  for (const std::string& l : c.only_a) unmatched.push_back({"A", l});
-  for (const std::string& l : c.only_b) unmatched.push_back({"B", l});
-  if (!unmatched.empty()) body += html::heading(2, "Cells only one run has") + html::table({"run", "cell"}, unmatched);
-  body += html::paragraph("Tests: docs/running.md, \"Comparing two runs\".", "note");
-  return html::page("rpclab compare", body);
+// --html FILE is written when it is new or a page compare wrote before;
+// anything else there is left alone (a usage error, nothing compared).
+std::string html_target_problem(const std::string& path) {
+  // A FIFO or a device (/dev/stdout) is written in place: nothing to lose.
+  if (path.empty() || path == "-" || !std::filesystem::is_regular_file(path)) return "";
+  std::ifstream in(path);
+  std::string start(4096, '\0');
+  in.read(start.data(), static_cast<std::streamsize>(start.size()));
+  start.resize(static_cast<size_t>(in.gcount()));
+  if (start.find(kComparePageMark) != std::string::npos) return "";
+  return path + " exists and is not a page rpclab compare wrote: left alone (give a new file, or remove it)";
 }
 
 int run(const Flags& f) {
@@ -126,16 +79,22 @@ int run(const Flags& f) {
       throw std::invalid_argument(fmt::format("{} is a {} run and {} a {} run: compare runs of one experiment", f.run_a,
                                               a.metadata.experiment.value_or("?"), f.run_b,
                                               b.metadata.experiment.value_or("?")));
+    if (std::string problem = html_target_problem(f.html_file); !problem.empty()) throw std::invalid_argument(problem);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rpclab compare: %s\n", e.what());
     return kExitUsage;
   }
   RunComparison c = compare_runs(a.records, b.records, f.alpha);
-  if (f.format == "json") std::printf("%s\n", c.to_json().dump().c_str());
+  // With --html -, standard output is the page; the summary goes to stderr.
+  bool page_on_stdout = f.html_file == "-";
+  if (page_on_stdout) std::fprintf(stderr, "%s\n", compare_summary(c).c_str());
+  else if (f.format == "json") std::printf("%s\n", c.to_json().dump().c_str());
   else std::printf("%s", text(c, f).c_str());
   if (!f.html_file.empty()) {
     try {
-      write_file_atomically(f.html_file, page(c, f, a, b));
+      std::string html = compare_page(c, {f.run_a, a.metadata}, {f.run_b, b.metadata});
+      if (page_on_stdout) std::fwrite(html.data(), 1, html.size(), stdout);
+      else write_file_atomically(f.html_file, html);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "rpclab compare: --html %s: %s\n", f.html_file.c_str(), e.what());
       return kExitSetup;
@@ -156,7 +115,10 @@ std::function<int()> add_compare_command(CLI::App& app) {
   cmd->add_option("run_b", f->run_b, "the second run folder (B)")->required();
   cmd->add_option("--format", f->format, "text (aligned table) or json (one object on stdout)")
       ->check(CLI::IsMember({"text", "json"}));
-  cmd->add_option("--html", f->html_file, "also write the comparison as an HTML page to FILE")->check(writable_file());
+  cmd->add_option("--html", f->html_file,
+                  "also write the comparison as an HTML page to FILE (A and B side by side, a plot per figure; "
+                  "- = standard output, the summary then on stderr); an existing FILE only if compare wrote it")
+      ->check(writable_file());
   cmd->add_option("--alpha", f->alpha, "significance level of the tests (default 0.01)")->check(in_range(1e-9, 0.5));
   return [f] { return run(*f); };
 }

@@ -28,6 +28,10 @@ struct HtmlReportInput {
 
 std::string html_report(const HtmlReportInput& in);
 
+// What metadata.json says of a run, one {what, value} row each (title,
+// run, experiment and preset, rpclab, host, kernel, CPU, times, command).
+std::vector<std::vector<std::string>> run_facts(const RunMetadata& meta);
+
 struct HtmlReportFiles {
   std::string html;               // <run_dir>/report.html
   std::vector<std::string> pngs;  // the plots drawn (an SVG beside each)

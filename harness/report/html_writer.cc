@@ -10,7 +10,7 @@ namespace rpclab::harness::html {
 namespace {
 
 bool numeric(const std::string& cell) {
-  static const std::regex number(R"(\s*[-+~]?[0-9][0-9,.]*\s*(%|us|ms|s|x|k|M)?\s*(\(.*\))?\s*)");
+  static const std::regex number(R"(\s*[-+~<]?[0-9][0-9,.]*\s*(%|us|ms|s|x|k|M)?\*?\s*(\(.*\))?\s*)");
   return std::regex_match(cell, number);
 }
 

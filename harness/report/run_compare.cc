@@ -121,6 +121,8 @@ bool compare_rate(const Measure& m, const CellRecord& a, const CellRecord& b, Ce
     if (auto k = m.count(t); k && k->calls) ra.push_back(double(k->events) / double(k->calls));
   for (const TrialRecord& t : ok_per_trial(b))
     if (auto k = m.count(t); k && k->calls) rb.push_back(double(k->events) / double(k->calls));
+  for (double r : ra) c.a_trials.push_back(1e6 * r);
+  for (double r : rb) c.b_trials.push_back(1e6 * r);
   c.tested = pa->calls > 0 && pb->calls > 0;
   if (!c.tested) {
     c.test = "not tested: a side made no calls";
@@ -143,6 +145,8 @@ bool compare_values(const Measure& m, const CellRecord& a, const CellRecord& b, 
   if (ta.empty() || tb.empty()) return false;
   c.a_value = summarize(ta).mean;
   c.b_value = summarize(tb).mean;
+  c.a_trials = ta;
+  c.b_trials = tb;
   c.a = fixed(*c.a_value, 1);
   c.b = fixed(*c.b_value, 1);
   c.trials_a = ta.size();
@@ -259,6 +263,8 @@ RunComparison compare_runs(const std::vector<CellRecord>& a, const std::vector<C
       continue;
     }
     for (CellComparison& c : compare_cell(r, *it->second, out.cells, alpha)) out.matched.push_back(std::move(c));
+    const auto &ha = r.speed.latency.latency_histogram, &hb = it->second->speed.latency.latency_histogram;
+    if (r.ok() && it->second->ok() && ha && hb) out.latency.push_back({r.label, out.cells, *ha, *hb});
     ++out.cells;
   }
   for (const CellRecord& r : b)

@@ -33,6 +33,9 @@ struct CellComparison {
   std::string figure;   // what is compared, e.g. "silent errors per 1M calls"
   std::string a, b;     // the two figures as text
   std::optional<double> a_value, b_value;  // the same as numbers (none for a cell that did not run)
+  // Each ok trial's figure (a proportion per 1M calls, or the number it
+  // measured): the spread compare.html draws around a_value and b_value.
+  std::vector<double> a_trials, b_trials;
   std::string test;     // the test used, or why none could be
   double p = 1;
   bool tested = false;
@@ -51,9 +54,18 @@ struct CellComparison {
   nlohmann::json to_json(double alpha) const;
 };
 
+// A matched cell's latency distributions (speed cells that kept a
+// histogram), for compare.html's overlaid CDFs.
+struct MatchedLatency {
+  std::string label;
+  size_t cell = 0;
+  LatencyHistogram a, b;
+};
+
 struct RunComparison {
   double alpha = 0.01;
   size_t cells = 0;                     // cells matched
+  std::vector<MatchedLatency> latency;  // matched cells both of whose records hold a histogram
   std::vector<CellComparison> matched;  // every figure of each, cell by cell
   std::vector<std::string> only_a, only_b;  // labels of cells the other run lacks
   bool any_differs() const;

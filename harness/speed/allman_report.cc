@@ -171,7 +171,7 @@ bool allman_record(const CellRecord& record) {
 
 bool kiraly_run(const CellRecord& record) { return record.is("speed") && workload_of(op_of(record)) == "kiraly"; }
 
-std::string allman_bytes_table(const std::vector<CellRecord>& records, const std::string& data_dir) {
+std::string allman_bytes_table(const std::vector<CellRecord>& records, const std::string& data_dir, bool markdown) {
   auto groups = by_group(records);
   // Each operation at its largest N (Allman's 50,000 when it ran).
   std::map<std::tuple<int, std::string, std::string, int>, size_t> largest;
@@ -199,10 +199,10 @@ std::string allman_bytes_table(const std::vector<CellRecord>& records, const std
          "client's\nend of the two-host link, less 66 B of Ethernet/IP/TCP headers per frame; '-' = not counted, "
          "e.g. on loopback).\nx floor = (request + response) / the floor's; 2003: Allman's java.net and XML-RPC "
          "(docs/data/allman2003-bytes.csv).\n\n" +
-         t.render();
+         (markdown ? t.render_markdown() : t.render());
 }
 
-std::string allman_speed_table(const std::vector<CellRecord>& records, const std::string& data_dir) {
+std::string allman_speed_table(const std::vector<CellRecord>& records, const std::string& data_dir, bool markdown) {
   Csv paper = read_csv(data_dir + "/allman2003-times.csv");
   TextTable t({"operation", "N", "link", "transport", "p50 us", "p99 us", "calls/s", "cpu us/call cli", "srv",
                "cpu - floor", "request B", "response B", "x floor", "2003 s"});
@@ -222,7 +222,7 @@ std::string allman_speed_table(const std::vector<CellRecord>& records, const std
   return "Allman's operations, per call (x floor = p50 / the floor's p50; cpu - floor = client + server CPU per "
          "call\nless the floor's: encoding, decoding and the rest of the library's own work; 2003 s = Allman's median "
          "XML-RPC or\njava.net transaction over a LAN, a connection each, docs/data/allman2003-times.csv):\n\n" +
-         t.render();
+         (markdown ? t.render_markdown() : t.render());
 }
 
 namespace {
@@ -239,7 +239,7 @@ std::string per_photo_byte(const CellRecord& r) {
 
 }  // namespace
 
-std::string kiraly_table(const std::vector<CellRecord>& records, const std::string& data_dir) {
+std::string kiraly_table(const std::vector<CellRecord>& records, const std::string& data_dir, bool markdown) {
   Csv paper = read_csv(data_dir + "/kiraly2018-record.csv");
   TextTable t({"photo B", "link", "transport", "request B", "response B", "resp/photo", "x floor B", "p50 us",
                "p99 us", "calls/s", "cpu us/call cli", "srv", "x floor", "s/100 calls", "2018 s/100 calls"});
@@ -263,7 +263,7 @@ std::string kiraly_table(const std::vector<CellRecord>& records, const std::stri
          "table;\nresp/photo = response bytes / photo bytes: base64's 4/3 for XML-RPC and JSON-RPC; x floor B and "
          "x floor: bytes\nand p50 over the floor's; s/100 calls = mean x 100, Kiraly's measure; 2018: his C++ client "
          "and server,\ndocs/data/kiraly2018-record.csv):\n\n" +
-         t.render();
+         (markdown ? t.render_markdown() : t.render());
 }
 
 std::vector<std::string> allman_plots(const std::vector<CellRecord>& records, const std::string& dir,

@@ -21,13 +21,15 @@ bool kiraly_run(const CellRecord& record);
 
 // Allman's Table 5 today: request and response bytes per call (the RPC's
 // bytes, link headers off) at each operation's largest N, x the floor's.
-std::string allman_bytes_table(const std::vector<CellRecord>& records, const std::string& data_dir);
+std::string allman_bytes_table(const std::vector<CellRecord>& records, const std::string& data_dir,
+                               bool markdown = false);
 // Per operation and N: p50, p99, calls/s, CPU per call, bytes, x the floor.
-std::string allman_speed_table(const std::vector<CellRecord>& records, const std::string& data_dir);
+std::string allman_speed_table(const std::vector<CellRecord>& records, const std::string& data_dir,
+                               bool markdown = false);
 // Kiraly's record per photo size and transport: bytes each way, response
 // bytes per photo byte (base64's 4/3), speed, and his 2018 C++ figures
 // beside gRPC, XML-RPC and JSON-RPC (docs/data/kiraly2018-record.csv).
-std::string kiraly_table(const std::vector<CellRecord>& records, const std::string& data_dir);
+std::string kiraly_table(const std::vector<CellRecord>& records, const std::string& data_dir, bool markdown = false);
 
 // allman-<op>-vs-n.png and .svg per operation with a vector; PNG paths.
 std::vector<std::string> allman_plots(const std::vector<CellRecord>& records, const std::string& dir,

@@ -29,7 +29,7 @@ std::string server_cpu(const CellRecord& r) {
 
 }  // namespace
 
-std::string at_most_once_cost_table(const std::vector<CellRecord>& records) {
+std::string at_most_once_cost_table(const std::vector<CellRecord>& records, bool markdown) {
   // key -> (off, on), in the run's order
   std::map<std::string, std::pair<const CellRecord*, const CellRecord*>> pairs;
   std::vector<std::string> order;
@@ -56,7 +56,7 @@ std::string at_most_once_cost_table(const std::vector<CellRecord>& records) {
   if (t.empty()) return "";
   return "What at-most-once costs a NEXT (the server's table and its journal, off and on, trials taking turns; "
          "on / off = the p50s' ratio,\n* = Welch p < 0.01 over the trial means; server CPU per call from its own counters):\n\n" +
-         t.render();
+         (markdown ? t.render_markdown() : t.render());
 }
 
 }  // namespace rpclab::harness

@@ -12,6 +12,6 @@
 namespace rpclab::harness {
 
 // "" when the records hold no pair of cells that differ only in it.
-std::string at_most_once_cost_table(const std::vector<CellRecord>& records);
+std::string at_most_once_cost_table(const std::vector<CellRecord>& records, bool markdown = false);
 
 }  // namespace rpclab::harness

@@ -153,7 +153,6 @@ Experiment speed_experiment() {
   e.summarize = summarize_speed;
   e.tables = speed_tables();
   e.cell_figures = speed_cell_figures();
-  e.markdown_in_code_block = true;
   e.plots = speed_plots;
   e.trial_words = [](const TrialRecord& t) { return latency_words(t.speed.latency); };
   e.cell_words = [](const CellRecord& r) { return latency_words(r.speed.latency); };

@@ -68,7 +68,7 @@ std::map<std::tuple<std::string, int, std::string>, std::pair<std::string, std::
 
 std::string opt_fixed(const std::optional<double>& v, int decimals) { return v ? fixed(*v, decimals) : "-"; }
 
-std::string levy_table(const std::vector<CellRecord>& records, const std::string& data_dir) {
+std::string levy_table(const std::vector<CellRecord>& records, const std::string& data_dir, bool markdown) {
   // The table's order: Levy's Sun RPC rows first, then today's additions.
   std::map<std::tuple<long, std::string, int, size_t>, std::map<std::string, const CellRecord*>> rows;
   for (const CellRecord& r : records)
@@ -95,7 +95,7 @@ std::string levy_table(const std::vector<CellRecord>& records, const std::string
   }
   return "Levy's timing table: seconds for 100 calls per client, a new connection per call (his setting);\n"
          "same machine = loopback, other machine = two namespaces joined by a veth pair.\n\n" +
-         t.render();
+         (markdown ? t.render_markdown() : t.render());
 }
 
 std::string ordering(const std::vector<const CellRecord*>& group) {
@@ -120,7 +120,7 @@ std::string tail(const MaybeNull<double>& value, const std::optional<uint64_t>& 
 }
 
 std::string percentile_table(const std::vector<CellRecord>& records, const std::string& topo, const std::string& mode,
-                             bool one_client_only) {
+                             bool one_client_only, bool markdown) {
   std::vector<std::vector<std::string>> rows;  // an empty row: a rule
   std::map<std::pair<int, size_t>, std::vector<const CellRecord*>> groups;
   std::string last;
@@ -165,7 +165,7 @@ std::string percentile_table(const std::vector<CellRecord>& records, const std::
   std::string out = fmt::format("Per-call latency, {} connection, {} (microseconds; x floor = p50 / raw floor p50, "
                                 "* = the trial means differ from the floor's by Welch's t-test at alpha 0.01):\n\n",
                                 mode, topo) +
-                    t.render();
+                    (markdown ? t.render_markdown() : t.render());
   if (tails_hidden)
     out += "(- in p99 or p99.9: the cell measured fewer than 100 or 1,000 calls, where that percentile is the "
            "maximum)\n";
@@ -173,13 +173,16 @@ std::string percentile_table(const std::vector<CellRecord>& records, const std::
   out += "\nOrder by mean latency (Welch's t-test on the trial means, alpha 0.01): '<' = every transport before it "
          "is\nsignificantly faster than every one after it; ',' = not separated; significant pairs inside a group "
          "follow it:\n";
+  // Aligned lines: in Markdown a block of them, which report.html keeps as it is.
+  if (markdown) out += "```\n";
   for (const auto& [key, group] : groups)
     out += fmt::format("  {} client(s), {:>4}: {}\n", key.first, size_label(key.second), ordering(group));
+  if (markdown) out += "```\n";
   return out;
 }
 
 // One pair of columns per floor that has a sockperf calibration.
-std::string calibration_table(const std::vector<CellRecord>& records) {
+std::string calibration_table(const std::vector<CellRecord>& records, bool markdown) {
   std::vector<const TransportRow*> floors;
   std::vector<std::string> headers = {"topology", "size"};
   for (const TransportRow& row : transports())
@@ -215,7 +218,7 @@ std::string calibration_table(const std::vector<CellRecord>& records) {
   }
   if (t.empty()) return "";
   return "Calibration: sockperf ping-pong --full-rtt (p50 us) against rpclab's raw floor "
-         "(persistent, 1 client):\n\n" + t.render();
+         "(persistent, 1 client):\n\n" + (markdown ? t.render_markdown() : t.render());
 }
 
 std::string header(const std::vector<CellRecord>& records) {
@@ -248,31 +251,33 @@ const std::vector<ReportTable>& speed_tables() {
   static const std::vector<ReportTable> tables = {
       {"timing", "how the calls were timed", [](const Records& r, const ReportOptions&) { return header(r); }},
       {"levy", "Levy's timing table: seconds per 100 calls, a new connection per call, beside his 1989 figures",
-       [](const Records& r, const ReportOptions& o) { return levy_table(r, o.data_dir); }},
+       [](const Records& r, const ReportOptions& o) { return levy_table(r, o.data_dir, o.markdown); }},
       {"loopback-persistent", "per-call latency percentiles, loopback, one client, persistent connection",
-       [](const Records& r, const ReportOptions&) { return percentile_table(r, "loopback", "persistent", true); },
+       [](const Records& r, const ReportOptions& o) {
+         return percentile_table(r, "loopback", "persistent", true, o.markdown);
+       },
        false, true},
       {"allman-bytes", "Allman's Table 5: bytes per call each way, at each operation's largest N",
-       [](const Records& r, const ReportOptions& o) { return allman_bytes_table(r, o.data_dir); }},
+       [](const Records& r, const ReportOptions& o) { return allman_bytes_table(r, o.data_dir, o.markdown); }},
       {"allman-speed", "Allman's operations per call: latency, calls/s, CPU, bytes, against the floor",
-       [](const Records& r, const ReportOptions& o) { return allman_speed_table(r, o.data_dir); }},
+       [](const Records& r, const ReportOptions& o) { return allman_speed_table(r, o.data_dir, o.markdown); }},
       {"kiraly", "Kiraly's record with and without its photo: bytes each way and latency",
-       [](const Records& r, const ReportOptions& o) { return kiraly_table(r, o.data_dir); }},
+       [](const Records& r, const ReportOptions& o) { return kiraly_table(r, o.data_dir, o.markdown); }},
       {"at-most-once", "what the at-most-once table costs a NEXT",
-       [](const Records& r, const ReportOptions&) { return at_most_once_cost_table(r); }},
+       [](const Records& r, const ReportOptions& o) { return at_most_once_cost_table(r, o.markdown); }},
       {"percentiles", "per-call latency percentiles for every topology and connection mode",
-       [](const Records& r, const ReportOptions&) {
+       [](const Records& r, const ReportOptions& o) {
          std::string out;
          for (const char* topo : {"loopback", "two-host"})
            for (const char* mode : {"persistent", "per-call"}) {
-             std::string t = percentile_table(r, topo, mode, false);
+             std::string t = percentile_table(r, topo, mode, false, o.markdown);
              if (!t.empty()) out += (out.empty() ? "" : "\n") + t;
            }
          return out;
        },
        true, false},
       {"calibration", "sockperf ping-pong against rpclab's raw floor",
-       [](const Records& r, const ReportOptions&) { return calibration_table(r); }},
+       [](const Records& r, const ReportOptions& o) { return calibration_table(r, o.markdown); }},
       {"not-measured", "cells skipped or failed, and why",
        [](const Records& r, const ReportOptions&) { return not_measured(r); }},
   };
@@ -280,7 +285,7 @@ const std::vector<ReportTable>& speed_tables() {
 }
 
 std::string speed_report(const std::vector<CellRecord>& records, const ReportOptions& options) {
-  return render_report(speed_tables(), records, options, true);
+  return render_report(speed_tables(), records, options);
 }
 
 std::vector<std::string> speed_plots(const std::vector<CellRecord>& records, const std::string& dir,

@@ -5,9 +5,15 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
 
 #include "common/atomic_file.h"
 #include "harness/kit/stats.h"
+#include "harness/report/html_writer.h"
 #include "harness/report/run_compare.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
@@ -229,6 +235,148 @@ TEST(Compare, BadInputExitsTwoWithAClearMessage) {
   test::ProcessResult mixed = compare(dir.file("a"), dir.file("s"));
   EXPECT_EQ(mixed.exit_code, 2);
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "compare runs of one experiment", mixed.err);
+}
+
+const std::string kViews = RPCLAB_SOURCE_DIR "/tests/harness/fixtures/views/";
+
+// A copy of the fixture run `name` as run "fixture-b": every speed latency
+// (cell and trial) times `scale`, and its last cell left out.
+std::string changed_copy(const std::string& name, const std::string& dir, double scale) {
+  std::filesystem::create_directories(dir);
+  std::ifstream in(kViews + name + "/results.jsonl");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    json r = json::parse(line);
+    auto scaled = [scale](json& o) {
+      for (const char* f : {"p50_us", "p90_us", "p99_us", "mean_us"})
+        if (o.contains(f) && o[f].is_number()) o[f] = o[f].get<double>() * scale;
+    };
+    scaled(r);
+    if (r.contains("trial_means_us"))
+      for (json& v : r["trial_means_us"]) v = v.get<double>() * scale;
+    if (r.contains("per_trial"))
+      for (json& t : r["per_trial"]) scaled(t);
+    lines.push_back(r.dump());
+  }
+  std::string left_out = json::parse(lines.back()).value("label", "");
+  lines.pop_back();
+  std::string text;
+  for (const std::string& l : lines) text += l + "\n";
+  write_file_atomically(dir + "/results.jsonl", text);
+  json meta = json::parse(read_whole_file(kViews + name + "/metadata.json"));
+  meta["run_id"] = "fixture-b";
+  write_file_atomically(dir + "/metadata.json", meta.dump(2));
+  return left_out;
+}
+
+double attr(const std::string& element, const std::string& name) {
+  std::smatch m;
+  if (!std::regex_search(element, m, std::regex(" " + name + "=\"([-0-9.]+)\"")))
+    throw std::runtime_error("no " + name + " in " + element);
+  return std::stod(m[1]);
+}
+
+// Every <svg> of `page` whose class is `cls`, whole.
+std::vector<std::string> svgs(const std::string& page, const std::string& cls) {
+  std::vector<std::string> out;
+  std::string open = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"" + cls + "\"";
+  for (size_t at = page.find(open); at != std::string::npos; at = page.find(open, at + 1))
+    out.push_back(page.substr(at, page.find("</svg>", at) - at));
+  return out;
+}
+
+// Every point of the plot (dots, bars, curve vertices) inside its frame.
+void expect_points_inside(const std::string& svg) {
+  double x0 = attr(svg, "data-x0"), x1 = attr(svg, "data-x1"), y0 = attr(svg, "data-y0"), y1 = attr(svg, "data-y1");
+  size_t points = 0;
+  std::regex point(R"(<(circle|line) class="point [ab]"[^>]*>)");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), point); it != std::sregex_iterator(); ++it, ++points) {
+    std::string e = it->str();
+    double x = e.rfind("<circle", 0) == 0 ? attr(e, "cx") : attr(e, "x1");
+    double y = e.rfind("<circle", 0) == 0 ? attr(e, "cy") : attr(e, "y1");
+    EXPECT_TRUE(x >= x0 && x <= x1 && y >= y0 && y <= y1) << e << " outside " << x0 << ".." << x1;
+  }
+  std::regex curve(R"re(<polyline class="curve [ab]" points="([^"]*)")re");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), curve); it != std::sregex_iterator(); ++it) {
+    std::istringstream pts((*it)[1].str());
+    for (std::string p; pts >> p; ++points) {
+      double x = std::stod(p.substr(0, p.find(','))), y = std::stod(p.substr(p.find(',') + 1));
+      EXPECT_TRUE(x >= x0 - 0.05 && x <= x1 + 0.05 && y >= y0 - 0.05 && y <= y1 + 0.05) << p << " in " << svg.substr(0, 300);
+    }
+  }
+  EXPECT_GT(points, 0u) << svg;
+}
+
+// compare.html of the speed fixture run against a copy of it twice as
+// slow: both runs' ids, every matched cell in the table and in each
+// figure's plot (A and B on one axis, every point inside the frame), each
+// latency CDF pair overlaid, the cell only A has listed.
+TEST(ComparePage, SpeedFixtureAgainstASlowerCopyShowsBothRunsEveryCellAndThePlots) {
+  TempDir dir;
+  std::string a = kViews + "speed", b = dir.file("b");
+  std::string only_a = changed_copy("speed", b, 2.0);
+  test::ProcessResult r = compare(a, b, {"--html", dir.file("compare.html"), "--format", "json"});
+  ASSERT_TRUE(r.exit_code == 1 || r.exit_code == 4) << r.out << r.err;
+  json out = json::parse(r.out);
+  std::string page = read_whole_file(dir.file("compare.html"));
+  json meta_a = json::parse(read_whole_file(a + "/metadata.json"));
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "A = run " + meta_a.value("run_id", "?") + " against B = run fixture-b", page);
+  // Every matched cell in the table, and every figure with a number in a plot of its own, every cell in it.
+  std::map<std::string, std::set<std::string>> cells_of_figure;
+  std::set<std::string> labels;
+  for (const json& m : out["matched"]) {
+    labels.insert(m.value("label", ""));
+    if (m["a"].is_number() || m["b"].is_number()) cells_of_figure[m.value("figure", "")].insert(m.value("label", ""));
+  }
+  ASSERT_GE(labels.size(), 20u) << "the fixture's 26 cells but the one left out of B";
+  for (const std::string& l : labels) EXPECT_PRED_FORMAT2(testing::IsSubstring, "<td>" + html::escape(l) + "</td>", page);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "<td>" + html::escape(only_a) + "</td>", page) << "only in A, listed";
+  std::vector<std::string> plots = svgs(page, "compare-plot");
+  ASSERT_EQ(plots.size(), cells_of_figure.size());
+  for (const std::string& svg : plots) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(svg, m, std::regex("data-figure=\"([^\"]*)\"")));
+    std::string figure = m[1];
+    ASSERT_TRUE(cells_of_figure.count(figure)) << figure;
+    for (const std::string& l : cells_of_figure[figure])
+      EXPECT_PRED_FORMAT2(testing::IsSubstring, "data-label=\"" + html::escape(l) + "\"", svg) << figure;
+    EXPECT_PRED_FORMAT2(testing::IsSubstring, "class=\"point a\"", svg);
+    EXPECT_PRED_FORMAT2(testing::IsSubstring, "class=\"point b\"", svg);
+    expect_points_inside(svg);
+  }
+  // p50 is twice as high in B: the plot's B bars lie right of A's, and the change says +100%.
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "+100.0%", page);
+  std::vector<std::string> cdfs = svgs(page, "compare-cdf");
+  EXPECT_FALSE(cdfs.empty()) << "the fixture's speed cells keep latency histograms";
+  for (const std::string& svg : cdfs) {
+    EXPECT_PRED_FORMAT2(testing::IsSubstring, "class=\"curve a\"", svg);
+    EXPECT_PRED_FORMAT2(testing::IsSubstring, "class=\"curve b\"", svg);
+    expect_points_inside(svg);
+  }
+}
+
+// --html never overwrites a file compare did not write; it does replace
+// its own page; `-` writes the page to standard output.
+TEST(ComparePage, LeavesAFileItDidNotWriteAloneAndWritesToStdoutOnDash) {
+  TempDir dir;
+  write_run(dir.file("a"), two_cells(0));
+  write_run(dir.file("b"), two_cells(300));
+  write_file_atomically(dir.file("notes.html"), "my notes\n");
+  test::ProcessResult refused = compare(dir.file("a"), dir.file("b"), {"--html", dir.file("notes.html")});
+  EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "is not a page rpclab compare wrote", refused.err);
+  EXPECT_EQ(read_whole_file(dir.file("notes.html")), "my notes\n");
+  for (int i = 0; i < 2; ++i) {
+    test::ProcessResult r = compare(dir.file("a"), dir.file("b"), {"--html", dir.file("compare.html")});
+    EXPECT_EQ(r.exit_code, 1) << "run " << i << ": " << r.err;
+  }
+  test::ProcessResult out = compare(dir.file("a"), dir.file("b"), {"--html", "-"});
+  EXPECT_EQ(out.exit_code, 1) << out.err;
+  EXPECT_EQ(out.out.rfind("<!DOCTYPE html>", 0), 0u) << out.out.substr(0, 200);
+  EXPECT_EQ(out.out, read_whole_file(dir.file("compare.html")));
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "2 cells matched", out.err) << "the summary on stderr";
+  EXPECT_EQ(svgs(out.out, "compare-plot").size(), 4u) << "the four proportions, one plot each";
 }
 
 }  // namespace
