@@ -1,5 +1,6 @@
-// gRPC C++ (sync unary, insecure channel): the adapter functions named in the
-// transport table.
+// gRPC C++ (unary, insecure channel): the adapter functions named in the
+// transport table. make_server serves through the callback API (the grpc
+// row), make_sync_server through the sync API (grpc-sync).
 #pragma once
 
 #include <memory>
@@ -13,7 +14,9 @@ namespace rpclab::grpcx {
 inline constexpr OperationSet kClientOperations = OperationSet::every();
 
 ClientSettings client_settings(const ClientOptions& options);
-std::unique_ptr<RpcClient> make_client(const ClientOptions& options);
+std::unique_ptr<RpcClient> make_client(const ClientOptions& options);           // the sync API
+std::unique_ptr<RpcClient> make_callback_client(const ClientOptions& options);  // the callback API
 std::unique_ptr<RpcServer> make_server(const ServerOptions& options, ServerCore& core);
+std::unique_ptr<RpcServer> make_sync_server(const ServerOptions& options, ServerCore& core);
 
 }  // namespace rpclab::grpcx
