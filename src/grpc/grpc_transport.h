@@ -1,6 +1,7 @@
 // gRPC C++ (unary, insecure channel): the adapter functions named in the
-// transport table. make_server serves through the callback API (the grpc
-// row), make_sync_server through the sync API (grpc-sync).
+// transport table. make_server serves through the callback API
+// (grpc-callback-server, grpc-callback), make_sync_server through the
+// sync API (grpc).
 #pragma once
 
 #include <memory>

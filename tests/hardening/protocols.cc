@@ -14,7 +14,7 @@ const std::vector<Protocol>& protocols() {
       // (grpc/grpc#20418). Pinned so that a fixed gRPC is noticed.
       {"grpc", 7540, &Forge::grpc_connection, &Forge::grpc_next, &Forge::grpc_partial, true, false, false,
        "gRPC no longer accepts connections", false},
-      {"grpc-sync", 7541, &Forge::grpc_connection, &Forge::grpc_next, &Forge::grpc_partial, true, false, false,
+      {"grpc-callback-server", 7541, &Forge::grpc_connection, &Forge::grpc_next, &Forge::grpc_partial, true, false, false,
        "gRPC no longer accepts connections", false},
       {"grpc-callback", 7542, &Forge::grpc_connection, &Forge::grpc_next, &Forge::grpc_partial, true, false, false,
        "gRPC no longer accepts connections", false},

@@ -34,7 +34,7 @@ constexpr IdentityRow kIdentityRows[] = {
     {"sunrpc-udp", kKnowsRequestId | kKnowsPeer | kKnowsKernelArrival},
     {"sunrpc-tcp", kKnowsRequestId | kKnowsPeer | kKnowsConnection},
     {"grpc", kKnowsAttempt | kKnowsPeer},
-    {"grpc-sync", kKnowsAttempt | kKnowsPeer},
+    {"grpc-callback-server", kKnowsAttempt | kKnowsPeer},
     {"grpc-callback", kKnowsAttempt | kKnowsPeer},
     // Abyss hands a method its HTTP session, which tells the peer but not
     // which of Abyss's connections carried the call.
