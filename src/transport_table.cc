@@ -26,6 +26,10 @@ namespace rpclab {
 // leads with its XID (the wire capture follows it).
 namespace {
 
+// The three gRPC rows differ only in the API each side uses.
+constexpr LibraryRetryTrait kGrpcRetry = {
+    LibraryRetry::kOnRequest, "service-config retryPolicy: up to 5 attempts on UNAVAILABLE, backoff 10-200 ms"};
+
 std::vector<TransportRow>& table() {
   static std::vector<TransportRow> table = {
       {"sunrpc-udp", "ONC RPC over UDP: rpcgen -M stubs on libtirpc (clnt_dg / svc_dg)",
@@ -42,8 +46,18 @@ std::vector<TransportRow>& table() {
        sunrpc::kClientOperations, settings_list(sunrpc::kTcpSettings)},
       {"grpc", "gRPC C++ sync unary over HTTP/2, insecure channel",
        {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", "", "", "gRPC"},
+       grpcx::client_settings, grpcx::make_client, grpcx::make_sync_server,
+       kGrpcRetry,
+       grpcx::kClientOperations, {}},
+      {"grpc-callback-server", "gRPC C++ unary over HTTP/2, insecure channel: callback-API server, sync client",
+       {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", "", "", ""},
        grpcx::client_settings, grpcx::make_client, grpcx::make_server,
-       {LibraryRetry::kOnRequest, "service-config retryPolicy: up to 5 attempts on UNAVAILABLE, backoff 10-200 ms"},
+       kGrpcRetry,
+       grpcx::kClientOperations, {}},
+      {"grpc-callback", "gRPC C++ unary over HTTP/2, insecure channel: callback-API server and client",
+       {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", "", "", ""},
+       grpcx::client_settings, grpcx::make_callback_client, grpcx::make_server,
+       kGrpcRetry,
        grpcx::kClientOperations, {}},
       {"xmlrpc", "XML-RPC over HTTP/1.1: xmlrpc-c, C++ client on its curl transport, Abyss server",
        {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", "", "XML-RPC", "XML-RPC"},

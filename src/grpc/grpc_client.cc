@@ -1,6 +1,9 @@
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
 
 #include "common/inet.h"
 #include "grpc/grpc_limits.h"
@@ -53,8 +56,8 @@ class GrpcClient : public RpcClient {
   // One call, through the handler of its operation (kHandlers, below).
   CallStatus call(Operation op, const OpArgs& args, OpReply* reply) override;
 
-  explicit GrpcClient(const ClientOptions& options)
-      : deadline_(std::chrono::milliseconds(options.timeout_ms.value_or(kDefaultDeadlineMs))) {
+  GrpcClient(const ClientOptions& options, bool callback)
+      : callback_(callback), deadline_(std::chrono::milliseconds(options.timeout_ms.value_or(kDefaultDeadlineMs))) {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(kMaxMessageBytes);
     args.SetMaxSendMessageSize(kMaxMessageBytes);
@@ -74,7 +77,7 @@ class GrpcClient : public RpcClient {
     grpc::ClientContext ctx;
     arm(ctx);
     wire::Empty req, rep;
-    return from_grpc(stub_->Null(&ctx, req, &rep));
+    return from_grpc(unary(&ctx, req, &rep, &Stub::Null, &Stub::async::Null));
   }
 
   CallStatus next(const NextRequest& request, NextReply* reply) {
@@ -84,7 +87,7 @@ class GrpcClient : public RpcClient {
     req.set_client_id(request.client_id);
     req.set_seq(request.seq);
     wire::NextReply rep;
-    grpc::Status status = stub_->Next(&ctx, req, &rep);
+    grpc::Status status = unary(&ctx, req, &rep, &Stub::Next, &Stub::async::Next);
     if (status.ok()) {
       reply->status = static_cast<NextStatus>(rep.status());
       reply->expected_seq = rep.expected_seq();
@@ -98,7 +101,7 @@ class GrpcClient : public RpcClient {
     arm(ctx);
     wire::EchoMessage req, rep;
     req.set_payload(payload.data(), payload.size());
-    grpc::Status status = stub_->Echo(&ctx, req, &rep);
+    grpc::Status status = unary(&ctx, req, &rep, &Stub::Echo, &Stub::async::Echo);
     if (status.ok()) reply->swap(*rep.mutable_payload());
     return from_grpc(status);
   }
@@ -109,7 +112,7 @@ class GrpcClient : public RpcClient {
     wire::IsPrimeRequest req;
     req.set_n(n);
     wire::IsPrimeReply rep;
-    grpc::Status status = stub_->IsPrime(&ctx, req, &rep);
+    grpc::Status status = unary(&ctx, req, &rep, &Stub::IsPrime, &Stub::async::IsPrime);
     if (status.ok()) *prime = rep.prime();
     return from_grpc(status);
   }
@@ -119,7 +122,7 @@ class GrpcClient : public RpcClient {
     arm(ctx);
     wire::Doubles req = doubles_of(values);
     wire::AverageReply rep;
-    grpc::Status status = stub_->Average(&ctx, req, &rep);
+    grpc::Status status = unary(&ctx, req, &rep, &Stub::Average, &Stub::async::Average);
     if (status.ok()) *mean = rep.mean();
     return from_grpc(status);
   }
@@ -130,7 +133,7 @@ class GrpcClient : public RpcClient {
     wire::CountRequest req;
     req.set_count(count);
     wire::Doubles rep;
-    grpc::Status status = stub_->GetRandNums(&ctx, req, &rep);
+    grpc::Status status = unary(&ctx, req, &rep, &Stub::GetRandNums, &Stub::async::GetRandNums);
     if (status.ok()) values->assign(rep.values().begin(), rep.values().end());
     return from_grpc(status);
   }
@@ -139,7 +142,7 @@ class GrpcClient : public RpcClient {
     grpc::ClientContext ctx;
     arm(ctx);
     wire::Doubles req = doubles_of(values), rep;
-    grpc::Status status = stub_->LogTransform(&ctx, req, &rep);
+    grpc::Status status = unary(&ctx, req, &rep, &Stub::LogTransform, &Stub::async::LogTransform);
     if (status.ok()) logs->assign(rep.values().begin(), rep.values().end());
     return from_grpc(status);
   }
@@ -151,7 +154,7 @@ class GrpcClient : public RpcClient {
     req.set_id(request.id);
     req.set_photo_bytes(request.photo_bytes);
     wire::Record rep;
-    grpc::Status status = stub_->GetRecord(&ctx, req, &rep);
+    grpc::Status status = unary(&ctx, req, &rep, &Stub::GetRecord, &Stub::async::GetRecord);
     if (status.ok())
       *record = {rep.id(),    rep.first_name(), rep.last_name(), rep.age(),       rep.email(),
                  rep.phone(), rep.newsletter(), rep.latitude(),  rep.longitude(), rep.photo()};
@@ -159,6 +162,31 @@ class GrpcClient : public RpcClient {
   }
 
  private:
+  using Stub = wire::Rpclab::Stub;
+
+  // One unary call through the sync API, or through the callback API with
+  // this thread waiting for its callback.
+  template <typename Req, typename Rep>
+  grpc::Status unary(grpc::ClientContext* ctx, const Req& req, Rep* rep,
+                     grpc::Status (Stub::*sync)(grpc::ClientContext*, const Req&, Rep*),
+                     void (Stub::async::*callback)(grpc::ClientContext*, const Req*, Rep*,
+                                                   std::function<void(grpc::Status)>)) {
+    if (!callback_) return (stub_.get()->*sync)(ctx, req, rep);
+    std::mutex mutex;
+    std::condition_variable finished;
+    bool done = false;
+    grpc::Status status;
+    (stub_->async()->*callback)(ctx, &req, rep, [&](grpc::Status s) {
+      std::lock_guard<std::mutex> lock(mutex);
+      status = std::move(s);
+      done = true;
+      finished.notify_one();
+    });
+    std::unique_lock<std::mutex> lock(mutex);
+    finished.wait(lock, [&] { return done; });
+    return status;
+  }
+
   static wire::Doubles doubles_of(const std::vector<double>& values) {
     wire::Doubles d;
     d.mutable_values()->Add(values.begin(), values.end());
@@ -166,8 +194,9 @@ class GrpcClient : public RpcClient {
   }
   void arm(grpc::ClientContext& ctx) const { ctx.set_deadline(std::chrono::system_clock::now() + deadline_); }
 
+  bool callback_;  // the callback API's calls, not the sync API's
   std::chrono::milliseconds deadline_;
-  std::unique_ptr<wire::Rpclab::Stub> stub_;
+  std::unique_ptr<Stub> stub_;
 };
 
 constexpr ClientHandler<GrpcClient> kHandlers[] = {
@@ -199,7 +228,11 @@ ClientSettings client_settings(const ClientOptions& options) {
 }
 
 std::unique_ptr<RpcClient> make_client(const ClientOptions& options) {
-  return std::make_unique<GrpcClient>(options);
+  return std::make_unique<GrpcClient>(options, false);
+}
+
+std::unique_ptr<RpcClient> make_callback_client(const ClientOptions& options) {
+  return std::make_unique<GrpcClient>(options, true);
 }
 
 }  // namespace rpclab::grpcx

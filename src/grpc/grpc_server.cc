@@ -31,12 +31,12 @@ grpc::Status Service::Null(grpc::ServerContext*, const wire::Empty*, wire::Empty
 
 namespace {
 
-// What gRPC's sync API tells about a call: the peer ("ipv4:A.B.C.D:PORT")
+// What gRPC tells about a call (either API's context): the peer ("ipv4:A.B.C.D:PORT")
 // and, on a retry by the client library's retry policy, the attempts made
 // before (grpc-previous-rpc-attempts; absent on a first attempt, so 0).
-// Not the HTTP/2 stream or the connection: the sync API exposes neither,
+// Not the HTTP/2 stream or the connection: gRPC's API exposes neither,
 // and the peer's port stands for the connection.
-RequestOrigin origin_of(const grpc::ServerContext* ctx) {
+RequestOrigin origin_of(const grpc::ServerContextBase* ctx) {
   RequestOrigin origin;
   if (!ctx) return origin;
   origin.set_peer_uri(ctx->peer());
@@ -54,6 +54,11 @@ RequestOrigin origin_of(const grpc::ServerContext* ctx) {
 }  // namespace
 
 grpc::Status Service::Next(grpc::ServerContext* ctx, const wire::NextRequest* req, wire::NextReply* rep) {
+  return next_from(ctx, req, rep);
+}
+
+grpc::Status Service::next_from(const grpc::ServerContextBase* ctx, const wire::NextRequest* req,
+                                wire::NextReply* rep) {
   NextReply r = core_.next(req->client_id(), req->seq(), origin_of(ctx));
   rep->set_status(static_cast<wire::NextReply_Status>(r.status));
   rep->set_expected_seq(r.expected_seq);
@@ -125,6 +130,50 @@ grpc::Status Service::GetRecord(grpc::ServerContext*, const wire::RecordRequest*
 
 namespace {
 
+// A callback call answered at once: its reply is complete when this runs.
+grpc::ServerUnaryReactor* finished(grpc::CallbackServerContext* ctx, const grpc::Status& status) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  reactor->Finish(status);
+  return reactor;
+}
+
+}  // namespace
+
+grpc::ServerUnaryReactor* CallbackService::Null(grpc::CallbackServerContext* ctx, const wire::Empty* req,
+                                                wire::Empty* rep) {
+  return finished(ctx, calls_.Null(nullptr, req, rep));
+}
+grpc::ServerUnaryReactor* CallbackService::Next(grpc::CallbackServerContext* ctx, const wire::NextRequest* req,
+                                                wire::NextReply* rep) {
+  return finished(ctx, calls_.next_from(ctx, req, rep));
+}
+grpc::ServerUnaryReactor* CallbackService::Echo(grpc::CallbackServerContext* ctx, const wire::EchoMessage* req,
+                                                wire::EchoMessage* rep) {
+  return finished(ctx, calls_.Echo(nullptr, req, rep));
+}
+grpc::ServerUnaryReactor* CallbackService::IsPrime(grpc::CallbackServerContext* ctx,
+                                                   const wire::IsPrimeRequest* req, wire::IsPrimeReply* rep) {
+  return finished(ctx, calls_.IsPrime(nullptr, req, rep));
+}
+grpc::ServerUnaryReactor* CallbackService::Average(grpc::CallbackServerContext* ctx, const wire::Doubles* req,
+                                                   wire::AverageReply* rep) {
+  return finished(ctx, calls_.Average(nullptr, req, rep));
+}
+grpc::ServerUnaryReactor* CallbackService::GetRandNums(grpc::CallbackServerContext* ctx,
+                                                       const wire::CountRequest* req, wire::Doubles* rep) {
+  return finished(ctx, calls_.GetRandNums(nullptr, req, rep));
+}
+grpc::ServerUnaryReactor* CallbackService::LogTransform(grpc::CallbackServerContext* ctx, const wire::Doubles* req,
+                                                        wire::Doubles* rep) {
+  return finished(ctx, calls_.LogTransform(nullptr, req, rep));
+}
+grpc::ServerUnaryReactor* CallbackService::GetRecord(grpc::CallbackServerContext* ctx,
+                                                     const wire::RecordRequest* req, wire::Record* rep) {
+  return finished(ctx, calls_.GetRecord(nullptr, req, rep));
+}
+
+namespace {
+
 // gRPC 1.51 stops listening for good after one failed accept4(), as when
 // the process is out of descriptors (grpc/grpc#20418): it logs "Failed
 // accept4" once, and new connections then wait in the kernel's backlog,
@@ -157,7 +206,7 @@ void enable_discovery() {
 
 class GrpcServer : public RpcServer {
  public:
-  GrpcServer(const ServerOptions& options, ServerCore& core) : service_(core) {
+  GrpcServer(const ServerOptions& options, std::unique_ptr<grpc::Service> service) : service_(std::move(service)) {
     // gRPC would only log "Failed to add port"; bind once ourselves first to
     // say why (in use, not local, privileged) and how to fix it.
     ::close(bind_socket(SOCK_STREAM, options.host, options.port));
@@ -171,7 +220,7 @@ class GrpcServer : public RpcServer {
     builder.SetMaxSendMessageSize(kMaxMessageBytes);
     builder.AddListeningPort(format_endpoint(options.host, options.port), grpc::InsecureServerCredentials(),
                              &port_);
-    builder.RegisterService(&service_);
+    builder.RegisterService(service_.get());
     server_ = builder.BuildAndStart();
     if (!server_ || port_ == 0)
       throw SetupError("gRPC could not listen on " + format_endpoint(options.host, options.port) +
@@ -187,7 +236,7 @@ class GrpcServer : public RpcServer {
   }
 
  private:
-  Service service_;
+  std::unique_ptr<grpc::Service> service_;
   int port_ = 0;
   std::unique_ptr<grpc::Server> server_;
 };
@@ -195,7 +244,11 @@ class GrpcServer : public RpcServer {
 }  // namespace
 
 std::unique_ptr<RpcServer> make_server(const ServerOptions& options, ServerCore& core) {
-  return std::make_unique<GrpcServer>(options, core);
+  return std::make_unique<GrpcServer>(options, std::make_unique<CallbackService>(core));
+}
+
+std::unique_ptr<RpcServer> make_sync_server(const ServerOptions& options, ServerCore& core) {
+  return std::make_unique<GrpcServer>(options, std::make_unique<Service>(core));
 }
 
 }  // namespace rpclab::grpcx

@@ -1,5 +1,7 @@
-// gRPC C++ (sync unary, insecure channel): the adapter functions named in the
-// transport table.
+// gRPC C++ (unary, insecure channel): the adapter functions named in the
+// transport table. make_server serves through the callback API
+// (grpc-callback-server, grpc-callback), make_sync_server through the
+// sync API (grpc).
 #pragma once
 
 #include <memory>
@@ -13,7 +15,9 @@ namespace rpclab::grpcx {
 inline constexpr OperationSet kClientOperations = OperationSet::every();
 
 ClientSettings client_settings(const ClientOptions& options);
-std::unique_ptr<RpcClient> make_client(const ClientOptions& options);
+std::unique_ptr<RpcClient> make_client(const ClientOptions& options);           // the sync API
+std::unique_ptr<RpcClient> make_callback_client(const ClientOptions& options);  // the callback API
 std::unique_ptr<RpcServer> make_server(const ServerOptions& options, ServerCore& core);
+std::unique_ptr<RpcServer> make_sync_server(const ServerOptions& options, ServerCore& core);
 
 }  // namespace rpclab::grpcx

@@ -14,6 +14,10 @@ const std::vector<Protocol>& protocols() {
       // (grpc/grpc#20418). Pinned so that a fixed gRPC is noticed.
       {"grpc", 7540, &Forge::grpc_connection, &Forge::grpc_next, &Forge::grpc_partial, true, false, false,
        "gRPC no longer accepts connections", false},
+      {"grpc-callback-server", 7541, &Forge::grpc_connection, &Forge::grpc_next, &Forge::grpc_partial, true, false, false,
+       "gRPC no longer accepts connections", false},
+      {"grpc-callback", 7542, &Forge::grpc_connection, &Forge::grpc_next, &Forge::grpc_partial, true, false, false,
+       "gRPC no longer accepts connections", false},
       // Abyss ends its accept loop without saying why, at times only once
       // its connections are done, when descriptors are free again: the
       // server says "cannot accept" with the cause when it can tell it.

@@ -34,6 +34,8 @@ constexpr IdentityRow kIdentityRows[] = {
     {"sunrpc-udp", kKnowsRequestId | kKnowsPeer | kKnowsKernelArrival},
     {"sunrpc-tcp", kKnowsRequestId | kKnowsPeer | kKnowsConnection},
     {"grpc", kKnowsAttempt | kKnowsPeer},
+    {"grpc-callback-server", kKnowsAttempt | kKnowsPeer},
+    {"grpc-callback", kKnowsAttempt | kKnowsPeer},
     // Abyss hands a method its HTTP session, which tells the peer but not
     // which of Abyss's connections carried the call.
     {"xmlrpc", kKnowsPeer},

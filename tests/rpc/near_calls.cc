@@ -168,6 +168,8 @@ const std::vector<WireFixture>& wire_fixtures() {
       {"sunrpc-udp", [] { return near_sunrpc_calls(true); }, nullptr, false},
       {"sunrpc-tcp", near_sunrpc_tcp_calls, sunrpc_big_echo, true},
       {"grpc", near_grpc, nullptr, false},
+      {"grpc-callback-server", near_grpc, nullptr, false},
+      {"grpc-callback", near_grpc, nullptr, false},
       {"xmlrpc", near_xmlrpc_http, xmlrpc_big_echo, false},
       {"xmlrpc-pstream", near_xmlrpc_packets, pstream_big_echo, false},
       {"jsonrpc", near_jsonrpc, jsonrpc_big_echo, false},

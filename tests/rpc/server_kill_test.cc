@@ -53,6 +53,8 @@ constexpr KillRow kKillRows[] = {
     {"raw-tcp", nullptr},
     // gRPC sets SO_REUSEADDR on its own listeners too.
     {"grpc", nullptr},
+    {"grpc-callback-server", nullptr},
+    {"grpc-callback", nullptr},
     // Abyss and libmicrohttpd serve on the socket rpclab binds (bind_socket),
     // and so does rpclab's own accept loop for the packet stream.
     {"xmlrpc", nullptr},
