@@ -3,7 +3,7 @@
 #
 #   make                     build everything into build/
 #   make test                the GoogleTest suite (unit, end to end, faults)
-#   make run-dependability   Levy's dependability table (PRESET=quick|remedies|failures|nfs|nfs-quick, CALLS=N)
+#   make run-dependability   Levy's dependability table (PRESET=quick|remedies|failures|levy-surface|nfs|nfs-quick, CALLS=N)
 #   make run-speed           Levy's timing table (QUICK=1 for the short one; PRESET=nfs: the NFS speed view)
 #   make docs-tables RUN=results/...   refresh the tables docs quote from that run
 #   make SANITIZE=address,undefined test    the same suite under ASan+UBSan

@@ -7,6 +7,9 @@
 
 #include "harness/causes/cascade_plots.h"
 #include "harness/dependability/dependability_report.h"
+#include "harness/dependability/surface.h"
+#include "harness/dependability/surface_delay.h"
+#include "harness/run/experiment_run.h"
 #include "harness/kit/plot.h"
 
 namespace rpclab::harness {
@@ -60,6 +63,8 @@ std::vector<std::string> dependability_plots(const std::vector<CellRecord>& reco
     if (!png.empty()) pngs.push_back(png);
     else notes->push_back("plot skipped: " + why);
   }
+  for (const std::string& png : surface_plots(records, reference_data_dir(), dir, log, notes)) pngs.push_back(png);
+  for (const std::string& png : surface_delay_plots(records, dir, log, notes)) pngs.push_back(png);
   for (const std::string& png : cascade_plots(records, dir, log, notes)) pngs.push_back(png);
   return pngs;
 }

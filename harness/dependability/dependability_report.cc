@@ -11,6 +11,7 @@
 
 #include "transport/transport.h"
 #include "harness/causes/causes_report.h"
+#include "harness/dependability/surface.h"
 #include "transport/settings_table.h"
 #include "harness/kit/text_table.h"
 #include "harness/run/trial_stats.h"
@@ -502,6 +503,8 @@ const std::vector<ReportTable>& dependability_tables() {
        [](const Records& r, const ReportOptions& o) { return trials_table(r, false, o); }},
       {"trials-faults", "the fault cells over their trials",
        [](const Records& r, const ReportOptions& o) { return trials_table(r, true, o); }},
+      {"surface", "levy-surface: in how many trials a cascade started, errors per onset, silent errors, by "
+                  "retransmit interval and load", surface_table},
       {"classes", "every call by class", classes_table},
       {"causes", "why each call that ran twice did, and the cascades", causes_section},
       {"not-measured", "cells skipped or failed, and why",

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "harness/dependability/levy_surface.h"
 #include "netem/config/backend_choice.h"
 #include "netem/config/fault_config.h"
 #include "netem/config/fault_events.h"
@@ -209,6 +210,49 @@ std::vector<Block> failures() {
   return {all, udp, udp_at_most_once};
 }
 
+// The levy-surface preset (issue 26): sunrpc-udp's retransmit interval on
+// a log scale (levy_surface.h) against the load on the server, many short
+// trials a cell, so that the probability that a trial has a cascade (an
+// onset) can be read with an exact interval over trials. Its two tables:
+// levy-surface (interval x load, no cache) and levy-surface-drc (the
+// cache's intervals x load, cache on).
+// Trials a cell: 48 give a Clopper-Pearson interval at most 0.30 wide at
+// k = 24 (p = 0.5), the widest case; the cache's cells ask only whether
+// the cache removes the silent errors, 12 trials each (a zero in 12 bounds
+// the onset probability below 0.27). docs/dependability.md, "levy-surface",
+// has the arithmetic.
+constexpr int kSurfaceTrials = 48;
+constexpr int kSurfaceCacheTrials = 12;
+// 50 calls for each of 8 clients: an onset needs one late reply, and a
+// short trial keeps 1,680 of them within the run's 25 minutes.
+constexpr int kSurfaceClients = 8;
+constexpr uint64_t kSurfaceCallsPerTrial = 400;
+constexpr int kSurfaceCacheSlots = 1024;  // as the remedies preset's
+
+std::vector<SettingValue> ms_axis(const std::vector<int64_t>& ms) {
+  std::vector<SettingValue> axis;
+  for (int64_t v : ms) axis.push_back(v);
+  return axis;
+}
+
+Block surface_block(const char* name, const std::vector<int64_t>& intervals, int trials) {
+  Block b{name, {"sunrpc-udp"}};
+  b.about_these_transports = true;
+  b.hogs = {0, 5, 10, 20};
+  b.settings.vary(kRetryTimeout, ms_axis(intervals));
+  b.clients = {kSurfaceClients};
+  b.calls = kSurfaceCallsPerTrial;
+  b.trials = trials;
+  return b;
+}
+
+std::vector<Block> levy_surface() {
+  Block plain = surface_block("levy-surface", levy_surface_intervals_ms(), kSurfaceTrials);
+  Block cache = surface_block("levy-surface-drc", levy_surface_cache_intervals_ms(), kSurfaceCacheTrials);
+  cache.settings.vary(sunrpc::kReplyCache, {kSurfaceCacheSlots});
+  return {plain, cache};
+}
+
 // The presets, one row each: its name and its tables.
 struct Preset {
   const char* name;
@@ -216,7 +260,8 @@ struct Preset {
 };
 const std::vector<Preset>& presets() {
   static const std::vector<Preset> table = {
-      {"levy1989", levy1989}, {"remedies", remedies}, {"quick", quick}, {"failures", failures}};
+      {"levy1989", levy1989}, {"remedies", remedies}, {"quick", quick}, {"failures", failures},
+      {"levy-surface", levy_surface}};
   return table;
 }
 

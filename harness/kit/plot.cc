@@ -184,12 +184,46 @@ std::string script(const PlotSpec& plot) {
   if (plot.x == XAxis::kMeasure && !plot.logx) gp += linear_measure_axis(plot);
   std::string style = plot_style(plot);
   gp += "plot ";
-  for (size_t i = 0; i < plot.series.size(); ++i)
+  for (size_t i = 0; i < plot.series.size(); ++i) {
+    bool reference = plot.diagonal_last && i + 1 == plot.series.size();
     gp += fmt::format("{}{} index {} using {} with {} {} title {}", i ? ", \\\n     " : "", gp_quote(plot.name + ".dat"),
-                      i, using_columns(plot, i), style, plot.style.empty() ? marker(i) : "lw 2", gp_quote(plot.series[i].title));
+                      i, reference ? "1:2" : using_columns(plot, i), reference ? "lines" : style,
+                      reference ? "dt 2 lc rgb 'gray40'" : plot.style.empty() ? marker(i) : "lw 2",
+                      gp_quote(plot.series[i].title));
+  }
   // The same plot again as SVG, for report.html to inline.
   return gp + fmt::format("\nset terminal svg size 1000,650 noenhanced background rgb 'white'\nset output {}\nreplot\n"
                           "unset output\n", gp_quote(plot.name + ".svg"));
+}
+
+}  // namespace
+
+namespace {
+
+// Writes the data and script of plot `name` under `dir` and runs gnuplot
+// on them; returns the PNG path, or "" with `why` set.
+std::string run_gnuplot(const std::string& name, const std::string& data, const std::string& gp, const std::string& dir,
+                        process::CommandLog& log, std::string* why) {
+  std::string stem = dir + "/" + name, png = stem + ".png";
+  for (const std::string& out : {png, stem + ".svg"})
+    if (!absent_or_regular_file(out)) {  // gnuplot would truncate whatever is there
+      *why = out + " exists and is not a regular file, so it was left alone";
+      return "";
+    }
+  write_file_atomically(stem + ".dat", data);
+  write_file_atomically(stem + ".gp", gp);
+  process::CommandResult r = process::run({"gnuplot", "-e", "cd " + gp_single_quote(dir), name + ".gp"}, log);
+  if (r.exit_code != 0) {
+    *why = fmt::format("gnuplot failed for {} (exit {}): {} (is gnuplot-nox installed?)", name, r.exit_code, r.err);
+    return "";
+  }
+  return png;
+}
+
+std::string tic_list(const std::vector<std::string>& tics) {
+  std::string out;
+  for (size_t i = 0; i < tics.size(); ++i) out += fmt::format("{}{} {}", i ? ", " : "", gp_quote(tics[i]), i);
+  return "(" + out + ")";
 }
 
 }  // namespace
@@ -199,20 +233,45 @@ std::string draw(const PlotSpec& plot, const std::string& dir, process::CommandL
     *why = "no data for " + plot.name;
     return "";
   }
-  std::string stem = dir + "/" + plot.name, png = stem + ".png";
-  for (const std::string& out : {png, stem + ".svg"})
-    if (!absent_or_regular_file(out)) {  // gnuplot would truncate whatever is there
-      *why = out + " exists and is not a regular file, so it was left alone";
-      return "";
-    }
-  write_file_atomically(stem + ".dat", data_file(plot));
-  write_file_atomically(stem + ".gp", script(plot));
-  process::CommandResult r = process::run({"gnuplot", "-e", "cd " + gp_single_quote(dir), plot.name + ".gp"}, log);
-  if (r.exit_code != 0) {
-    *why = fmt::format("gnuplot failed for {} (exit {}): {} (is gnuplot-nox installed?)", plot.name, r.exit_code, r.err);
+  return run_gnuplot(plot.name, data_file(plot), script(plot), dir, log, why);
+}
+
+std::string heatmap_data(const HeatMap& map) {
+  std::string out = "# x y value label\n";
+  for (const HeatBox& b : map.boxes) out += fmt::format("{} {} {} {}\n", b.x, b.y, b.value, gp_quote(b.label));
+  return out;
+}
+
+std::string heatmap_script(const HeatMap& map) {
+  double top = 1;  // the colour scale's top decade: at least 10
+  for (const HeatBox& b : map.boxes) top = std::max(top, std::ceil(std::log10(1 + b.value)));
+  std::string cbtics;
+  for (int d = 0; d <= static_cast<int>(top); ++d)
+    cbtics += fmt::format("{}\"{}\" {}", d ? ", " : "", d == 0 ? std::string("0") : fmt::format("1e{}", d),
+                          d == 0 ? 0.0 : std::log10(1 + std::pow(10.0, d)));
+  std::string gp = fmt::format(
+      "# Redraw in the run folder with: gnuplot {}.gp\n"
+      "set terminal pngcairo size 1000,650 noenhanced\nset output {}\nset title {}\nset xlabel {}\nset ylabel {}\n"
+      "set cblabel {}\nunset key\nsl(v) = log10(1 + v)\n"
+      "set xrange [-0.5:{}]\nset yrange [-0.5:{}]\nset xtics {}\nset ytics {}\n"
+      "set cbrange [0:{}]\nset cbtics ({})\n"
+      "set palette defined (0 'white', 1 '#fff3b0', 3 '#f4a259', 6 '#9b2226')\n",
+      map.name, gp_quote(map.name + ".png"), gp_quote(map.title), gp_quote(map.xlabel), gp_quote(map.ylabel),
+      gp_quote(map.cblabel), double(map.xtics.size()) - 0.5, double(map.ytics.size()) - 0.5, tic_list(map.xtics),
+      tic_list(map.ytics), top, cbtics);
+  gp += fmt::format("plot {0} using 1:2:(0.5):(0.5):(sl($3)) with boxxyerror fs solid 1.0 noborder lc palette, \\\n"
+                    "     {0} using 1:2:4 with labels\n",
+                    gp_quote(map.name + ".dat"));
+  return gp + fmt::format("set terminal svg size 1000,650 noenhanced background rgb 'white'\nset output {}\nreplot\n"
+                          "unset output\n", gp_quote(map.name + ".svg"));
+}
+
+std::string draw_heatmap(const HeatMap& map, const std::string& dir, process::CommandLog& log, std::string* why) {
+  if (map.boxes.empty()) {
+    *why = "no data for " + map.name;
     return "";
   }
-  return png;
+  return run_gnuplot(map.name, heatmap_data(map), heatmap_script(map), dir, log, why);
 }
 
 std::string svg_beside(const std::string& png) { return png.substr(0, png.size() - 4) + ".svg"; }

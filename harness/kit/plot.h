@@ -39,12 +39,33 @@ struct PlotSpec {
   bool symlogy = false;
   std::string style;                // gnuplot "with" for every series; "" = error bars (lines on a measure axis)
   std::vector<std::string> xtics;   // kCategory: the labels of x = 0, 1, 2...
+  bool diagonal_last = false;       // the last series is a reference line (y = x, say): drawn as a dashed line
   std::vector<Series> series;
 };
 
 // Draws the plot as <name>.png and <name>.svg; returns the PNG path, or ""
 // with `why` set (no gnuplot, nothing to draw, gnuplot failed).
 std::string draw(const PlotSpec& plot, const std::string& dir, process::CommandLog& log, std::string* why);
+
+// A heat map: one box per (x, y) category, filled by its value on a
+// symlog colour scale (log10(1 + value), ticks 0, 10, 100 ...), its text
+// written on it; a place without a box stays white.
+struct HeatBox {
+  size_t x = 0, y = 0;  // indices into xtics, ytics
+  double value = 0;
+  std::string label;
+};
+struct HeatMap {
+  std::string name;  // file stem: <dir>/<name>.png, .svg, .dat, .gp
+  std::string title, xlabel, ylabel, cblabel;
+  std::vector<std::string> xtics, ytics;
+  std::vector<HeatBox> boxes;
+};
+// The gnuplot script and data file of `map`, as draw_heatmap writes them.
+std::string heatmap_script(const HeatMap& map);
+std::string heatmap_data(const HeatMap& map);
+// Draws it as <name>.png and .svg, as draw() does a plot.
+std::string draw_heatmap(const HeatMap& map, const std::string& dir, process::CommandLog& log, std::string* why);
 
 // The SVG beside a PNG that draw() returned: <stem>.svg.
 std::string svg_beside(const std::string& png);

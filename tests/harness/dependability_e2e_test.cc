@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include "common/atomic_file.h"
 #include "server/journal_reader.h"
@@ -283,6 +284,44 @@ TEST(DependabilityE2E, ResumingAsRootRunsTheCellsSkippedWithoutIt) {
   EXPECT_EQ(report.find("need root"), std::string::npos) << "the skipped record still shows: " << report;
   std::string csv = read_whole_file(nobody.work("run/results.csv"));
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << "a header and one row per cell: " << csv;
+}
+
+// levy-surface shrunk by flags to 2 cells of 2 trials: the surface table
+// in report.txt, the heat map, and the server's waits read from every
+// trial's journal for the predicted-vs-observed plot.
+TEST(DependabilityE2E, LevySurfaceTwoCellsDrawTheTableTheHeatMapAndTheDelays) {
+  TempDir dir;
+  ProcessResult r = run_program(rpclab(dir, {"--preset", "levy-surface", "--tables", "levy-surface", "--loads", "0",
+                                             "--retry-timeouts", "20,15000", "--trials", "2"}),
+                                120s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto records = read_jsonl(dir.file("run/results.jsonl"));
+  ASSERT_EQ(records.size(), 2u);
+  for (const json& c : records) {
+    EXPECT_EQ(c["status"], "ok") << c["reason"];
+    EXPECT_EQ(c["trials_ok"], 2);
+    EXPECT_EQ(c["calls"], 800);
+  }
+  std::string report = read_whole_file(dir.file("run/report.txt"));
+  EXPECT_NE(report.find("The retransmit interval x server load surface"), std::string::npos) << report;
+  EXPECT_NE(report.find(" of 2 "), std::string::npos) << "onset trials, k of 2\n" << report;
+  EXPECT_TRUE(std::filesystem::exists(dir.file("run/surface-heatmap.png"))) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir.file("run/surface-delay.png"))) << r.err;
+  // retry_ms hogs trials_read executions ...: each cell's 2 journals, every call executed at least once.
+  std::ifstream cells(dir.file("run/surface-delay-cells.dat"));
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(cells, line);)
+    if (!line.empty() && line[0] != '#') rows.push_back(line);
+  ASSERT_EQ(rows.size(), 2u);
+  for (const std::string& row : rows) {
+    std::istringstream in(row);
+    int64_t retry = 0, hogs = -1, read = 0, executions = 0;
+    in >> retry >> hogs >> read >> executions;
+    EXPECT_TRUE(retry == 20 || retry == 15000) << row;
+    EXPECT_EQ(hogs, 0) << row;
+    EXPECT_EQ(read, 2) << row;
+    EXPECT_GE(executions, 800) << row;
+  }
 }
 
 size_t lines_in(const std::string& path) {

@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <set>
 
 #include "harness/record/cell_config.h"
+#include "harness/dependability/levy_surface.h"
 #include "harness/dependability/matrix.h"
 #include "harness/speed/speed_matrix.h"
 #include "netem/spec/fault_fields.h"
@@ -426,6 +428,59 @@ TEST(Matrix, TransportsPickAmongATablesOwnAndLeaveOutATableAboutAnother) {
     EXPECT_NE(std::string(e.what()).find("--transports grpc: no table of this preset runs it"), std::string::npos)
         << e.what();
   }
+}
+
+// levy-surface (issue 26): 8 intervals from 20 ms to 15 s on a log scale x
+// 4 loads, 48 short trials each; the reply cache at the 3 shortest, 12
+// trials each; within the 25 minutes the issue gives, by the plan's estimate.
+TEST(Matrix, LevySurfaceIsIntervalsByLoadsWithinItsBudget) {
+  const std::vector<int64_t>& ms = levy_surface_intervals_ms();
+  ASSERT_GE(ms.size(), 7u);
+  EXPECT_EQ(ms.front(), 20);
+  EXPECT_EQ(ms.back(), 15000);
+  for (size_t i = 1; i < ms.size(); i++) {  // a log scale: each a like multiple of the one before
+    double ratio = static_cast<double>(ms[i]) / static_cast<double>(ms[i - 1]);
+    EXPECT_GT(ratio, 2.3) << ms[i];
+    EXPECT_LT(ratio, 2.8) << ms[i];
+  }
+  auto cells = expand_dependability(dependability_preset("levy-surface"));
+  ASSERT_EQ(cells.size(), 8u * 4u + 3u * 4u);
+  std::map<std::pair<int64_t, int>, int> plain, cache;
+  for (const CellConfig& c : cells) {
+    EXPECT_EQ(c.transport, "sunrpc-udp");
+    EXPECT_EQ(c.clients, 8);
+    EXPECT_EQ(c.total_calls(), 400u);
+    EXPECT_TRUE(netem::is_empty(c.faults));
+    auto retry = c.settings.get(kRetryTimeout);
+    ASSERT_TRUE(retry.has_value());
+    bool cached = c.settings.on(sunrpc::kReplyCache);
+    EXPECT_EQ(c.block, cached ? "levy-surface-drc" : "levy-surface");
+    (cached ? cache : plain)[{*retry, c.hogs}] = c.trials;
+  }
+  for (int64_t r : ms)
+    for (int h : {0, 5, 10, 20}) EXPECT_EQ((plain[{r, h}]), 48) << r << " ms, load " << h;
+  for (int64_t r : levy_surface_cache_intervals_ms())
+    for (int h : {0, 5, 10, 20}) EXPECT_EQ((cache[{r, h}]), 12) << r << " ms, load " << h;
+  SurfacePlan plan = plan_of(cells);
+  EXPECT_EQ(plan.cells, 44u);
+  EXPECT_EQ(plan.trials, 32u * 48u + 12u * 12u);
+  // 1,680 trials at 0.5 s each and 400 calls at 50 us x (hogs + 1).
+  EXPECT_NEAR(plan.estimated_s, 1680 * 0.5 + 400 * 50e-6 * (48 * 8 + 12 * 3) * (1 + 6 + 11 + 21), 1e-6);
+  EXPECT_LT(plan.estimated_s, 25 * 60);
+}
+
+// Two cells, two trials: the preset as its end-to-end test runs it.
+TEST(Matrix, LevySurfaceShrinksByFlags) {
+  auto blocks = dependability_preset("levy-surface");
+  AxisOverrides o;
+  o.blocks = std::vector<std::string>{"levy-surface"};
+  o.hogs = std::vector<int>{0};
+  o.settings.vary(kRetryTimeout, {20, 15000});
+  o.trials = 2;
+  apply_overrides(blocks, o);
+  auto cells = expand_dependability(blocks);
+  ASSERT_EQ(cells.size(), 2u);
+  for (const CellConfig& c : cells) EXPECT_EQ(c.trials, 2);
 }
 
 }  // namespace

@@ -140,6 +140,7 @@ TEST(Plots, EveryPresetsAxesShowOnlyPossibleValues) {
     TempDir dir;
     for (const std::string& name : draw_run(dependability_run(preset), dir.path())) {
       std::string gp = read_whole_file(dir.file(name + ".gp"));
+      if (name == "surface-heatmap") continue;  // its y is the loads as categories, not a rate from 0
       if (name == "silent-vs-load") expect_count_axis(gp, preset + " " + name);
       expect_y_from_zero(gp, preset + " " + name);
     }
