@@ -54,6 +54,8 @@ std::string metadata_section(const RunMetadata& meta) {
       {"CPU", host.cpu_model.value_or("?") + " x " + text_of(host.cpu_count)},
       {"started, ended", text_of(meta.started_at) + ", " + text_of(meta.ended_at)},
       {"command", text_of(meta.command_line)}};
+  for (const std::string& skipped : meta.adapters_skipped.value_or(std::vector<std::string>{}))
+    rows.push_back({"not in this run", skipped});
   return html::heading(2, "The run", "run") + html::table({"what", "value"}, rows) +
          html::details("capabilities of this machine (metadata.json)",
                        html::preformatted(meta.capabilities.value_or(nlohmann::json::object()).dump(2)));
