@@ -48,15 +48,15 @@ void plant_unbuilt(const TempDir& dir, const std::string& name) {
 }
 
 // The quick preset's dependability tables of every RPC system run each
-// adapter built (py-good's programs are Python: built, a stream: in the
-// clean table and the stream-dup one), and the plan says why an adapter
+// adapter built (the fixtures' programs are Python, so built; py-good, a
+// stream, is in the clean table and the stream-dup one), and the plan says why an adapter
 // not built is not there. The adapters shipped in adapters/ are each
 // either in the plan or named with their reason.
 TEST(AdapterPresets, TheQuickPlanRunsTheBuiltAdaptersAndNamesTheOthersWithTheReason) {
   run_program({"rm", "-rf", bin("adapters/ghost-preset")});
   TempDir dir;
   plant_unbuilt(dir, "ghost-preset");
-  ProcessResult plan = rpclab_with(kFixtures + "/py-good:" + dir.path(),
+  ProcessResult plan = rpclab_with(kFixtures + ":" + dir.path(),
                                    {"dependability", "--preset", "quick", "--dry-run", "--out", dir.file("run")});
   ASSERT_EQ(plan.exit_code, 0) << plan.out << plan.err;
   EXPECT_EQ(lines_with(plan.out, "py-good"), 2u) << plan.out;  // clean, stream-dup
@@ -74,7 +74,7 @@ TEST(AdapterPresets, TheQuickPlanRunsTheBuiltAdaptersAndNamesTheOthersWithTheRea
   ASSERT_EQ(named.exit_code, 0) << named.out << named.err;
   EXPECT_EQ(lines_with(named.err, "ghost-preset"), 0u) << named.err;
   // The speed preset too.
-  ProcessResult speed = rpclab_with(kFixtures + "/py-good:" + dir.path(),
+  ProcessResult speed = rpclab_with(kFixtures + ":" + dir.path(),
                                     {"speed", "--preset", "quick", "--dry-run", "--out", dir.file("run3")});
   ASSERT_EQ(speed.exit_code, 0) << speed.out << speed.err;
   EXPECT_EQ(lines_with(speed.err, "rpclab speed: adapter ghost-preset skipped: not built: "), 1u) << speed.err;
@@ -113,7 +113,7 @@ TEST(AdapterPresets, ASpeedCellOfAnAdapterWithoutStatsGetsTheServersCpuFromProc)
       continue;
     ++cells;
     ASSERT_EQ(cell.value("status", ""), "ok") << line;
-    const nlohmann::json& cpu = cell["speed"]["cpu_us_per_call"];
+    const nlohmann::json& cpu = cell["cpu_us_per_call"];
     ASSERT_TRUE(cpu.is_object()) << line;
     EXPECT_EQ(cpu.value("server_from", ""), "proc") << line;
     EXPECT_TRUE(cpu["server"].is_number() && cpu["server"].get<double>() >= 0) << line;
