@@ -5,6 +5,8 @@
 #   make test                the GoogleTest suite (unit, end to end, faults)
 #   make run-dependability   Levy's dependability table (PRESET=quick|remedies|failures|levy-surface|nfs|nfs-quick, CALLS=N)
 #   make run-speed           Levy's timing table (QUICK=1 for the short one; PRESET=nfs: the NFS speed view)
+#                            (both with the adapters `make` built, adapters/*: docs/adapters.md; those
+#                            that did not build are listed as skipped with the reason)
 #   make docs-tables RUN=results/...   refresh the tables docs quote from that run
 #   make SANITIZE=address,undefined test    the same suite under ASan+UBSan
 #   make test TEST_FLAGS=--gtest_filter=...  pass flags to every test program

@@ -14,6 +14,7 @@
 #include "raw/raw_transport.h"
 #include "sunrpc/sunrpc_settings.h"
 #include "sunrpc/sunrpc_transport.h"
+#include "transport/adapter_table.h"
 #include "xmlrpc/xmlrpc_transport.h"
 
 namespace rpclab {
@@ -154,6 +155,19 @@ void add_adapter_rows(const AdapterScan& scan) {
 }
 
 const std::vector<SkippedAdapter>& skipped_adapters() { return skipped(); }
+
+std::vector<std::string> adapter_row_names(bool stream_only) {
+  std::vector<std::string> names;
+  for (const TransportRow& row : transports())
+    if (row.adapter && !(stream_only && row.datagram())) names.emplace_back(row.name);
+  return names;
+}
+
+std::vector<std::string> adapters_left_out() {
+  std::vector<std::string> lines;
+  for (const SkippedAdapter& s : skipped()) lines.push_back("adapter " + s.name + " skipped: " + s.reason);
+  return lines;
+}
 
 const TransportRow* find_transport(std::string_view name) {
   for (const TransportRow& row : transports())

@@ -22,6 +22,7 @@
 
 #include <thrift/TApplicationException.h>
 #include <thrift/protocol/TBinaryProtocol.h>
+#include <thrift/protocol/TProtocolDecorator.h>
 #include <thrift/protocol/TProtocolException.h>
 #include <thrift/transport/TBufferTransports.h>
 #include <thrift/transport/TSocket.h>
@@ -34,6 +35,9 @@ namespace {
 
 using apache::thrift::TApplicationException;
 using apache::thrift::protocol::TBinaryProtocol;
+using apache::thrift::protocol::TMessageType;
+using apache::thrift::protocol::TProtocol;
+using apache::thrift::protocol::TProtocolDecorator;
 using apache::thrift::protocol::TProtocolException;
 using apache::thrift::transport::TBufferedTransport;
 using apache::thrift::transport::TSocket;
@@ -53,6 +57,21 @@ int64_t realtime_ns() {
 int64_t ns_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count();
 }
+
+// Numbers the requests: the generated CounterClient sends sequence id 0
+// on every call, so each call here gets the next of 1, 2, ... (per
+// process, across its connections; an application retry is a new call
+// with a new id), which the server's journal keeps as request_id.
+class NumberedProtocol : public TProtocolDecorator {
+ public:
+  NumberedProtocol(std::shared_ptr<TProtocol> protocol, int32_t* last) : TProtocolDecorator(std::move(protocol)), last_(last) {}
+  uint32_t writeMessageBegin_virt(const std::string& name, const TMessageType type, const int32_t) override {
+    return TProtocolDecorator::writeMessageBegin_virt(name, type, ++*last_);
+  }
+
+ private:
+  int32_t* last_;
+};
 
 int64_t cpu_us(const timeval& tv) { return int64_t{tv.tv_sec} * 1000000 + tv.tv_usec; }
 
@@ -134,7 +153,8 @@ class Connection {
     }
     transport_ = std::make_shared<TBufferedTransport>(socket);
     transport_->open();
-    client_ = std::make_unique<counter::CounterClient>(std::make_shared<TBinaryProtocol>(transport_));
+    client_ = std::make_unique<counter::CounterClient>(
+        std::make_shared<NumberedProtocol>(std::make_shared<TBinaryProtocol>(transport_), &last_request_id_));
   }
 
   std::string host_;
@@ -142,6 +162,7 @@ class Connection {
   int timeout_ms_;
   std::shared_ptr<TTransport> transport_;
   std::unique_ptr<counter::CounterClient> client_;
+  int32_t last_request_id_ = 0;
 };
 
 struct Attempt {

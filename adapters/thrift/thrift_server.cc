@@ -8,9 +8,10 @@
 // Every NEXT is one line of the lines journal, written with one write(2)
 // before the reply (docs/adapters.md, "The lines journal"), with what
 // Thrift lets a server tell of the request: the connection (numbered in
-// accept order from 1 per start) and the peer's address. Thrift's binary
-// protocol has a sequence id per message, but the generated processor
-// hands the handler only the arguments, so no request id.
+// accept order from 1 per start), the peer's address, and the request id:
+// the binary protocol's message sequence id, which the generated processor
+// reads but hands the handler only the arguments, so a protocol decorator
+// keeps it for the handler (thrift-client numbers its calls 1, 2, ...).
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -36,6 +37,7 @@
 #include <unordered_map>
 
 #include <thrift/protocol/TBinaryProtocol.h>
+#include <thrift/protocol/TProtocolDecorator.h>
 #include <thrift/server/TThreadedServer.h>
 #include <thrift/transport/TBufferTransports.h>
 #include <thrift/transport/TServerSocket.h>
@@ -47,8 +49,11 @@
 namespace {
 
 using apache::thrift::TProcessor;
-using apache::thrift::protocol::TBinaryProtocolFactory;
+using apache::thrift::protocol::TBinaryProtocol;
+using apache::thrift::protocol::TMessageType;
 using apache::thrift::protocol::TProtocol;
+using apache::thrift::protocol::TProtocolDecorator;
+using apache::thrift::protocol::TProtocolFactory;
 using apache::thrift::transport::TSocket;
 using apache::thrift::transport::TTransport;
 using apache::thrift::server::TServerEventHandler;
@@ -163,6 +168,28 @@ struct Connection {
 };
 thread_local const Connection* t_connection = nullptr;
 
+// The sequence id of the message this thread read last: TThreadedServer
+// reads a connection's requests and runs their handlers on one thread.
+thread_local int64_t t_request_id = -1;
+
+// TBinaryProtocol that keeps each request's sequence id for the journal.
+class RequestIdProtocol : public TProtocolDecorator {
+ public:
+  using TProtocolDecorator::TProtocolDecorator;
+  uint32_t readMessageBegin_virt(std::string& name, TMessageType& type, int32_t& seqid) override {
+    uint32_t n = TProtocolDecorator::readMessageBegin_virt(name, type, seqid);
+    t_request_id = static_cast<uint32_t>(seqid);
+    return n;
+  }
+};
+
+class RequestIdProtocolFactory : public TProtocolFactory {
+ public:
+  std::shared_ptr<TProtocol> getProtocol(std::shared_ptr<TTransport> transport) override {
+    return std::make_shared<RequestIdProtocol>(std::make_shared<TBinaryProtocol>(std::move(transport)));
+  }
+};
+
 // Calls served, for --stats-file.
 struct Counts {
   std::atomic<uint64_t> null_calls{0}, next_calls{0}, echo_calls{0}, mismatches{0};
@@ -173,8 +200,9 @@ class Handler : public counter::CounterIf {
   Handler(Counter& counter, Counts& counts) : counter_(counter), counts_(counts) {}
   void ping() override { ++counts_.null_calls; }
   void next_call(counter::NextReply& reply, const int32_t client_id, const int32_t seq) override {
-    reply = counter_.next(static_cast<uint32_t>(client_id), static_cast<uint32_t>(seq),
-                          t_connection ? t_connection->journal_fields : std::string());
+    std::string origin = t_connection ? t_connection->journal_fields : std::string();
+    if (t_request_id >= 0) origin += ",\"request_id\":" + std::to_string(t_request_id);
+    reply = counter_.next(static_cast<uint32_t>(client_id), static_cast<uint32_t>(seq), origin);
     ++counts_.next_calls;
     counts_.mismatches += reply.status == 1;
   }
@@ -287,7 +315,7 @@ int main(int argc, char** argv) {
   Counts counts;
   auto socket = std::make_shared<TServerSocket>(host, port);
   TThreadedServer server(std::make_shared<counter::CounterProcessor>(std::make_shared<Handler>(counter, counts)), socket,
-                         std::make_shared<TBufferedTransportFactory>(), std::make_shared<TBinaryProtocolFactory>());
+                         std::make_shared<TBufferedTransportFactory>(), std::make_shared<RequestIdProtocolFactory>());
   server.setServerEventHandler(std::make_shared<Events>(socket, ready));
   // The journal holds every answered call the moment it is answered, so a
   // stop needs no more than that no line is half written: wait for the

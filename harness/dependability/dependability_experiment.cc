@@ -152,6 +152,7 @@ Plan DependabilityFlags::plan(const PlanContext& context) {
   plan.cells = expand_dependability(blocks);
   for (const std::string& note : uneven_splits(blocks)) plan.notes.push_back(note);
   for (const std::string& note : retry_policies_left_out(blocks)) plan.notes.push_back(note);
+  add_adapters_left_out(plan, f.transports.empty());
   plan.what = "preset " + f.preset;
   plan.metadata.preset = f.preset;
   plan.metadata.wire_capture = f.wire_capture;

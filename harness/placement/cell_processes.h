@@ -69,7 +69,9 @@ class TrialServer {
  public:
   virtual ~TrialServer() = default;
   virtual std::string endpoint() const = 0;  // "ADDR:PORT" for clients
-  // Counters and CPU time so far (SIGUSR1 -> stats file); nullopt if no answer.
+  // Counters and CPU time so far (SIGUSR1 -> stats file; an adapter that
+  // writes none: its CPU time from /proc, with "cpu_from": "proc" and no
+  // counters); nullopt if no answer.
   virtual std::optional<nlohmann::json> stats() = 0;
   // Throws CellFailure if the server has died, unless an event killed it.
   virtual void check_alive() = 0;

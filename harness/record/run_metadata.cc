@@ -57,6 +57,7 @@ void describe_metadata(Io& io, M& m) {
   io("summary", m.summary);
   io("latency_pinned", m.latency_pinned);
   io("latency_pin_note", m.latency_pin_note);
+  io("adapters_skipped", m.adapters_skipped);
 }
 
 }  // namespace

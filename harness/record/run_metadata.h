@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -57,6 +58,9 @@ struct RunMetadata {
   std::optional<nlohmann::json> capabilities, server_host, client_host, summary;
   std::optional<bool> latency_pinned;  // speed: /dev/cpu_dma_latency held
   std::optional<std::string> latency_pin_note;
+  // The adapters a preset would run but could not (not built, their build
+  // failed), one line each with the reason (docs/adapters.md).
+  std::optional<std::vector<std::string>> adapters_skipped;
   nlohmann::json other = nlohmann::json::object();  // fields this build does not know, kept
 };
 void to_json(nlohmann::json& j, const RunMetadata& m);

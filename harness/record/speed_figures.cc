@@ -38,6 +38,7 @@ template <typename Io, typename C>
 void describe_cpu(Io& io, C& c) {
   io("client", c.client);
   io("server", c.server);
+  io("server_from", c.server_from);
 }
 
 template <typename Io, typename W>

@@ -56,6 +56,10 @@ void describe_latency(fields::ObjectReader& record, LatencyFigures& f);
 struct CpuPerCall {
   double client = 0;  // the clients' user + system CPU per call made
   double server = 0;  // the server's per call it served
+  // How the server's CPU was measured: absent, from its own stats file;
+  // "proc", by the harness from /proc/<pid>/stat around the trial (an
+  // adapter whose server writes none), per call the clients made.
+  std::optional<std::string> server_from;
 };
 void to_json(nlohmann::json& j, const CpuPerCall& c);
 void from_json(const nlohmann::json& j, CpuPerCall& c);

@@ -89,6 +89,7 @@ struct SpeedTrial {
   std::optional<double> calls_served;      // the server's count, warm-up included
   std::optional<double> echo_served;       // calls_served's name before Allman's operations
   std::optional<double> server_cpu_us;
+  std::optional<std::string> server_cpu_from;  // "proc": from /proc, and calls_served is the clients' count
   MaybeNull<WireCounts> wire;              // null on loopback
   std::optional<bool> calibration;
   std::optional<size_t> sockperf_message_size;

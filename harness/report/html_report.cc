@@ -46,15 +46,19 @@ std::string text_of(const std::optional<T>& v) {
 std::vector<std::vector<std::string>> run_facts(const RunMetadata& meta) {
   HostFacts host = meta.host.value_or(HostFacts{});
   BuildFacts build = meta.rpclab.value_or(BuildFacts{});
-  return {{"title", meta.title.value_or("(none: --title names a run)")},
-          {"run", meta.run_id.value_or("?")},
-          {"experiment, preset", meta.experiment.value_or("?") + ", " + text_of(meta.preset)},
-          {"rpclab", build.version.value_or("?") + " (commit " + build.git_commit.value_or("?") + ")"},
-          {"host", host.hostname.value_or("?") + ", " + host.os.value_or("?")},
-          {"kernel", text_of(host.kernel ? host.kernel->release : std::nullopt)},
-          {"CPU", host.cpu_model.value_or("?") + " x " + text_of(host.cpu_count)},
-          {"started, ended", text_of(meta.started_at) + ", " + text_of(meta.ended_at)},
-          {"command", text_of(meta.command_line)}};
+  std::vector<std::vector<std::string>> rows = {
+      {"title", meta.title.value_or("(none: --title names a run)")},
+      {"run", meta.run_id.value_or("?")},
+      {"experiment, preset", meta.experiment.value_or("?") + ", " + text_of(meta.preset)},
+      {"rpclab", build.version.value_or("?") + " (commit " + build.git_commit.value_or("?") + ")"},
+      {"host", host.hostname.value_or("?") + ", " + host.os.value_or("?")},
+      {"kernel", text_of(host.kernel ? host.kernel->release : std::nullopt)},
+      {"CPU", host.cpu_model.value_or("?") + " x " + text_of(host.cpu_count)},
+      {"started, ended", text_of(meta.started_at) + ", " + text_of(meta.ended_at)},
+      {"command", text_of(meta.command_line)}};
+  for (const std::string& skipped : meta.adapters_skipped.value_or(std::vector<std::string>{}))
+    rows.push_back({"not in this run", skipped});
+  return rows;
 }
 
 namespace {

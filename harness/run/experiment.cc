@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "transport/adapter_table.h"
+
 namespace rpclab::harness {
 
 std::string render_report(const std::vector<ReportTable>& tables, const std::vector<CellRecord>& records,
@@ -32,6 +34,14 @@ std::vector<std::string> Experiment::table_ids() const {
   std::vector<std::string> ids;
   for (const ReportTable& t : tables) ids.push_back(t.id);
   return ids;
+}
+
+void add_adapters_left_out(Plan& plan, bool preset_transports) {
+  if (!preset_transports) return;
+  std::vector<std::string> left_out = adapters_left_out();
+  if (left_out.empty()) return;
+  plan.notes.insert(plan.notes.end(), left_out.begin(), left_out.end());
+  plan.metadata.adapters_skipped = left_out;
 }
 
 }  // namespace rpclab::harness

@@ -87,6 +87,12 @@ struct Plan {
   RunMetadata metadata;            // the experiment's own fields of metadata.json (preset, workload, ...)
 };
 
+// A preset's own transports include the adapters built when rpclab started
+// (docs/adapters.md); those it could not include go into the plan's notes
+// and metadata.json's adapters_skipped, each with the reason. Nothing when
+// --transports names the transports (`preset_transports` false).
+void add_adapters_left_out(Plan& plan, bool preset_transports);
+
 // Where the run is about to happen, for a planner that depends on it.
 struct PlanContext {
   bool root = false;

@@ -123,6 +123,7 @@ Plan SpeedFlags::plan(const PlanContext& context) {
   plan.what = "preset " + f.preset;
   plan.metadata.preset = f.preset;
   plan.metadata.workload = f.workload;
+  add_adapters_left_out(plan, f.transports.empty());
   return plan;
 }
 

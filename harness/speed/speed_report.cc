@@ -124,7 +124,7 @@ std::string percentile_table(const std::vector<CellRecord>& records, const std::
   std::vector<std::vector<std::string>> rows;  // an empty row: a rule
   std::map<std::pair<int, size_t>, std::vector<const CellRecord*>> groups;
   std::string last;
-  bool wire = false, tails_hidden = false;
+  bool wire = false, tails_hidden = false, from_proc = false;
   for (const CellRecord& r : records) {
     if (!measured(r) || calibration(r) || topology(r) != topo || connect(r) != mode) continue;
     if (one_client_only && clients(r) != 1) continue;
@@ -137,14 +137,15 @@ std::string percentile_table(const std::vector<CellRecord>& records, const std::
     std::string ratio = opt_fixed(s.ratio_to_floor, 2);
     ratio += s.welch_vs_floor.has_value() && s.welch_vs_floor->significant_at_0_01 ? "*" : " ";
     const std::optional<CpuPerCall>& cpu = s.cpu_us_per_call;
+    from_proc = from_proc || (cpu && cpu->server_from);
     const std::optional<uint64_t>& n = s.latency.calls_measured;
     wire = wire || s.wire.has_value();
     rows.push_back({variant(r), std::to_string(clients(r)), size_label(size(r)), opt_fixed(s.latency.p50_us, 1),
                     opt_fixed(s.latency.p90_us, 1), tail(s.latency.p99_us, n, 0.99, &tails_hidden),
                     tail(s.latency.p999_us, n, 0.999, &tails_hidden), opt_fixed(s.latency.max_us, 1),
                     opt_fixed(s.latency.calls_per_s, 0), cpu ? fixed(cpu->client, 1) : "-",
-                    cpu ? fixed(cpu->server, 1) : "-", s.wire.has_value() ? fixed(s.wire->bytes_per_call, 0) : "-",
-                    ratio});
+                    cpu ? fixed(cpu->server, 1) + (cpu->server_from ? "^" : "") : "-",
+                    s.wire.has_value() ? fixed(s.wire->bytes_per_call, 0) : "-", ratio});
   }
   // Bytes on the wire are counted on a link the harness made (two-host);
   // a table of loopback cells has none, so no column of dashes.
@@ -170,6 +171,9 @@ std::string percentile_table(const std::vector<CellRecord>& records, const std::
     out += "(- in p99 or p99.9: the cell measured fewer than 100 or 1,000 calls, where that percentile is the "
            "maximum)\n";
   if (!wire) out += "(no bytes/call: bytes on the wire are counted on the two-host link only)\n";
+  if (from_proc)
+    out += "(^ in srv: the harness measured the server's CPU from /proc/<pid>/stat around each trial, in 10 ms "
+           "ticks, per call the clients made: its adapter writes no stats file; the others' servers count their own)\n";
   out += "\nOrder by mean latency (Welch's t-test on the trial means, alpha 0.01): '<' = every transport before it "
          "is\nsignificantly faster than every one after it; ',' = not separated; significant pairs inside a group "
          "follow it:\n";

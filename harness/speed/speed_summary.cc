@@ -84,14 +84,17 @@ void summarize_rpc(const CellConfig& cell, const std::vector<TrialRecord>& ok, c
                    CellRecord& record) {
   std::vector<std::vector<CallRecord>> trials;
   double served = 0, server_cpu = 0;
+  std::optional<std::string> server_from;
   for (const TrialRecord& t : ok) {
+    if (t.speed.server_cpu_from) server_from = t.speed.server_cpu_from;
     trials.push_back(client_records(cell, t));
     served += t.speed.calls_served.value_or(t.speed.echo_served.value_or(0.0));
     server_cpu += t.speed.server_cpu_us.value_or(0.0);
   }
   SpeedMetrics m = speed_metrics(trials);
   record.speed.latency = m.figures();
-  record.speed.cpu_us_per_call = CpuPerCall{m.client_cpu_us_per_call, served > 0 ? server_cpu / served : 0.0};
+  record.speed.cpu_us_per_call = CpuPerCall{m.client_cpu_us_per_call, served > 0 ? server_cpu / served : 0.0,
+                                            server_from};
   record.speed.wire = wire_summary(*find_transport(cell.transport), ok, served);
   record.settings = ok.front().settings.value_or(nlohmann::json::object());
   std::string reason = record.reason;
