@@ -172,8 +172,8 @@ TEST(NfsRecords, ACellRecordReadsBackAsItWasWritten) {
 // A trial's restart evidence survives its trip through JSON (the guest
 // relays the knfsd cell's trial that way).
 // The reset column: the TCP rows whose resend after a reconnect matters,
-// each cell's faults one repeated reset event lasting for= (the guest's
-// iptables rule needs it), alone (--columns reset) or in the preset.
+// each cell's faults one reset event lasting for= (the guest's iptables
+// rule needs it), alone (--columns reset) or in the preset.
 TEST(NfsExperiment, TheResetColumnRunsOnTheTcpRowsThatResend) {
   Plan plan = plan_of({"--preset", "nfs", "--columns", "reset"});
   std::set<std::string> rows;
@@ -184,7 +184,7 @@ TEST(NfsExperiment, TheResetColumnRunsOnTheTcpRowsThatResend) {
     const netem::FaultEvent& e = c.faults.events[0];
     EXPECT_STREQ(e.kind->name, "reset");
     EXPECT_GT(e.for_ms, 0) << c.label();
-    EXPECT_TRUE(e.every_ms) << c.label();
+    EXPECT_FALSE(e.every_ms) << c.label();  // once: libnfs stalls under repeated resets
     EXPECT_EQ(c.op, "mkdir") << c.label();
     // Long enough to be running when the reset's rules are in.
     EXPECT_GE(c.calls_per_client, 1000u) << c.label();
