@@ -18,6 +18,7 @@ build_packages=(
   libxmlrpc-c++8-dev libjsonrpccpp-dev libssl-dev curl  # xmlrpc (xmlrpc-c), jsonrpc (+ base64 from libcrypto); curl for interop tests
   libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libboost-dev
   iproute2 nftables util-linux procps               # ip/tc, nft, unshare/taskset, ps
+  iptables                                          # iptables-legacy: the reset in the knfsd guest (no nft netdev, no ss -K there)
   user-mode-linux busybox-static kmod               # netem where the host kernel has none; modprobe
   gnuplot-nox sockperf                              # plots, speed calibration
   help2man                                          # man pages from --help
@@ -46,7 +47,7 @@ runtime_packages=(
   libxmlrpc-c++8v5 libxmlrpc-core-c3 libcurl4 libssl3
   util-linux coreutils                              # setsid (the dead-man switch), sleep, date
 )
-runtime_fault_packages=(iproute2 nftables)          # ip, tc (netem, ifb), nft
+runtime_fault_packages=(iproute2 nftables iptables) # ip, tc (netem, ifb), nft; iptables-legacy for a reset on the netem backend
 runtime_optional_packages=(rpcbind)                 # sunrpc cells that bind through rpcbind
 fuzz_packages=(clang libclang-rt-14-dev llvm)
 fresh_machine_packages=(debootstrap util-linux git)  # tests/fresh-machine/run.sh: a new Debian root

@@ -5,7 +5,7 @@
 #include <chrono>
 
 #include "harness/causes/cell_causes.h"
-#include "harness/dependability/cell_events.h"
+#include "harness/placement/cell_events.h"
 #include "harness/dependability/trial_join.h"
 #include "harness/run/cell_failure.h"
 #include "harness/placement/cell_processes.h"

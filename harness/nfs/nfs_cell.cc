@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -19,6 +21,7 @@
 #include "harness/nfs/nfs_speed.h"
 #include "harness/nfs/restart_event.h"
 #include "harness/nfs/server_ready.h"
+#include "harness/placement/cell_events.h"
 #include "harness/placement/placement.h"
 #include "harness/record/trial_record.h"
 #include "netem/config/backend_choice.h"
@@ -33,6 +36,38 @@
 namespace rpclab::harness::nfs {
 
 namespace {
+
+bool resets(const netem::FaultSpec& spec) {
+  return std::any_of(spec.events.begin(), spec.events.end(),
+                     [](const netem::FaultEvent& e) { return e.kind && std::string(e.kind->name) == "reset"; });
+}
+
+// An event as rpclab-nfs-cell's --event reads it (netem::parse_event).
+std::string event_flag(const netem::FaultEvent& e) {
+  std::string s = fmt::format("{} at={}ms", e.kind->name, e.at_ms);
+  if (e.for_ms) s += fmt::format(" for={}ms", e.for_ms);
+  if (e.every_ms) s += fmt::format(" every={}ms", *e.every_ms);
+  if (e.jitter_ms) s += fmt::format(" jitter={}ms", e.jitter_ms);
+  return s;
+}
+
+// Why the trial measured nothing of its events: one that never happened
+// while the calls ran (CellEvents::not_met), or resets that struck no
+// connection (resets_seen: no socket closed, no segment answered).
+std::optional<std::string> events_not_met(const CellEvents& events, const netem::FaultSpec& spec) {
+  if (std::string why = events.not_met(); !why.empty()) return why;
+  if (!resets(spec)) return std::nullopt;
+  uint64_t seen = 0;
+  size_t occurrences = 0;
+  for (const EventOccurrence& e : events.occurrences())
+    if (e.kind == "reset") {
+      ++occurrences;
+      seen += resets_seen(e);
+    }
+  if (seen > 0) return std::nullopt;
+  return fmt::format("not a measurement: {} reset occurrence(s) struck no connection (no socket closed, no segment "
+                     "answered with a reset)", occurrences);
+}
 
 // The same cell inside a user-mode-linux guest whose kernel has the row's
 // modules: this program (or `cell_program`) again with --in-guest, its
@@ -56,6 +91,8 @@ NfsTrial run_nfs_cell_in_guest(const NfsCellOptions& o, const NfsServerRow& row,
   g.stderr_path = out + "/guest-cell.stderr";
   g.modules = row.guest_modules;
   g.modules.insert(g.modules.end(), client_row.guest_modules.begin(), client_row.guest_modules.end());
+  // A reset in the guest is an iptables rule (netem/events/link_events.h).
+  if (resets(o.faults)) g.modules.insert(g.modules.end(), {"iptable_filter", "ipt_REJECT"});
   int limit_s = static_cast<int>(static_cast<int64_t>(o.count) * 8 * o.timeout_ms / 1000) + 150;
   g.timeout = std::chrono::seconds(o.guest_timeout_s > 0 ? o.guest_timeout_s : limit_s);
   std::string cell_json = out + "/cell.json";
@@ -126,6 +163,7 @@ std::vector<std::string> nfs_cell_flags(const NfsCellOptions& o) {
   if (o.restart_at) f.insert(f.end(), {"--restart-at", std::to_string(o.restart_at)});
   if (o.hard_mount) f.push_back("--hard-mount");
   if (o.speed) f.push_back("--speed");
+  for (const netem::FaultEvent& e : o.faults.events) f.insert(f.end(), {"--event", event_flag(e)});
   if (o.warmup) f.insert(f.end(), {"--warmup", std::to_string(o.warmup)});
   return f;
 }
@@ -150,6 +188,9 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
   // --- restart event (restart_event.h): its gate, and a backend that can drop one way.
   std::unique_ptr<RestartEvent> restart;
   netem::FaultSpec choice_spec = o.faults;
+  if (!o.faults.events.empty() && (o.restart_at || o.speed))
+    throw std::invalid_argument("timed events (" + netem::summary(o.faults) + ") go with neither the restart event "
+                                "nor the speed view");
   if (o.restart_at) {
     if (o.restart_at > o.count) throw std::invalid_argument("--restart-at is past the last step");
     if (o.speed) throw std::invalid_argument("a speed cell has no restart event (it measures without faults)");
@@ -237,10 +278,25 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
       restart->run(server, *link.events_backend(), *clients[restart->client() - 1], clients_start, std::chrono::seconds(20));
     }
     if (!mount_options.empty()) trial.mount_options = mount_options;
+    // The spec's timed events (the reset column), polled while the clients
+    // run, as the dependability trial's are; the first poll is their start.
+    CellEvents events(o.faults, std::nullopt, link.events_backend(), nullptr, log);
+    events.poll();
+    auto deadline = clients_start + limit;
     for (uint32_t k = 1; k <= o.clients; ++k) {
-      auto status = clients[k - 1]->wait_for(limit);
+      std::optional<int> status;
+      while (!status && std::chrono::steady_clock::now() < deadline) {
+        events.poll();
+        status = clients[k - 1]->wait_for(std::chrono::milliseconds(o.faults.events.empty() ? 200 : 2));
+      }
       int stopped = status ? *status : clients[k - 1]->stop(std::chrono::seconds(1));
       trial.client_exits->push_back(process::describe_wait_status(stopped));
+    }
+    events.finish();
+    if (!o.faults.events.empty()) {
+      trial.events = events.occurrences();
+      if (auto w = events.warnings(); !w.empty()) trial.warnings = w;
+      trial.events_not_met = events_not_met(events, o.faults);
     }
     wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - clients_start).count();
     if (!o.speed) continue;
@@ -292,6 +348,7 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
                             {"transport", o.transport}, {"drc", o.drc},
                             {"faults", o.faults}, {"clients", o.clients}, {"count", o.count},
                             {"ops", o.ops}, {"timeout_ms", o.timeout_ms}, {"restart_at", o.restart_at},
+                            {"events", o.faults.events},
                             {"speed", o.speed}, {"warmup", o.warmup},
                             {"retransmit_ms", o.transport == "udp" ? nlohmann::json(o.retransmit_ms) : nlohmann::json()},
                             {"clnt_dg", o.transport == "udp" ? nlohmann::json(o.raw_clnt_dg ? "raw" : "guarded") : nlohmann::json()}};

@@ -5,6 +5,7 @@
 //   rpclab-nfs-cell --server knfsd --transport udp --loss-pct 30 --count 20 --out /tmp/knfsd-cell
 //   rpclab-nfs-cell --server knfsd --count 10 --restart-at 5 --timeout-ms 30000 --out /tmp/knfsd-restart
 //   rpclab-nfs-cell --server knfsd --client kernel --nfs-version 4.1 --transport tcp --count 20 --out /tmp/kc
+//   rpclab-nfs-cell --client libnfs --transport tcp --count 20 --event 'reset at=5ms for=100ms every=300ms' --out /tmp/r
 //   rpclab-nfs-cell --speed --ops getattr,mkdir --warmup 20 --count 200 --transport tcp --out /tmp/nfs-speed
 // A row that runs in a user-mode-linux guest (knfsd) boots one and runs this
 // program there with the same flags and --in-guest; cell.json comes back
@@ -14,6 +15,7 @@
 #include "common/cli_support.h"
 #include "common/atomic_file.h"
 #include "harness/nfs/nfs_cell.h"
+#include "netem/config/fault_events.h"
 #include "nfs/nfs_workload.h"
 
 int main(int argc, char** argv) {
@@ -50,6 +52,9 @@ int main(int argc, char** argv) {
                  "client 1's step at which the server is restarted between the call's execution and its "
                  "retransmission (replies dropped meanwhile; harness/nfs/restart_event.h); 0: none")
       ->check(in_range<uint32_t>(0, 1000000));
+  std::vector<std::string> events;
+  app.add_option("--event", events, "a timed event of the link (repeatable), as a profile's `event =` line: "
+                 "'reset at=100ms for=300ms every=1s' (netem/config/fault_events.h)");
   app.add_flag("--speed", o.speed, "the speed view: each operation of --ops on its own, one after the other, "
                "its calls timed (harness/nfs/nfs_speed.h)");
   app.add_option("--warmup", o.warmup, "steps each client makes before its recorded ones, not recorded")
@@ -63,6 +68,13 @@ int main(int argc, char** argv) {
     rpclab::nfs::parse_ops(o.ops);
   } catch (const std::invalid_argument& e) {
     std::cerr << "rpclab-nfs-cell: --ops: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  try {
+    for (const std::string& e : events) o.faults.events.push_back(netem::parse_event(e));
+    netem::validate_events(o.faults.events);
+  } catch (const std::exception& e) {
+    std::cerr << "rpclab-nfs-cell: --event: " << e.what() << "\n";
     return kExitUsage;
   }
   o.drc = drc == "on";

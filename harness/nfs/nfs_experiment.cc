@@ -18,6 +18,7 @@
 #include "harness/run/trial_stats.h"
 #include "netem/config/backend_choice.h"
 #include "netem/config/fault_config.h"
+#include "netem/config/fault_events.h"
 #include "netem/spec/spec_error.h"
 #include "nfs/nfs_workload.h"
 #include "transport/settings.h"
@@ -60,6 +61,30 @@ NfsFault server_restart() {
   f.restart = true;
   return f;
 }
+
+// The TCP connections reset once while the calls run (netem's reset
+// event, run by the cell's EventRunner): ss -K at both ends on the host,
+// then every TCP segment either way answered with a reset for
+// kResetForMs (in the knfsd guest an iptables rule). A call in flight at
+// that moment loses its request (it never ran) or its reply (it ran):
+// then the client reconnects and sends it again, and only the server's
+// reply cache (keyed by the connection's address and port, or NFSv4.1's
+// session slot) tells the copy from a new call. Once: with a reset every
+// second libnfs on ganesha stalled for minutes (each reconnect struck
+// again), a trial of 3,000 steps not done in 3 minutes here. The first at
+// 300 ms: after the client's mount, which took over 20 ms on a loaded
+// machine (a reset during libnfs's mount fails it: no calls).
+constexpr int kResetAtMs = 300, kResetForMs = 100;
+NfsFault connection_reset() {
+  NfsFault f{"reset", {}};
+  netem::FaultEvent e;
+  e.kind = netem::find_event_kind("reset");
+  e.at_ms = kResetAtMs;
+  e.for_ms = kResetForMs;
+  f.spec.events.push_back(e);
+  return f;
+}
+
 // A restarted server answers after ~1 s (knfsd) to ~3 s (ganesha): the
 // struck call's time must outlast it (and clnt_dg's doubling interval).
 constexpr int kRestartCallMs = 30000;
@@ -70,11 +95,29 @@ constexpr int kRestartCallMs = 30000;
 // the first client row).
 struct NfsCellGroup {
   std::string ops;
+  std::vector<std::string> clients = {};  // client rows; empty: the first (rpclab)
+  uint64_t steps = 0;                     // steps per client; 0: the preset's
   std::vector<std::string> servers;
   std::vector<std::string> transports;
   std::vector<bool> caches;
   std::vector<NfsFault> faults;
 };
+
+// Steps: enough that the calls still run when the reset's rules are in
+// (nft takes 50-200 ms here; iptables in the guest 1-3 s, a process start
+// there being slow), a libnfs MKDIR taking ~0.3 ms and the kernel's ~0.35.
+NfsCellGroup reset_group(const std::string& server, const std::string& client, std::vector<std::string> transports,
+                         std::vector<bool> caches, uint64_t steps) {
+  NfsCellGroup g;
+  g.steps = steps;
+  g.ops = "mkdir";
+  g.servers = {server};
+  g.transports = std::move(transports);
+  g.caches = std::move(caches);
+  g.faults = {connection_reset()};
+  g.clients = {client};
+  return g;
+}
 
 // What a preset asks for, before the flags change it.
 struct NfsAxes {
@@ -95,14 +138,15 @@ struct NfsAxes {
   bool speed = false;
   uint32_t warmup = 0;
   std::vector<NfsCellGroup> groups;  // dropped when --ops, --dup or --loss are given
+  std::vector<std::string> client_flags;  // --nfs-clients as given: a group's clients within them
 };
 
 NfsAxes nfs_preset(const std::string& name) {
   NfsAxes a;
   if (name == "nfs") {
-    // The libnfs row only when asked (--nfs-clients libnfs): with no reset
-    // column its cells would add 12 to the table without a fault that
-    // shows its own retry (docs/nfs.md). The speed view has its 2 cells.
+    // The libnfs row on the axes only when asked (--nfs-clients libnfs):
+    // its retry shows under a reset only, so the reset column has it
+    // (below) and the other columns do not. The speed view has its 2 cells.
     a.clients = {"rpclab", "kernel"};
     a.faults = {no_fault(), request_dup(10), reply_loss(10), server_restart()};
     // The other operations of issue 23 where a replay can show (ganesha
@@ -110,8 +154,22 @@ NfsAxes nfs_preset(const std::string& name) {
     // cells. CREATE EXCLUSIVE and WRITE must show none (the server keeps
     // the verifier; WRITE is idempotent); LINK and RENAME can, with the
     // cache off. Three operations a step: both groups have 100 steps.
-    a.groups = {{"create-exclusive,write", {"nfs-ganesha"}, {"nfs3-udp"}, {false, true}, {request_dup(10)}},
-                {"create-guarded,link,rename", {"nfs-ganesha"}, {"nfs3-udp"}, {false, true}, {request_dup(10)}}};
+    // The reset column (4 cells) on the TCP rows whose resend after a
+    // reconnect matters: libnfs (it resends every outstanding call with its
+    // xid) on ganesha, its cache off and on (its TCP cache is per
+    // connection); the kernel client on knfsd over NFSv3 (its cache keys
+    // on the client's address and port) and NFSv4.1 (the session slot).
+    for (const char* ops : {"create-exclusive,write", "create-guarded,link,rename"}) {
+      NfsCellGroup g;
+      g.ops = ops;
+      g.servers = {"nfs-ganesha"};
+      g.transports = {"nfs3-udp"};
+      g.caches = {false, true};
+      g.faults = {request_dup(10)};
+      a.groups.push_back(g);
+    }
+    a.groups.push_back(reset_group("nfs-ganesha", "libnfs", {"nfs3-tcp"}, {false, true}, 3000));
+    a.groups.push_back(reset_group("knfsd", "kernel", {"nfs3-tcp", "nfs4.1-tcp"}, {true}, 3000));
   } else if (name == "nfs-quick") {
     a.faults = {no_fault(), request_dup(10)};
     a.transports = {"nfs3-udp"};
@@ -223,11 +281,13 @@ void add_cells(const NfsAxes& a, Plan& plan) {
 // A group's axes within what the flags left of the preset's (--servers,
 // --nfs-clients, --transports, --reply-cache narrow a group too), on the
 // first client row; nullopt when nothing is left.
-std::optional<NfsAxes> group_axes(const NfsAxes& a, const NfsCellGroup& g) {
-  if (!wanted(a.clients, nfs_clients().front().name)) return std::nullopt;
+std::optional<NfsAxes> group_axes(const NfsAxes& a, const NfsCellGroup& g, bool steps_flag) {
   NfsAxes out = a;
   out.ops = g.ops;
-  out.clients = {nfs_clients().front().name};
+  out.clients.clear();
+  for (const std::string& c : g.clients.empty() ? std::vector<std::string>{nfs_clients().front().name} : g.clients)
+    if (wanted(a.client_flags, c)) out.clients.push_back(c);
+  if (out.clients.empty()) return std::nullopt;
   out.servers.clear();
   for (const std::string& s : g.servers)
     if (wanted(a.servers, s)) out.servers.push_back(s);
@@ -238,6 +298,7 @@ std::optional<NfsAxes> group_axes(const NfsAxes& a, const NfsCellGroup& g) {
   for (bool c : g.caches)
     if (std::find(a.caches.begin(), a.caches.end(), c) != a.caches.end()) out.caches.push_back(c);
   out.faults = g.faults;
+  if (g.steps && !steps_flag) out.steps = g.steps;
   out.groups.clear();
   if (out.servers.empty() || out.transports.empty() || out.caches.empty()) return std::nullopt;
   return out;
@@ -245,7 +306,7 @@ std::optional<NfsAxes> group_axes(const NfsAxes& a, const NfsCellGroup& g) {
 
 struct Flags {
   std::string preset = "nfs";
-  std::vector<std::string> servers, nfs_clients, transports, caches;
+  std::vector<std::string> servers, nfs_clients, transports, caches, columns;
   std::vector<double> dup, loss;
   uint64_t steps = 0;
   int clients = 0, trials = 0, timeout_ms = 0, retransmit_ms = 0;
@@ -275,6 +336,9 @@ class NfsFlags : public ExperimentFlags {
                    "replaces the preset's fault columns")->delimiter(',')->check(in_range(0.0, 100.0));
     cmd.add_option("--loss", f.loss, "reply loss % columns (to the client: the request is retransmitted)")
         ->delimiter(',')->check(in_range(0.0, 100.0));
+    cmd.add_option("--columns", f.columns, "only these of the preset's fault columns: none, dup, reply-loss, "
+                   "restart, reset")->delimiter(',')
+        ->check(CLI::IsMember({"none", "dup", "reply-loss", "restart", "reset"}));
     cmd.add_option("--calls", f.steps, "steps per client per trial (each step the --ops on its own name)")
         ->check(in_range(uint64_t{1}, uint64_t{1000000}));
     cmd.add_option("--clients", f.clients, "client processes per trial")->check(in_range(1, 64));
@@ -302,6 +366,7 @@ class NfsFlags : public ExperimentFlags {
     if (!f.nfs_clients.empty()) {
       for (const std::string& c : f.nfs_clients) nfs_client(c);  // throws naming the rows
       a.clients = f.nfs_clients;
+      a.client_flags = f.nfs_clients;
     }
     if (!f.transports.empty()) a.transports = f.transports;
     if (!f.caches.empty()) {
@@ -320,6 +385,18 @@ class NfsFlags : public ExperimentFlags {
       a.ops = f.ops;
     }
     if (!f.ops.empty() || !f.dup.empty() || !f.loss.empty()) a.groups.clear();
+    if (!f.columns.empty()) {
+      auto keep = [&](std::vector<NfsFault>& faults) {
+        faults.erase(std::remove_if(faults.begin(), faults.end(),
+                                    [&](const NfsFault& x) { return !wanted(f.columns, x.name); }),
+                     faults.end());
+      };
+      keep(a.faults);
+      for (NfsCellGroup& g : a.groups) keep(g.faults);
+      a.groups.erase(std::remove_if(a.groups.begin(), a.groups.end(),
+                                    [](const NfsCellGroup& g) { return g.faults.empty(); }),
+                     a.groups.end());
+    }
     if (f.trials) a.trials = f.trials;
     if (f.timeout_ms) a.timeout_ms = f.timeout_ms;
     if (f.retransmit_ms) a.retransmit_ms = f.retransmit_ms;
@@ -332,7 +409,7 @@ class NfsFlags : public ExperimentFlags {
     Plan plan;
     add_cells(a, plan);
     for (const NfsCellGroup& g : a.groups)
-      if (auto axes = group_axes(a, g)) add_cells(*axes, plan);
+      if (auto axes = group_axes(a, g, f.steps != 0)) add_cells(*axes, plan);
     std::sort(plan.notes.begin(), plan.notes.end());
     plan.notes.erase(std::unique(plan.notes.begin(), plan.notes.end()), plan.notes.end());
     if (plan.cells.empty())
@@ -399,6 +476,21 @@ void run_nfs_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironm
     if (o.speed) trial.nfs.latency_pinned = env.latency_pinned;
   } catch (const netem::SpecError& e) {
     return skip(e.what());
+  }
+  // Counted all the same (the record shows what the calls met), but a
+  // trial whose events did not happen did not measure what its column names.
+  if (trial.nfs.events_not_met) {
+    trial.status = "failed";
+    trial.reason = *trial.nfs.events_not_met;
+  }
+  // A trial whose clients made no call measured nothing (a client that
+  // could not mount: a reset that struck the mount does that).
+  if (trial.nfs.classes && trial.nfs.classes->calls == 0 && !o.speed) {
+    trial.status = "failed";
+    std::string exits;
+    for (const std::string& e : trial.nfs.client_exits.value_or(std::vector<std::string>{}))
+      exits += (exits.empty() ? "" : ", ") + e;
+    trial.reason = "not a measurement: the clients made no call (" + exits + "; see each client-K.err)";
   }
 }
 

@@ -110,6 +110,19 @@ EventOccurrence event_occurrence(const json& entry) {
   return e;
 }
 
+uint64_t resets_seen(const EventOccurrence& e) {
+  uint64_t n = 0;
+  auto add = [&](const char* phase, std::initializer_list<const char*> keys) {
+    auto it = e.entry.find(phase);
+    if (it == e.entry.end() || !it->is_object()) return;
+    for (const char* k : keys)
+      if (it->contains(k) && (*it)[k].is_number()) n += (*it)[k].get<uint64_t>();
+  };
+  add("start", {"closed_at_server", "closed_at_client"});
+  add("end", {"reset_to_server", "reset_to_client"});
+  return n;
+}
+
 void to_json(json& j, const EventOccurrence& e) { j = e.entry; }
 void from_json(const json& j, EventOccurrence& e) { e = event_occurrence(j); }
 

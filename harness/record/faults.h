@@ -71,6 +71,12 @@ EventOccurrence event_occurrence(const nlohmann::json& entry);
 void to_json(nlohmann::json& j, const EventOccurrence& e);
 void from_json(const nlohmann::json& j, EventOccurrence& e);
 
+// What shows that a reset occurrence struck: the sockets `ss -K` closed
+// (closed_at_server, closed_at_client, at its start) plus the segments its
+// reject rules answered with a reset (reset_to_server, reset_to_client, at
+// its end). 0: it struck nothing (no connection was open, none sent).
+uint64_t resets_seen(const EventOccurrence& e);
+
 // A cell's `events`: how many occurrences each ok trial had, and every
 // phase's warning, each prefixed "trial K:".
 struct EventsOverTrials {

@@ -169,6 +169,14 @@ struct NfsTrial {
   std::optional<std::vector<std::string>> client_exits;
   std::optional<double> client_wall_s;
   std::optional<NfsRestart> restart;  // a cell with a restart event (NfsCellOptions::restart_at)
+  // A cell whose faults have timed events (the reset column): each
+  // occurrence as netem::EventRunner recorded it (when, and what its tool
+  // did: ss -K's closed sockets, the reject rules' counts), its phases'
+  // warnings, and why the trial is no measurement when an event never
+  // happened or struck nothing (events_not_met): then it is not counted.
+  std::optional<std::vector<EventOccurrence>> events;
+  std::optional<std::vector<std::string>> warnings;
+  std::optional<std::string> events_not_met;
   std::optional<std::vector<NfsOpSpeed>> speed;  // a speed cell (NfsCellOptions::speed): each op's timed loop
   std::optional<bool> latency_pinned;            // a speed cell: /dev/cpu_dma_latency held at 0 while it ran
 };

@@ -63,6 +63,9 @@ void describe_nfs(Io& io, N& n) {
   io("client_exits", n.client_exits);
   io("client_wall_s", n.client_wall_s);
   io("restart", n.restart);
+  io("events", n.events);
+  io("warnings", n.warnings);
+  io("events_not_met", n.events_not_met);
   io("speed", n.speed);
   io("latency_pinned", n.latency_pinned);
 }

@@ -95,11 +95,17 @@ Choice choose_backend(const std::string& requested, const FaultSpec& spec, const
 static Choice choose_auto(const FaultSpec& spec, const Capabilities& caps, const std::string& no_netem,
                           const std::string& no_nft, const std::string& no_uml) {
   auto netem_lacks = unsupported_by(spec, BackendKind::kNetem), nft_lacks = unsupported_by(spec, BackendKind::kNftables);
+  // A reset: nftables where it can (`ss -K` at its start, nft's reject);
+  // netem's is an iptables rule, the way of a guest without nft's netdev.
+  bool resets = std::any_of(spec.events.begin(), spec.events.end(),
+                            [](const FaultEvent& e) { return e.kind && std::string(e.kind->name) == "reset"; });
+  if (resets && nft_lacks.empty() && caps.nftables)
+    return {BackendKind::kNftables, "the spec resets connections: nftables resets with ss -K and its reject rule"};
   if (caps.host_netem && netem_lacks.empty()) return {BackendKind::kNetem, "host kernel has sch_netem"};
   std::string why_not_netem = caps.host_netem ? "netem cannot apply " + words(netem_lacks) : no_netem;
   if (nft_lacks.empty() && caps.nftables)
     return {BackendKind::kNftables, why_not_netem + "; nftables can apply all the spec asks"};
-  if (caps.uml && netem_lacks.empty())
+  if (caps.uml && netem_lacks.empty() && unsupported_by(spec, BackendKind::kUmlNetem).empty())
     return {BackendKind::kUmlNetem, why_not_netem + "; spec asks " + (nft_lacks.empty() ? "what nftables does, but "
                                     "nftables is unusable" : "for " + words(nft_lacks) + ", which nftables cannot do")};
   throw SpecError("no fault backend can apply " + summary(spec) + " here: " + why_not_netem + "; " +

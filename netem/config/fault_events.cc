@@ -81,9 +81,9 @@ const std::vector<EventKind>& event_kinds() {
   static const std::vector<EventKind> table = {
       {"partition", EventTarget::kLink, true, "partition", kByNetem | kByNftables,
        "every packet between the two hosts dropped, both ways, for for= ms", apply_partition},
-      {"reset", EventTarget::kLink, false, "reset", kByNftables,
+      {"reset", EventTarget::kLink, false, "reset", kByNftables | kByNetem,
        "every TCP connection between the hosts reset (ss -K); with for=, every TCP segment answered with a reset "
-       "for that long", apply_reset},
+       "for that long (netem backend: by iptables, for= only)", apply_reset, kByNetem},
       {"server-crash", EventTarget::kServer, true, "server", kByNetem | kByNftables,
        "the server SIGKILLed, restarted on the same address after for= ms", apply_server_crash},
       {"server-stall", EventTarget::kServer, true, "server", kByNetem | kByNftables,

@@ -77,4 +77,38 @@ size_t count_socket_lines(const std::string& ss_output) {
   return n;
 }
 
+std::vector<std::vector<std::string>> iptables_reset_argvs(const std::string& ifname) {
+  return {{"iptables-legacy", "-w", "-N", kResetChain},
+          {"iptables-legacy", "-w", "-A", kResetChain, "-i", ifname, "-p", "tcp", "!", "--tcp-flags", "RST", "RST",
+           "-j", "REJECT", "--reject-with", "tcp-reset"},
+          {"iptables-legacy", "-w", "-I", "INPUT", "1", "-j", kResetChain}};
+}
+
+std::vector<std::string> iptables_list_reset_argv() {
+  return {"iptables-legacy", "-w", "-L", kResetChain, "-v", "-x", "-n"};
+}
+
+std::vector<std::vector<std::string>> iptables_remove_reset_argvs() {
+  return {{"iptables-legacy", "-w", "-D", "INPUT", "-j", kResetChain},
+          {"iptables-legacy", "-w", "-F", kResetChain},
+          {"iptables-legacy", "-w", "-X", kResetChain}};
+}
+
+// "Chain rpclab-reset (1 references)", a header "pkts bytes target ...",
+// then one line per rule starting with its packet count.
+uint64_t parse_iptables_packets(const std::string& listing) {
+  std::istringstream in(listing);
+  uint64_t packets = 0;
+  bool rule = false;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string first;
+    if (!(words >> first) || first.find_first_not_of("0123456789") != std::string::npos) continue;
+    packets += std::stoull(first);
+    rule = true;
+  }
+  if (!rule) throw std::runtime_error("no rule in the iptables listing of " + std::string(kResetChain) + ": " + listing);
+  return packets;
+}
+
 }  // namespace rpclab::netem

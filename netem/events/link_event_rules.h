@@ -49,4 +49,17 @@ std::vector<std::string> ss_kill_argv(const std::string& peer);
 std::vector<std::string> ss_established_argv(const std::string& peer);
 size_t count_socket_lines(const std::string& ss_output);  // one socket per non-empty line (-H: no header)
 
+// Reset by iptables, for the netem backend (the user-mode-linux guest has
+// neither nft's netdev family nor `ss -K`, CONFIG_INET_DIAG_DESTROY): a
+// chain of its own, kResetChain, jumped to first from INPUT, that answers
+// every TCP segment arriving on `ifname` (but resets) with a reset, and its
+// removal. iptables-legacy: the guest's nf_tables has no ipv4 family.
+inline constexpr const char* kResetChain = "rpclab-reset";
+std::vector<std::vector<std::string>> iptables_reset_argvs(const std::string& ifname);
+std::vector<std::string> iptables_list_reset_argv();  // iptables -L rpclab-reset -v -x -n
+std::vector<std::vector<std::string>> iptables_remove_reset_argvs();
+// Packets the chain's rules answered, from iptables_list_reset_argv's
+// output. Throws std::runtime_error when no rule line is there.
+uint64_t parse_iptables_packets(const std::string& listing);
+
 }  // namespace rpclab::netem

@@ -65,6 +65,24 @@ nlohmann::json tc_partition(FaultBackend& b, const std::vector<End>& at, EventPh
   return did;
 }
 
+// Reset by iptables (the netem backend): each end's chain made at the
+// start; at the end both ends' counts read, then both chains go.
+nlohmann::json iptables_reset(FaultBackend& b, EventPhase phase) {
+  nlohmann::json did = {{"tool", "iptables"}};
+  for (const End& e : ends(b.topology())) {
+    if (phase == EventPhase::kStart) {
+      for (const auto& argv : iptables_reset_argvs(e.host->ifname)) process::run_checked(argv, b.log(), e.host->netns);
+      continue;
+    }
+    std::string listed = process::run_checked(iptables_list_reset_argv(), b.log(), e.host->netns).out;
+    did[std::string("reset_") + e.receives] = parse_iptables_packets(listed);
+  }
+  if (phase == EventPhase::kEnd)
+    for (const End& e : ends(b.topology()))
+      for (const auto& argv : iptables_remove_reset_argvs()) process::run_checked(argv, b.log(), e.host->netns);
+  return did;
+}
+
 }  // namespace
 
 // Every packet either way dropped at the receiving end; the end reports how
@@ -89,8 +107,21 @@ nlohmann::json apply_one_way_drop(FaultBackend& b, Direction toward, EventPhase 
 // TCP segment that arrives at either end meanwhile is answered with a reset
 // (connections made again die at once; new ones are refused); the end
 // reports how many were answered so.
+//
+// The netem backend (the user-mode-linux guest: no `ss -K`, no nft netdev)
+// resets with an iptables REJECT --reject-with tcp-reset rule at each end
+// for for= ms: the next segment either way kills the connection, and the
+// end reports how many segments were answered so (`reset_to_server`,
+// `reset_to_client`). It needs for= (an instant has no segment to answer).
 nlohmann::json apply_reset(EventTargets& t, const FaultEvent& event, EventPhase phase) {
   FaultBackend& b = *t.link;
+  if (b.kind() != BackendKind::kNftables) {
+    if (event.for_ms <= 0)
+      throw std::runtime_error("reset on the " + std::string(backend_name(b.kind())) +
+                               " backend is an iptables tcp-reset rule that lasts for= ms: give it for= (no ss -K "
+                               "here)");
+    return iptables_reset(b, phase);
+  }
   // Resets themselves pass: both ends have the rule, and a reset answered
   // (dropped) at the other end would never reach its socket.
   const char* rule = "tcp flags & rst == 0 counter reject with tcp reset";

@@ -47,6 +47,9 @@ struct EventKind {
   unsigned backends;    // link events: backend_bit()s of the backends that can apply it
   const char* what;     // one line for --help and messages
   EventApplyFn apply;
+  // Backends (backend_bit()s) that apply it only with for= (netem's reset
+  // is an iptables rule that lasts; it has no instant `ss -K`).
+  unsigned needs_duration_on = 0;
 };
 
 inline constexpr int64_t kMaxEventMs = 24LL * 3600 * 1000;  // no time in an event beyond a day

@@ -137,7 +137,10 @@ std::vector<std::string> unsupported_by(const FaultSpec& s, BackendKind kind) {
   for (const FaultField& f : fault_fields())
     if (f.acts(s) && !(f.backends & backend_bit(kind))) add_once(words, f.what);
   for (const FaultEvent& e : s.events)
-    if (e.kind->target == EventTarget::kLink && !(e.kind->backends & backend_bit(kind))) add_once(words, e.kind->name);
+    if (e.kind->target == EventTarget::kLink && !(e.kind->backends & backend_bit(kind)))
+      add_once(words, e.kind->name);
+    else if (e.for_ms == 0 && (e.kind->needs_duration_on & backend_bit(kind)))
+      add_once(words, std::string(e.kind->name) + " without for=");
   return words;
 }
 

@@ -220,7 +220,7 @@ const std::vector<BadInput>& table() {
       {profile("event = server-stall at=9s for=1s jitter=500ms"), kUsage, "ends 10500 ms", "--duration 11 or more"},
       {profile("event = partition at=1s for=1s", {"--duration", "20", "--cell-time-limit", "10"}), kUsage,
        "lasts 20.0 s, and --cell-time-limit stops a cell's clients at 10 s", "a longer --cell-time-limit"},
-      {profile("event = reset at=1s for=1s", {"--faults-backend", "netem"}), kUsage, "netem cannot apply reset",
+      {profile("event = reset at=1s", {"--faults-backend", "netem"}), kUsage, "netem cannot apply reset without for=",
        "use nftables"},
       // rpclab-server
       {server({"--transport", "carrier-pigeon"}), kUsage, "--transport", "sunrpc-udp"},

@@ -8,7 +8,7 @@
 #include <numeric>
 #include <regex>
 
-#include "harness/dependability/cell_events.h"
+#include "harness/placement/cell_events.h"
 #include "harness/dependability/classify.h"
 #include "harness/dependability/dependability_report.h"
 #include "harness/cli/experiments.h"

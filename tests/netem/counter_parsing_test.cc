@@ -1,5 +1,6 @@
 // Counter parsers on output captured from the real tools (fixtures/).
 #include <gtest/gtest.h>
+#include <algorithm>
 
 #include <fstream>
 #include <sstream>
@@ -92,6 +93,25 @@ TEST(LinkEventCounters, PartitionDropsFromNftAndTc) {
   EXPECT_EQ(parse_tc_dropped(fixture("tc-s-j-filter-ingress-drop.json")), 1u);
   EXPECT_EQ(parse_tc_dropped("[]"), 0u);
   EXPECT_THROW(parse_tc_dropped("filter protocol all"), std::runtime_error);
+}
+
+// The reset chain of the netem backend (the guest's): what iptables-legacy
+// -L -v -x -n printed (captured), its rules' packets summed.
+TEST(LinkEventCounters, ResetsFromTheIptablesChain) {
+  const std::string listed =
+      "Chain rpclab-reset (1 references)\n"
+      "    pkts      bytes target     prot opt in     out     source               destination         \n"
+      "       3      156 REJECT     6    --  veth-s  *       0.0.0.0/0            0.0.0.0/0            tcp "
+      "flags:!0x04/0x04 reject-with tcp-reset\n";
+  EXPECT_EQ(parse_iptables_packets(listed), 3u);
+  EXPECT_THROW(parse_iptables_packets("iptables: No chain/target/match by that name.\n"), std::runtime_error);
+  // The chain is jumped to first from INPUT, and its rule lets resets pass
+  // (a reset answered with a reset would never reach its socket).
+  auto argvs = iptables_reset_argvs("veth-s");
+  ASSERT_EQ(argvs.size(), 3u);
+  EXPECT_EQ(argvs[1][0], "iptables-legacy");
+  EXPECT_NE(std::find(argvs[1].begin(), argvs[1].end(), "!"), argvs[1].end());
+  EXPECT_EQ(argvs[2], (std::vector<std::string>{"iptables-legacy", "-w", "-I", "INPUT", "1", "-j", kResetChain}));
 }
 
 // Between two readings of a netem direction: what left the qdisc (or waits

@@ -95,9 +95,15 @@ TEST(FaultFields, UnknownKeyListsEveryRowAndEvent) {
 }
 
 TEST(FaultFields, ChoiceFollowsTheRowsAndEventKinds) {
-  // netem cannot reset; nftables can partition and reset but not delay.
+  // netem resets only for a while (an iptables rule, no instant ss -K);
+  // nftables can partition and reset but not delay, and is preferred for a
+  // reset where it can do the rest.
   FaultSpec reset = parse_profile("event = reset at=1s\n", "t");
   EXPECT_EQ(choose_backend("auto", reset, machine(true)).kind, BackendKind::kNftables);
+  EXPECT_THROW(choose_backend("netem", reset, machine(true)), SpecError);
+  FaultSpec lasting = parse_profile("event = reset at=1s for=200ms\n", "t");
+  EXPECT_EQ(choose_backend("auto", lasting, machine(true)).kind, BackendKind::kNftables);
+  EXPECT_EQ(choose_backend("netem", lasting, machine(true)).kind, BackendKind::kNetem);
   FaultSpec mixed = parse_profile("delay_ms=10\nevent = reset at=1s\n", "t");
   try {
     choose_backend("auto", mixed, machine(true));

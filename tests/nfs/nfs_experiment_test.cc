@@ -18,6 +18,7 @@
 #include "harness/record/cell_record.h"
 #include "harness/record/trial_record.h"
 #include "harness/run/trial_stats.h"
+#include "netem/spec/fault_event.h"
 #include "nfs/nfs_workload.h"
 #include "../harness/harness_e2e_util.h"
 #include "support/process.h"
@@ -42,8 +43,8 @@ TEST(NfsExperiment, ThePresetPlansEveryServerClientTransportCacheAndFault) {
         if (!client.in_guest) expected_restarts += rows;
       }
   // And the other operations' group: ganesha over UDP, cache off and on,
-  // 10% duplicated, two op lists.
-  expected += 4;
+  // 10% duplicated, two op lists; and the reset column's 4 TCP cells.
+  expected += 4 + 4;
   EXPECT_EQ(plan.cells.size(), expected);
   std::set<std::string> op_lists;
   for (const CellConfig& c : plan.cells) {
@@ -93,6 +94,7 @@ TEST(NfsExperiment, TheKernelClientRunsWithKnfsdOverNfs3TcpAndNfs41) {
   Plan plan = plan_of({"--preset", "nfs"});
   std::set<std::string> kernel_transports, servers_with_kernel;
   for (const CellConfig& c : plan.cells) {
+    if (c.nfs_client == "libnfs") continue;  // the reset column's (below)
     if (c.nfs_client.empty()) {
       EXPECT_NE(c.transport, "nfs4.1-tcp") << c.label();
       EXPECT_FALSE(c.to_json().contains("nfs_client")) << c.label();
@@ -169,6 +171,70 @@ TEST(NfsRecords, ACellRecordReadsBackAsItWasWritten) {
 
 // A trial's restart evidence survives its trip through JSON (the guest
 // relays the knfsd cell's trial that way).
+// The reset column: the TCP rows whose resend after a reconnect matters,
+// each cell's faults one reset event lasting for= (the guest's iptables
+// rule needs it), alone (--columns reset) or in the preset.
+TEST(NfsExperiment, TheResetColumnRunsOnTheTcpRowsThatResend) {
+  Plan plan = plan_of({"--preset", "nfs", "--columns", "reset"});
+  std::set<std::string> rows;
+  for (const CellConfig& c : plan.cells) {
+    EXPECT_EQ(c.block, "reset") << c.label();
+    EXPECT_NE(c.transport, "nfs3-udp") << c.label();
+    ASSERT_EQ(c.faults.events.size(), 1u) << c.label();
+    const netem::FaultEvent& e = c.faults.events[0];
+    EXPECT_STREQ(e.kind->name, "reset");
+    EXPECT_GT(e.for_ms, 0) << c.label();
+    EXPECT_FALSE(e.every_ms) << c.label();  // once: libnfs stalls under repeated resets
+    EXPECT_EQ(c.op, "mkdir") << c.label();
+    // Long enough to be running when the reset's rules are in.
+    EXPECT_GE(c.calls_per_client, 1000u) << c.label();
+    EXPECT_EQ(CellConfig::from_json(c.to_json()).to_json(), c.to_json());
+    rows.insert(c.server + " " + c.nfs_client + " " + c.transport + " " +
+                (c.reply_cache ? (*c.reply_cache ? "on" : "off") : "-"));
+  }
+  EXPECT_EQ(rows, (std::set<std::string>{"nfs-ganesha libnfs nfs3-tcp off", "nfs-ganesha libnfs nfs3-tcp on",
+                                          "knfsd kernel nfs3-tcp -", "knfsd kernel nfs4.1-tcp -"}));
+  // --nfs-clients narrows the column too; --columns names only the preset's.
+  for (const CellConfig& c : plan_of({"--preset", "nfs", "--columns", "reset", "--nfs-clients", "kernel"}).cells)
+    EXPECT_EQ(c.nfs_client, "kernel") << c.label();
+  EXPECT_THROW(plan_of({"--columns", "meteor"}), CLI::ValidationError);
+  for (const CellConfig& c : plan_of({"--preset", "nfs", "--columns", "none,dup"}).cells) {
+    EXPECT_TRUE(c.faults.events.empty()) << c.label();
+    EXPECT_FALSE(c.restart_at_step) << c.label();
+  }
+}
+
+// A trial's events as netem::EventRunner wrote them: read back whole, and
+// resets_seen counts ss -K's closed sockets and the reject rules' answers.
+TEST(NfsRecords, ATrialsEventsReadBackAndSayWhetherAResetStruck) {
+  json struck = {{"kind", "reset"}, {"event", 0}, {"occurrence", 0}, {"start_ms", 20.1},
+                 {"start", {{"tool", "nft"}, {"closed_at_server", 1}, {"closed_at_client", 1}}},
+                 {"end", {{"tool", "nft"}, {"reset_to_server", 2}, {"reset_to_client", 3}}}};
+  json in_guest = {{"kind", "reset"}, {"event", 0}, {"occurrence", 1},
+                   {"start", {{"tool", "iptables"}}}, {"end", {{"tool", "iptables"}, {"reset_to_server", 4}, {"reset_to_client", 0}}}};
+  json idle = {{"kind", "reset"}, {"event", 0}, {"occurrence", 2},
+               {"start", {{"tool", "ss"}, {"closed_at_server", 0}, {"closed_at_client", 0}, {"warning", "ss -K closed none"}}}};
+  EXPECT_EQ(resets_seen(event_occurrence(struck)), 7u);
+  EXPECT_EQ(resets_seen(event_occurrence(in_guest)), 4u);
+  EXPECT_EQ(resets_seen(event_occurrence(idle)), 0u);
+  TrialRecord t;
+  t.experiment = "nfs";
+  t.nfs.events = std::vector<EventOccurrence>{event_occurrence(struck), event_occurrence(idle)};
+  t.nfs.warnings = event_occurrence(idle).warnings;
+  t.nfs.events_not_met = "not a measurement: 1 reset occurrence(s) struck no connection";
+  json written = per_trial_json(t);
+  EXPECT_EQ(written["events"][0], struck);
+  EXPECT_EQ(written["warnings"][0], "reset #2 start: ss -K closed none");
+  TrialRecord identity;
+  identity.experiment = "nfs";
+  NfsTrial back = trial_in_cell(written, identity).nfs;
+  ASSERT_TRUE(back.events);
+  ASSERT_EQ(back.events->size(), 2u);
+  EXPECT_EQ(resets_seen((*back.events)[0]), 7u);
+  EXPECT_EQ(back.warnings, t.nfs.warnings);
+  EXPECT_EQ(back.events_not_met, t.nfs.events_not_met);
+}
+
 TEST(NfsRecords, ATrialsRestartReadsBackAsItWasWritten) {
   TrialRecord t;
   t.experiment = "nfs";

@@ -1,7 +1,8 @@
 // A trial's timed events (the fault spec's `events`), run around its
 // clients by netem::EventRunner: link events with the trial's fault
 // backend, server events through its ServerUnderTest. What they did goes
-// into the trial's record.
+// into the trial's record. Used by the dependability trial and the NFS
+// cell (harness/nfs/nfs_cell.cc) alike.
 #pragma once
 
 #include <optional>
@@ -35,6 +36,10 @@ class CellEvents {
   // Occurrences planned within the trial that did not start before the
   // clients were done (their calls ran out first) are warnings too.
   void add_to(TrialRecord& trial) const;
+  // The same for an experiment with its own section (the NFS trial's):
+  // each occurrence as the record keeps it, and the warnings add_to writes.
+  std::vector<EventOccurrence> occurrences() const;
+  std::vector<std::string> warnings() const;
   // After finish(): why the trial is not a measurement, when an event never
   // happened while the calls ran (names each, and the calls' span against
   // its planned start); empty when every event happened at least once.

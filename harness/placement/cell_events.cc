@@ -1,4 +1,4 @@
-#include "harness/dependability/cell_events.h"
+#include "harness/placement/cell_events.h"
 
 #include <fmt/format.h>
 
@@ -27,21 +27,30 @@ void CellEvents::finish() {
   if (runner_) runner_->finish();
 }
 
-void CellEvents::add_to(TrialRecord& trial) const {
-  if (!runner_) return;
+std::vector<EventOccurrence> CellEvents::occurrences() const {
   std::vector<EventOccurrence> events;
+  if (runner_)
+    for (const nlohmann::json& entry : runner_->record()) events.push_back(event_occurrence(entry));
+  return events;
+}
+
+std::vector<std::string> CellEvents::warnings() const {
   std::vector<std::string> warnings;
-  for (const nlohmann::json& entry : runner_->record()) {
-    events.push_back(event_occurrence(entry));
-    warnings.insert(warnings.end(), events.back().warnings.begin(), events.back().warnings.end());
-  }
+  if (!runner_) return warnings;
+  for (const EventOccurrence& e : occurrences()) warnings.insert(warnings.end(), e.warnings.begin(), e.warnings.end());
   for (const netem::EventRunner::Unstarted& u : runner_->unstarted())
     if (u.when.first > 0)
       warnings.push_back(fmt::format("{}: {} occurrence(s) from {} ms on never started: the calls were done at {} ms",
                                      u.kind, u.when.count, u.when.planned.count(),
                                      runner_->finished_ms().value_or(0)));
-  trial.dependability.events = events;
-  if (!warnings.empty()) trial.dependability.warnings = warnings;
+  return warnings;
+}
+
+void CellEvents::add_to(TrialRecord& trial) const {
+  if (!runner_) return;
+  trial.dependability.events = occurrences();
+  std::vector<std::string> w = warnings();
+  if (!w.empty()) trial.dependability.warnings = w;
 }
 
 std::string CellEvents::not_met() const {
