@@ -40,9 +40,10 @@ TEST(SpeedE2E, EveryCellIsMeasuredOrSkippedWithAReason) {
     EXPECT_GT(rec["p50_us"].get<double>(), 0) << rec["label"];
     EXPECT_LE(rec["p50_us"].get<double>(), rec["p99_us"].get<double>());
     EXPECT_EQ(rec["calls_measured"], 40u) << rec["label"];
+    // An adapter's row is rpclab's, loaded from its manifest where its
+    // build is: not in this process's table. It is never a floor.
     const TransportRow* row = find_transport(rec["transport"].get<std::string>());
-    ASSERT_NE(row, nullptr) << rec["transport"];
-    if (!row->floor()) {
+    if (!row || !row->floor()) {
       EXPECT_TRUE(rec["ratio_to_floor"].is_number()) << rec["label"] << ": its floor ran just before it";
     }
   }
@@ -53,6 +54,9 @@ TEST(SpeedE2E, EveryCellIsMeasuredOrSkippedWithAReason) {
   size_t past_a_limit = 0;
   for (const json& rec : records) {
     if (harness::is_calibration(rec["transport"].get<std::string>())) continue;
+    // The adapters' rows too (rpclab loads them at its start, as here).
+    static const bool adapters_loaded = (rpclab::harness::load_adapter_rows(), true);
+    (void)adapters_loaded;
     const TransportRow* row = find_transport(rec["transport"].get<std::string>());
     ASSERT_NE(row, nullptr) << rec["transport"];
     ClientOptions options;
