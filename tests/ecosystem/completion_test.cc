@@ -63,7 +63,7 @@ TEST(BashCompletion, OffersTheValuesAFlagAccepts) {
     EXPECT_TRUE(has(transports, t)) << t << " not in: " << shown(transports);
   // A comma-separated list: the item being typed, after those before it.
   EXPECT_EQ(complete({bin("rpclab"), "dependability", "--transports", "sunrpc-udp,gr"}),
-            std::vector<std::string>{"sunrpc-udp,grpc", "sunrpc-udp,grpc-callback-server", "sunrpc-udp,grpc-callback"});
+            (std::vector<std::string>{"sunrpc-udp,grpc", "sunrpc-udp,grpc-callback-server", "sunrpc-udp,grpc-callback"}));
   auto profiles = complete({bin("rpclab"), "dependability", "--profile", "lossy"});
   EXPECT_TRUE(has(profiles, "lossy-lan") && has(profiles, "lossy-dup")) << shown(profiles);
   EXPECT_EQ(complete({bin("rpclab-client"), "--op", "e"}), std::vector<std::string>{"echo"});

@@ -255,7 +255,7 @@ class KilledRuns : public testing::Test {
     // The cells rpclab plans (with the adapters it finds built, which this
     // process's own table does not hold): its dry run, one line a cell.
     ProcessResult plan = run_program({bin("rpclab"), "dependability", "--preset", "quick", "--dry-run"});
-    ASSERT_EQ(plan.exit_code, 0) << plan.err;
+    EXPECT_EQ(plan.exit_code, 0) << plan.err;
     size_t planned = 0;
     std::istringstream lines(plan.out);
     for (std::string line; std::getline(lines, line);) planned += !line.empty();
