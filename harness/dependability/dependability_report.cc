@@ -12,6 +12,7 @@
 #include "transport/transport.h"
 #include "harness/causes/causes_report.h"
 #include "harness/dependability/surface.h"
+#include "harness/kit/data_csv.h"
 #include "transport/settings_table.h"
 #include "harness/kit/text_table.h"
 #include "harness/run/trial_stats.h"
@@ -25,12 +26,6 @@ namespace {
 constexpr size_t kWidth = 118;
 
 bool usable(const CellRecord& r) { return r.is("dependability") && r.ok(); }
-
-// A rate per million as the tables print it: "266,910", "0.4", "0".
-std::string per_million(double v) {
-  if (v > 0 && v < 9.95) return fmt::format("{:.1f}", v);
-  return grouped(static_cast<uint64_t>(std::llround(v)));
-}
 
 // One interval the old way, for the table of classes and older records.
 std::string rate_cell(const CellRecord& r) {
@@ -142,23 +137,17 @@ double mean(const std::vector<double>& v) {
   return v.empty() ? 0 : s / static_cast<double>(v.size());
 }
 
-// Levy's 1989 dependability rows, keyed by his load column, from the CSV.
+// Levy's 1989 dependability rows, his load columns in order ("-" where
+// he did not run one), from the CSV.
 std::vector<std::pair<std::string, std::vector<std::string>>> levy_rows(const std::string& data_dir) {
-  std::ifstream in(data_dir + "/levy1989-dependability.csv");
   std::vector<std::pair<std::string, std::vector<std::string>>> rows;
-  bool header_seen = false;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    if (!header_seen) {
-      header_seen = true;
-      continue;
-    }
-    std::stringstream fields(line);
-    std::string name, cell;
-    std::getline(fields, name, ',');
+  for (const auto& row : read_csv(data_dir + "/levy1989-dependability.csv")) {
     std::vector<std::string> cells;
-    while (std::getline(fields, cell, ',')) cells.push_back(cell.empty() ? "-" : cell);
-    rows.emplace_back(name + " (Levy 1989)", cells);
+    for (const LevyLoadColumn& c : levy_load_columns()) {
+      auto it = row.find(c.column);
+      cells.push_back(it == row.end() || it->second.empty() ? "-" : it->second);
+    }
+    rows.emplace_back(row.count("system") ? row.at("system") + " (Levy 1989)" : "? (Levy 1989)", cells);
   }
   return rows;
 }
@@ -199,13 +188,13 @@ void add_levy_rows(TextTable& t, const std::vector<int>& hogs, const std::string
   auto levy = levy_rows(data_dir);
   if (levy.empty()) return;
   t.rule();
-  static const std::vector<int> kLevyLoads = {0, 5, 10, 20};  // his load averages ~0.1, 5, 10, 20
+  const std::vector<LevyLoadColumn>& columns = levy_load_columns();
   for (auto& [name, cells] : levy) {
     std::vector<std::string> row = {name};
     for (int h : hogs) {
-      auto it = std::find(kLevyLoads.begin(), kLevyLoads.end(), h);
-      size_t col = static_cast<size_t>(it - kLevyLoads.begin());
-      row.push_back(it != kLevyLoads.end() && col < cells.size() ? cells[col] : "");
+      auto it = std::find_if(columns.begin(), columns.end(), [h](const LevyLoadColumn& c) { return c.hogs == h; });
+      size_t col = static_cast<size_t>(it - columns.begin());
+      row.push_back(it != columns.end() && col < cells.size() ? cells[col] : "");
     }
     t.add(row);
   }

@@ -1,4 +1,5 @@
 #include "harness/dependability/surface.h"
+#include "harness/kit/data_csv.h"
 
 #include <fmt/format.h>
 
@@ -19,11 +20,6 @@ constexpr size_t kWidth = 118;  // as the other dependability tables
 bool in_surface(const CellRecord& r) {
   return r.is("dependability") && r.ok() && r.cell.config.block.rfind("levy-surface", 0) == 0 &&
          r.cell.config.settings.get(kRetryTimeout).has_value();
-}
-
-std::string per_million(double v) {
-  if (v > 0 && v < 9.95) return fmt::format("{:.1f}", v);
-  return grouped(static_cast<uint64_t>(std::llround(v)));
 }
 
 std::string interval_text(int64_t ms) {
@@ -115,17 +111,20 @@ std::string surface_table(const std::vector<CellRecord>& records, const ReportOp
   return (o.markdown ? title : wrapped(title, kWidth)) + "\n\n" + (o.markdown ? t.render_markdown() : t.render(kWidth));
 }
 
+const std::vector<LevyLoadColumn>& levy_load_columns() {
+  // His load averages ~0.1, 5, 10, 20, as the hogs rpclab runs.
+  static const std::vector<LevyLoadColumn> columns = {
+      {"load_0.1", 0}, {"load_5", 5}, {"load_10", 10}, {"load_20", 20}};
+  return columns;
+}
+
 std::vector<std::pair<int, double>> levy_sun_rpc_per_million(const std::string& data_dir) {
-  static const int kLevyLoads[] = {0, 5, 10, 20};  // his load averages ~0.1, 5, 10, 20
-  std::ifstream in(data_dir + "/levy1989-dependability.csv");
   std::vector<std::pair<int, double>> out;
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("Sun RPC (udp),", 0) != 0) continue;
-    std::stringstream fields(line.substr(line.find(',') + 1));
-    std::string cell;
-    for (int load : kLevyLoads) {
-      if (!std::getline(fields, cell, ',')) break;
-      if (!cell.empty()) out.emplace_back(load, std::stod(cell));
+  for (const auto& row : read_csv(data_dir + "/levy1989-dependability.csv")) {
+    if (!row.count("system") || row.at("system") != "Sun RPC (udp)") continue;
+    for (const LevyLoadColumn& c : levy_load_columns()) {
+      auto it = row.find(c.column);
+      if (it != row.end() && !it->second.empty()) out.emplace_back(c.hogs, std::stod(it->second));
     }
   }
   return out;

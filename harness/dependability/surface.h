@@ -47,6 +47,14 @@ std::string surface_table(const std::vector<CellRecord>& records, const ReportOp
 // from docs/data/levy1989-dependability.csv; empty when the file is not there.
 std::vector<std::pair<int, double>> levy_sun_rpc_per_million(const std::string& data_dir);
 
+// Levy's load columns in docs/data/levy1989-dependability.csv, each with the
+// hogs that stand for it here.
+struct LevyLoadColumn {
+  const char* column;
+  int hogs;
+};
+const std::vector<LevyLoadColumn>& levy_load_columns();
+
 // The heat map of silent errors per million over interval x load (the
 // cells without the cache), Levy's column beside it: surface-heatmap.png,
 // or none (a note says why) without levy-surface cells.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <sstream>
 
 namespace rpclab::harness {
@@ -34,6 +35,11 @@ std::string grouped(uint64_t n) {
 }
 
 std::string fixed(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
+
+std::string per_million(double v) {
+  if (v > 0 && v < 9.95) return fmt::format("{:.1f}", v);
+  return grouped(static_cast<uint64_t>(std::llround(v)));
+}
 
 std::string wrapped(const std::string& text, size_t width) {
   std::string out, line, word;

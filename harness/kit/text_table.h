@@ -40,5 +40,7 @@ std::string wrapped(const std::string& text, size_t width);
 // Numbers as a person reads them: "12,345", "0.5", "1.2k".
 std::string grouped(uint64_t n);
 std::string fixed(double v, int decimals);
+// A rate per million as the tables print it: "266,910", "0.4", "0".
+std::string per_million(double v);
 
 }  // namespace rpclab::harness

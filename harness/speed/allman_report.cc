@@ -15,34 +15,11 @@
 #include "transport/settings_table.h"
 #include "harness/speed/speed_rows.h"
 #include "harness/speed/speed_matrix.h"
+#include "harness/kit/data_csv.h"
 #include "harness/kit/text_table.h"
 
 namespace rpclab::harness {
 namespace {
-
-using Csv = std::vector<std::map<std::string, std::string>>;
-
-// Rows of a docs/data CSV: '#' lines are its source, the first other line
-// its header. A missing file is no rows (the 2003 columns stay empty).
-Csv read_csv(const std::string& path) {
-  Csv rows;
-  std::ifstream in(path);
-  std::vector<std::string> header;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> fields;
-    std::stringstream f(line);
-    for (std::string field; std::getline(f, field, ',');) fields.push_back(field);
-    if (header.empty()) {
-      header = fields;
-      continue;
-    }
-    std::map<std::string, std::string> row;
-    for (size_t i = 0; i < header.size() && i < fields.size(); ++i) row[header[i]] = fields[i];
-    rows.push_back(row);
-  }
-  return rows;
-}
 
 std::string find_field(const Csv& rows, const std::string& op, const std::string& system, const std::string& field) {
   for (const auto& row : rows)
