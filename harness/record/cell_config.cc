@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "harness/record/json_fields.h"
 #include "netem/config/fault_config.h"
 #include "netem/spec/fault_fields.h"
 #include "transport/settings_table.h"
@@ -19,7 +20,7 @@ nlohmann::json optional_json(const std::optional<T>& v) {
 template <typename T>
 std::optional<T> optional_from(const nlohmann::json& j, const char* key) {
   if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
-  return j.at(key).get<T>();
+  return fields::value_as<T>(j.at(key));
 }
 
 }  // namespace
@@ -47,7 +48,7 @@ RetryChoice RetryChoice::parse(const std::string& text) {
 }
 
 RetryChoice RetryChoice::of_cell(const nlohmann::json& cell) {
-  if (cell.contains("app_retries")) return {RetryPolicy::kApp, cell.at("app_retries").get<int>()};
+  if (cell.contains("app_retries")) return {RetryPolicy::kApp, fields::value_as<int>(cell.at("app_retries"))};
   if (cell.value("grpc_retry", false)) return {RetryPolicy::kLibrary, 0};
   return {};
 }
@@ -98,9 +99,9 @@ CellConfig CellConfig::from_json(const nlohmann::json& j) {
     if (!topology || !connect) throw std::invalid_argument("unknown topology or connect mode");
     c.topology = *topology;
     c.connect = *connect;
-    c.clients = j.at("clients").get<int>();
-    c.calls_per_client = j.at("calls_per_client").get<uint64_t>();
-    c.hogs = j.at("hogs").get<int>();
+    c.clients = fields::value_as<int>(j.at("clients"));
+    c.calls_per_client = fields::value_as<uint64_t>(j.at("calls_per_client"));
+    c.hogs = fields::value_as<int>(j.at("hogs"));
     c.faults = j.at("faults").get<netem::FaultSpec>();
     c.faults_backend = j.at("faults_backend").get<std::string>();
     c.timeout_ms = optional_from<int>(j, "timeout_ms");
@@ -114,9 +115,9 @@ CellConfig CellConfig::from_json(const nlohmann::json& j) {
     c.nfs_client = j.value("nfs_client", "");
     c.pin = j.at("pin").get<bool>();
     c.op = j.value("op", "echo");  // cells before the Allman workload were all ECHO
-    c.size = j.at("size").get<size_t>();
-    c.trials = j.at("trials").get<int>();
-    c.warmup = j.at("warmup").get<uint64_t>();
+    c.size = fields::value_as<size_t>(j.at("size"));
+    c.trials = fields::value_as<int>(j.at("trials"));
+    c.warmup = fields::value_as<uint64_t>(j.at("warmup"));
     return c;
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(std::string("not a cell configuration: ") + e.what());

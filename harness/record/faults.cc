@@ -116,7 +116,7 @@ uint64_t resets_seen(const EventOccurrence& e) {
     auto it = e.entry.find(phase);
     if (it == e.entry.end() || !it->is_object()) return;
     for (const char* k : keys)
-      if (it->contains(k) && (*it)[k].is_number()) n += (*it)[k].get<uint64_t>();
+      if (it->contains(k) && (*it)[k].is_number_unsigned()) n += (*it)[k].get<uint64_t>();
   };
   add("start", {"closed_at_server", "closed_at_client"});
   add("end", {"reset_to_server", "reset_to_client"});

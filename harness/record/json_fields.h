@@ -20,6 +20,8 @@
 // default, so records written before a field existed still read.
 #pragma once
 
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <set>
 #include <string>
@@ -96,19 +98,40 @@ void put(json& j, const char* key, const MaybeNull<T>& v) {
   if (v.present) j[key] = v.value ? json(*v.value) : json(nullptr);
 }
 
+// A value as T. An integer field takes only a JSON integer that fits it:
+// nlohmann converts 5e46 or -1 to uint64_t by a cast (undefined for the
+// float, a wrapped count for the negative), and a damaged record must be
+// refused, not read as some other count.
+template <typename T>
+T value_as(const json& v) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (!v.is_number_integer())
+      throw json::type_error::create(302, std::string("expected an integer, found ") + v.type_name(), &v);
+    bool fits = v.is_number_unsigned()
+                    ? v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max())
+                    : v.get<int64_t>() >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
+                          (v.get<int64_t>() < 0 ||
+                           static_cast<uint64_t>(v.get<int64_t>()) <= static_cast<uint64_t>(std::numeric_limits<T>::max()));
+    if (!fits) throw json::out_of_range::create(406, "integer " + v.dump() + " out of the field's range", &v);
+    return v.is_number_unsigned() ? static_cast<T>(v.get<uint64_t>()) : static_cast<T>(v.get<int64_t>());
+  } else {
+    return v.get<T>();
+  }
+}
+
 // Takes `key` into `out` when the object has it (and, for the optional
 // kinds, when it is not null).
 template <typename T>
 void get(const json& j, const char* key, T& out) {
   auto it = j.find(key);
-  if (it != j.end() && !it->is_null()) it->get_to(out);
+  if (it != j.end() && !it->is_null()) out = value_as<T>(*it);
 }
 
 template <typename T>
 void get(const json& j, const char* key, std::optional<T>& out) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return;
-  out = it->template get<T>();
+  out = value_as<T>(*it);
 }
 
 template <typename T>
@@ -116,7 +139,7 @@ void get(const json& j, const char* key, MaybeNull<T>& out) {
   auto it = j.find(key);
   if (it == j.end()) return;
   out.present = true;
-  if (!it->is_null()) out.value = it->template get<T>();
+  if (!it->is_null()) out.value = value_as<T>(*it);
 }
 
 template <typename Optional>

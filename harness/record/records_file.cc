@@ -24,6 +24,19 @@ void check_version(const nlohmann::json& line, const std::string& where) {
                                          where, version.get<int64_t>(), kRecordVersion));
 }
 
+// A record is a few levels deep; a line nested deeper is damage (or a
+// hostile file), and refusing it here keeps nlohmann's recursive dump and
+// comparison from running off the stack on it.
+constexpr int kMaxRecordDepth = 64;
+
+nlohmann::json parse_record_line(const std::string& line) {
+  return nlohmann::json::parse(line, [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+    if (depth > kMaxRecordDepth)
+      throw std::invalid_argument(fmt::format("not an rpclab record: nested deeper than {} levels", kMaxRecordDepth));
+    return true;
+  });
+}
+
 template <typename Record>
 std::vector<Record> read_lines(const std::string& path, std::vector<std::string>* warnings) {
   std::vector<Record> records;
@@ -34,7 +47,7 @@ std::vector<Record> read_lines(const std::string& path, std::vector<std::string>
     if (line.empty()) continue;
     std::string where = path + ":" + std::to_string(line_no);
     try {
-      nlohmann::json j = nlohmann::json::parse(line);
+      nlohmann::json j = parse_record_line(line);
       check_version(j, where);
       records.push_back(j.get<Record>());
     } catch (const RecordVersionError&) {
@@ -53,12 +66,12 @@ void check_record_versions(const std::string& path) {
   size_t line_no = 0;
   for (std::string line; std::getline(in, line);) {
     ++line_no;
-    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
     try {
-      if (!j.is_discarded()) check_version(j, path + ":" + std::to_string(line_no));
+      nlohmann::json j = parse_record_line(line);
+      check_version(j, path + ":" + std::to_string(line_no));
     } catch (const RecordVersionError&) {
       throw;
-    } catch (const std::invalid_argument&) {  // not a record: the readers skip it
+    } catch (const std::exception&) {  // not a record (or not JSON): the readers skip it
     }
   }
 }

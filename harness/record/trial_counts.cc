@@ -54,7 +54,7 @@ void to_json(nlohmann::json& j, const TrialCounts& t) {
 void from_json(const nlohmann::json& j, TrialCounts& t) {
   try {
     t = TrialCounts{};
-    t.trial = j.at("trial").get<uint32_t>();
+    t.trial = fields::value_as<uint32_t>(j.at("trial"));
     if (!j.at("clients").is_array()) throw TrialCountsError("\"clients\" is not a list");
     for (const nlohmann::json& c : j.at("clients")) t.clients.push_back(client_from_json(c));
   } catch (const nlohmann::json::exception& e) {

@@ -71,6 +71,18 @@ echo "=== Fuzz summary (corpus: units/bytes at the end, seeds included)"
 printf '%-16s %9s %11s %7s %14s %8s  %s\n' target exec/s executions cov corpus seconds result
 printf '%s\n' "${rows[@]}"
 if [[ ${#failed[@]} -gt 0 ]]; then
+  # Again, after the table: CI shows only the end of its log, and the
+  # reason and the input are what a reader needs to replay the failure.
+  for name in "${failed[@]}"; do
+    echo
+    echo "=== $name failed (full log: $log_dir/$name.log)"
+    for a in "$build/fuzz-crashes/$name"/*; do
+      [[ -f "$a" ]] || continue
+      echo "  input $a ($(stat -c %s "$a") bytes), its first 1 KB in base64:"
+      head -c 1024 "$a" | base64 -w 0 | fold -w 160 | sed 's/^/    /'
+    done
+    grep -E 'ERROR: |SUMMARY: |runtime error|FuzzCheckFailure|what\(\)' "$log_dir/$name.log" | head -4 | cut -c1-300 | sed 's/^/  why: /'
+  done
   echo "run-fuzzers: failed: ${failed[*]}" >&2
   exit 1
 fi
