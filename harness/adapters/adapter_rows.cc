@@ -23,7 +23,9 @@ std::vector<std::string> adapter_folders() {
   return folders;
 }
 
-std::string adapter_build_root() { return program_dir() + "/adapters"; }
+// Installed: libexec/rpclab/adapters (make install puts the programs
+// there); in the build tree: <build>/adapters, where `make` builds them.
+std::string adapter_build_root() { return installed_libexec_or("adapters", program_dir() + "/adapters"); }
 
 void load_adapter_rows() { add_adapter_rows(scan_adapters(adapter_folders(), adapter_build_root())); }
 

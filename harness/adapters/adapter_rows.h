@@ -16,7 +16,8 @@ namespace rpclab::harness {
 // the environment's RPCLAB_ADAPTERS (colon-separated; tests add their
 // broken fixtures so).
 std::vector<std::string> adapter_folders();
-// Where adapter NAME is built: {out} = <this program's folder>/adapters/NAME.
+// Where adapter NAME is built: {out} = <this program's folder>/adapters/NAME
+// in the build tree, libexec/rpclab/adapters/NAME once installed.
 std::string adapter_build_root();
 
 // Reads every manifest and adds the built adapters to the transport table

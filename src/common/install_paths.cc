@@ -50,6 +50,11 @@ std::string installed_or(const std::string& name, const std::string& build_tree_
   return installed.empty() ? build_tree_path : installed;
 }
 
+std::string installed_libexec_or(const std::string& name, const std::string& build_tree_path) {
+  if (beside_program(RPCLAB_BIN_TO_SHARE, ".").empty()) return build_tree_path;
+  return std::filesystem::path(program_dir() + "/" + RPCLAB_BIN_TO_LIBEXEC + "/" + name).lexically_normal().string();
+}
+
 std::string installed_helper(const std::string& name) { return beside_program(RPCLAB_BIN_TO_LIBEXEC, name); }
 
 }  // namespace rpclab

@@ -18,6 +18,12 @@ std::string program_dir();
 // otherwise `build_tree_path`, the source tree's copy.
 std::string installed_or(const std::string& name, const std::string& build_tree_path);
 
+// `name` under the installed libexec/rpclab folder when this program runs
+// from an installed bin/ (its share/rpclab folder exists), whether or not
+// `name` is there yet (a folder a program will make); otherwise
+// `build_tree_path`.
+std::string installed_libexec_or(const std::string& name, const std::string& build_tree_path);
+
 // `name` in the installed libexec/rpclab folder (helpers that are not
 // programs to run, such as the user-mode-linux shim), or "" when absent.
 std::string installed_helper(const std::string& name);

@@ -121,10 +121,34 @@ TEST_F(Installed, ProgramsPrintTheBuildsVersion) {
 
 // As many cells as the build's own rpclab lists for the same command: the
 // quick preset grows with the transport table.
-// The preset's own rows: `make install` does not install the adapters'
-// builds, so the installed rpclab lists them as skipped where the build's
-// runs them.
 constexpr const char* kBuiltIn = "sunrpc-udp,sunrpc-tcp,grpc,xmlrpc,jsonrpc";
+
+// The adapters the build built are installed with it (their sources under
+// share/rpclab/adapters, their programs under libexec/rpclab/adapters),
+// so the installed rpclab runs the same rows as the build's: the quick
+// preset's cells, adapters included, are the same list from both, and the
+// installed one names no adapter as skipped that the build's runs.
+TEST_F(Installed, AdaptersTheBuildBuiltRunFromThePrefix) {
+  std::vector<std::string> args = {"dependability", "--preset", "quick", "--dry-run"};
+  std::vector<std::string> built_argv = {bin("rpclab")}, installed_argv = {prefix("bin/rpclab")};
+  built_argv.insert(built_argv.end(), args.begin(), args.end());
+  installed_argv.insert(installed_argv.end(), args.begin(), args.end());
+  ProcessResult built = run_program(built_argv);
+  ProcessResult installed = run_program(installed_argv);
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  ASSERT_EQ(installed.exit_code, 0) << installed.err;
+  EXPECT_EQ(installed.out, built.out);
+  EXPECT_EQ(installed.err, built.err) << "the installed rpclab skips what the build's runs (or the other way)";
+  size_t adapters = 0;
+  for (const char* name : {"thrift", "grpc-go"}) {
+    EXPECT_TRUE(std::filesystem::exists(prefix(std::string("share/rpclab/adapters/") + name + "/manifest.json")))
+        << name;
+    if (!std::filesystem::exists(std::string(RPCLAB_BIN_DIR "/adapters/") + name + "/build-failed") &&
+        built.out.find(std::string(" ") + name + " ") != std::string::npos)
+      ++adapters;
+  }
+  if (adapters == 0) GTEST_SKIP() << "no adapter built here (see " RPCLAB_BIN_DIR "/adapters/*/build-failed)";
+}
 
 size_t quick_cells() {
   ProcessResult built =
