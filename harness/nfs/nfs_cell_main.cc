@@ -12,14 +12,20 @@
 // through the --out folder (the guest sees the host's /).
 #include <iostream>
 
-#include "common/cli_support.h"
 #include "common/atomic_file.h"
+#include "common/cli_support.h"
+#include "common/signal_watcher.h"
 #include "harness/nfs/nfs_cell.h"
 #include "netem/config/fault_events.h"
 #include "nfs/nfs_workload.h"
 
 int main(int argc, char** argv) {
   using namespace rpclab;
+  // Before any thread starts. A SIGTERM or Ctrl-C no longer kills the cell
+  // where it stands, leaving its namespaces, its server and rpcbind: the
+  // cell runs to its end (its clients are bounded by --count) and removes
+  // them, then exits with the signal's status.
+  SignalWatcher signals;
   CLI::App app{"one NFS cell: an NFS server in a namespace, NFS clients across a faulty link, the classes",
                "rpclab-nfs-cell"};
   add_version_flags(app);
@@ -89,7 +95,13 @@ int main(int argc, char** argv) {
     std::cout << read_whole_file(o.out_dir + "/cell.json");
   } catch (const std::exception& e) {
     std::cerr << "rpclab-nfs-cell: " << e.what() << "\n";
-    return kExitSetup;
+    return signals.stop_requested() ? 128 + signals.stop_signal() : kExitSetup;
+  }
+  if (signals.stop_requested()) {
+    std::cerr << "rpclab-nfs-cell: stopped by signal " << signals.stop_signal()
+              << ": the cell ran to its end and removed what it made; its result is in " << o.out_dir
+              << "/cell.json\n";
+    return 128 + signals.stop_signal();
   }
   return kExitOk;
 }

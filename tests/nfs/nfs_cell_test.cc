@@ -10,12 +10,16 @@
 #include <iterator>
 #include <vector>
 
+#include <csignal>
+
 #include <gtest/gtest.h>
 
 #include "harness/nfs/client_pcap.h"
 #include "harness/nfs/ganesha_server.h"
 #include "harness/nfs/nfs_cell.h"
 #include "netem/topology/topology.h"
+#include "support/process.h"
+#include "support/wait.h"
 
 namespace rpclab::harness::nfs {
 namespace {
@@ -100,6 +104,35 @@ TEST(NfsCellPcap, CapturesEveryRequestAndReplyOfTheClient) {
   EXPECT_GE(packets, 10);
   EXPECT_LE(packets, 150) << "the capture holds more than this cell's traffic";
   std::filesystem::remove_all(o.out_dir);
+}
+
+// A SIGTERM in the middle of a cell (rpclab-nfs-cell run by hand, a
+// script's timeout) used to kill the program where it stood: its
+// namespaces, ganesha and rpcbind stayed. Now the cell runs to its end,
+// removes them, and the program exits 128+15 saying so.
+TEST(NfsCellProgram, SigtermMidCellLeavesNothingBehind) {
+  if (auto why = why_not(); !why.empty()) GTEST_SKIP() << why;
+  std::string out = ::testing::TempDir() + "rpclab-nfs-cell-sigterm-" + std::to_string(::getpid());
+  std::filesystem::remove_all(out);
+  test::Child cell({test::bin("rpclab-nfs-cell"), "--transport", "tcp", "--count", "400", "--out", out},
+                   out + ".log");
+  std::string ours = "rpclab-" + std::to_string(cell.pid()) + "-";
+  auto mkdirs_made = [&] {
+    std::error_code ec;
+    return std::filesystem::exists(out + "/server/export", ec) &&
+           !std::filesystem::is_empty(out + "/server/export", ec);
+  };
+  ASSERT_TRUE(test::wait_until(mkdirs_made, std::chrono::seconds(60)))
+      << "the cell made no directory in 60 s; its log: " << out << ".log";
+  ASSERT_FALSE(cell.exit_code()) << "the cell ended before the signal: make --count larger";
+  int code = cell.stop(SIGTERM, std::chrono::seconds(120));
+  std::ifstream log(out + ".log");
+  std::string said((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(code, 128 + SIGTERM) << said;
+  EXPECT_NE(said.find("stopped by signal 15"), std::string::npos) << said;
+  for (const auto& ns : netem::list_our_namespaces()) EXPECT_EQ(ns.find(ours), std::string::npos) << ns << " left behind";
+  std::filesystem::remove_all(out);
+  std::filesystem::remove(out + ".log");
 }
 
 }  // namespace
