@@ -97,6 +97,7 @@ NfsTrial run_nfs_cell_in_guest(const NfsCellOptions& o, const NfsServerRow& row,
   g.timeout = std::chrono::seconds(o.guest_timeout_s > 0 ? o.guest_timeout_s : limit_s);
   std::string cell_json = out + "/cell.json";
   std::filesystem::remove(cell_json);
+  g.stop = o.stop;
   netem::GuestRun run = netem::run_in_guest(argv, g, log);
   if (!run.completed) throw std::runtime_error("the user-mode-linux guest failed: " + run.failure);
   if (run.exit_code != 0)

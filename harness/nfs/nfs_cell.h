@@ -9,6 +9,7 @@
 // removed when it returns or throws.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -58,6 +59,9 @@ struct NfsCellOptions {
   bool in_guest = false;          // this process is that guest's cell
   std::string cell_program;       // "": rpclab-nfs-cell beside this program
   int guest_timeout_s = 0;        // 0: the clients' own limit plus 150 s
+  // Set when the run is asked to stop (Ctrl-C, SIGTERM): a guest cell
+  // powers its guest off at once instead of waiting for the cell's end.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // The flags that give rpclab-nfs-cell these options (without --in-guest).

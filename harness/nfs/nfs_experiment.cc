@@ -14,6 +14,7 @@
 #include "harness/nfs/nfs_report.h"
 #include "harness/nfs/nfs_server.h"
 #include "harness/nfs/nfs_speed.h"
+#include "harness/run/cell_failure.h"
 #include "harness/run/latency_pin.h"
 #include "harness/run/trial_stats.h"
 #include "netem/config/backend_choice.h"
@@ -471,11 +472,17 @@ void run_nfs_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironm
   // through rpclab-nfs-cell, and relays what it measured.
   o.cell_program = env.bin_dir + "/rpclab-nfs-cell";
   o.guest_timeout_s = env.cell_time_limit_s + 150;
+  o.stop = env.stop;
   try {
     trial.nfs = nfs::run_nfs_cell(o);
     if (o.speed) trial.nfs.latency_pinned = env.latency_pinned;
   } catch (const netem::SpecError& e) {
     return skip(e.what());
+  } catch (const std::exception&) {
+    // A guest powered off because the run was asked to stop: the trial is
+    // dropped, not failed (--resume runs it again).
+    if (env.stop && env.stop->load()) throw Interrupted();
+    throw;
   }
   // Counted all the same (the record shows what the calls met), but a
   // trial whose events did not happen did not measure what its column names.

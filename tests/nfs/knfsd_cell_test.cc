@@ -9,8 +9,11 @@
 // 9 to 17 s here.
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 
 #include <gtest/gtest.h>
 
@@ -18,6 +21,7 @@
 #include "harness/nfs/knfsd_server.h"
 #include "harness/nfs/nfs_cell.h"
 #include "netem/netem_test_util.h"
+#include "support/wait.h"
 
 namespace rpclab::harness::nfs {
 namespace {
@@ -82,6 +86,34 @@ TEST_P(KnfsdCell, EveryMkdirIsCorrectWithoutAFault) {
 // TCP only: over UDP, KnfsdCellUnderLoss runs the same cell with its fault
 // (one guest boot fewer in the suite).
 INSTANTIATE_TEST_SUITE_P(Transports, KnfsdCell, ::testing::Values("tcp"));
+
+// Ctrl-C during a guest cell (`rpclab nfs` sets the stop flag) powers the
+// guest off at once: rpclab ignored two SIGTERMs while a knfsd cell of
+// thousands of steps ran to its end in the guest.
+TEST(KnfsdCellStop, TheStopFlagPowersTheGuestOffAtOnce) {
+  if (auto why = why_not(); !why.empty()) GTEST_SKIP() << why;
+  NfsCellOptions o = options("stop", "tcp");
+  o.count = 1000000;  // hours: only the stop flag ends this cell in time
+  o.guest_timeout_s = 600;
+  std::atomic<bool> stop{false};
+  o.stop = &stop;
+  auto cell = std::async(std::launch::async, [&o] { return run_nfs_cell(o); });
+  // Stopped mid-cell: once the guest has started the client (knfsd's
+  // export lives in the guest, out of the host's sight).
+  auto client_started = [&o] { return std::filesystem::exists(o.out_dir + "/client-1.err"); };
+  ASSERT_TRUE(test::wait_until(client_started, std::chrono::seconds(90)))
+      << "the guest started no client in 90 s; " << o.out_dir;
+  ASSERT_FALSE(netem::testing::uml_processes(o.out_dir).empty()) << "the guest ended before the stop flag";
+  auto asked = std::chrono::steady_clock::now();
+  stop = true;
+  ASSERT_EQ(cell.wait_for(std::chrono::seconds(30)), std::future_status::ready)
+      << "the cell went on for 30 s after the stop flag";
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
+  EXPECT_THROW(cell.get(), std::runtime_error) << "a stopped cell has no result";
+  EXPECT_LT(took, 10.0);
+  expect_nothing_left(o.out_dir);
+  std::filesystem::remove_all(o.out_dir);
+}
 
 TEST(KnfsdCellUnderLoss, LostRepliesAreAnsweredFromTheReplyCache) {
   if (auto why = why_not(); !why.empty()) GTEST_SKIP() << why;
