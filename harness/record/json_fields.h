@@ -22,11 +22,13 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -98,13 +100,40 @@ void put(json& j, const char* key, const MaybeNull<T>& v) {
   if (v.present) j[key] = v.value ? json(*v.value) : json(nullptr);
 }
 
+template <typename T>
+struct is_list : std::false_type {};
+template <typename E, typename A>
+struct is_list<std::vector<E, A>> : std::true_type {};
+template <typename T>
+struct is_named_map : std::false_type {};
+template <typename V, typename C, typename A>
+struct is_named_map<std::map<std::string, V, C, A>> : std::true_type {};
+template <typename T>
+struct is_optional : std::false_type {};
+template <typename V>
+struct is_optional<std::optional<V>> : std::true_type {};
+
 // A value as T. An integer field takes only a JSON integer that fits it:
 // nlohmann converts 5e46 or -1 to uint64_t by a cast (undefined for the
 // float, a wrapped count for the negative), and a damaged record must be
-// refused, not read as some other count.
+// refused, not read as some other count. Lists, maps by name and
+// optionals of integers are checked element by element.
 template <typename T>
 T value_as(const json& v) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+  if constexpr (is_list<T>::value) {
+    if (!v.is_array()) throw json::type_error::create(302, std::string("expected a list, found ") + v.type_name(), &v);
+    T out;
+    for (const json& e : v) out.push_back(value_as<typename T::value_type>(e));
+    return out;
+  } else if constexpr (is_named_map<T>::value) {
+    if (!v.is_object())
+      throw json::type_error::create(302, std::string("expected an object, found ") + v.type_name(), &v);
+    T out;
+    for (auto it = v.begin(); it != v.end(); ++it) out.emplace(it.key(), value_as<typename T::mapped_type>(it.value()));
+    return out;
+  } else if constexpr (is_optional<T>::value) {
+    return v.is_null() ? T{} : T{value_as<typename T::value_type>(v)};
+  } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
     if (!v.is_number_integer())
       throw json::type_error::create(302, std::string("expected an integer, found ") + v.type_name(), &v);
     bool fits = v.is_number_unsigned()

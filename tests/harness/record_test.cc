@@ -152,6 +152,33 @@ TEST(Records, ANewerVersionIsRefusedAndALineThatIsNoRecordSkipped) {
   EXPECT_NO_THROW(check_record_versions(path));
 }
 
+// A damaged count is refused, not read as another number: a float where a
+// count goes (nlohmann casts it, undefined beyond the type's range: the
+// fuzzer's 5e46), a negative count, a float in a list of counts; and a
+// line nested deeper than any record (nlohmann's dump and == recurse).
+// Each is skipped with a warning that says why; the good line reads.
+TEST(Records, ACountThatIsNoIntegerOfItsRangeOrALineNestedTooDeepIsSkipped) {
+  test::TempDir dir;
+  json line = lines_of(kFixtures + "views/dependability/results.jsonl").front();
+  ASSERT_TRUE(line["episodes"].contains("onsets_per_trial")) << "the fixture's first cell changed";
+  json huge = line, negative = line, in_list = line;
+  huge["calls"] = 5.11111e46;
+  negative["calls"] = -1;
+  in_list["episodes"]["onsets_per_trial"] = json::array({1.5});
+  std::string deep = "{\"version\":1,\"cell\":" + std::string(100, '[') + std::string(100, ']') + "}";
+  std::string path = dir.file("results.jsonl");
+  write_file_atomically(path, line.dump() + "\n" + huge.dump() + "\n" + negative.dump() + "\n" + in_list.dump() +
+                                  "\n" + deep + "\n");
+  std::vector<std::string> warnings;
+  EXPECT_EQ(read_cell_records(path, &warnings).size(), 1u);
+  ASSERT_EQ(warnings.size(), 4u);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "expected an integer, found number", warnings[0]);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "out of the field's range", warnings[1]);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "expected an integer, found number", warnings[2]);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "nested deeper than 64 levels", warnings[3]);
+  EXPECT_NO_THROW(check_record_versions(path));
+}
+
 TEST(Records, MetadataReadsAndWritesBackAsItWas) {
   std::ifstream in(kFixtures + "views/speed/metadata.json");
   json meta = json::parse(in);
