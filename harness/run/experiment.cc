@@ -7,7 +7,7 @@
 namespace rpclab::harness {
 
 std::string render_report(const std::vector<ReportTable>& tables, const std::vector<CellRecord>& records,
-                          const ReportOptions& options, bool markdown_in_code_block) {
+                          const ReportOptions& options) {
   std::vector<const ReportTable*> chosen;
   if (!options.tables.empty()) {
     for (const std::string& id : options.tables)
@@ -22,12 +22,11 @@ std::string render_report(const std::vector<ReportTable>& tables, const std::vec
     std::string part = t->render(records, options);
     if (!part.empty()) out += (out.empty() ? "" : "\n") + part;
   }
-  if (options.markdown && markdown_in_code_block && !out.empty()) return "```\n" + out + "```\n";
   return out;
 }
 
 std::string Experiment::report(const std::vector<CellRecord>& records, const ReportOptions& options) const {
-  return render_report(tables, records, options, markdown_in_code_block);
+  return render_report(tables, records, options);
 }
 
 std::vector<std::string> Experiment::table_ids() const {

@@ -134,9 +134,6 @@ struct Experiment {
   CellSummary summarize;
   std::vector<ReportTable> tables;  // in the order they print
   CellFigures cell_figures;         // report.html's "Every cell" columns
-  // Its tables are aligned text that Markdown shows in a code block
-  // (speed); otherwise each table renders Markdown itself.
-  bool markdown_in_code_block = false;
   // Draws the plots (PNG and SVG) into the run folder; returns the PNGs.
   std::function<std::vector<std::string>(const std::vector<CellRecord>& records, const std::string& dir,
                                          process::CommandLog& log, std::vector<std::string>* notes)>
@@ -153,9 +150,8 @@ struct Experiment {
 
 // The tables `options` asks for (by id, in that order; else those for the
 // file, or with `brief` for the terminal), each that has something to
-// show, a blank line between them; in a Markdown code block when asked
-// for Markdown of tables that are aligned text.
+// show, a blank line between them (each table renders its own Markdown).
 std::string render_report(const std::vector<ReportTable>& tables, const std::vector<CellRecord>& records,
-                          const ReportOptions& options, bool markdown_in_code_block = false);
+                          const ReportOptions& options);
 
 }  // namespace rpclab::harness
