@@ -116,7 +116,11 @@ uint64_t resets_seen(const EventOccurrence& e) {
     auto it = e.entry.find(phase);
     if (it == e.entry.end() || !it->is_object()) return;
     for (const char* k : keys)
-      if (it->contains(k) && (*it)[k].is_number_unsigned()) n += (*it)[k].get<uint64_t>();
+      if (it->contains(k)) {  // a count: a float or a negative (a damaged record) adds nothing
+        const nlohmann::json& v = (*it)[k];
+        if (v.is_number_unsigned()) n += v.get<uint64_t>();
+        else if (v.is_number_integer() && v.get<int64_t>() > 0) n += static_cast<uint64_t>(v.get<int64_t>());
+      }
   };
   add("start", {"closed_at_server", "closed_at_client"});
   add("end", {"reset_to_server", "reset_to_client"});

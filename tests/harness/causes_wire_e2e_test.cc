@@ -113,23 +113,30 @@ void check_trial(const harness::CellConfig& cell, const json& trial, Checked& ch
   }
   // Stale-reply resends: each after a reply to another call that no
   // earlier one used. A reply is spare unless it is the first reply to the
-  // call in progress while that call has not sent `budget` times (it ends
-  // that call, which has not given up).
+  // call in progress while that call has neither sent `budget` times nor
+  // passed its timeout since its first send (it ends that call, which has
+  // not given up). On a loaded machine the client's timer wakes late, so a
+  // call can give up by the clock having sent fewer than `budget` times: a
+  // reply after the deadline may be read or left, and is counted spare
+  // (the check is then on the most replies the wire allows to be spare).
+  const int64_t timeout_ns = static_cast<int64_t>(in.timeout_ms) * 1'000'000;
   for (const auto& [port, packets] : sockets_of(*in.wire)) {
     uint32_t call = 0;
     bool in_call = false, own_read = false;
     uint32_t sends = 0;
+    int64_t call_began = 0;
     std::set<uint32_t> calls;
     uint64_t spare = 0, used = 0;
     for (const WirePacket& p : packets) {
       if (p.kind == WireKind::kReply) {
-        bool ends_call = in_call && p.xid == call && !own_read && sends < budget;
+        bool ends_call = in_call && p.xid == call && !own_read && sends < budget &&
+                         (timeout_ns <= 0 || p.realtime_ns - call_began < timeout_ns);
         own_read |= ends_call;
         spare += !ends_call;
         continue;
       }
       if (p.kind == WireKind::kSent && calls.insert(p.xid).second) {
-        call = p.xid, in_call = true, own_read = false, sends = 0;
+        call = p.xid, in_call = true, own_read = false, sends = 0, call_began = p.realtime_ns;
       }
       sends += p.kind == WireKind::kSent && p.xid == call;
       auto it = stale_sent.find({port, p.realtime_ns});
