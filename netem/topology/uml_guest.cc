@@ -5,13 +5,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <csignal>
 #include <thread>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <sstream>
 #include <stdexcept>
 
@@ -20,6 +18,7 @@
 #include "common/install_paths.h"
 #include "process/child_process.h"
 #include "process/command_runner.h"
+#include "process/process_cpu.h"
 
 #ifndef RPCLAB_NETEM_BIN_DIR
 #define RPCLAB_NETEM_BIN_DIR ""
@@ -125,29 +124,11 @@ std::string console_tail(const std::string& path) {
   return text;
 }
 
-// The processes `pid` forked (its main thread's), from /proc.
-std::vector<pid_t> children_of(pid_t pid) {
-  std::vector<pid_t> children;
-  std::ifstream in(fmt::format("/proc/{0}/task/{0}/children", pid));
-  for (pid_t child; in >> child;) children.push_back(child);
-  return children;
-}
-
-// Whether `pid` has ended: gone, or a zombie its new parent has not
-// reaped yet. A PID namespace's init becomes a zombie only after the
-// kernel has killed and reaped everything else in its namespace.
-bool ended(pid_t pid) {
-  std::ifstream in(fmt::format("/proc/{}/stat", pid));
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  size_t paren = stat.rfind(')');
-  return paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] == 'Z' || stat[paren + 2] == 'X';
-}
-
 // Until every pid in `pids` has ended, or `limit` passes.
 void wait_ended(const std::vector<pid_t>& pids, std::chrono::milliseconds limit) {
   auto deadline = std::chrono::steady_clock::now() + limit;
   for (pid_t p : pids)
-    while (!ended(p) && std::chrono::steady_clock::now() < deadline)
+    while (!process::process_ended(p) && std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::milliseconds(5));  // polling a condition
 }
 
@@ -223,7 +204,7 @@ GuestRun run_in_guest(const std::vector<std::string>& argv, const GuestOptions& 
     // linux.uml is unshare's child, SIGKILLed by --kill-child once unshare
     // dies: a moment after guest.stop() returns. Wait for it, so that
     // nothing of a stopped or timed-out guest outlives this call.
-    std::vector<pid_t> inner = children_of(guest.pid());
+    std::vector<pid_t> inner = process::child_pids(guest.pid());
     guest.stop(std::chrono::milliseconds(0));
     wait_ended(inner, std::chrono::seconds(10));
   }
