@@ -131,7 +131,12 @@ int main(int argc, char** argv) {
   app.add_option("--connect", connect, "persistent | per-call")->check(CLI::IsMember({"persistent", "per-call"}));
   app.add_option("--duration", duration_ms, "make no new call after this many ms; --calls is then only a cap")
       ->check(rpclab::in_range(int64_t{1}, int64_t{24} * 3600 * 1000));
-  app.add_option("--start-at", start_at_ns, "CLOCK_REALTIME ns at which recorded calls begin");
+  std::string start_gate;
+  auto* start_at = app.add_option("--start-at", start_at_ns, "CLOCK_REALTIME ns at which recorded calls begin");
+  app.add_option("--start-gate", start_gate,
+                 "a folder whose start gate (FIFOs start-ready, start-go) the recorded calls begin behind, "
+                 "after the warm-up (docs/adapters.md)")
+      ->check(CLI::ExistingDirectory)->excludes(start_at);
   app.add_option("--record", record_path, "write the call record here, - for standard output "
                  "(format: docs/results-format.md)")->check(rpclab::writable_file());
   rpclab::add_version_flags(app);
@@ -158,6 +163,7 @@ int main(int argc, char** argv) {
     return rpclab::kExitUsage;
   }
   if (start_at_ns) plan.start_at_ns = start_at_ns;
+  if (!start_gate.empty()) plan.start_gate = start_gate;
   if (std::string refused = rpclab::setting_refusal(*row, rpclab::Side::kClient, options.settings); !refused.empty()) {
     std::fprintf(stderr, "rpclab-client: %s\n", refused.c_str());
     return rpclab::kExitUsage;

@@ -3,6 +3,8 @@
 // TBufferedTransport on a TSocket, and the call record they leave
 // (docs/results-format.md, "Call records", version 2). Written against the
 // contract alone: no rpclab header, no rpclab library.
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -11,8 +13,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -92,6 +96,32 @@ Outcome of_transport(const TTransportException& e) {
 
 // Whether the connection is gone (then it is made again before the next
 // call); a timeout keeps it, late replies and all, as the library leaves it.
+// The start gate of docs/adapters.md: open start-go first, say ready on
+// start-ready, wait (in slices, so SIGTERM is seen) for one byte. An error
+// is printed and the program exits 3 (it could not be set up).
+void wait_at_start_gate(const std::string& dir) {
+  auto fail = [&](const std::string& what) {
+    std::fprintf(stderr, "%s: start gate %s: %s\n", kProgram, dir.c_str(), what.c_str());
+    std::exit(3);
+  };
+  int go = ::open((dir + "/start-go").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (go < 0) fail(std::string("cannot open start-go: ") + std::strerror(errno));
+  int ready = ::open((dir + "/start-ready").c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  char byte = 'r';
+  if (ready < 0 || ::write(ready, &byte, 1) != 1) fail(std::string("cannot say ready: ") + std::strerror(errno));
+  ::close(ready);
+  const Clock::time_point deadline = Clock::now() + std::chrono::minutes(10);
+  while (!g_stop) {
+    if (Clock::now() > deadline) fail("not opened within 10 minutes");
+    pollfd p{go, POLLIN, 0};
+    if (::poll(&p, 1, 100) <= 0) continue;
+    ssize_t got = ::read(go, &byte, 1);
+    if (got == 1) break;
+    if (got == 0) fail("closed without letting the client go");
+  }
+  ::close(go);
+}
+
 bool breaks(const Outcome& o) { return o.kind == "unavailable" || o.kind == "cannot_send" || o.kind == "cannot_receive"; }
 bool retried_after(const Outcome& o) { return breaks(o) || o.kind == "timeout"; }
 
@@ -192,7 +222,7 @@ int main(int argc, char** argv) {
   Flags f(argc, argv,
           {"--server", "--calls", "--client-id", "--first-seq", "--op", "--size", "--warmup", "--connect", "--record",
            "--timeout", "--retry-policy", "--app-retries", "--app-backoff", "--app-backoff-max", "--duration",
-           "--start-at"},
+           "--start-at", "--start-gate"},
           {}, kProgram);
   std::string host;
   int port = 0;
@@ -204,6 +234,7 @@ int main(int argc, char** argv) {
   const std::string policy = f.text("--retry-policy", "none"), record_path = f.required("--record");
   const long long size = f.number("--size", 0), timeout_ms = f.number("--timeout", 0);
   const long long duration_ms = f.number("--duration", 0), start_at = f.number("--start-at", 0);
+  const std::string start_gate = f.text("--start-gate", "");
   const int retries = static_cast<int>(f.number("--app-retries", 3));
   const long long backoff_ms = f.number("--app-backoff", 50), backoff_max_ms = f.number("--app-backoff-max", 1000);
   if (op != "next" && op != "echo" && op != "null") f.usage("--op: this adapter carries next, echo and null");
@@ -228,6 +259,7 @@ int main(int argc, char** argv) {
     int64_t wait = start_at - realtime_ns();
     if (wait > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(wait));
   }
+  if (!start_gate.empty()) wait_at_start_gate(start_gate);
 
   std::string lines;
   std::map<std::string, uint64_t> outcomes;

@@ -99,6 +99,9 @@ class Placement {
   // The server's end of the link, for a tool that serves there itself
   // (sockperf); null where the placement does not own it.
   virtual const netem::Host* server_end() const { return nullptr; }
+  // Whether the clients run on this machine, seeing its files (a start
+  // gate's FIFOs in the trial's folder, common/start_gate.h).
+  virtual bool clients_see_files() const { return true; }
   // Runs the cell's clients against `endpoint` until they are done or
   // `limit` is up (then SIGTERM: they write what they have), calling
   // `tick` about once a second and `poll` on every pass of the wait (the

@@ -37,6 +37,7 @@ void describe_speed(Io& io, S& s) {
   io("latency_pinned", s.latency_pinned);
   describe_latency(io, s.latency);
   io("start_barrier_ms", s.start_barrier_ms);
+  io("start_by", s.start_by);
   io("client_cpu_us", s.client_cpu_us);
   io("calls_served", s.calls_served);
   io("echo_served", s.echo_served);

@@ -85,6 +85,10 @@ struct SpeedTrial {
   std::optional<bool> latency_pinned;
   LatencyFigures latency;
   std::optional<double> start_barrier_ms;  // parallel clients began together this long after launch
+  // How they began together: "gate" (each said it was ready after its
+  // warm-up and all were let go at once, common/start_gate.h) or "instant"
+  // (a CLOCK_REALTIME instant guessed ahead, --start-at); absent for one.
+  std::optional<std::string> start_by;
   std::optional<double> client_cpu_us;     // the clients' CPU in all
   std::optional<double> calls_served;      // the server's count, warm-up included
   std::optional<double> echo_served;       // calls_served's name before Allman's operations

@@ -73,6 +73,8 @@ class RemotePlacement : public Placement {
     return {nullptr, "--server-host: the clients' end is this host's own interface, which rpclab leaves alone"};
   }
 
+  bool clients_see_files() const override { return clients_ == nullptr; }
+
   ClientResults run_clients(const CellConfig& cell, const std::vector<std::string>& extra_args,
                             const std::string& endpoint, const CellFiles& files, const TrialPlace& place,
                             std::chrono::seconds limit, const std::function<void()>& tick,

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "common/atomic_file.h"
+#include "common/start_gate.h"
 #include "client/client_run.h"
 #include "harness/run/cell_failure.h"
 #include "harness/placement/local_placement.h"
@@ -154,6 +155,10 @@ TrialServer& SpeedSession::server(const CellConfig& cell, Placement& at, CellEnv
   return *slot.server;
 }
 
+// How long the start gate waits for every client to be ready before it
+// lets the ready ones go.
+constexpr double kGateGiveUpMs = 30000;
+
 // The barrier for parallel clients: three times the longest a single
 // client of the same kind took from launch to its first recorded call,
 // times the clients per CPU (they launch together), at least 50 ms; 300 ms
@@ -169,13 +174,26 @@ double SpeedSession::barrier_ms(const CellConfig& cell) const {
   return std::clamp(3 * launch->second * std::ceil(cell.clients / cpus) * doubling, kLeastBarrierMs, kFirstBarrierMs);
 }
 
-std::vector<std::string> SpeedSession::call_args(const CellConfig& cell, double* barrier) const {
+std::vector<std::string> SpeedSession::call_args(const CellConfig& cell, const StartGate* gate,
+                                                double* barrier) const {
   std::vector<std::string> args = {"--op", cell.op, "--size", std::to_string(cell.size), "--warmup",
                                    std::to_string(cell.warmup)};
-  *barrier = cell.clients > 1 ? barrier_ms(cell) : 0;
-  if (cell.clients > 1)
+  *barrier = cell.clients > 1 && !gate ? barrier_ms(cell) : 0;
+  if (gate) args.insert(args.end(), {"--start-gate", gate->dir()});
+  else if (cell.clients > 1)
     args.insert(args.end(), {"--start-at", std::to_string(realtime_ns() + static_cast<int64_t>(*barrier * 1e6))});
   return args;
+}
+
+// Parallel clients on this machine whose program takes --start-gate
+// (rpclab-client, an adapter whose manifest says start_gate) begin behind
+// a gate; others, and clients on another host, at a guessed instant.
+std::unique_ptr<StartGate> SpeedSession::start_gate(const CellConfig& cell, const Placement& at,
+                                                    const TrialPlace& place) const {
+  if (cell.clients < 2 || !at.clients_see_files()) return nullptr;
+  const TransportRow* row = find_transport(cell.transport);
+  if (!row || (row->adapter && !row->adapter->start_gate)) return nullptr;
+  return std::make_unique<StartGate>(place.dir, cell.clients);
 }
 
 void SpeedSession::learn_start(const CellConfig& cell, const std::vector<CallRecord>& records, int64_t launched_ns) {
@@ -208,9 +226,19 @@ void SpeedSession::measure_rpc(const CellConfig& cell, const TrialPlace& place, 
   CellFiles files{place.dir};
   double barrier = 0;
   int64_t launched = realtime_ns();
-  std::vector<std::string> args = call_args(cell, &barrier);
+  std::unique_ptr<StartGate> gate = start_gate(cell, at, place);
+  std::vector<std::string> args = call_args(cell, gate.get(), &barrier);
+  auto open_gate = [&] {
+    if (!gate || gate->poll() || gate->waited_ms() < kGateGiveUpMs) return;
+    // A client that died before it was ready must not hold the others
+    // until the cell's limit; the trial fails on that client's exit.
+    log.comment(fmt::format("start gate: {} of {} clients ready after {:.0f} ms; letting them go", gate->ready(),
+                            cell.clients, gate->waited_ms()));
+    gate->release();
+  };
   ClientResults clients = at.run_clients(cell, args, srv.endpoint(), files, place,
-                                         std::chrono::seconds(env.cell_time_limit_s), [&] { srv.check_alive(); }, {});
+                                         std::chrono::seconds(env.cell_time_limit_s), [&] { srv.check_alive(); },
+                                         open_gate);
   auto after = srv.stats();
   if (!after) throw CellFailure("the server did not answer a stats request after the trial");
   learn_start(cell, clients.records, launched);
@@ -223,7 +251,8 @@ void SpeedSession::measure_rpc(const CellConfig& cell, const TrialPlace& place, 
   s.latency.mean_us = m.mean_us;
   s.latency.calls_per_s = m.calls_per_s;
   s.latency.start_skew_ms = m.start_skew_ms;
-  s.start_barrier_ms = barrier;
+  s.start_barrier_ms = gate ? gate->waited_ms() : barrier;
+  if (cell.clients > 1) s.start_by = gate ? "gate" : "instant";
   s.client_cpu_us = m.client_cpu_us_per_call * static_cast<double>(m.calls + m.errors);
   s.calls_served = served(*after) - served(*before);
   if (after->contains("cpu_from")) {  // an adapter's server that counts nothing for us: the clients' calls

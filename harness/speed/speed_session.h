@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/start_gate.h"
 #include "harness/placement/cell_processes.h"
 #include "harness/record/trial_record.h"
 #include "harness/run/experiment.h"
@@ -41,7 +42,8 @@ class SpeedSession {
   void measure_sockperf(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env, process::CommandLog& log,
                         TrialRecord& trial);
   double barrier_ms(const CellConfig& cell) const;
-  std::vector<std::string> call_args(const CellConfig& cell, double* barrier) const;
+  std::vector<std::string> call_args(const CellConfig& cell, const StartGate* gate, double* barrier) const;
+  std::unique_ptr<StartGate> start_gate(const CellConfig& cell, const Placement& at, const TrialPlace& place) const;
   void learn_start(const CellConfig& cell, const std::vector<CallRecord>& records, int64_t launched_ns);
   static std::string server_key(const CellConfig& cell);
   struct RunningServer {
@@ -53,8 +55,8 @@ class SpeedSession {
   bool latency_pinned_;
   std::map<netem::TopologyKind, std::unique_ptr<Placement>> placements_;
   std::map<std::string, RunningServer> servers_;  // by server_key
-  // Parallel clients start their recorded calls together at a barrier
-  // (--start-at), learnt from how long one client took to launch and warm
+  // Parallel clients whose program cannot pass a start gate begin their
+  // recorded calls together at an instant (--start-at), learnt from how long one client took to launch and warm
   // up, by topology, transport, connection and size (see barrier_ms), and
   // how many trials of each client count began apart all the same.
   std::map<std::string, double> launch_ms_;

@@ -1,6 +1,5 @@
 #include "client/client_run.h"
 
-
 #include <sys/resource.h>
 #include <time.h>
 
@@ -8,6 +7,8 @@
 #include <chrono>
 #include <functional>
 #include <vector>
+
+#include "common/start_gate.h"
 
 namespace rpclab {
 namespace {
@@ -122,6 +123,9 @@ CallRecord run_calls(RpcClient& warm_client, const ClientPlan& plan, const std::
   for (uint64_t i = 0; i < plan.warmup && !stop.load(); ++i) timed_attempt(warmer, warm_client, plan.first_seq, Clock::now());
   Caller caller(plan);
   if (plan.start_at_ns) sleep_until_realtime(*plan.start_at_ns);
+  // Long enough for the slowest launch of many clients on few CPUs; the
+  // harness lets them go sooner, or SIGTERMs them at its cell limit.
+  if (plan.start_gate) wait_at_start_gate(*plan.start_gate, stop, std::chrono::minutes(10));
 
   CallRecord record;
   if (!plan.duration_ms) record.calls.reserve(plan.calls);  // with a duration, calls is only a cap

@@ -28,6 +28,9 @@ struct ClientPlan {
   uint64_t warmup = 0;                   // calls made first and not recorded
   size_t size = 0;                       // what --size counts for plan.op (its row's size_unit)
   std::optional<int64_t> start_at_ns;    // CLOCK_REALTIME instant to begin the recorded calls
+  // Or the folder of a start gate (common/start_gate.h) to pass, after the
+  // warm-up, before the recorded calls.
+  std::optional<std::string> start_gate;
   // No new call after this many ms from the first recorded one (the call
   // under way ends as it would): a cell with timed events lasts a fixed
   // time, `calls` then being only a cap.

@@ -166,6 +166,7 @@ AdapterManifest parse_adapter_manifest(std::string_view text, const std::string&
   m.max_payload = static_cast<size_t>(f.number("max_payload", int64_t{16} << 20, 0, int64_t{16} << 20));
   m.default_timeout_ms = static_cast<int>(f.number("default_timeout_ms", 0, 0, 3600 * 1000));
   m.server_stats = f.flag("server_stats");
+  m.start_gate = f.flag("start_gate");
   f.no_strangers();
   return m;
 }

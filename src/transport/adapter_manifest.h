@@ -39,6 +39,9 @@ struct AdapterManifest {
   size_t max_payload = size_t{16} << 20;
   int default_timeout_ms = 0;
   bool server_stats = false;
+  // Its client takes --start-gate DIR (common/start_gate.h); otherwise
+  // parallel clients begin at a guessed instant, --start-at.
+  bool start_gate = false;
 
   bool takes(RetryPolicy p) const;
   // The programs that must exist for the row to be offered.

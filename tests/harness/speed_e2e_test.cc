@@ -69,5 +69,36 @@ TEST(SpeedE2E, EveryCellIsMeasuredOrSkippedWithAReason) {
   EXPECT_TRUE(namespaces_left_by(dir.file("run")).empty());
 }
 
+// Parallel clients begin behind the start gate (common/start_gate.h), not
+// at a guessed instant: each trial says so, how long the gate waited for
+// the last client, and its clients' first recorded calls left together
+// (launched at once on 2 CPUs without a gate, three rpclab-clients begin
+// 30 to 150 ms apart: each spends about 30 ms of CPU loading its libraries).
+TEST(SpeedE2E, ParallelClientsBeginTogetherBehindTheStartGate) {
+  TempDir dir;
+  ProcessResult r = run_program({bin("rpclab"), "speed", "--transports", "raw-tcp,sunrpc-tcp", "--sizes", "12",
+                                 "--clients", "1,3", "--topologies", "loopback", "--connect", "persistent",
+                                 "--trials", "2", "--calls-per-trial", "20", "--warmup", "5", "--no-calibrate", "--out", dir.file("run"), "--results-root", dir.file("results")},
+                                120s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t gated = 0;
+  for (const json& trial : read_jsonl(dir.file("run/trials.jsonl"))) {
+    if (trial.value("record", "") != "trial") continue;
+    ASSERT_EQ(trial["status"], "ok") << trial["label"] << ": " << trial["reason"];
+    if (trial["cell"]["clients"] == 1) {
+      EXPECT_FALSE(trial.contains("start_by")) << trial["label"];
+      continue;
+    }
+    ++gated;
+    EXPECT_EQ(trial.value("start_by", ""), "gate") << trial["label"];
+    EXPECT_GT(trial["start_barrier_ms"].get<double>(), 0) << trial["label"];
+    EXPECT_LT(trial["start_skew_ms"].get<double>(), 50) << trial["label"];
+  }
+  EXPECT_EQ(gated, 2u * 2u) << "two transports, two trials of three clients";
+  // The gate's FIFOs leave with it.
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir.file("run")))
+    EXPECT_FALSE(entry.is_fifo()) << entry.path();
+}
+
 }  // namespace
 }  // namespace rpclab::test

@@ -18,10 +18,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -159,6 +161,7 @@ func main() {
 	backoffMaxMs := flags.Int64("app-backoff-max", 1000, "app: the longest wait, ms")
 	durationMs := flags.Int64("duration", 0, "stop starting calls after this many ms")
 	startAt := flags.Int64("start-at", 0, "CLOCK_REALTIME ns of the first recorded call")
+	startGate := flags.String("start-gate", "", "a folder whose start gate the recorded calls begin behind")
 	if err := flags.Parse(os.Args[1:]); err != nil {
 		os.Exit(2)
 	}
@@ -215,6 +218,12 @@ func main() {
 	}
 	if *startAt != 0 {
 		time.Sleep(time.Until(time.Unix(0, *startAt)))
+	}
+	if *startGate != "" {
+		if err := waitAtStartGate(*startGate, 10*time.Minute); err != nil {
+			fmt.Fprintf(os.Stderr, "grpc-go-client: start gate %s: %v\n", *startGate, err)
+			os.Exit(3)
+		}
 	}
 
 	var lines strings.Builder
@@ -317,4 +326,43 @@ func main() {
 	if ok == 0 {
 		os.Exit(1)
 	}
+}
+
+// waitAtStartGate passes the start gate of docs/adapters.md: start-go
+// opened first (so the harness's byte has its reader), ready said on
+// start-ready, then one byte read from start-go, in 100 ms slices so a
+// SIGTERM is seen.
+func waitAtStartGate(dir string, within time.Duration) error {
+	gate, err := os.OpenFile(filepath.Join(dir, "start-go"), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return err
+	}
+	defer gate.Close()
+	ready, err := os.OpenFile(filepath.Join(dir, "start-ready"), os.O_WRONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return err
+	}
+	_, err = ready.Write([]byte{'r'})
+	ready.Close()
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(within)
+	b := make([]byte, 1)
+	for !stopped.Load() {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not opened within %v", within)
+		}
+		if err := gate.SetReadDeadline(time.Now().Add(100 * time.Millisecond)); err != nil {
+			return err
+		}
+		n, err := gate.Read(b)
+		if n == 1 {
+			return nil
+		}
+		if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+			return err // io.EOF: closed without letting the client go
+		}
+	}
+	return nil
 }
