@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <deque>
 
+#include "grpc/grpc_settings.h"
 #include "grpc/grpc_transport.h"
 #include "jsonrpc/jsonrpc_transport.h"
 #include "raw/raw_transport.h"
@@ -45,19 +46,19 @@ std::vector<TransportRow>& table() {
        sunrpc::tcp_settings, sunrpc::make_tcp_client, sunrpc::make_tcp_server,
        {LibraryRetry::kNone, "clnt_vc never sends a call again; TCP retransmits segments"},
        sunrpc::kClientOperations, settings_list(sunrpc::kTcpSettings)},
-      {"grpc", "gRPC C++ sync unary over HTTP/2, insecure channel",
+      {"grpc", "gRPC C++ unary over HTTP/2, insecure channel: async-API server (one completion-queue thread), sync client",
        {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", "", "", "gRPC"},
-       grpcx::client_settings, grpcx::make_client, grpcx::make_sync_server,
+       grpcx::client_settings, grpcx::make_client, grpcx::make_server,
        kGrpcRetry,
-       grpcx::kClientOperations, {}},
+       grpcx::kClientOperations, settings_list(grpcx::kSettings)},
       {"grpc-callback-server", "gRPC C++ unary over HTTP/2, insecure channel: callback-API server, sync client",
        {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", "", "", ""},
-       grpcx::client_settings, grpcx::make_client, grpcx::make_server,
+       grpcx::client_settings, grpcx::make_client, grpcx::make_callback_server,
        kGrpcRetry,
        grpcx::kClientOperations, {}},
       {"grpc-callback", "gRPC C++ unary over HTTP/2, insecure channel: callback-API server and client",
        {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", "", "", ""},
-       grpcx::client_settings, grpcx::make_callback_client, grpcx::make_server,
+       grpcx::client_settings, grpcx::make_callback_client, grpcx::make_callback_server,
        kGrpcRetry,
        grpcx::kClientOperations, {}},
       {"xmlrpc", "XML-RPC over HTTP/1.1: xmlrpc-c, C++ client on its curl transport, Abyss server",

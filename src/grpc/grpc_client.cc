@@ -1,3 +1,4 @@
+#include <absl/synchronization/mutex.h>
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
@@ -58,6 +59,9 @@ class GrpcClient : public RpcClient {
 
   GrpcClient(const ClientOptions& options, bool callback)
       : callback_(callback), deadline_(std::chrono::milliseconds(options.timeout_ms.value_or(kDefaultDeadlineMs))) {
+    // Abseil's mutex deadlock detector, which Debian's abseil leaves on,
+    // costs every gRPC lock a graph update (perf, issue 27): off.
+    absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(kMaxMessageBytes);
     args.SetMaxSendMessageSize(kMaxMessageBytes);

@@ -1,3 +1,4 @@
+#include <absl/synchronization/mutex.h>
 #include <grpc/support/log.h>
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
@@ -6,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -17,8 +19,9 @@
 
 #include "common/inet.h"
 #include "grpc/grpc_limits.h"
-#include "grpc/health/v1/health.pb.h"  // generated from Debian's grpc-proto (idl/CMakeLists.txt)
+#include "grpc/health/v1/health.grpc.pb.h"  // generated from Debian's grpc-proto (idl/CMakeLists.txt)
 #include "grpc/grpc_service.h"
+#include "grpc/grpc_settings.h"
 #include "grpc/grpc_transport.h"
 #include "server/server_core.h"
 
@@ -194,38 +197,88 @@ void log_line(gpr_log_func_args* args) {
 // and `grpcurl describe` work without the .proto file, and the standard
 // health service (grpc.health.v1.Health), SERVING for "" and for
 // rpclab.wire.Rpclab while the server runs, as grpc_health_probe and
-// load balancers ask. Both are process-wide switches read by the builder;
-// neither touches the Rpclab service's calls.
-// The health messages' descriptors are linked in and named here, so the
-// generated pool holds them and reflection describes Health/Check too.
-void enable_discovery() {
-  grpc::health::v1::HealthCheckRequest::descriptor();
-  grpc::EnableDefaultHealthCheckService(true);
-  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+// load balancers ask.
+//
+// Health is answered here, not by gRPC's default health service
+// (grpc::EnableDefaultHealthCheckService): that one is a callback-API
+// service, and with it in the server every call of the Rpclab service cost
+// about two more thread switches and 15-25 us more server CPU (issue 27,
+// docs/speed.md), idle pollers of its own taking the connection's reads
+// from the thread that serves them. Reflection is a sync-API service; in a
+// server with a completion queue of its own (the async one) gRPC leaves
+// its threads out of polling, and it costs a call nothing measurable.
+namespace health = grpc::health::v1;
+
+bool serves(const std::string& service) { return service.empty() || service == wire::Rpclab::service_full_name(); }
+
+grpc::Status health_check(const health::HealthCheckRequest* req, health::HealthCheckResponse* rep) {
+  if (!serves(req->service())) return grpc::Status(grpc::StatusCode::NOT_FOUND, "unknown service");
+  rep->set_status(health::HealthCheckResponse::SERVING);
+  return grpc::Status::OK;
 }
 
+// Check and Watch through the sync API; Watch sends the status once (it
+// never changes while the server runs) and holds the stream until the
+// client leaves or the server stops, as gRPC's own service does.
+class Health : public health::Health::Service {
+ public:
+  grpc::Status Check(grpc::ServerContext*, const health::HealthCheckRequest* req,
+                     health::HealthCheckResponse* rep) override {
+    return health_check(req, rep);
+  }
+  grpc::Status Watch(grpc::ServerContext* ctx, const health::HealthCheckRequest* req,
+                     grpc::ServerWriter<health::HealthCheckResponse>* writer) override {
+    health::HealthCheckResponse rep;
+    rep.set_status(serves(req->service()) ? health::HealthCheckResponse::SERVING
+                                          : health::HealthCheckResponse::SERVICE_UNKNOWN);
+    if (!writer->Write(rep)) return grpc::Status::OK;
+    while (!ctx->IsCancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    return grpc::Status::CANCELLED;
+  }
+};
+
+// The async server's: Check on its completion queue, Watch as above.
+using AsyncHealth = health::Health::WithAsyncMethod_Check<Health>;
+
+// The health messages' descriptors are named here, so the generated pool
+// holds them and reflection describes Health/Check too. Abseil's mutex
+// deadlock detector, which Debian's abseil leaves on, took 2-3% of a gRPC
+// server's samples (perf, issue 27): a debugging aid, off here.
+void prepare(grpc::ServerBuilder& builder, const ServerOptions& options, int* port) {
+  // gRPC would only log "Failed to add port"; bind once ourselves first to
+  // say why (in use, not local, privileged) and how to fix it.
+  ::close(bind_socket(SOCK_STREAM, options.host, options.port));
+  gpr_set_log_function(log_line);
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  health::HealthCheckRequest::descriptor();
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  // SO_REUSEPORT (gRPC's default) would let a second server share the port
+  // silently and split the calls between two ledgers.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
+  builder.SetMaxSendMessageSize(kMaxMessageBytes);
+  builder.AddListeningPort(format_endpoint(options.host, options.port), grpc::InsecureServerCredentials(), port);
+}
+
+// `port` is filled in by BuildAndStart.
+std::unique_ptr<grpc::Server> start(grpc::ServerBuilder& builder, const ServerOptions& options, const int* port) {
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || *port == 0)
+    throw SetupError("gRPC could not listen on " + format_endpoint(options.host, options.port) +
+                     " (is the port in use? choose another, or 0 for any)");
+  return server;
+}
+
+// The sync API's server and the callback API's: gRPC's threads call the
+// service's methods.
 class GrpcServer : public RpcServer {
  public:
   GrpcServer(const ServerOptions& options, std::unique_ptr<grpc::Service> service) : service_(std::move(service)) {
-    // gRPC would only log "Failed to add port"; bind once ourselves first to
-    // say why (in use, not local, privileged) and how to fix it.
-    ::close(bind_socket(SOCK_STREAM, options.host, options.port));
-    gpr_set_log_function(log_line);
-    enable_discovery();
     grpc::ServerBuilder builder;
-    // SO_REUSEPORT (gRPC's default) would let a second server share the port
-    // silently and split the calls between two ledgers.
-    builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-    builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
-    builder.SetMaxSendMessageSize(kMaxMessageBytes);
-    builder.AddListeningPort(format_endpoint(options.host, options.port), grpc::InsecureServerCredentials(),
-                             &port_);
+    prepare(builder, options, &port_);
     builder.RegisterService(service_.get());
-    server_ = builder.BuildAndStart();
-    if (!server_ || port_ == 0)
-      throw SetupError("gRPC could not listen on " + format_endpoint(options.host, options.port) +
-                       " (is the port in use? choose another, or 0 for any)");
-    server_->GetHealthCheckService()->SetServingStatus(wire::Rpclab::service_full_name(), true);
+    builder.RegisterService(&health_);
+    server_ = start(builder, options, &port_);
   }
 
   uint16_t port() const override { return static_cast<uint16_t>(port_); }
@@ -237,18 +290,132 @@ class GrpcServer : public RpcServer {
 
  private:
   std::unique_ptr<grpc::Service> service_;
+  Health health_;
   int port_ = 0;
   std::unique_ptr<grpc::Server> server_;
+};
+
+// The async (completion queue) API's server: one thread owns one
+// completion queue, polls the connections itself and runs each call that
+// completes on it to its end (Service's code, the core's journal written
+// for NEXT) before it finishes the reply. A call then costs one thread
+// wake-up on the server (perf stat: 1.0 context switch per call against
+// 1.9-3.0 for the sync server), where the sync server's pool of pollers
+// hands the call from the thread that read it to another. Its calls run
+// one at a time, as a single-threaded server's do.
+class AsyncServer : public RpcServer {
+ public:
+  AsyncServer(const ServerOptions& options, ServerCore& core) : calls_(core) {
+    grpc::ServerBuilder builder;
+    prepare(builder, options, &port_);
+    builder.RegisterService(&service_);
+    builder.RegisterService(&health_);
+    queue_ = builder.AddCompletionQueue();
+    server_ = start(builder, options, &port_);
+    // Each method's first call asked for; each then asks for the next.
+    // (The lambdas reach the server's own members, so they are written here.)
+#define RPCLAB_ASK(Req, Rep, service, Method, work)                                                          \
+  new Call<Req, Rep>(                                                                                        \
+      this,                                                                                                  \
+      [](AsyncServer* s, grpc::ServerContext* ctx, Req* req, grpc::ServerAsyncResponseWriter<Rep>* w, void* t) { \
+        s->service.Request##Method(ctx, req, w, s->queue_.get(), s->queue_.get(), t);                         \
+      },                                                                                                     \
+      [](AsyncServer* s, grpc::ServerContext* ctx, const Req* req, Rep* rep) { return work; })
+    RPCLAB_ASK(wire::Empty, wire::Empty, service_, Null, s->calls_.Null(ctx, req, rep));
+    RPCLAB_ASK(wire::NextRequest, wire::NextReply, service_, Next, s->calls_.Next(ctx, req, rep));
+    RPCLAB_ASK(wire::EchoMessage, wire::EchoMessage, service_, Echo, s->calls_.Echo(ctx, req, rep));
+    RPCLAB_ASK(wire::IsPrimeRequest, wire::IsPrimeReply, service_, IsPrime, s->calls_.IsPrime(ctx, req, rep));
+    RPCLAB_ASK(wire::Doubles, wire::AverageReply, service_, Average, s->calls_.Average(ctx, req, rep));
+    RPCLAB_ASK(wire::CountRequest, wire::Doubles, service_, GetRandNums, s->calls_.GetRandNums(ctx, req, rep));
+    RPCLAB_ASK(wire::Doubles, wire::Doubles, service_, LogTransform, s->calls_.LogTransform(ctx, req, rep));
+    RPCLAB_ASK(wire::RecordRequest, wire::Record, service_, GetRecord, s->calls_.GetRecord(ctx, req, rep));
+    RPCLAB_ASK(health::HealthCheckRequest, health::HealthCheckResponse, health_, Check, health_check(req, rep));
+#undef RPCLAB_ASK
+    worker_ = std::thread([q = queue_.get()] {
+      void* tag = nullptr;
+      bool ok = false;
+      while (q->Next(&tag, &ok)) static_cast<Pending*>(tag)->proceed(ok);
+    });
+  }
+
+  ~AsyncServer() override { stop(); }
+
+  uint16_t port() const override { return static_cast<uint16_t>(port_); }
+
+  void serve(const std::atomic<bool>& stop_requested) override {
+    while (!stop_requested.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    stop();
+  }
+
+ private:
+  using Async = wire::Rpclab::AsyncService;
+
+  struct Pending {
+    virtual ~Pending() = default;
+    virtual void proceed(bool ok) = 0;
+  };
+
+  // One call of one method, from its request to its reply sent; the
+  // method's next call is asked for as soon as this one has come.
+  template <typename Req, typename Rep>
+  class Call final : public Pending {
+   public:
+    using Ask = void (*)(AsyncServer*, grpc::ServerContext*, Req*, grpc::ServerAsyncResponseWriter<Rep>*, void*);
+    using Work = grpc::Status (*)(AsyncServer*, grpc::ServerContext*, const Req*, Rep*);
+
+    Call(AsyncServer* server, Ask ask, Work work) : server_(server), ask_(ask), work_(work), writer_(&ctx_) {
+      ask_(server_, &ctx_, &req_, &writer_, this);
+    }
+
+    void proceed(bool ok) override {
+      if (answered_ || !ok) {  // its reply is sent, or the server is shutting down
+        delete this;
+        return;
+      }
+      new Call(server_, ask_, work_);
+      grpc::Status status = work_(server_, &ctx_, &req_, &rep_);
+      answered_ = true;
+      writer_.Finish(rep_, status, this);
+    }
+
+   private:
+    AsyncServer* server_;
+    Ask ask_;
+    Work work_;
+    grpc::ServerContext ctx_;
+    Req req_;
+    Rep rep_;
+    grpc::ServerAsyncResponseWriter<Rep> writer_;
+    bool answered_ = false;
+  };
+
+  void stop() {
+    if (stopped_) return;
+    stopped_ = true;
+    server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+    queue_->Shutdown();
+    if (worker_.joinable()) worker_.join();
+  }
+
+  Service calls_;
+  Async service_;
+  AsyncHealth health_;
+  int port_ = 0;
+  std::unique_ptr<grpc::ServerCompletionQueue> queue_;
+  std::unique_ptr<grpc::Server> server_;
+  std::thread worker_;
+  bool stopped_ = false;
 };
 
 }  // namespace
 
 std::unique_ptr<RpcServer> make_server(const ServerOptions& options, ServerCore& core) {
-  return std::make_unique<GrpcServer>(options, std::make_unique<CallbackService>(core));
+  if (options.settings.on(kSyncServer)) return std::make_unique<GrpcServer>(options, std::make_unique<Service>(core));
+  return std::make_unique<AsyncServer>(options, core);
 }
 
-std::unique_ptr<RpcServer> make_sync_server(const ServerOptions& options, ServerCore& core) {
-  return std::make_unique<GrpcServer>(options, std::make_unique<Service>(core));
+std::unique_ptr<RpcServer> make_callback_server(const ServerOptions& options, ServerCore& core) {
+  return std::make_unique<GrpcServer>(options, std::make_unique<CallbackService>(core));
 }
 
 }  // namespace rpclab::grpcx

@@ -1,8 +1,9 @@
 // The gRPC services behind the grpc rows: a decoded request in, the shared
-// ServerCore call, the reply out. Service is the sync API's (grpc);
+// ServerCore call, the reply out. Service is the sync API's (grpc with
+// --grpc-sync-server), whose code the async server (grpc) runs too;
 // CallbackService the callback API's (grpc-callback-server,
-// grpc-callback), which answers each call on
-// the gRPC thread that read it, through Service's code. In its own header
+// grpc-callback), which answers each call on the gRPC thread that read
+// it, through Service's code. In its own header
 // so tests and the fuzz targets (tests/fuzz/) can call it on a parsed
 // message without a server.
 #pragma once

@@ -1,7 +1,7 @@
 // gRPC C++ (unary, insecure channel): the adapter functions named in the
-// transport table. make_server serves through the callback API
-// (grpc-callback-server, grpc-callback), make_sync_server through the
-// sync API (grpc).
+// transport table. make_server serves grpc through the async API (through
+// the sync API with --grpc-sync-server), make_callback_server
+// grpc-callback-server and grpc-callback through the callback API.
 #pragma once
 
 #include <memory>
@@ -18,6 +18,6 @@ ClientSettings client_settings(const ClientOptions& options);
 std::unique_ptr<RpcClient> make_client(const ClientOptions& options);           // the sync API
 std::unique_ptr<RpcClient> make_callback_client(const ClientOptions& options);  // the callback API
 std::unique_ptr<RpcServer> make_server(const ServerOptions& options, ServerCore& core);
-std::unique_ptr<RpcServer> make_sync_server(const ServerOptions& options, ServerCore& core);
+std::unique_ptr<RpcServer> make_callback_server(const ServerOptions& options, ServerCore& core);
 
 }  // namespace rpclab::grpcx

@@ -108,5 +108,19 @@ TEST(EchoLimits, RawUdpCarriesOneDatagramMinusItsHeader) {
   expect_does_not_fit(*client, 65499, "does not fit in a UDP message of 65507 bytes");
 }
 
+// The grpc row's sync-API server (--grpc-sync-server, kept beside the
+// default async one for docs/speed.md's comparison) carries what the async
+// one does, up to the 16 MiB ECHO bound.
+TEST(EchoLimits, GrpcSyncServerCarriesWhatTheAsyncOneDoes) {
+  for (bool sync : {false, true}) {
+    ServerSpec spec{"grpc"};
+    if (sync) spec.args = {"--grpc-sync-server"};
+    ServerProcess server(spec);
+    auto client = make_client("grpc", server.port());
+    for (size_t size : {size_t{0}, size_t{12}, size_t{1} << 20, size_t{16} << 20}) expect_echoed(*client, size);
+    EXPECT_TRUE(server.running()) << server.log();
+  }
+}
+
 }  // namespace
 }  // namespace rpclab::test
