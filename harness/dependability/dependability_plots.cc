@@ -10,17 +10,33 @@
 #include "harness/dependability/surface.h"
 #include "harness/dependability/surface_delay.h"
 #include "harness/run/experiment_run.h"
+#include "harness/run/trial_stats.h"
 #include "harness/kit/plot.h"
 
 namespace rpclab::harness {
 namespace {
 
+// The pooled rate, its bars from the trials (pooled_spread: a bootstrap
+// over trials, or their range when there are few): calls in one trial are
+// not independent, so no interval over calls. A record from before trials
+// gets no bars.
 void add_point(Series& s, double x, const CellRecord& r) {
-  RatePerMillion silent = r.dependability.silent_per_million.value_or(RatePerMillion{});
+  const DependabilityCell& d = r.dependability;
+  double value = d.silent_per_million ? d.silent_per_million->value : 0;
+  Interval bars{value, value};
+  if (d.over_trials && d.over_trials->silent.trials > 0) {
+    value = d.over_trials->silent.pooled.value;
+    bars = pooled_spread(d.over_trials->silent);
+  }
   s.x.push_back(x);
-  s.y.push_back(silent.value);
-  s.low.push_back(silent.ci95_low);
-  s.high.push_back(silent.ci95_high);
+  s.y.push_back(value);
+  s.low.push_back(bars.low);
+  s.high.push_back(bars.high);
+}
+
+std::string y_label() {
+  return fmt::format("silent errors per 1,000,000 calls (symlog; bars: 95% bootstrap over trials, their range below {})",
+                     kLeastBootstrapTrials);
 }
 
 }  // namespace
@@ -28,9 +44,9 @@ void add_point(Series& s, double x, const CellRecord& r) {
 std::vector<std::string> dependability_plots(const std::vector<CellRecord>& records, const std::string& dir,
                                              process::CommandLog& log, std::vector<std::string>* notes) {
   PlotSpec by_load{"silent-vs-load", "Silent errors vs server load (no network faults)", "CPU hogs on the server's CPU",
-                   "silent errors per 1,000,000 calls (symlog; bars: 95% interval)", XAxis::kCount};
+                   y_label(), XAxis::kCount};
   PlotSpec by_faults{"silent-vs-faults", "Silent errors vs loss and duplication (load 0, two-host link)", "",
-                     "silent errors per 1,000,000 calls (symlog; bars: 95% interval)", XAxis::kCategory};
+                     y_label(), XAxis::kCategory};
   by_load.symlogy = by_faults.symlogy = true;
   std::map<std::string, size_t> load_series, fault_series;
   for (const CellRecord& r : records) {

@@ -55,11 +55,17 @@ std::string headline(const CellRecord& r) {
   return o ? trials_headline(*o) : rate_cell(r);  // a record from before trials
 }
 
-std::string median_and_bootstrap(const CellRecord& r) {
+// "12 [0-40]": the median of the trials' rates and the pooled rate's 95%
+// bootstrap interval over trials; "12 (0-40)" below kLeastBootstrapTrials,
+// the trials' range instead.
+std::string median_and_spread(const CellRecord& r) {
   const OverTrials* o = over(r, &OverTrialsFigures::silent);
   if (!o || o->trials == 0) return "-";
-  return fmt::format("{} [{}-{}]", per_million(o->median_per_million), per_million(o->bootstrap.low_per_million),
-                     per_million(o->bootstrap.high_per_million));
+  std::string name;
+  Interval spread = pooled_spread(*o, &name);
+  bool range = name == "range";
+  return fmt::format("{} {}{}-{}{}", per_million(o->median_per_million), range ? "(" : "[", per_million(spread.low),
+                     per_million(spread.high), range ? ")" : "]");
 }
 
 std::string onsets(const CellRecord& r) {
@@ -305,14 +311,14 @@ std::string trials_table(const std::vector<CellRecord>& records, bool faults, co
     if (g.row(*a) != g.row(*b)) return first.at(g.row(*a)) < first.at(g.row(*b));
     return faults ? false : a->cell.config.hogs < b->cell.config.hogs;
   });
-  TextTable t({"cell", faults ? "loss/dup" : "load", "silent/M over trials", "median [bootstrap]", "onsets", "dup/M",
+  TextTable t({"cell", faults ? "loss/dup" : "load", "silent/M over trials", "median [spread]", "onsets", "dup/M",
                "CPU rq"});
   std::string last;
   for (const CellRecord* r : sorted) {
     std::string variant = g.row(*r);
     const std::optional<CellLoad>& load = r->dependability.load;
     t.add({variant == last ? "" : variant, faults ? fault_short(*r) : std::to_string(r->cell.config.hogs),
-           headline(*r), median_and_bootstrap(*r), onsets(*r), per_million(duplicate_calls_per_million(*r)),
+           headline(*r), median_and_spread(*r), onsets(*r), per_million(duplicate_calls_per_million(*r)),
            one_decimal(load ? load->server_cpu_run_queue.value : std::nullopt)});
     t.note(cell_note(*r));
     last = variant;
@@ -320,8 +326,9 @@ std::string trials_table(const std::vector<CellRecord>& records, bool faults, co
   return section(std::string(faults ? "Under faults" : "Under load") + ", over trials" + g.clients_note() +
                      ": silent errors per 1,000,000 calls (silent/M) in how many of a cell's independent trials, "
                      "and how many (with no error in any trial, \"(<=71%)\" is how often a trial could still have one, the "
-                     "Clopper-Pearson upper end over the trials); the median of the trials' rates and a 95% bootstrap interval of the pooled rate "
-                     "(trials, then clients, resampled); onsets (a cascade counts once) per trial; dup/M: duplicate "
+                     "Clopper-Pearson upper end over the trials); the median of the trials' rates and [a 95% bootstrap interval of the pooled rate] "
+                     "(trials, then clients, resampled), or, below " + std::to_string(kLeastBootstrapTrials) +
+                     " trials, (the trials' range); onsets (a cascade counts once) per trial; dup/M: duplicate "
                      "calls per 1,000,000; CPU rq: runnable tasks on the server's CPU, as measured" +
                      (faults ? "; loss/dup: the link's loss and duplication, %." : ".") +
                      " A note under a cell: spreads far beyond chance, where its errors came from, failed trials.",
@@ -509,13 +516,13 @@ std::string dependability_report(const std::vector<CellRecord>& records, const R
 CellFigures dependability_cell_figures() {
   CellFigures f;
   f.headers = {"calls",     "correct",       "silent loss", "silent dup", "dup calls", "indeterminate",
-               "clean failure", "silent per 1M, median of trials [bootstrap]"};
+               "clean failure", "silent per 1M, median of trials [spread]"};
   f.values = [](const CellRecord& r) -> std::vector<std::string> {
     const std::optional<ClassCounts>& c = r.dependability.classes.value;
     if (!c) return {};
     return {grouped(c->calls),          grouped(c->correct),        grouped(c->silent_loss),
             grouped(c->silent_duplicates), grouped(c->duplicate_calls), grouped(c->indeterminate),
-            grouped(c->clean_failure),  median_and_bootstrap(r)};
+            grouped(c->clean_failure),  median_and_spread(r)};
   };
   f.note = "The classes of every call, summed over the cell's trials; the silent errors over trials as the trials "
            "table gives them (the trial is the unit: no interval over the calls, which are not independent).";

@@ -195,13 +195,22 @@ std::string dispersion_note(const OverTrials& o) {
   return fmt::format("{}", fmt::join(notes, ", "));
 }
 
+Interval pooled_spread(const OverTrials& o, std::string* name) {
+  bool bootstrap = o.trials >= kLeastBootstrapTrials;
+  if (name) *name = bootstrap ? "bootstrap" : "range";
+  return bootstrap ? Interval{o.bootstrap.low_per_million, o.bootstrap.high_per_million}
+                   : Interval{o.min_per_million, o.max_per_million};
+}
+
 std::string trials_detail(const OverTrials& o) {
   if (o.trials == 0) return "no trials";
+  std::string spread_name;
+  Interval spread = pooled_spread(o, &spread_name);
   std::string line = fmt::format(
-      "median {}, range {}-{}; pooled {} [bootstrap {}-{}]; trials with any: {} of {} [{:.1f}%-{:.1f}%]",
+      "median {}, range {}-{}; pooled {} [{} {}-{}]; trials with any: {} of {} [{:.1f}%-{:.1f}%]",
       rate_text(o.median_per_million), rate_text(o.min_per_million), rate_text(o.max_per_million),
-      rate_text(o.pooled.value), rate_text(o.bootstrap.low_per_million), rate_text(o.bootstrap.high_per_million),
-      o.trials_with_events, o.trials, 100 * o.trials_with_events_ci95.low, 100 * o.trials_with_events_ci95.high);
+      rate_text(o.pooled.value), spread_name, rate_text(spread.low), rate_text(spread.high), o.trials_with_events,
+      o.trials, 100 * o.trials_with_events_ci95.low, 100 * o.trials_with_events_ci95.high);
   std::string note = dispersion_note(o);
   return note.empty() ? line : line + "; " + note;
 }

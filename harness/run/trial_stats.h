@@ -29,6 +29,17 @@ BootstrapInterval cluster_bootstrap(const std::vector<std::vector<GroupCount>>& 
 OverTrials over_trials(const std::vector<TrialCounts>& trials, ClientCount events, uint64_t seed = kBootstrapSeed,
                        int resamples = kBootstrapResamples);
 
+// Below this many trials a bootstrap over trials means little (it can
+// only reshuffle a handful of values; with few clusters a cluster
+// bootstrap is too narrow: Cameron, Gelbach and Miller, Rev. Econ. Stat.
+// 2008): the spread of the pooled rate shown is then the trials' range.
+inline constexpr size_t kLeastBootstrapTrials = 10;
+
+// The spread shown around the pooled rate: the bootstrap interval over
+// trials, or, below kLeastBootstrapTrials, the range of the trials'
+// rates. `name` is "bootstrap" or "range".
+Interval pooled_spread(const OverTrials& o, std::string* name = nullptr);
+
 // The cell's headline: "266,910 in 1 of 5 trials (0 in 4)", "0 in all 5
 // trials (<8)", "1,200-4,000 in 3 of 5 trials (0 in 2)".
 std::string trials_headline(const OverTrials& o);

@@ -61,7 +61,7 @@ TEST(HtmlReport, EveryCellHasItsRowAndItsDetails) {
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "ip netns add x", page);
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "rpclab-server y", page);
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "9.9 (commit abc)", page);
-  EXPECT_PRED_FORMAT2(testing::IsSubstring, "silent per 1M, median of trials [bootstrap]", page);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "silent per 1M, median of trials [spread]", page);
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "<td class=\"num\">20,000</td>", page) << "the calls of each cell";
   EXPECT_EQ(page.find("[95%]"), std::string::npos) << "no interval over dependent calls (issue 26)";
   EXPECT_EQ(page.find("<script"), std::string::npos) << "no JavaScript";
