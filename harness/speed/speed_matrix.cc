@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <utility>
 
@@ -44,7 +45,7 @@ uint64_t calls_per_trial(const SpeedAxes& a, const std::string& transport, const
 
 CellConfig speed_cell(const SpeedAxes& a, const std::string& transport, const std::string& op, TopologyKind topology,
                       ConnectMode connect, int clients, size_t size, const TransportSettings& settings = {},
-                      bool at_most_once = false) {
+                      bool at_most_once = false, double rate = 0) {
   CellConfig c;
   c.experiment = "speed";
   c.op = op;
@@ -60,6 +61,12 @@ CellConfig speed_cell(const SpeedAxes& a, const std::string& transport, const st
   c.settings = settings;
   c.at_most_once = at_most_once;
   c.pin = false;  // two CPUs, up to four clients and a server: let the scheduler place them
+  if (rate > 0) {
+    c.rate_per_s = rate;
+    if (a.seconds_per_trial > 0)
+      c.calls_per_client = std::max<uint64_t>(kMinRateCallsPerTrial,
+                                              static_cast<uint64_t>(std::llround(rate * a.seconds_per_trial)));
+  }
   return c;
 }
 
@@ -224,8 +231,9 @@ std::vector<CellConfig> expand_speed(const SpeedAxes& a) {
               // off and on where the axis has both).
               for (const TransportSettings& settings : a.settings.combinations(row_of(transport)))
                 for (bool at_most_once : a.at_most_once)
-                  cells.push_back(
-                      speed_cell(a, transport, op, topology, connect, clients, size, settings, at_most_once));
+                  for (double rate : a.rates.empty() ? std::vector<double>{0} : a.rates)
+                    cells.push_back(speed_cell(a, transport, op, topology, connect, clients, size, settings,
+                                               at_most_once, rate));
             }
   }
   return cells;
