@@ -198,8 +198,25 @@ SpeedAxes speed_preset(const std::string& name) {
     a.trials = 3;
     a.calls_per_trial = 50;
     a.warmup = 10;
+  } else if (name == "rate-sweep") {
+    // Open loop (issue 27): every built-in transport, floors included, at
+    // rates on a log scale and closed loop (0) beside them, 12 B, one
+    // client on a kept connection, loopback. A trial is what fills 0.5 s
+    // at its rate (at least 100 calls; the closed-loop cell 1,000), 3
+    // trials: a few minutes in all (docs/speed.md).
+    a.transports = {"raw-udp", "raw-tcp", "sunrpc-udp", "sunrpc-tcp", "grpc", "xmlrpc", "jsonrpc"};
+    a.connects = {ConnectMode::kPersistent};
+    a.topologies = {TopologyKind::kLoopback};
+    a.sizes = {12};
+    a.clients = {1};
+    a.trials = 3;
+    a.calls_per_trial = 1000;
+    a.warmup = 20;
+    a.calibrate = false;
+    a.rates = {0, 500, 1000, 2000, 5000, 10000, 20000, 50000};
+    a.seconds_per_trial = 0.5;
   } else {
-    throw std::invalid_argument("unknown speed preset '" + name + "' (known: levy1989, quick)");
+    throw std::invalid_argument("unknown speed preset '" + name + "' (known: levy1989, quick, rate-sweep)");
   }
   return a;
 }

@@ -330,6 +330,25 @@ TEST(CellConfig, RateIsInTheIdentityOnlyWhenSet) {
   EXPECT_EQ(speed_group(cells[0]), speed_group(cells[1]));  // their trials take turns
 }
 
+// rate-sweep: every built-in transport at each rate and closed loop, one
+// client, 12 B, loopback, no calibration; a trial fills 0.5 s at its rate.
+TEST(SpeedMatrix, RateSweepFillsHalfASecondAtEachRate) {
+  SpeedAxes a = speed_preset("rate-sweep");
+  std::vector<CellConfig> cells = expand_speed(a);
+  ASSERT_EQ(cells.size(), a.transports.size() * a.rates.size());
+  for (const CellConfig& c : cells) {
+    EXPECT_FALSE(is_calibration(c.transport));
+    EXPECT_EQ(c.clients, 1);
+    EXPECT_EQ(c.size, 12u);
+    EXPECT_EQ(c.topology, netem::TopologyKind::kLoopback);
+    if (!c.rate_per_s) {
+      EXPECT_EQ(c.calls_per_client, 1000u);
+      continue;
+    }
+    EXPECT_EQ(c.calls_per_client, std::max<uint64_t>(100, static_cast<uint64_t>(*c.rate_per_s / 2))) << c.label();
+  }
+}
+
 // The retry policy axis: each transport takes the values its row allows
 // (library only where the library has a retry to turn on) and says which
 // it left out; at-most-once doubles every cell.
