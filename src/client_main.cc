@@ -101,6 +101,7 @@ int main(int argc, char** argv) {
   std::string server, op_name = "next", connect = "persistent", record_path;
   int timeout_ms = 0;
   int64_t start_at_ns = 0, duration_ms = 0;
+  double rate = 0;
   app.add_option("--transport", options.transport, "one of: " + rpclab::transport_names())->required();
   app.add_option("--server", server, "ADDR:PORT of the server (with --rpcbind, the port is ignored)")->required()
       ->check(rpclab::host_port());
@@ -131,6 +132,10 @@ int main(int argc, char** argv) {
   app.add_option("--connect", connect, "persistent | per-call")->check(CLI::IsMember({"persistent", "per-call"}));
   app.add_option("--duration", duration_ms, "make no new call after this many ms; --calls is then only a cap")
       ->check(rpclab::in_range(int64_t{1}, int64_t{24} * 3600 * 1000));
+  app.add_option("--rate", rate,
+                 "open loop: recorded calls due at this many a second (call i at i/RATE s after the first), each "
+                 "made when due, or at once when late; 0 = closed loop (each call after the last one's reply)")
+      ->check(rpclab::in_range(0.0, 1e9));
   std::string start_gate;
   auto* start_at = app.add_option("--start-at", start_at_ns, "CLOCK_REALTIME ns at which recorded calls begin");
   app.add_option("--start-gate", start_gate,
@@ -169,6 +174,7 @@ int main(int argc, char** argv) {
     return rpclab::kExitUsage;
   }
   if (duration_ms) plan.duration_ms = duration_ms;
+  if (rate > 0) plan.rate_per_s = rate;
   rpclab::ClientSettings settings = row->client_settings(options);
   if (size_t bytes = rpclab::payload_bytes(plan.op, plan.size); bytes > settings.max_payload) {
     std::string note(row->traits.payload_note);

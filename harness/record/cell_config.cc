@@ -85,6 +85,7 @@ nlohmann::json CellConfig::to_json() const {
   if (reply_cache) j["reply_cache"] = *reply_cache;
   if (restart_at_step) j["restart_at_step"] = *restart_at_step;
   if (!nfs_client.empty()) j["nfs_client"] = nfs_client;
+  if (rate_per_s) j["rate_per_s"] = *rate_per_s;
   return j;
 }
 
@@ -118,6 +119,7 @@ CellConfig CellConfig::from_json(const nlohmann::json& j) {
     c.size = fields::value_as<size_t>(j.at("size"));
     c.trials = fields::value_as<int>(j.at("trials"));
     c.warmup = fields::value_as<uint64_t>(j.at("warmup"));
+    c.rate_per_s = optional_from<double>(j, "rate_per_s");
     return c;
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(std::string("not a cell configuration: ") + e.what());
@@ -131,8 +133,10 @@ std::string CellConfig::label() const {
   // The settings' words: in a speed cell after the clients, in a
   // dependability cell after the faults (where the labels, which name the
   // cells' folders, have always had them).
-  if (experiment == "speed" && op != "echo") return s + label_words(settings) + fmt::format(" {} N={}", op, size);
-  if (experiment == "speed") return s + label_words(settings) + fmt::format(" {} B", size);
+  // An open-loop cell ends with its rate: "grpc loopback persistent 12 B @ 5000/s".
+  std::string rate = rate_per_s ? fmt::format(" @ {:g}/s", *rate_per_s) : "";
+  if (experiment == "speed" && op != "echo") return s + label_words(settings) + fmt::format(" {} N={}", op, size) + rate;
+  if (experiment == "speed") return s + label_words(settings) + fmt::format(" {} B", size) + rate;
   if (hogs) s += fmt::format(" load {}", hogs);
   if (!netem::is_empty(faults)) s += " " + netem::summary(faults);
   s += label_words(settings);

@@ -74,6 +74,10 @@ struct CellConfig {
   size_t size = 0;                        // ECHO bytes, or N doubles for Allman's operations
   int trials = 1;
   uint64_t warmup = 0;
+  // Open loop (rpclab-client --rate): each client's calls a second, on a
+  // fixed schedule, latency taken from when each call was due. Unset:
+  // closed loop, and the cell keeps the identity it had before the axis.
+  std::optional<double> rate_per_s;
 
   uint64_t total_calls() const { return calls_per_client * static_cast<uint64_t>(clients); }
   nlohmann::json to_json() const;

@@ -30,6 +30,7 @@ void latency_fields(Io& io, L& l) {
   io("mean_ci95_us", l.mean_ci95_us);
   io("seconds_per_100_calls", l.seconds_per_100_calls);
   io("calls_per_s", l.calls_per_s);
+  io("offered_per_s", l.offered_per_s);
   io("start_skew_ms", l.start_skew_ms);
   io("latency_histogram", l.latency_histogram);
 }

@@ -41,6 +41,10 @@ struct LatencyFigures {
   std::optional<std::pair<double, double>> mean_ci95_us;   // Student-t, of the trial means
   MaybeNull<double> seconds_per_100_calls;                 // Levy's unit
   MaybeNull<double> calls_per_s;                           // all clients together
+  // Open loop: the calls a second the clients were to make, all together
+  // (their rate_per_s summed); the percentiles are then from each call's
+  // due time and calls_per_s is what was achieved. Absent: closed loop.
+  std::optional<double> offered_per_s;
   std::optional<double> start_skew_ms;                     // how far apart the clients began
   std::optional<LatencyHistogram> latency_histogram;
 };

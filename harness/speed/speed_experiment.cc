@@ -23,6 +23,7 @@ struct Flags {
   std::vector<std::string> transports, topologies, connects;
   std::vector<size_t> sizes;
   std::vector<int> clients;
+  std::vector<double> rates;
   int trials = 0, timeout_ms = 0;
   uint64_t calls_per_trial = 0, warmup = 0;
   SettingFlags settings;
@@ -56,7 +57,8 @@ SpeedAxes axes(const Flags& f, bool root) {
     for (const std::string& c : f.connects) a.connects.push_back(*parse_connect_mode(c));
   }
   if (f.trials) a.trials = f.trials;
-  if (f.calls_per_trial) a.calls_per_trial = f.calls_per_trial;
+  if (f.calls_per_trial) a.calls_per_trial = f.calls_per_trial, a.seconds_per_trial = 0;  // as given, at every rate
+  if (!f.rates.empty()) a.rates = f.rates;
   if (f.warmup) a.warmup = f.warmup;
   if (f.timeout_ms) a.timeout_ms = f.timeout_ms;
   a.settings.override_with(setting_axes(f.settings));
@@ -75,7 +77,8 @@ class SpeedFlags : public ExperimentFlags {
 };
 
 SpeedFlags::SpeedFlags(CLI::App& cmd) {
-  cmd.add_option("--preset", f.preset, "levy1989 | quick")->check(CLI::IsMember({"levy1989", "quick"}))
+  cmd.add_option("--preset", f.preset, "levy1989 | quick | rate-sweep")
+      ->check(CLI::IsMember({"levy1989", "quick", "rate-sweep"}))
       ->capture_default_str();
   cmd.add_option("--workload", f.workload, "what each call is: " + speed_workload_names() +
                   " (allman: Allman's four operations, --sizes as N doubles, default 50,500,5000,50000; "
@@ -92,6 +95,10 @@ SpeedFlags::SpeedFlags(CLI::App& cmd) {
       ->check(CLI::IsMember({"loopback", "two-host"}));
   cmd.add_option("--connect", f.connects, "per-call,persistent")->delimiter(',')
       ->check(CLI::IsMember({"persistent", "per-call"}));
+  cmd.add_option("--rates,--rate", f.rates,
+                 "open loop: each client's calls per second, e.g. 1000,5000 (one cell each; 0 = closed loop, the "
+                 "default); latency is taken from when each call was due")
+      ->delimiter(',')->check(in_range(0.0, 1e9));
   cmd.add_option("--trials", f.trials, "trials per cell (default 10)")->check(in_range(1, 1000));
   cmd.add_option("--calls-per-trial", f.calls_per_trial, "calls per client per trial (default 100)")
       ->check(in_range(uint64_t{1}, uint64_t{1} << 24));
@@ -133,8 +140,9 @@ std::unique_ptr<RunHold> SpeedFlags::prepare(CellEnvironment& env, RunMetadata& 
 }
 
 std::string latency_words(const LatencyFigures& l) {
-  return fmt::format("p50 {:.1f} us, p99 {:.1f} us, {:.0f} calls/s", l.p50_us.value_or(0.0), l.p99_us.value_or(0.0),
-                     l.calls_per_s.value_or(0.0));
+  std::string words = fmt::format("p50 {:.1f} us, p99 {:.1f} us, {:.0f} calls/s", l.p50_us.value_or(0.0),
+                                  l.p99_us.value_or(0.0), l.calls_per_s.value_or(0.0));
+  return l.offered_per_s ? words + fmt::format(" of {:.0f} offered (latency from due)", *l.offered_per_s) : words;
 }
 
 }  // namespace

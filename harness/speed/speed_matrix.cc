@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <utility>
 
@@ -44,7 +45,7 @@ uint64_t calls_per_trial(const SpeedAxes& a, const std::string& transport, const
 
 CellConfig speed_cell(const SpeedAxes& a, const std::string& transport, const std::string& op, TopologyKind topology,
                       ConnectMode connect, int clients, size_t size, const TransportSettings& settings = {},
-                      bool at_most_once = false) {
+                      bool at_most_once = false, double rate = 0) {
   CellConfig c;
   c.experiment = "speed";
   c.op = op;
@@ -60,6 +61,12 @@ CellConfig speed_cell(const SpeedAxes& a, const std::string& transport, const st
   c.settings = settings;
   c.at_most_once = at_most_once;
   c.pin = false;  // two CPUs, up to four clients and a server: let the scheduler place them
+  if (rate > 0) {
+    c.rate_per_s = rate;
+    if (a.seconds_per_trial > 0)
+      c.calls_per_client = std::max<uint64_t>(kMinRateCallsPerTrial,
+                                              static_cast<uint64_t>(std::llround(rate * a.seconds_per_trial)));
+  }
   return c;
 }
 
@@ -191,8 +198,25 @@ SpeedAxes speed_preset(const std::string& name) {
     a.trials = 3;
     a.calls_per_trial = 50;
     a.warmup = 10;
+  } else if (name == "rate-sweep") {
+    // Open loop (issue 27): every built-in transport, floors included, at
+    // rates on a log scale and closed loop (0) beside them, 12 B, one
+    // client on a kept connection, loopback. A trial is what fills 0.5 s
+    // at its rate (at least 100 calls; the closed-loop cell 1,000), 3
+    // trials: a few minutes in all (docs/speed.md).
+    a.transports = {"raw-udp", "raw-tcp", "sunrpc-udp", "sunrpc-tcp", "grpc", "xmlrpc", "jsonrpc"};
+    a.connects = {ConnectMode::kPersistent};
+    a.topologies = {TopologyKind::kLoopback};
+    a.sizes = {12};
+    a.clients = {1};
+    a.trials = 3;
+    a.calls_per_trial = 1000;
+    a.warmup = 20;
+    a.calibrate = false;
+    a.rates = {0, 500, 1000, 2000, 5000, 10000, 20000, 50000};
+    a.seconds_per_trial = 0.5;
   } else {
-    throw std::invalid_argument("unknown speed preset '" + name + "' (known: levy1989, quick)");
+    throw std::invalid_argument("unknown speed preset '" + name + "' (known: levy1989, quick, rate-sweep)");
   }
   return a;
 }
@@ -224,8 +248,9 @@ std::vector<CellConfig> expand_speed(const SpeedAxes& a) {
               // off and on where the axis has both).
               for (const TransportSettings& settings : a.settings.combinations(row_of(transport)))
                 for (bool at_most_once : a.at_most_once)
-                  cells.push_back(
-                      speed_cell(a, transport, op, topology, connect, clients, size, settings, at_most_once));
+                  for (double rate : a.rates.empty() ? std::vector<double>{0} : a.rates)
+                    cells.push_back(speed_cell(a, transport, op, topology, connect, clients, size, settings,
+                                               at_most_once, rate));
             }
   }
   return cells;

@@ -31,6 +31,12 @@ struct SpeedAxes {
   // and at least kMinCallsPerTrial; 0 = no cap.
   size_t bytes_per_trial = 0;
   bool calibrate = true;      // sockperf ping-pong at the same sizes, when installed
+  // Open loop: each client's calls a second (rpclab-client --rate), one
+  // cell per rate; 0 is a closed-loop cell. Empty: closed loop only.
+  std::vector<double> rates;
+  // When set, a cell at a rate makes what fills this long a trial (at
+  // least kMinRateCallsPerTrial) rather than calls_per_trial.
+  double seconds_per_trial = 0;
 };
 
 // Calibration pseudo-transports: sockperf itself, not an rpclab transport.
@@ -38,6 +44,7 @@ inline constexpr const char* kSockperfUdp = "sockperf-udp";
 inline constexpr const char* kSockperfTcp = "sockperf-tcp";
 bool is_calibration(const std::string& transport);
 inline constexpr uint64_t kMinCallsPerTrial = 10;
+inline constexpr uint64_t kMinRateCallsPerTrial = 100;  // a p99 needs 100 calls
 
 // The comparison group a cell's trials take turns in: (topology,
 // connection, clients, operation, size); a calibration cell is a group of

@@ -20,14 +20,15 @@ struct TrialSpan {
 TrialSpan add_trial(const std::vector<CallRecord>& clients, SpeedMetrics& m, std::vector<double>& all, double& cpu_us) {
   TrialSpan t;
   for (const CallRecord& r : clients) {
-    for (const CallEntry& e : r.calls) {
-      if (e.kind != ErrorKind::kOk) {
+    for (size_t i = 0; i < r.calls.size(); ++i) {
+      if (r.calls[i].kind != ErrorKind::kOk) {
         ++m.errors;
         continue;
       }
-      t.sum_us += us(e.latency_ns);
+      double latency = us(latency_from_due_ns(r, i));
+      t.sum_us += latency;
       ++t.ok;
-      all.push_back(us(e.latency_ns));
+      all.push_back(latency);
     }
     int64_t start = r.header.value("start_realtime_ns", int64_t{0});
     t.first_start = std::min(t.first_start, start);
@@ -49,7 +50,24 @@ void fill_histogram(const std::vector<double>& sorted, SpeedMetrics& m) {
   }
 }
 
+// The clients' rates together, or none when any of them ran a closed loop.
+std::optional<double> offered(const std::vector<CallRecord>& clients) {
+  double sum = 0;
+  for (const CallRecord& r : clients) {
+    std::optional<double> rate = r.rate_per_s();
+    if (!rate) return std::nullopt;
+    sum += *rate;
+  }
+  return clients.empty() ? std::nullopt : std::optional<double>(sum);
+}
+
 }  // namespace
+
+int64_t latency_from_due_ns(const CallRecord& record, size_t i) {
+  const CallEntry& e = record.calls[i];
+  if (!record.rate_per_s()) return e.latency_ns;
+  return std::max<int64_t>(0, e.start_ns - record.due_ns(i)) + e.latency_ns;
+}
 
 double histogram_bucket_low(double us) {
   double i = std::floor(std::log10(std::max(us, 0.1)) * kHistogramBucketsPerDecade + 1e-9);
@@ -63,6 +81,7 @@ SpeedMetrics speed_metrics(const std::vector<std::vector<CallRecord>>& trials) {
   for (const std::vector<CallRecord>& clients : trials) {
     TrialSpan t = add_trial(clients, m, all, cpu_us);
     if (clients.empty()) continue;
+    if (!m.offered_per_s) m.offered_per_s = offered(clients);
     if (t.ok) m.trial_means_us.push_back(t.sum_us / static_cast<double>(t.ok));
     span_s += static_cast<double>(t.last_end - t.first_start) / 1e9;
     m.start_skew_ms = std::max(m.start_skew_ms, static_cast<double>(t.last_start - t.first_start) / 1e6);
@@ -100,6 +119,7 @@ LatencyFigures SpeedMetrics::figures() const {
   f.mean_ci95_us = {trials.ci95_low, trials.ci95_high};
   f.seconds_per_100_calls = seconds_per_100_calls;
   f.calls_per_s = calls_per_s;
+  f.offered_per_s = offered_per_s;
   f.start_skew_ms = start_skew_ms;
   f.latency_histogram = LatencyHistogram{kHistogramBucketsPerDecade, histogram_low_us, histogram_counts};
   return f;

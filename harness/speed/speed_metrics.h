@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -22,6 +23,9 @@ struct SpeedMetrics {
   Summary trials;                      // mean and 95% interval of the trial means
   double seconds_per_100_calls = 0;    // per client, as Levy timed it
   double calls_per_s = 0;              // all clients together: calls / the trials' spans (first start to last end)
+  // Open loop (the records' rate_per_s): the clients' rates summed, and
+  // every latency figure taken from each call's due time, not its start.
+  std::optional<double> offered_per_s;
   double client_cpu_us_per_call = 0;
   double start_skew_ms = 0;            // how far apart the clients began, at most over the trials
   // Every successful call of every trial in logarithmic buckets (10 per
@@ -32,6 +36,11 @@ struct SpeedMetrics {
   // As a cell's record holds them.
   LatencyFigures figures() const;
 };
+
+// A call's latency as the figures take it: from its start, or in an
+// open-loop record from when it was due (start_ns - due + latency_ns; a
+// call is never made before it is due, so never less than its own).
+int64_t latency_from_due_ns(const CallRecord& record, size_t i);
 
 // Each trial is its own run of the clients: `trials[t]` holds every
 // client's call record of trial t.

@@ -14,6 +14,7 @@
 #include "harness/speed/at_most_once_report.h"
 #include "harness/speed/latency_order.h"
 #include "harness/speed/latency_plots.h"
+#include "harness/speed/rate_report.h"
 #include "harness/speed/speed_rows.h"
 #include "harness/kit/plot.h"
 #include "harness/kit/stats.h"
@@ -226,15 +227,23 @@ std::string calibration_table(const std::vector<CellRecord>& records, bool markd
 }
 
 std::string header(const std::vector<CellRecord>& records) {
+  bool open = false, closed = false;
+  const CellRecord* first = nullptr;
   for (const CellRecord& r : records)
-    if (r.is("speed"))
-      return r.speed.latency_pinned.value_or(false)
-                 ? "Timing: /dev/cpu_dma_latency held at 0 for the run (no idle wake-up delay in the figures).\n"
-                   "Closed loop: each client waits for a reply before the next call, as in Levy's test.\n"
-                 : "Timing: /dev/cpu_dma_latency could NOT be held at 0; on a VM expect ~100 us of idle wake-up in "
-                   "every call.\nClosed loop: each client waits for a reply before the next call, as in Levy's "
-                   "test.\n";
-  return "";
+    if (r.is("speed")) {
+      if (!first) first = &r;
+      (r.cell.config.rate_per_s ? open : closed) = true;
+    }
+  if (!first) return "";
+  std::string out = first->speed.latency_pinned.value_or(false)
+                        ? "Timing: /dev/cpu_dma_latency held at 0 for the run (no idle wake-up delay in the figures).\n"
+                        : "Timing: /dev/cpu_dma_latency could NOT be held at 0; on a VM expect ~100 us of idle wake-up "
+                          "in every call.\n";
+  if (closed) out += "Closed loop: each client waits for a reply before the next call, as in Levy's test.\n";
+  if (open)
+    out += "Open loop (--rates): each client's calls are due on a fixed schedule, one outstanding at a time, and "
+           "their latency\nis taken from when each was due (the rate-sweep table).\n";
+  return out;
 }
 
 std::string not_measured(const std::vector<CellRecord>& records) {
@@ -280,6 +289,8 @@ const std::vector<ReportTable>& speed_tables() {
          return out;
        },
        true, false},
+      {"rate-sweep", "open loop: achieved calls/s and latency from the due time against offered rate, the knee",
+       [](const Records& r, const ReportOptions& o) { return rate_sweep_table(r, o.markdown); }},
       {"calibration", "sockperf ping-pong against rpclab's raw floor",
        [](const Records& r, const ReportOptions& o) { return calibration_table(r, o.markdown); }},
       {"not-measured", "cells skipped or failed, and why",
@@ -325,6 +336,7 @@ std::vector<std::string> speed_plots(const std::vector<CellRecord>& records, con
   std::vector<std::string> pngs = allman_plots(records, dir, log, notes);
   std::vector<PlotSpec> plots = {by_size, by_clients};
   for (PlotSpec& d : latency_distribution_specs(records)) plots.push_back(std::move(d));
+  for (PlotSpec& r : rate_plot_specs(records)) plots.push_back(std::move(r));
   for (const PlotSpec& p : plots) {
     if (p.series.empty()) continue;
     std::string why, png = draw(p, dir, log, &why);

@@ -30,7 +30,7 @@ std::string size_label(size_t bytes) {
 }
 
 bool echo_run(const CellRecord& record) {
-  return record.is("speed") && workload_of(record.cell.config.op) == "echo";
+  return record.is("speed") && workload_of(record.cell.config.op) == "echo" && !record.cell.config.rate_per_s;
 }
 
 }  // namespace rpclab::harness

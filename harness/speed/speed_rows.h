@@ -17,8 +17,9 @@ std::string size_label(size_t bytes);  // 12, 512, 8K, 16K, 64K, 1M
 long table_rank(const std::string& transport);
 std::string variant(const CellRecord& record);
 
-// A speed record of ECHO, Levy's workload (what Levy's tables and the
-// latency plots show; NEXT of the at-most-once workload has its own).
+// A speed record of ECHO in a closed loop, Levy's workload (what Levy's
+// tables and the latency plots show; NEXT of the at-most-once workload
+// and the open-loop cells, rate_report.h, have their own).
 bool echo_run(const CellRecord& record);
 
 }  // namespace rpclab::harness

@@ -83,6 +83,11 @@ std::string skip_reason(const CellConfig& cell, const CellEnvironment& env) {
   if (env.remote && is_calibration(cell.transport))
     return "sockperf calibration runs between this host's own namespaces, not with --server-host";
   if (std::string why = adapter_cannot_run(cell, static_cast<bool>(env.remote)); !why.empty()) return why;
+  if (cell.rate_per_s && !is_calibration(cell.transport)) {
+    const TransportRow* row = find_transport(cell.transport);
+    if (row && row->adapter)
+      return fmt::format("open loop (@ {:g}/s): an adapter's client takes no --rate; rpclab's own clients do", *cell.rate_per_s);
+  }
   if (env.remote) return "";
   if (cell.topology == netem::TopologyKind::kTwoHost && !env.caps.root)
     return "the two-host topology needs root for network namespaces";
@@ -178,6 +183,7 @@ std::vector<std::string> SpeedSession::call_args(const CellConfig& cell, const S
                                                 double* barrier) const {
   std::vector<std::string> args = {"--op", cell.op, "--size", std::to_string(cell.size), "--warmup",
                                    std::to_string(cell.warmup)};
+  if (cell.rate_per_s) args.insert(args.end(), {"--rate", fmt::format("{:g}", *cell.rate_per_s)});
   *barrier = cell.clients > 1 && !gate ? barrier_ms(cell) : 0;
   if (gate) args.insert(args.end(), {"--start-gate", gate->dir()});
   else if (cell.clients > 1)
@@ -250,6 +256,7 @@ void SpeedSession::measure_rpc(const CellConfig& cell, const TrialPlace& place, 
   s.latency.p99_us = m.p99_us;
   s.latency.mean_us = m.mean_us;
   s.latency.calls_per_s = m.calls_per_s;
+  s.latency.offered_per_s = m.offered_per_s;
   s.latency.start_skew_ms = m.start_skew_ms;
   s.start_barrier_ms = gate ? gate->waited_ms() : barrier;
   if (cell.clients > 1) s.start_by = gate ? "gate" : "instant";

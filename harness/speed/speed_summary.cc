@@ -22,14 +22,15 @@ std::vector<CallRecord> client_records(const CellConfig& cell, const TrialRecord
 }
 
 // The latest ok record of `transport` with the cell's group (topology,
-// connection, clients, size, at-most-once, and the settings `transport`
+// connection, clients, size, at-most-once, rate, and the settings `transport`
 // takes, like TCP_NODELAY) among the run's records so far.
 const CellRecord* latest(const std::vector<CellRecord>& earlier, const CellConfig& cell, const std::string& transport) {
   for (auto it = earlier.rbegin(); it != earlier.rend(); ++it) {
     const CellConfig& c = it->cell.config;
     if (it->is("speed") && it->ok() && c.transport == transport && c.topology == cell.topology &&
         c.connect == cell.connect && c.clients == cell.clients && c.size == cell.size && c.op == cell.op &&
-        same_settings_for(transport, c.settings, cell.settings) && c.at_most_once == cell.at_most_once)
+        same_settings_for(transport, c.settings, cell.settings) && c.at_most_once == cell.at_most_once &&
+        c.rate_per_s == cell.rate_per_s)
       return &*it;
   }
   return nullptr;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 
 #include "common/atomic_file.h"
 
@@ -108,6 +109,22 @@ void CallRecord::parse_calls(std::string_view text, int version) {
     calls.push_back(e);
   }
   if (expected) throw RecordError(where(line_no) + std::to_string(expected) + " attempt lines missing at the end");
+}
+
+int64_t schedule_ns(uint64_t i, double rate_per_s) {
+  return clamp_ns(std::floor(static_cast<double>(i) * 1e9 / rate_per_s));
+}
+
+std::optional<double> CallRecord::rate_per_s() const {
+  if (!header.is_object()) return std::nullopt;
+  auto it = header.find("rate_per_s");
+  if (it == header.end() || !it->is_number() || it->get<double>() <= 0) return std::nullopt;
+  return it->get<double>();
+}
+
+int64_t CallRecord::due_ns(size_t i) const {
+  std::optional<double> rate = rate_per_s();
+  return rate ? schedule_ns(i, *rate) : 0;
 }
 
 uint32_t CallRecord::intern(const std::string& detail) {

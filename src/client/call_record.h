@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -31,6 +32,11 @@ struct CallEntry {
   uint32_t attempts = 1;            // the application's attempts (more than 1 only with --retry-policy app)
 };
 
+// Open loop: call i of a run at `rate_per_s` calls a second is due this
+// many ns after the first (i * 1e9 / rate, to the ns below). The client
+// schedules by it and a reader of the record computes it the same way.
+int64_t schedule_ns(uint64_t i, double rate_per_s);
+
 // One attempt of a call the application made more than once.
 struct AttemptEntry {
   uint64_t call = 0;    // index into CallRecord::calls
@@ -48,6 +54,12 @@ class CallRecord {
   nlohmann::json header = nlohmann::json::object();
   // The header's `settings`: the client's resolved transport settings.
   nlohmann::json settings() const { return header.value("settings", nlohmann::json::object()); }
+  // The header's `rate_per_s`: the calls of an open-loop run were due on a
+  // fixed schedule (rpclab-client --rate); unset for a closed loop.
+  std::optional<double> rate_per_s() const;
+  // When call i was due, in ns from the record's start (the calls'
+  // start_ns clock): i * 1e9 / rate, to the ns below. 0 without a rate.
+  int64_t due_ns(size_t i) const;
   std::vector<CallEntry> calls;
   std::vector<AttemptEntry> attempts;  // every attempt of the calls with attempts > 1, in call order
 

@@ -1,8 +1,10 @@
 #include "client/client_run.h"
 
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <functional>
@@ -26,6 +28,23 @@ int64_t cpu_us(const timeval& tv) { return int64_t{tv.tv_sec} * 1000000 + tv.tv_
 void sleep_until_realtime(int64_t when_ns) {
   timespec ts{static_cast<time_t>(when_ns / 1000000000), static_cast<long>(when_ns % 1000000000)};
   while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+  }
+}
+
+// Open loop: sleeps until `due` on the monotonic clock, the one
+// steady_clock reads on Linux, never when it has passed; in slices of at
+// most 100 ms so a stop (a signal, seen by another thread) is not held up
+// by a low rate's long wait.
+void wait_until_due(Clock::time_point due, const std::atomic<bool>& stop) {
+  constexpr auto kSlice = std::chrono::milliseconds(100);
+  while (!stop.load()) {
+    auto now = Clock::now();
+    if (now >= due) return;
+    auto until = std::min(due, now + kSlice);
+    int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(until.time_since_epoch()).count();
+    timespec ts{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+    }
   }
 }
 
@@ -101,6 +120,7 @@ void fill_header(CallRecord& record, const ClientPlan& plan, bool stopped, int64
   h["warmup"] = plan.warmup;
   h["interrupted"] = stopped;
   if (plan.duration_ms) h["duration_ms"] = *plan.duration_ms;
+  if (plan.rate_per_s) h["rate_per_s"] = *plan.rate_per_s;  // call i was due at schedule_ns(i, rate)
   h["start_realtime_ns"] = started;
   h["end_realtime_ns"] = started + wall_ns;
   h["wall_ns"] = wall_ns;
@@ -130,6 +150,10 @@ CallRecord run_calls(RpcClient& warm_client, const ClientPlan& plan, const std::
   CallRecord record;
   if (!plan.duration_ms) record.calls.reserve(plan.calls);  // with a duration, calls is only a cap
   std::vector<Attempt> attempts;
+  // A sleeping thread's timer may fire up to its slack late (50 us by
+  // default), which an open loop would count in every call's latency from
+  // due: ask for 1 ns, the least, for this thread.
+  if (plan.rate_per_s) prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
   rusage before{}, after{};
   getrusage(RUSAGE_SELF, &before);
   int64_t started = realtime_ns();
@@ -138,6 +162,10 @@ CallRecord run_calls(RpcClient& warm_client, const ClientPlan& plan, const std::
   for (uint64_t i = 0; i < plan.calls && !stop.load() && time_left(); ++i) {
     uint32_t seq = static_cast<uint32_t>(i) + (operation_row(plan.op).numbered() ? plan.first_seq : 0);
     attempts.clear();
+    if (plan.rate_per_s) {
+      wait_until_due(t0 + std::chrono::nanoseconds(schedule_ns(i, *plan.rate_per_s)), stop);
+      if (stop.load()) break;
+    }
     call(caller, seq, t0, &attempts);
     add_call(record, seq, attempts);
   }

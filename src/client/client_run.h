@@ -35,6 +35,11 @@ struct ClientPlan {
   // under way ends as it would): a cell with timed events lasts a fixed
   // time, `calls` then being only a cap.
   std::optional<int64_t> duration_ms;
+  // Open loop: recorded call i is due at the first one's start + i / rate
+  // seconds (CallRecord::due_ns); the client waits until it is due and
+  // never when late, one call outstanding at a time. Unset: closed loop,
+  // each call as soon as the last one ended.
+  std::optional<double> rate_per_s;
 };
 
 // Runs the plan, one attempt per call (retry policy none or library);

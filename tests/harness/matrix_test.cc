@@ -293,6 +293,62 @@ TEST(CellConfig, AtMostOnceIsInTheIdentityOnlyWhenOn) {
   EXPECT_NE(cell.label().find("at-most-once"), std::string::npos);
 }
 
+// An open-loop cell's rate is in its identity and label only when set: a
+// closed-loop speed cell keeps the JSON it had before the axis (spelt out
+// here as runs before it wrote it), so --resume still finds it.
+TEST(CellConfig, RateIsInTheIdentityOnlyWhenSet) {
+  SpeedAxes a = speed_preset("quick");
+  a.transports = {"grpc"};
+  a.sizes = {12};
+  a.clients = {1};
+  a.connects = {ConnectMode::kPersistent};
+  a.topologies = {netem::TopologyKind::kLoopback};
+  a.calibrate = false;
+  std::vector<CellConfig> closed = expand_speed(a);
+  ASSERT_EQ(closed.size(), 1u);
+  // As run i27-grpc-async-1525 (made before the axis) wrote its grpc cell, but for the counts.
+  EXPECT_EQ(closed[0].id(),
+            R"({"block":"","calls_per_client":50,"clients":1,"connect":"persistent","drain_stale_replies":false,)"
+            R"("drc":0,"experiment":"speed","faults":{"corrupt_pct":0.0,"delay_ms":0.0,"direction":"both",)"
+            R"("dup_pct":0.0,"ge_1h_pct":null,"ge_1k_pct":null,"ge_p_pct":null,"ge_r_pct":null,"jitter_ms":0.0,)"
+            R"("loss_corr_pct":0.0,"loss_pct":0.0,"profile":"","rate":"","reorder_pct":0.0,"seed":null},)"
+            R"("faults_backend":"auto","grpc_retry":false,"hogs":0,"pin":false,"retry_timeout_ms":null,"size":12,)"
+            R"("timeout_ms":10000,"topology":"loopback","transport":"grpc","trials":3,"udp_bufsize":0,"warmup":10})");
+  EXPECT_EQ(closed[0].label(), "grpc loopback persistent 12 B");
+
+  a.rates = {0, 5000};
+  std::vector<CellConfig> cells = expand_speed(a);
+  ASSERT_EQ(cells.size(), 2u);
+  EXPECT_EQ(cells[0].id(), closed[0].id());  // 0 is the closed loop
+  ASSERT_TRUE(cells[1].rate_per_s);
+  EXPECT_EQ(*cells[1].rate_per_s, 5000);
+  EXPECT_EQ(cells[1].to_json().at("rate_per_s"), 5000);
+  EXPECT_EQ(cells[1].label(), "grpc loopback persistent 12 B @ 5000/s");
+  CellConfig back = CellConfig::from_json(cells[1].to_json());
+  EXPECT_TRUE(back.rate_per_s == cells[1].rate_per_s);
+  EXPECT_EQ(back.id(), cells[1].id());
+  EXPECT_EQ(speed_group(cells[0]), speed_group(cells[1]));  // their trials take turns
+}
+
+// rate-sweep: every built-in transport at each rate and closed loop, one
+// client, 12 B, loopback, no calibration; a trial fills 0.5 s at its rate.
+TEST(SpeedMatrix, RateSweepFillsHalfASecondAtEachRate) {
+  SpeedAxes a = speed_preset("rate-sweep");
+  std::vector<CellConfig> cells = expand_speed(a);
+  ASSERT_EQ(cells.size(), a.transports.size() * a.rates.size());
+  for (const CellConfig& c : cells) {
+    EXPECT_FALSE(is_calibration(c.transport));
+    EXPECT_EQ(c.clients, 1);
+    EXPECT_EQ(c.size, 12u);
+    EXPECT_EQ(c.topology, netem::TopologyKind::kLoopback);
+    if (!c.rate_per_s) {
+      EXPECT_EQ(c.calls_per_client, 1000u);
+      continue;
+    }
+    EXPECT_EQ(c.calls_per_client, std::max<uint64_t>(100, static_cast<uint64_t>(*c.rate_per_s / 2))) << c.label();
+  }
+}
+
 // The retry policy axis: each transport takes the values its row allows
 // (library only where the library has a retry to turn on) and says which
 // it left out; at-most-once doubles every cell.

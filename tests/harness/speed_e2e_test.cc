@@ -100,5 +100,40 @@ TEST(SpeedE2E, ParallelClientsBeginTogetherBehindTheStartGate) {
     EXPECT_FALSE(entry.is_fifo()) << entry.path();
 }
 
+// Open loop: the rate-sweep preset on two transports and two rates beside
+// the closed loop; each open-loop cell says its offered and achieved rate,
+// the table marks a knee for each transport, and the p99 is plotted.
+TEST(SpeedE2E, RateSweepPrintsTheKneeOfEachTransport) {
+  TempDir dir;
+  ProcessResult r = run_program({bin("rpclab"), "speed", "--preset", "rate-sweep", "--transports", "raw-udp,sunrpc-tcp",
+                                 "--rates", "0,500,2000", "--trials", "2", "--calls-per-trial", "100", "--out",
+                                 dir.file("run"), "--results-root", dir.file("results")},
+                                180s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t open = 0;
+  for (const json& rec : read_jsonl(dir.file("run/results.jsonl"))) {
+    ASSERT_EQ(rec["status"], "ok") << rec["label"] << ": " << rec["reason"];
+    EXPECT_EQ(rec["calls_measured"], 200u) << rec["label"];
+    if (!rec["cell"].contains("rate_per_s")) {
+      EXPECT_FALSE(rec.contains("offered_per_s")) << rec["label"];
+      continue;
+    }
+    ++open;
+    EXPECT_NE(rec["label"].get<std::string>().find(" @ "), std::string::npos) << rec["label"];
+    EXPECT_EQ(rec["offered_per_s"], rec["cell"]["rate_per_s"]) << rec["label"];
+    EXPECT_GT(rec["calls_per_s"].get<double>(), 0) << rec["label"];
+    EXPECT_LE(rec["p50_us"].get<double>(), rec["p99_us"].get<double>()) << rec["label"];
+  }
+  EXPECT_EQ(open, 4u);
+  EXPECT_NE(r.out.find("Open loop: each client's calls due on a fixed schedule"), std::string::npos) << r.out;
+  size_t knees = r.out.find("Knee per transport:");
+  ASSERT_NE(knees, std::string::npos) << r.out;
+  for (const char* t : {"raw-udp", "sunrpc-tcp"})
+    EXPECT_NE(r.out.find(std::string("  ") + t + ": ", knees), std::string::npos) << t << "\n" << r.out;
+  EXPECT_NE(r.out.find("closed loop ("), std::string::npos) << r.out;
+  EXPECT_TRUE(std::filesystem::exists(dir.file("run/rate-p99.png")));
+  EXPECT_TRUE(namespaces_left_by(dir.file("run")).empty());
+}
+
 }  // namespace
 }  // namespace rpclab::test

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "harness/speed/latency_order.h"
+#include "harness/speed/rate_report.h"
 #include "harness/speed/speed_report.h"
 #include "harness/speed/speed_rows.h"
 #include "harness/kit/stats.h"
@@ -43,6 +44,62 @@ TEST(LatencyOrder, LessThanOnlyWhereEveryPairAcrossItDiffers) {
                          {"grpc", 103, kGrpc}, {"sunrpc-udp", 200, slow}},
                         0.01);
   EXPECT_EQ(order, "raw-udp < raw-tcp, sunrpc-tcp, grpc < sunrpc-udp (within a group: raw-tcp < grpc)");
+}
+
+// The knee: the highest offered rate achieved to 95% with a p99 at most
+// 10 times the lowest rate's. 20,000/s keeps up but its p99 is 11 times;
+// 50,000/s makes 30,000. 10,000/s is the knee, whatever the points' order.
+TEST(RateSweep, TheKneeIsTheHighestRateKeptUpWithATailWithinTenTimes) {
+  std::vector<RatePoint> points = {{10000, 9600, 90}, {500, 501, 20}, {50000, 30000, 9000}, {20000, 19900, 220},
+                                   {1000, 1002, 25}};
+  ASSERT_TRUE(knee_index(points));
+  EXPECT_EQ(*knee_index(points), 0u);
+  points[0].achieved_per_s = 9400;  // under 95%
+  EXPECT_EQ(*knee_index(points), 4u);
+  EXPECT_FALSE(knee_index({{500, 400, 20}}));  // not even the lowest kept up
+  EXPECT_FALSE(knee_index({}));
+}
+
+CellRecord rate_cell(const std::string& transport, double rate, double achieved, double p50, double p99) {
+  CellConfig c;
+  c.experiment = "speed";
+  c.transport = transport;
+  c.size = 12;
+  c.trials = 3;
+  if (rate > 0) c.rate_per_s = rate;
+  CellRecord r = CellRecord::begin(c, "test");
+  r.transport = transport;
+  r.topology = "loopback";
+  r.connect = "persistent";
+  r.speed.size = size_t{12};
+  LatencyFigures& l = r.speed.latency;
+  l.calls_measured = 3000;
+  l.p50_us = p50;
+  l.p99_us = p99;
+  l.p999_us = p99 * 2;
+  l.calls_per_s = achieved;
+  if (rate > 0) l.offered_per_s = rate;
+  return r;
+}
+
+TEST(RateSweep, TheTableMarksEachTransportsKneeBesideItsClosedLoop) {
+  std::vector<CellRecord> records = {
+      rate_cell("raw-tcp", 0, 60000, 15, 30),       rate_cell("raw-tcp", 1000, 1001, 18, 40),
+      rate_cell("raw-tcp", 10000, 9990, 17, 45),    rate_cell("grpc", 0, 9000, 100, 200),
+      rate_cell("grpc", 1000, 1001, 110, 250),      rate_cell("grpc", 10000, 8000, 9000, 40000)};
+  std::string text = rate_sweep_table(records);
+  EXPECT_NE(text.find("  raw-tcp: 10,000/s\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  grpc: 1,000/s\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("closed"), std::string::npos) << text;
+  EXPECT_NE(text.find("p50 110.0 us at 1,000/s, 100.0 us closed loop (1.10x)"), std::string::npos) << text;
+  std::vector<PlotSpec> plots = rate_plot_specs(records);
+  ASSERT_EQ(plots.size(), 1u);
+  EXPECT_TRUE(plots[0].logx && plots[0].logy);
+  ASSERT_EQ(plots[0].series.size(), 2u);  // one line per transport, the closed loop not on it
+  EXPECT_EQ(plots[0].series[0].x, (std::vector<double>{1000, 10000}));
+  // Closed-loop tables leave the open-loop cells out.
+  EXPECT_EQ(speed_report(records, {RPCLAB_SOURCE_DIR "/docs/data"}).find("@"), std::string::npos);
+  EXPECT_EQ(rate_sweep_table({rate_cell("grpc", 0, 9000, 100, 200)}), "");
 }
 
 TEST(SpeedReport, TheOrderLineAgreesWithWelchForEveryPair) {
