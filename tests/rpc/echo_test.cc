@@ -2,7 +2,13 @@
 // size it cannot carry fails with words that say so, not a crash.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <random>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "rpc_test_util.h"
 #include "support/client_process.h"
@@ -120,6 +126,43 @@ TEST(EchoLimits, GrpcSyncServerCarriesWhatTheAsyncOneDoes) {
     for (size_t size : {size_t{0}, size_t{12}, size_t{1} << 20, size_t{16} << 20}) expect_echoed(*client, size);
     EXPECT_TRUE(server.running()) << server.log();
   }
+}
+
+// The server's threads named `name` (the async gRPC server names its
+// completion-queue threads rpclab-cq; gRPC starts threads of its own).
+size_t threads_named(pid_t pid, const std::string& name) {
+  size_t n = 0;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string got;
+    if (std::getline(comm, got) && got == name) ++n;
+  }
+  return n;
+}
+
+// --grpc-server-threads N: N completion-queue threads (the default: one),
+// serving clients that call at once.
+TEST(EchoLimits, GrpcAsyncServerRunsTheThreadsAskedForAndServesClientsAtOnce) {
+  ServerProcess one(ServerSpec{"grpc"});
+  ServerSpec spec{"grpc"};
+  spec.args = {"--grpc-server-threads", "3"};
+  ServerProcess three(spec);
+  EXPECT_EQ(threads_named(one.pid(), "rpclab-cq"), 1u);
+  EXPECT_EQ(threads_named(three.pid(), "rpclab-cq"), 3u);
+
+  constexpr int kClients = 4, kCalls = 200;
+  std::atomic<int> echoed{0};
+  std::vector<std::thread> clients;
+  for (int c = 0; c < kClients; ++c)
+    clients.emplace_back([&three, &echoed] {
+      auto mine = make_client("grpc", three.port());
+      std::string payload = random_bytes(512), reply;
+      for (int i = 0; i < kCalls; ++i)
+        if (typed_call(*mine, Operation::kEcho, payload, &reply).ok() && reply == payload) ++echoed;
+    });
+  for (auto& t : clients) t.join();
+  EXPECT_EQ(echoed.load(), kClients * kCalls);
+  EXPECT_TRUE(three.running()) << three.log();
 }
 
 }  // namespace
