@@ -4,7 +4,8 @@
 #   make                     build everything into build/
 #   make test                the GoogleTest suite (unit, end to end, faults)
 #   make run-dependability   Levy's dependability table (PRESET=quick|remedies|failures|levy-surface|nfs|nfs-quick, CALLS=N)
-#   make run-speed           Levy's timing table (QUICK=1 for the short one; PRESET=nfs: the NFS speed view)
+#   make run-speed           Levy's timing table (QUICK=1 for the short one; PRESET=rate-sweep or any speed preset;
+#                            PRESET=nfs: the NFS speed view)
 #                            (both with the adapters `make` built, adapters/*: docs/adapters.md; those
 #                            that did not build are listed as skipped with the reason)
 #   make docs-tables RUN=results/...   refresh the tables docs quote from that run
@@ -67,9 +68,11 @@ run-dependability: build
 
 # PRESET=nfs is the NFS speed view (docs/nfs.md, "Speed"): the nfs
 # experiment's nfs-speed preset, GETATTR and MKDIR per server and transport.
+# Any other PRESET is one of `rpclab speed`'s (rate-sweep, ...), which names
+# its presets when given one it does not have.
 NFS_SPEED_PRESETS := nfs
 run-speed: build
-	$(BUILD)/rpclab $(if $(filter $(NFS_SPEED_PRESETS),$(PRESET)),nfs --preset nfs-speed,speed --preset $(if $(QUICK),quick,levy1989))
+	$(BUILD)/rpclab $(if $(filter $(NFS_SPEED_PRESETS),$(PRESET)),nfs --preset nfs-speed,speed --preset $(if $(QUICK),quick,$(PRESET)))
 
 # The tables docs/dependability.md or docs/speed.md quotes, generated from
 # one run folder (the blocks of that run's preset; see tools/docs-tables.sh).
