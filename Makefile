@@ -12,7 +12,7 @@
 #   make SANITIZE=address,undefined test    the same suite under ASan+UBSan
 #   make test TEST_FLAGS=--gtest_filter=...  pass flags to every test program
 #   make fuzz                short libFuzzer runs of every decoder (FUZZ_SECONDS=60), built in build-sanitize/
-#   make clean-net           remove every network namespace rpclab left behind
+#   make clean-net           remove the network namespaces of rpclab runs that are gone (ALL=1: of live runs too)
 #   make doctor              what this machine can do, and what will be skipped
 #   make install             install under PREFIX (/usr/local); DESTDIR=/tmp/stage stages it
 
@@ -81,7 +81,7 @@ docs-tables: build
 	tools/docs-tables.sh $(BUILD)/rpclab $(RUN)
 
 clean-net: build
-	$(BUILD)/rpclab clean-net
+	$(BUILD)/rpclab clean-net $(if $(ALL),--all)
 
 doctor: build
 	$(BUILD)/rpclab doctor

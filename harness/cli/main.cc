@@ -28,15 +28,30 @@ int doctor() {
   return rpclab::kExitOk;
 }
 
-int clean_net() {
-  if (::geteuid() != 0 && !rpclab::netem::list_our_namespaces().empty()) {
-    std::fprintf(stderr, "rpclab clean-net: removing network namespaces needs root: sudo make clean-net\n");
+// Removes the namespaces of runs that are gone; those of a run still going
+// only with --all, which breaks that run (it once was the only way, and
+// `make clean-net` beside a long run ended it).
+int clean_net(bool all) {
+  namespace netem = rpclab::netem;
+  std::vector<std::string> live;
+  size_t to_remove = 0;
+  for (const std::string& ns : netem::list_our_namespaces()) {
+    if (netem::owner_alive(ns)) live.push_back(ns);
+    if (all || !netem::owner_alive(ns)) ++to_remove;
+  }
+  if (::geteuid() != 0 && to_remove > 0) {
+    std::fprintf(stderr, "rpclab clean-net: removing network namespaces needs root: sudo make clean-net%s\n",
+                 all ? " ALL=1" : "");
     return rpclab::kExitSetup;
   }
   rpclab::process::CommandLog log;
-  auto removed = rpclab::netem::remove_all_namespaces(log);
+  auto removed = all ? netem::remove_all_namespaces(log) : netem::remove_stale_namespaces(log);
   for (const std::string& ns : removed) std::printf("removed %s\n", ns.c_str());
   std::printf("%zu rpclab namespace(s) removed\n", removed.size());
+  if (!all)
+    for (const std::string& ns : live)
+      std::printf("left %s: the run that made it is still going (rpclab clean-net --all, or make clean-net ALL=1, "
+                  "removes it and breaks that run)\n", ns.c_str());
   return rpclab::kExitOk;
 }
 
@@ -74,7 +89,9 @@ int main(int argc, char** argv) {
   auto compare = rpclab::harness::add_compare_command(app);
   auto adapter = rpclab::harness::add_adapter_command(app);
   app.add_subcommand("doctor", "what this machine can do, and what will be skipped and why");
-  app.add_subcommand("clean-net", "remove every network namespace rpclab created (make clean-net)");
+  bool clean_all = false;
+  app.add_subcommand("clean-net", "remove the network namespaces of rpclab runs that are gone (make clean-net)")
+      ->add_flag("--all", clean_all, "also those of runs still going, which breaks them (make clean-net ALL=1)");
   rpclab::harness::GuestTrial guest;
   CLI::App* cell = app.add_subcommand("cell", "run one trial of a cell from a JSON file (used inside the UML guest)");
   cell->add_option("--spec", guest.spec_path)->required();
@@ -110,7 +127,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("compare")) return compare();
     if (app.got_subcommand("adapter")) return adapter();
     if (app.got_subcommand("doctor")) return doctor();
-    if (app.got_subcommand("clean-net")) return clean_net();
+    if (app.got_subcommand("clean-net")) return clean_net(clean_all);
     if (app.got_subcommand("cell")) {  // inside the guest: a trial of the cell's own experiment
       guest.bin_dir = rpclab::program_dir();
       return rpclab::harness::run_cell_command(guest, [](const rpclab::harness::CellConfig& cell) {

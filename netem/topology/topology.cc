@@ -156,11 +156,16 @@ std::vector<std::string> list_our_namespaces() {
   return out;
 }
 
+bool owner_alive(const std::string& ns) {
+  pid_t owner = owner_of(ns);
+  return owner != 0 && process_alive(owner);
+}
+
 std::vector<std::string> remove_stale_namespaces(process::CommandLog& log) {
   std::vector<std::string> removed;
   for (const auto& ns : list_our_namespaces()) {
+    if (owner_alive(ns)) continue;
     pid_t owner = owner_of(ns);
-    if (owner != 0 && process_alive(owner)) continue;
     log.comment("removing " + ns + ": its owner " + std::to_string(owner) + " is gone");
     delete_namespace(ns, log);
     removed.push_back(ns);

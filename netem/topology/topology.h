@@ -64,8 +64,11 @@ class Topology {
 // processes inside and delete them. Returns the names removed. Every run
 // calls this first, so a run killed with SIGKILL is cleaned by the next.
 std::vector<std::string> remove_stale_namespaces(process::CommandLog& log);
-// Every rpclab-* namespace, live owner or not (`make clean-net`).
+// Every rpclab-* namespace, live owner or not (`rpclab clean-net --all`).
 std::vector<std::string> remove_all_namespaces(process::CommandLog& log);
 std::vector<std::string> list_our_namespaces();
+// The process that made `ns` (from its name) is still running: a run in
+// progress, whose namespaces only `--all` removes.
+bool owner_alive(const std::string& ns);
 
 }  // namespace rpclab::netem

@@ -10,6 +10,8 @@
 // checked on made-up machines in tests/netem/backend_choice_test.cc.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -382,7 +384,7 @@ TEST(HelpText, HoldsNoCli11Leftovers) {
 }
 
 // Missing privileges: as nobody, the harness runs what it can and says
-// what it skipped; clean-net refuses and says to use sudo.
+// what it skipped; clean-net --all refuses and says to use sudo.
 TEST(BadInput, WithoutRootTheHarnessSaysWhatNeedsRoot) {
   NobodyPrograms nobody({"rpclab", "rpclab-server", "rpclab-client"});
   if (!nobody.why_not().empty()) GTEST_SKIP() << nobody.why_not();
@@ -404,11 +406,46 @@ TEST(BadInput, WithoutRootTheHarnessSaysWhatNeedsRoot) {
 
   std::string ns = std::string(netem::kNamespacePrefix) + std::to_string(::getpid()) + "-badinput";
   ASSERT_EQ(run_program({"ip", "netns", "add", ns}).exit_code, 0);
-  ProcessResult clean = as_nobody({"rpclab", "clean-net"});
+  // This test's own namespace has a live owner: only --all would remove it.
+  ProcessResult clean = as_nobody({"rpclab", "clean-net", "--all"});
   run_program({"ip", "netns", "delete", ns});
   EXPECT_EQ(clean.exit_code, kSetup) << clean.err;
   EXPECT_NE(clean.err.find("needs root"), std::string::npos) << clean.err;
   EXPECT_NE(clean.err.find("sudo make clean-net"), std::string::npos) << clean.err;
+}
+
+// `rpclab clean-net` beside a run in progress leaves that run's namespaces
+// (named after its live pid) and removes a dead run's; --all removes both.
+// In a mount namespace of its own with an empty /run/netns, so the
+// namespaces of tests running beside it are out of its sight.
+TEST(BadInput, CleanNetLeavesTheNamespacesOfARunStillGoingUnlessAll) {
+  if (::geteuid() != 0) GTEST_SKIP() << "making network namespaces needs root";
+  pid_t gone = ::fork();
+  if (gone == 0) ::_exit(0);
+  ::waitpid(gone, nullptr, 0);
+  std::string prefix = netem::kNamespacePrefix;
+  std::string live = prefix + std::to_string(::getpid()) + "-clean", dead = prefix + std::to_string(gone) + "-clean";
+  std::string script = "set -e; mkdir -p /run/netns; mount -t tmpfs rpclab-test /run/netns; ip netns add " + live +
+                       "; ip netns add " + dead + "; " + bin("rpclab") + " clean-net; echo '=== left:'; ls /run/netns; " +
+                       "echo '=== all:'; " + bin("rpclab") + " clean-net --all; echo '=== left:'; ls /run/netns";
+  ProcessResult r = run_program({"unshare", "-m", "sh", "-c", script});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  // The output in four parts: each pass of clean-net, and what it left.
+  std::vector<std::string> parts;
+  for (size_t at = 0;;) {
+    size_t next = r.out.find("=== ", at);
+    parts.push_back(r.out.substr(at, next == std::string::npos ? std::string::npos : next - at));
+    if (next == std::string::npos) break;
+    at = next + 4;
+  }
+  ASSERT_EQ(parts.size(), 4u) << r.out;
+  EXPECT_NE(parts[0].find("removed " + dead), std::string::npos) << r.out;
+  EXPECT_EQ(parts[0].find("removed " + live), std::string::npos) << r.out;
+  EXPECT_NE(parts[0].find("left " + live + ": the run that made it is still going"), std::string::npos) << r.out;
+  EXPECT_NE(parts[1].find(live), std::string::npos) << r.out;
+  EXPECT_EQ(parts[1].find(dead), std::string::npos) << r.out;
+  EXPECT_NE(parts[2].find("removed " + live), std::string::npos) << r.out;
+  EXPECT_EQ(parts[3].find(prefix), std::string::npos) << "--all left some:\n" << r.out;
 }
 
 // A user let run rpclab (setpriv or sudo -u start it) whose folder that
