@@ -334,15 +334,15 @@ class AsyncServer : public RpcServer {
       [](AsyncServer* s, grpc::ServerContext* ctx, const Req* req, Rep* rep) { return work; })
     for (auto& queue : queues_) {
       grpc::ServerCompletionQueue* q = queue.get();
-    RPCLAB_ASK(wire::Empty, wire::Empty, service_, Null, s->calls_.Null(ctx, req, rep));
-    RPCLAB_ASK(wire::NextRequest, wire::NextReply, service_, Next, s->calls_.Next(ctx, req, rep));
-    RPCLAB_ASK(wire::EchoMessage, wire::EchoMessage, service_, Echo, s->calls_.Echo(ctx, req, rep));
-    RPCLAB_ASK(wire::IsPrimeRequest, wire::IsPrimeReply, service_, IsPrime, s->calls_.IsPrime(ctx, req, rep));
-    RPCLAB_ASK(wire::Doubles, wire::AverageReply, service_, Average, s->calls_.Average(ctx, req, rep));
-    RPCLAB_ASK(wire::CountRequest, wire::Doubles, service_, GetRandNums, s->calls_.GetRandNums(ctx, req, rep));
-    RPCLAB_ASK(wire::Doubles, wire::Doubles, service_, LogTransform, s->calls_.LogTransform(ctx, req, rep));
-    RPCLAB_ASK(wire::RecordRequest, wire::Record, service_, GetRecord, s->calls_.GetRecord(ctx, req, rep));
-    RPCLAB_ASK(health::HealthCheckRequest, health::HealthCheckResponse, health_, Check, health_check(req, rep));
+      RPCLAB_ASK(wire::Empty, wire::Empty, service_, Null, s->calls_.Null(ctx, req, rep));
+      RPCLAB_ASK(wire::NextRequest, wire::NextReply, service_, Next, s->calls_.Next(ctx, req, rep));
+      RPCLAB_ASK(wire::EchoMessage, wire::EchoMessage, service_, Echo, s->calls_.Echo(ctx, req, rep));
+      RPCLAB_ASK(wire::IsPrimeRequest, wire::IsPrimeReply, service_, IsPrime, s->calls_.IsPrime(ctx, req, rep));
+      RPCLAB_ASK(wire::Doubles, wire::AverageReply, service_, Average, s->calls_.Average(ctx, req, rep));
+      RPCLAB_ASK(wire::CountRequest, wire::Doubles, service_, GetRandNums, s->calls_.GetRandNums(ctx, req, rep));
+      RPCLAB_ASK(wire::Doubles, wire::Doubles, service_, LogTransform, s->calls_.LogTransform(ctx, req, rep));
+      RPCLAB_ASK(wire::RecordRequest, wire::Record, service_, GetRecord, s->calls_.GetRecord(ctx, req, rep));
+      RPCLAB_ASK(health::HealthCheckRequest, health::HealthCheckResponse, health_, Check, health_check(req, rep));
       workers_.emplace_back([q] {
         // Named, so top, perf and the tests tell them from gRPC's own.
         pthread_setname_np(pthread_self(), "rpclab-cq");
