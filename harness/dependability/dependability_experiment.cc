@@ -90,10 +90,9 @@ class DependabilityFlags : public ExperimentFlags {
 };
 
 DependabilityFlags::DependabilityFlags(CLI::App& cmd) {
-  cmd.add_option("--preset", f.preset, "levy1989 | remedies | quick | failures")
+  cmd.add_option("--preset", f.preset, dependability_presets_help())
       ->check(CLI::IsMember(dependability_presets()))->capture_default_str();
-  cmd.add_option("--tables", f.tables, "only these tables of the preset: load, faults (levy1989), remedies, "
-                  "clean, udp-dup, stream-dup (quick), failures, failures-udp, failures-udp-amo")->delimiter(',');
+  cmd.add_option("--tables", f.tables, dependability_tables_help())->delimiter(',');
   cmd.add_option("--transports", f.transports, "comma-separated transports")->delimiter(',');
   cmd.add_option("--loads", f.loads, "server load axis: CPU hogs, e.g. 0,5,10,20")->delimiter(',')
       ->check(in_range(0, 256));

@@ -276,15 +276,21 @@ std::vector<Block> levy_surface() {
   return {plain, cache};
 }
 
-// The presets, one row each: its name and its tables.
+// The presets, one row each: its name, what it asks (for --help), and its
+// tables.
 struct Preset {
   const char* name;
+  const char* summary;
   std::vector<Block> (*blocks)();
 };
 const std::vector<Preset>& presets() {
   static const std::vector<Preset> table = {
-      {"levy1989", levy1989}, {"remedies", remedies}, {"quick", quick}, {"failures", failures},
-      {"levy-surface", levy_surface}};
+      {"levy1989", "Levy's tables: server load, and loss x duplication between two hosts (make run-dependability)",
+       levy1989},
+      {"remedies", "what stops sunrpc-udp's duplicates: the reply cache and draining stale replies", remedies},
+      {"quick", "every transport without faults, then 5% duplication (about a minute)", quick},
+      {"failures", "crashes, partitions, resets and stalls, x retry policies and at-most-once", failures},
+      {"levy-surface", "the retransmit interval against server load: where duplicates begin", levy_surface}};
   return table;
 }
 
@@ -377,6 +383,22 @@ std::vector<std::string> dependability_presets() {
   std::vector<std::string> names;
   for (const Preset& p : presets()) names.push_back(p.name);
   return names;
+}
+
+std::string dependability_presets_help() {
+  std::string help;
+  for (const Preset& p : presets()) help += (help.empty() ? "" : "; ") + std::string(p.name) + ": " + p.summary;
+  return help;
+}
+
+std::string dependability_tables_help() {
+  std::string help;
+  for (const Preset& p : presets()) {
+    std::string tables;
+    for (const Block& b : p.blocks()) tables += (tables.empty() ? "" : ", ") + b.name;
+    help += (help.empty() ? "" : "; ") + tables + " (" + p.name + ")";
+  }
+  return "only these tables of the preset: " + help;
 }
 
 std::vector<Block> dependability_preset(const std::string& name) {

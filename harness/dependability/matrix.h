@@ -68,6 +68,10 @@ struct AxisOverrides {
 };
 
 std::vector<std::string> dependability_presets();  // names, for --help and errors
+// --preset's and --tables's help, from the presets' rows: each preset with
+// what it asks, and each preset's tables.
+std::string dependability_presets_help();
+std::string dependability_tables_help();
 // Throws std::invalid_argument for an unknown preset name.
 std::vector<Block> dependability_preset(const std::string& name);
 // Throws netem::SpecError / std::invalid_argument for impossible overrides:

@@ -77,8 +77,8 @@ class SpeedFlags : public ExperimentFlags {
 };
 
 SpeedFlags::SpeedFlags(CLI::App& cmd) {
-  cmd.add_option("--preset", f.preset, "levy1989 | quick | rate-sweep")
-      ->check(CLI::IsMember({"levy1989", "quick", "rate-sweep"}))
+  cmd.add_option("--preset", f.preset, speed_presets_help())
+      ->check(CLI::IsMember(speed_preset_names()))
       ->capture_default_str();
   cmd.add_option("--workload", f.workload, "what each call is: " + speed_workload_names() +
                   " (allman: Allman's four operations, --sizes as N doubles, default 50,500,5000,50000; "

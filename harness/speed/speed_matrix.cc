@@ -216,9 +216,33 @@ SpeedAxes speed_preset(const std::string& name) {
     a.rates = {0, 500, 1000, 2000, 5000, 10000, 20000, 50000};
     a.seconds_per_trial = 0.5;
   } else {
-    throw std::invalid_argument("unknown speed preset '" + name + "' (known: levy1989, quick, rate-sweep)");
+    std::string known;
+    for (const std::string& n : speed_preset_names()) known += (known.empty() ? "" : ", ") + n;
+    throw std::invalid_argument("unknown speed preset '" + name + "' (known: " + known + ")");
   }
   return a;
+}
+
+const std::vector<SpeedPresetRow>& speed_presets() {
+  static const std::vector<SpeedPresetRow> rows = {
+      {"levy1989", "Levy's timing table: 12 B to 1 MiB, 1/2/4 clients, new and kept connections, loopback and two "
+                   "hosts, every transport (make run-speed)"},
+      {"quick", "12 B and 8 KiB, 1 and 2 clients, 3 short trials (about a minute)"},
+      {"rate-sweep", "open loop: every built-in transport at 500 to 50,000 calls/s, latency from when each call was "
+                     "due, the knee"}};
+  return rows;
+}
+
+std::vector<std::string> speed_preset_names() {
+  std::vector<std::string> names;
+  for (const SpeedPresetRow& p : speed_presets()) names.push_back(p.name);
+  return names;
+}
+
+std::string speed_presets_help() {
+  std::string help;
+  for (const SpeedPresetRow& p : speed_presets()) help += (help.empty() ? "" : "; ") + std::string(p.name) + ": " + p.summary;
+  return help;
 }
 
 std::vector<CellConfig> expand_speed(const SpeedAxes& a) {

@@ -52,6 +52,14 @@ inline constexpr uint64_t kMinRateCallsPerTrial = 100;  // a p99 needs 100 calls
 std::string speed_group(const CellConfig& cell);
 
 SpeedAxes speed_preset(const std::string& name);  // throws std::invalid_argument
+// The presets speed_preset() knows, each with what it measures (--help).
+struct SpeedPresetRow {
+  const char* name;
+  const char* summary;
+};
+const std::vector<SpeedPresetRow>& speed_presets();
+std::vector<std::string> speed_preset_names();
+std::string speed_presets_help();
 
 // A workload: what each call is, one row each. `echo` is Levy's (opaque
 // bytes of --sizes); `allman` is Allman's four operations (seed 000) with

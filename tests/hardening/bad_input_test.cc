@@ -17,7 +17,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "harness/dependability/matrix.h"
 #include "harness/harness_e2e_util.h"
+#include "harness/speed/speed_matrix.h"
 #include "netem/topology/capabilities.h"
 #include "netem/topology/topology.h"
 #include "support/help_text.h"
@@ -381,6 +383,23 @@ TEST(HelpText, HoldsNoCli11Leftovers) {
   ProcessResult speed = run_program(with_build_path({"rpclab", "speed", "--help"}), std::chrono::seconds(10));
   for (const char* line : {"  --calibrate  ", "  --no-calibrate  ", "  --title TEXT  "})
     EXPECT_NE(speed.out.find(line), std::string::npos) << line << " not in:\n" << speed.out;
+}
+
+// --preset and --tables say every preset and table there is, with what
+// each preset asks: read from the presets' rows, not written beside them
+// (levy-surface and its two tables were missing from the hand-kept lists).
+TEST(HelpText, NamesEveryPresetWithWhatItAsksAndEveryTable) {
+  ProcessResult dep = run_program(with_build_path({"rpclab", "dependability", "--help"}), std::chrono::seconds(10));
+  for (const std::string& preset : harness::dependability_presets()) {
+    EXPECT_NE(dep.out.find(preset + ": "), std::string::npos) << preset << " not described in:\n" << dep.out;
+    std::string tables;
+    for (const harness::Block& b : harness::dependability_preset(preset))
+      tables += (tables.empty() ? "" : ", ") + b.name;
+    EXPECT_NE(dep.out.find(tables + " (" + preset + ")"), std::string::npos) << tables << " not in:\n" << dep.out;
+  }
+  ProcessResult speed = run_program(with_build_path({"rpclab", "speed", "--help"}), std::chrono::seconds(10));
+  for (const std::string& preset : harness::speed_preset_names())
+    EXPECT_NE(speed.out.find(preset + ": "), std::string::npos) << preset << " not described in:\n" << speed.out;
 }
 
 // Missing privileges: as nobody, the harness runs what it can and says
