@@ -36,8 +36,9 @@ int clean_net(bool all) {
   std::vector<std::string> live;
   size_t to_remove = 0;
   for (const std::string& ns : netem::list_our_namespaces()) {
-    if (netem::owner_alive(ns)) live.push_back(ns);
-    if (all || !netem::owner_alive(ns)) ++to_remove;
+    bool alive = netem::owner_alive(ns);
+    if (alive) live.push_back(ns);
+    if (all || !alive) ++to_remove;
   }
   if (::geteuid() != 0 && to_remove > 0) {
     std::fprintf(stderr, "rpclab clean-net: removing network namespaces needs root: sudo make clean-net%s\n",
