@@ -59,7 +59,7 @@ SpeedAxes axes(const Flags& f, bool root) {
   if (f.trials) a.trials = f.trials;
   if (f.calls_per_trial) a.calls_per_trial = f.calls_per_trial, a.seconds_per_trial = 0;  // as given, at every rate
   if (!f.rates.empty()) a.rates = f.rates;
-  if (f.warmup) a.warmup = f.warmup;
+  if (f.warmup) a.warmup = f.warmup, a.warmup_bytes = 0;  // as given, at every size
   if (f.timeout_ms) a.timeout_ms = f.timeout_ms;
   a.settings.override_with(setting_axes(f.settings));
   a.calibrate = a.calibrate && f.calibrate;  // a workload without sockperf (allman) stays without
@@ -102,7 +102,9 @@ SpeedFlags::SpeedFlags(CLI::App& cmd) {
   cmd.add_option("--trials", f.trials, "trials per cell (default 10)")->check(in_range(1, 1000));
   cmd.add_option("--calls-per-trial", f.calls_per_trial, "calls per client per trial (default 100)")
       ->check(in_range(uint64_t{1}, uint64_t{1} << 24));
-  cmd.add_option("--warmup", f.warmup, "unrecorded calls per client first (default 20)")
+  cmd.add_option("--warmup", f.warmup,
+                 "unrecorded calls per client first (default 20; levy1989's make at most half a trial's bytes, "
+                 "at least 2 calls)")
       ->check(in_range(uint64_t{1}, uint64_t{1} << 24));
   cmd.add_option("--timeout", f.timeout_ms, "total time per call in ms (default 10000)")->check(in_range(1, 3600000));
   add_setting_axis_flags(&cmd, kSpeedMatrix, &f.settings);  // --tcp-nodelay, --udp-bufsize: from the rows

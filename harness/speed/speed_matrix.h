@@ -30,6 +30,9 @@ struct SpeedAxes {
   // Each client makes at most this many payload bytes of calls per trial,
   // and at least kMinCallsPerTrial; 0 = no cap.
   size_t bytes_per_trial = 0;
+  // Each client's unrecorded warm-up calls make at most this many payload
+  // bytes, and at least kMinWarmupCalls; 0 = no cap (the warm-up as given).
+  size_t warmup_bytes = 0;
   bool calibrate = true;      // sockperf ping-pong at the same sizes, when installed
   // Open loop: each client's calls a second (rpclab-client --rate), one
   // cell per rate; 0 is a closed-loop cell. Empty: closed loop only.
@@ -45,6 +48,7 @@ inline constexpr const char* kSockperfTcp = "sockperf-tcp";
 bool is_calibration(const std::string& transport);
 inline constexpr uint64_t kMinCallsPerTrial = 10;
 inline constexpr uint64_t kMinRateCallsPerTrial = 100;  // a p99 needs 100 calls
+inline constexpr uint64_t kMinWarmupCalls = 2;          // the first call of a connection and one after it
 
 // The comparison group a cell's trials take turns in: (topology,
 // connection, clients, operation, size); a calibration cell is a group of

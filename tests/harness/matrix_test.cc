@@ -239,7 +239,9 @@ TEST(SpeedMatrix, FloorsFirstAndNodelayOnlyWhereTheRowTakesIt) {
 
 // levy1989's cap on the bytes a client sends per trial: every transport of
 // a group makes the same number of calls (the floor too, so a ratio to it
-// compares like with like), 10 at 1 MiB, 100 up to 64 KiB.
+// compares like with like), 10 at 1 MiB, 100 up to 64 KiB; and warms up
+// with the same number, 4 at 1 MiB, 20 up to 64 KiB; an explicit
+// --warmup (warmup_bytes 0) is kept at every size.
 TEST(SpeedMatrix, Levy1989CapsCallsPerTrialByBytesForEveryTransport) {
   SpeedAxes a = speed_preset("levy1989");
   std::vector<CellConfig> cells = expand_speed(a);
@@ -249,11 +251,14 @@ TEST(SpeedMatrix, Levy1989CapsCallsPerTrialByBytesForEveryTransport) {
   for (const auto& c : cells) {
     if (is_calibration(c.transport)) continue;
     EXPECT_EQ(c.calls_per_client, c.size >= (size_t{1} << 20) ? 10u : 100u) << c.id();
+    EXPECT_EQ(c.warmup, c.size >= (size_t{1} << 20) ? 4u : 20u) << c.id();
     big += c.size >= (size_t{1} << 20);
     auto [at, fresh] = calls_of_group.emplace(speed_group(c), c.calls_per_client);
     EXPECT_EQ(at->second, c.calls_per_client) << c.id() << " differs from its group";
   }
   EXPECT_GT(big, 0u);
+  a.warmup_bytes = 0;
+  for (const auto& c : expand_speed(a)) EXPECT_EQ(c.warmup, 20u) << c.id();
 }
 
 // The at-most-once workload: each transport's NEXT with the server's table
