@@ -282,7 +282,7 @@ void RemoteHost::copy_from(const std::vector<std::string>& remote_paths, const s
 }
 
 void RemoteHost::copy_to(const std::vector<std::string>& local_paths, const std::string& remote_dir) {
-  std::vector<std::string> argv = {"scp", "-q", "-p"};
+  std::vector<std::string> argv = {"scp", "-q", "-p", "-r"};  // -r: a folder is copied whole
   for (const std::string& o : options()) argv.push_back(o);
   argv.insert(argv.end(), config_overrides_.begin(), config_overrides_.end());
   argv.insert(argv.end(), local_paths.begin(), local_paths.end());

@@ -175,7 +175,13 @@ int main(int argc, char** argv) {
   }
   if (duration_ms) plan.duration_ms = duration_ms;
   if (rate > 0) plan.rate_per_s = rate;
-  rpclab::ClientSettings settings = row->client_settings(options);
+  rpclab::ClientSettings settings;
+  try {
+    settings = row->client_settings(options);  // the first use of its module: loads it
+  } catch (const rpclab::SetupError& e) {
+    std::fprintf(stderr, "rpclab-client: %s\n", e.what());
+    return rpclab::kExitSetup;
+  }
   if (size_t bytes = rpclab::payload_bytes(plan.op, plan.size); bytes > settings.max_payload) {
     std::string note(row->traits.payload_note);
     std::fprintf(stderr, "rpclab-client: --size: %zu bytes does not fit in one %s call (at most %zu bytes%s)\n",

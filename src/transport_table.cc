@@ -38,52 +38,52 @@ std::vector<TransportRow>& table() {
        {Carrier::kDatagram, Role::kRpc, true, "raw-udp", "", "Sun (udp)",
         "libtirpc's default buffer is 8800 bytes; --udp-bufsize 65536 on client and server carries up to 65460", "",
         "", true},
-       sunrpc::udp_settings, sunrpc::make_udp_client, sunrpc::make_udp_server,
+       "sunrpc",
        {LibraryRetry::kAlwaysOn, "clnt_dg sends the call again every --retry-timeout until --timeout"},
        sunrpc::kClientOperations, settings_list(sunrpc::kUdpSettings)},
       {"sunrpc-tcp", "ONC RPC over TCP: rpcgen -M stubs on libtirpc (clnt_vc / svc_vc)",
        {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "Sun (tcp)", ""},
-       sunrpc::tcp_settings, sunrpc::make_tcp_client, sunrpc::make_tcp_server,
+       "sunrpc",
        {LibraryRetry::kNone, "clnt_vc never sends a call again; TCP retransmits segments"},
        sunrpc::kClientOperations, settings_list(sunrpc::kTcpSettings)},
       {"grpc", "gRPC C++ unary over HTTP/2, insecure channel: async-API server (one completion-queue thread), sync client",
        {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", "", "", "gRPC"},
-       grpcx::client_settings, grpcx::make_client, grpcx::make_server,
+       "grpc",
        kGrpcRetry,
        grpcx::kClientOperations, settings_list(grpcx::kSettings)},
       {"grpc-callback-server", "gRPC C++ unary over HTTP/2, insecure channel: callback-API server, sync client",
        {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", "", "", ""},
-       grpcx::client_settings, grpcx::make_client, grpcx::make_callback_server,
+       "grpc",
        kGrpcRetry,
        grpcx::kClientOperations, {}},
       {"grpc-callback", "gRPC C++ unary over HTTP/2, insecure channel: callback-API server and client",
        {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", "", "", ""},
-       grpcx::client_settings, grpcx::make_callback_client, grpcx::make_callback_server,
+       "grpc",
        kGrpcRetry,
        grpcx::kClientOperations, {}},
       {"xmlrpc", "XML-RPC over HTTP/1.1: xmlrpc-c, C++ client on its curl transport, Abyss server",
        {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", "", "XML-RPC", "XML-RPC"},
-       xmlrpc::http_settings, xmlrpc::make_http_client, xmlrpc::make_http_server,
+       "xmlrpc",
        {LibraryRetry::kNone, "xmlrpc-c's curl transport never sends a call again; TCP retransmits segments"},
        xmlrpc::kClientOperations, {{&kTcpNodelay, Side::kServer}}},  // curl sets it on the client
       {"xmlrpc-pstream", "XML-RPC over xmlrpc-c's packet stream: the same XML, no HTTP",
        {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", ""},
-       xmlrpc::pstream_settings, xmlrpc::make_pstream_client, xmlrpc::make_pstream_server,
+       "xmlrpc",
        {LibraryRetry::kNone, "xmlrpc-c's packet stream never sends a call again; TCP retransmits segments"},
        xmlrpc::kClientOperations, {{&kTcpNodelay, Side::kBoth}}},
       {"jsonrpc", "JSON-RPC 2.0 over HTTP/1.1: libjson-rpc-cpp, curl client, libmicrohttpd server",
        {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", "", "", "JSON-RPC"},
-       jsonrpc::client_settings, jsonrpc::make_client, jsonrpc::make_server,
+       "jsonrpc",
        {LibraryRetry::kNone, "libjson-rpc-cpp's HTTP client never sends a call again; TCP retransmits segments"},
        jsonrpc::kClientOperations, {}},
       {"raw-udp", "the floor: one frame per UDP datagram, no RPC library, never retransmits",
        {Carrier::kDatagram, Role::kFloor, false, "raw-tcp", "sockperf-udp", "", ""},
-       raw::udp_settings, raw::make_udp_client, raw::make_udp_server,
+       "raw",
        {LibraryRetry::kNone, "no library; a lost datagram is a timeout"},
        raw::kClientOperations, {}},
       {"raw-tcp", "the floor: length-prefixed frames over a plain TCP socket, no RPC library",
        {Carrier::kStream, Role::kFloor, false, "raw-tcp", "sockperf-tcp", "", "", "java.net"},
-       raw::tcp_settings, raw::make_tcp_client, raw::make_tcp_server,
+       "raw",
        {LibraryRetry::kNone, "no library; TCP retransmits segments"},
        raw::kClientOperations, {{&kTcpNodelay, Side::kBoth}}},
   };
@@ -132,15 +132,24 @@ TransportRow adapter_row(const AdapterManifest& m) {
                    {m.datagram ? Carrier::kDatagram : Carrier::kStream, Role::kRpc,
                     m.library_retry == LibraryRetry::kAlwaysOn, m.datagram ? "raw-udp" : "raw-tcp", "", "", "", "",
                     "", m.wire_xid},
-                   adapter_client_settings, adapter_client, adapter_server,
-                   {m.library_retry, m.library_retry_what}, m.operations, {}};
+                   "", {m.library_retry, m.library_retry_what}, m.operations, {}};
+  static constexpr TransportFunctions kAdapterFunctions = {adapter_client_settings, adapter_client, adapter_server};
   row.adapter = &m;
+  row.adapter_functions = &kAdapterFunctions;
   return row;
 }
 
 }  // namespace
 
 const std::vector<TransportRow>& transports() { return table(); }
+
+const TransportFunctions& TransportRow::functions() const {
+  if (adapter_functions) return *adapter_functions;
+  const TransportModule& m = transport_module(module);
+  for (size_t i = 0; i < m.count; ++i)
+    if (m.rows[i].transport == name) return m.rows[i].functions;
+  throw SetupError("transport module " + std::string(module) + " has no row " + std::string(name));
+}
 
 void add_adapter_rows(const AdapterScan& scan) {
   for (const AdapterManifest& m : scan.ready) {

@@ -69,7 +69,7 @@ std::vector<Execution> journal_executions(const std::string& journal_path) {
 void set_client_model(const CellConfig& cell, AttributionInput& in) {
   in.drains_stale_replies = cell.settings.on(sunrpc::kDrainStaleReplies);
   in.retransmit_ms = in.timeout_ms = 0;
-  if (const TransportRow* row = find_transport(cell.transport); row && row->client_settings) {
+  if (const TransportRow* row = find_transport(cell.transport); row) {
     ClientSettings s = row->client_settings(cell.client_options());
     in.retransmit_ms = std::max(s.retry_timeout_ms, 0);
     in.timeout_ms = std::max(s.timeout_ms, 0);

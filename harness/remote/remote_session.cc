@@ -197,7 +197,9 @@ void RemoteSession::check_packages(bool faults) {
 void RemoteSession::deploy(const std::string& local_bin_dir) {
   std::string dir = fmt::format("{}/bin-{}-{}", kRemoteRoot, version(), git_commit());
   host_.run_checked("mkdir -p " + shell_line({dir}));
-  host_.copy_to({local_bin_dir + "/rpclab-server", local_bin_dir + "/rpclab-client"}, dir);
+  // The programs and the transport modules they load from beside them.
+  host_.copy_to({local_bin_dir + "/rpclab-server", local_bin_dir + "/rpclab-client", local_bin_dir + "/transports"},
+                dir);
   bin_dir_ = dir;
 }
 

@@ -23,6 +23,7 @@
 #include "transport/outcome.h"
 #include "transport/retry_policy.h"
 #include "transport/settings.h"
+#include "transport/transport_module.h"
 
 namespace rpclab {
 
@@ -137,9 +138,9 @@ struct TransportRow {
   std::string_view name;
   std::string_view summary;
   TransportTraits traits;
-  ClientSettings (*client_settings)(const ClientOptions&);
-  std::unique_ptr<RpcClient> (*make_client)(const ClientOptions&);               // ConnectError
-  std::unique_ptr<RpcServer> (*make_server)(const ServerOptions&, ServerCore&);  // SetupError
+  // The folder under src/ whose module has its functions
+  // (transport_module.h); an adapter's row has its own (adapter_functions).
+  std::string_view module;
 
   bool datagram() const { return traits.carrier == Carrier::kDatagram; }
   bool floor() const { return traits.role == Role::kFloor; }
@@ -157,6 +158,19 @@ struct TransportRow {
   // harness runs in place of rpclab-server and rpclab-client; null for the
   // rows built in.
   const AdapterManifest* adapter = nullptr;
+  const TransportFunctions* adapter_functions = nullptr;
+
+  ClientSettings client_settings(const ClientOptions& options) const {
+    return functions().client_settings(options);
+  }
+  std::unique_ptr<RpcClient> make_client(const ClientOptions& options) const {  // ConnectError
+    return functions().make_client(options);
+  }
+  std::unique_ptr<RpcServer> make_server(const ServerOptions& options, ServerCore& core) const {  // SetupError
+    return functions().make_server(options, core);
+  }
+  // Its module's functions (SetupError when the module cannot be loaded).
+  const TransportFunctions& functions() const;
 
   bool carries(Operation op) const { return operations.has(op); }
   // Whether it takes `s` on `side` (Side::kBoth: on either side).

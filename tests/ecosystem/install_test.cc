@@ -102,6 +102,9 @@ TEST_F(Installed, EveryPartLandsUnderThePrefix) {
                                     "share/doc/rpclab/README.md",
                                     "share/doc/rpclab/docs/running.md"};
   for (const std::string& p : kPrograms) parts.push_back("bin/" + p);
+  // The modules rpclab-client and rpclab-server load (src/transport/transport_module.h).
+  for (const char* folder : {"sunrpc", "grpc", "xmlrpc", "jsonrpc", "raw"})
+    parts.push_back(std::string("libexec/rpclab/transports/rpclab-transport-") + folder + ".so");
   for (const std::string& m : kManPages) parts.push_back("share/man/man1/" + m + ".1");
   for (const char* c : {"rpclab", "rpclab-server", "rpclab-client"})
     parts.push_back(std::string("share/bash-completion/completions/") + c);

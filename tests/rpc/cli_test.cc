@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "client/call_record.h"
 #include "rpc_test_util.h"
@@ -95,6 +97,54 @@ TEST(ClientHelp, SaysWhatItsExitStatusMeans) {
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "Exit status: 0 when at least one call succeeded; 1 when none did",
                       r.out);
+}
+
+// rpclab-client and rpclab-server load a transport's RPC stack only when
+// one of its rows is used (src/transport/transport_module.h): linked with
+// every stack, a client spent about 55 ms in the dynamic linker before its
+// first call, and the speed experiment starts one for every trial.
+std::string text_of(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(TransportModules, AProgramLoadsOnlyTheStackOfItsTransport) {
+  ServerProcess server("sunrpc-tcp");
+  std::string maps = text_of("/proc/" + std::to_string(server.pid()) + "/maps");
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "rpclab-transport-sunrpc.so", maps);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "libtirpc", maps);
+  for (const char* other : {"libgrpc", "libcurl", "libxmlrpc", "libjsonrpccpp", "libprotobuf"})
+    EXPECT_PRED_FORMAT2(testing::IsNotSubstring, other, maps);
+
+  TempDir dir;
+  // LD_DEBUG=files: the dynamic linker names on stderr each object it loads.
+  ProcessResult r = run_program({"env", "LD_DEBUG=files", bin("rpclab-client"), "--transport", "sunrpc-tcp",
+                                 "--server", server.address(), "--calls", "3", "--record", dir.file("record")},
+                                std::chrono::seconds(30));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "rpclab-transport-sunrpc.so", r.err);
+  for (const char* other : {"libgrpc", "libcurl", "libxmlrpc", "libjsonrpccpp", "libprotobuf"})
+    EXPECT_PRED_FORMAT2(testing::IsNotSubstring, other, r.err);
+
+  ServerProcess grpc("grpc");
+  std::string grpc_maps = text_of("/proc/" + std::to_string(grpc.pid()) + "/maps");
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "rpclab-transport-grpc.so", grpc_maps);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "libgrpc", grpc_maps);
+  EXPECT_PRED_FORMAT2(testing::IsNotSubstring, "libtirpc", grpc_maps);
+}
+
+// A copy of rpclab-client without its transports/ folder says which file
+// it could not load and how to get it, as a setup error (exit 3).
+TEST(TransportModules, AMissingModuleIsASetupErrorNamingTheFile) {
+  TempDir dir;
+  std::filesystem::copy_file(bin("rpclab-client"), dir.file("rpclab-client"));
+  ProcessResult r = run_program({dir.file("rpclab-client"), "--transport", "raw-tcp", "--server", "127.0.0.1:1",
+                                 "--calls", "1", "--record", dir.file("record")},
+                                std::chrono::seconds(30));
+  EXPECT_EQ(r.exit_code, kExitSetup) << r.err;
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "cannot load transport module " + dir.file("transports") +
+                      "/rpclab-transport-raw.so", r.err);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "make build builds it", r.err);
 }
 
 }  // namespace

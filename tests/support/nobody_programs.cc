@@ -27,6 +27,10 @@ std::string copy_programs(const std::string& root, const std::vector<std::string
     if (ec) break;
     fs::copy_file(bin(p), root + "/bin/" + p, fs::copy_options::overwrite_existing, ec);
   }
+  // rpclab-client and rpclab-server load their transport's module from
+  // beside them (src/transport/transport_module.h).
+  if (!ec && fs::is_directory(bin("transports")))
+    fs::copy(bin("transports"), root + "/bin/transports", fs::copy_options::recursive, ec);
   if (!ec) fs::create_directory(root + "/work", ec);
   if (ec) return "cannot copy the build's programs into " + root + ": " + ec.message();
   if (::chmod(root.c_str(), 0755) != 0 || ::chmod((root + "/work").c_str(), 0777) != 0 ||
