@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 
@@ -29,6 +30,10 @@ struct Measure {
   std::function<std::optional<Count>(const TrialRecord&)> count;     // a proportion, or
   std::function<std::vector<double>(const CellRecord&)> values;       // a number per ok trial
   std::function<std::optional<Count>(const CellRecord&)> cell_count;  // the proportion pooled in the cell
+  // Or a proportion of trials, each trial one independent draw (events =
+  // the trials where it happened, calls = the trials): Fisher's exact test
+  // on those counts, the exact interval of each side shown.
+  std::function<std::optional<Count>(const CellRecord&)> trials_with = nullptr;
 };
 
 template <typename Field>
@@ -82,6 +87,15 @@ const std::vector<Measure>& measures() {
       dependability_rate("duplicate calls per 1M calls", [](const ClassCounts& c) { return c.duplicate_calls; }),
       dependability_rate("indeterminate per 1M calls", [](const ClassCounts& c) { return c.indeterminate; }),
       dependability_rate("clean failures per 1M calls", [](const ClassCounts& c) { return c.clean_failure; }),
+      // Whether a cascade starts is decided per trial (docs/results-format.md,
+      // "Statistics"): two runs agree when these proportions do.
+      {"trials with an onset", nullptr, nullptr, nullptr,
+       [](const CellRecord& r) -> std::optional<Count> {
+         if (!r.dependability.episodes || r.dependability.episodes->onsets_per_trial.empty()) return std::nullopt;
+         const std::vector<size_t>& onsets = r.dependability.episodes->onsets_per_trial;
+         return Count{static_cast<uint64_t>(std::count_if(onsets.begin(), onsets.end(), [](size_t n) { return n > 0; })),
+                      onsets.size()};
+       }},
       per_trial("calls/s (dependability trials)", [](const TrialRecord& t) { return t.dependability.calls_per_s; }),
       {"mean latency us (trial means)", nullptr,
        [](const CellRecord& r) { return r.speed.latency.trial_means_us.value_or(std::vector<double>{}); }, nullptr},
@@ -139,6 +153,30 @@ bool compare_rate(const Measure& m, const CellRecord& a, const CellRecord& b, Ce
   return true;
 }
 
+// A proportion of trials: k of n with its exact (Clopper-Pearson) 95%
+// interval on each side, Fisher's exact test on the two (the trials are
+// independent, unlike a trial's calls); the smallest p is that of the most
+// extreme pair of counts the two trial numbers allow.
+bool compare_trials(const Measure& m, const CellRecord& a, const CellRecord& b, CellComparison& c) {
+  std::optional<Count> pa = m.trials_with(a), pb = m.trials_with(b);
+  if (!pa || !pb) return false;
+  auto text = [](const Count& k) {
+    Interval ci = clopper_pearson_interval(k.events, k.calls);
+    return fmt::format("{} of {} trials ({}-{})", k.events, k.calls, fixed(ci.low, 2), fixed(ci.high, 2));
+  };
+  c.a = text(*pa);
+  c.b = text(*pb);
+  c.a_value = double(pa->events) / double(pa->calls);
+  c.b_value = double(pb->events) / double(pb->calls);
+  c.trials_a = pa->calls;
+  c.trials_b = pb->calls;
+  c.tested = true;
+  c.p = fisher_exact_two_sided(pa->events, pa->calls, pb->events, pb->calls);
+  c.smallest_p = fisher_exact_two_sided(pa->calls, pa->calls, 0, pb->calls);
+  c.test = fmt::format("Fisher exact over trials ({} vs {})", pa->calls, pb->calls);
+  return true;
+}
+
 // A number each trial measures: Welch's t-test of the trials' values.
 bool compare_values(const Measure& m, const CellRecord& a, const CellRecord& b, CellComparison& c) {
   std::vector<double> ta = m.values(a), tb = m.values(b);
@@ -179,7 +217,10 @@ std::vector<CellComparison> compare_cell(const CellRecord& a, const CellRecord& 
     c.label = a.label;
     c.cell = cell;
     c.figure = m.figure;
-    if (!(m.count ? compare_rate(m, a, b, c) : compare_values(m, a, b, c))) continue;
+    bool held = m.trials_with ? compare_trials(m, a, b, c)
+                : m.count         ? compare_rate(m, a, b, c)
+                                  : compare_values(m, a, b, c);
+    if (!held) continue;
     c.differs = c.tested && c.p < alpha;
     out.push_back(c);
   }

@@ -13,6 +13,7 @@
 
 #include "common/atomic_file.h"
 #include "harness/kit/stats.h"
+#include "harness/record/episodes.h"
 #include "harness/report/html_writer.h"
 #include "harness/report/run_compare.h"
 #include "support/process.h"
@@ -206,6 +207,40 @@ TEST(Compare, TrialsAreComparedAsTrials) {
   c = compare_records({with_trials(base, {0, 0, 0})}, {with_trials(base, {9, 9, 9})}, 0.01);
   EXPECT_NEAR(figure_of(c, 0).p, 0.1, 1e-12);
   EXPECT_FALSE(figure_of(c, 0).differs);
+}
+
+// Whether a cascade starts is decided per trial: two runs are compared on
+// how many of their trials had an onset, each side with its exact
+// interval, by Fisher's exact test over trials (issue 26: two runs of the
+// surface agree when these do).
+json with_onsets(json r, const std::vector<size_t>& onsets) {
+  CellEpisodes e;
+  e.onsets_per_trial = onsets;
+  e.first_onset_s_per_trial.assign(onsets.size(), std::nullopt);
+  r["episodes"] = e;
+  return r;
+}
+
+TEST(Compare, OnsetTrialsAreComparedAsAProportionOfTrials) {
+  json base = dependability_record("sunrpc-udp", 0, 5000, 0);
+  std::vector<size_t> half(10, 0), none(10, 0), all(10, 3);
+  for (size_t i = 0; i < 5; ++i) half[i] = 2;
+  RunComparison c = compare_records({with_onsets(base, half)}, {with_onsets(base, none)}, 0.01);
+  const CellComparison& f = figure_of(c, 0, "trials with an onset");
+  EXPECT_EQ(f.test, "Fisher exact over trials (10 vs 10)");
+  EXPECT_EQ(f.a, "5 of 10 trials (0.19-0.81)");
+  EXPECT_EQ(f.b, "0 of 10 trials (0.00-0.31)");
+  EXPECT_NEAR(f.p, fisher_exact_two_sided(5, 10, 0, 10), 1e-12);
+  EXPECT_FALSE(f.differs) << "p = " << f.p << ": 5 of 10 against 0 of 10 is not below 0.01";
+  EXPECT_TRUE(f.testable(0.01)) << "10 against 0 of 10 would be";
+  c = compare_records({with_onsets(base, all)}, {with_onsets(base, none)}, 0.01);
+  EXPECT_TRUE(figure_of(c, 0, "trials with an onset").differs);
+  // Three trials a side: even 3 of 3 against 0 of 3 gives p = 0.1, said untestable.
+  c = compare_records({with_onsets(base, {1, 1, 1})}, {with_onsets(base, {0, 0, 0})}, 0.01);
+  EXPECT_FALSE(figure_of(c, 0, "trials with an onset").testable(0.01));
+  // A cell without episodes (no datagram transport) has no such figure.
+  c = compare_records({base}, {base}, 0.01);
+  EXPECT_THROW(figure_of(c, 0, "trials with an onset"), std::runtime_error);
 }
 
 TEST(Compare, SpeedCellsByWelchOverTrialMeans) {
