@@ -18,7 +18,9 @@ class ModalClient : public RpcClient {
   // The handle is made by the first call, not here: a connect that fails
   // (a SYN lost on an impaired link, a server not up yet) is that call's
   // outcome, and the next call tries again, as a long-lived client would.
-  ModalClient(const TransportRow& row, ClientOptions options) : row_(row), options_(std::move(options)) {}
+  // The row's functions are looked up once (a module lookup), not per call.
+  ModalClient(const TransportRow& row, ClientOptions options)
+      : functions_(row.functions()), options_(std::move(options)) {}
 
   CallStatus call(Operation op, const OpArgs& args, OpReply* reply) override {
     return with_handle([&](RpcClient& c) { return c.call(op, args, reply); });
@@ -29,7 +31,7 @@ class ModalClient : public RpcClient {
     bool per_call = options_.connect == ConnectMode::kPerCall;
     if (per_call || !handle_) {
       try {
-        handle_ = row_.make_client(options_);
+        handle_ = functions_.make_client(options_);
       } catch (const ConnectError& e) {
         return e.status();
       }
@@ -42,7 +44,7 @@ class ModalClient : public RpcClient {
     return status;
   }
 
-  const TransportRow& row_;
+  const TransportFunctions& functions_;
   ClientOptions options_;
   std::unique_ptr<RpcClient> handle_;
 };
