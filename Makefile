@@ -9,6 +9,7 @@
 #                            (both with the adapters `make` built, adapters/*: docs/adapters.md; those
 #                            that did not build are listed as skipped with the reason)
 #   make docs-tables RUN=results/...   refresh the tables docs quote from that run
+#   make docs-presets        refresh docs/presets.md's tables from the presets themselves
 #   make SANITIZE=address,undefined test    the same suite under ASan+UBSan
 #   make test TEST_FLAGS=--gtest_filter=...  pass flags to every test program
 #   make fuzz                short libFuzzer runs of every decoder (FUZZ_SECONDS=60), built in build-sanitize/
@@ -39,7 +40,7 @@ SANITIZE_FLAGS = -DRPCLAB_SANITIZE=$(SANITIZE) -DCMAKE_C_COMPILER=clang -DCMAKE_
 CMAKE_FLAGS := -G Ninja $(if $(SANITIZE),$(SANITIZE_FLAGS))
 DEPS_SET := $(if $(SANITIZE),fuzz,build)
 
-.PHONY: all deps build test run-dependability run-speed docs-tables clean-net doctor fuzz fuzz-programs clean
+.PHONY: all deps build test run-dependability run-speed docs-tables docs-presets clean-net doctor fuzz fuzz-programs clean
 .DEFAULT_GOAL := all
 
 all: build
@@ -79,6 +80,10 @@ run-speed: build
 docs-tables: build
 	@test -n "$(RUN)" || { echo "make docs-tables RUN=results/<run folder>: which run the tables come from" >&2; exit 2; }
 	tools/docs-tables.sh $(BUILD)/rpclab $(RUN)
+
+# docs/presets.md's tables, from what each preset plans (tools/docs-presets.sh).
+docs-presets: build
+	tools/docs-presets.sh $(BUILD)/rpclab docs/presets.md
 
 clean-net: build
 	$(BUILD)/rpclab clean-net $(if $(ALL),--all)

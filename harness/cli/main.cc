@@ -2,6 +2,7 @@
 // machine, and clean up. A screen of glue over harness/ and netem/.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -15,6 +16,7 @@
 #include "harness/cli/experiment_command.h"
 #include "harness/cli/experiments.h"
 #include "harness/cli/report_command.h"
+#include "harness/report/preset_page.h"
 #include "harness/run/experiment_run.h"
 #include "harness/placement/guest_cell.h"
 #include "netem/topology/capabilities.h"
@@ -89,6 +91,16 @@ int main(int argc, char** argv) {
   auto report = rpclab::harness::add_report_command(app);
   auto compare = rpclab::harness::add_compare_command(app);
   auto adapter = rpclab::harness::add_adapter_command(app);
+  bool presets_markdown = false;
+  std::vector<std::string> presets_of;
+  CLI::App* presets = app.add_subcommand(
+      "presets", "what each experiment's presets run, from their cells: transports, load, faults, calls, trials "
+                 "(docs/presets.md is its --markdown)");
+  presets->add_flag("--markdown", presets_markdown, "Markdown tables, as docs/presets.md quotes them");
+  std::vector<std::string> experiment_names;
+  for (const rpclab::harness::Experiment& e : rpclab::harness::experiments()) experiment_names.push_back(e.name);
+  presets->add_option("experiment", presets_of, "only these experiments' presets (default: every one)")
+      ->check(CLI::IsMember(experiment_names));
   app.add_subcommand("doctor", "what this machine can do, and what will be skipped and why");
   bool clean_all = false;
   app.add_subcommand("clean-net", "remove the network namespaces of rpclab runs that are gone (make clean-net)")
@@ -127,6 +139,12 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("report")) return report();
     if (app.got_subcommand("compare")) return compare();
     if (app.got_subcommand("adapter")) return adapter();
+    if (app.got_subcommand("presets")) {
+      for (const rpclab::harness::Experiment& e : rpclab::harness::experiments())
+        if (presets_of.empty() || std::find(presets_of.begin(), presets_of.end(), e.name) != presets_of.end())
+          std::printf("%s\n", rpclab::harness::presets_reference(e, presets_markdown).c_str());
+      return rpclab::kExitOk;
+    }
     if (app.got_subcommand("doctor")) return doctor();
     if (app.got_subcommand("clean-net")) return clean_net(clean_all);
     if (app.got_subcommand("cell")) {  // inside the guest: a trial of the cell's own experiment

@@ -204,6 +204,11 @@ Experiment dependability_experiment() {
   Experiment e;
   e.name = "dependability";
   e.help = "count calls silently lost or run twice (Levy 1989)";
+  e.presets = [] {
+    std::vector<PresetRow> rows;
+    for (const auto& [name, summary] : dependability_preset_summaries()) rows.push_back({name, summary});
+    return rows;
+  };
   e.add_flags = [](CLI::App& cmd) -> std::unique_ptr<ExperimentFlags> {
     return std::make_unique<DependabilityFlags>(cmd);
   };

@@ -385,6 +385,12 @@ std::vector<std::string> dependability_presets() {
   return names;
 }
 
+std::vector<std::pair<std::string, std::string>> dependability_preset_summaries() {
+  std::vector<std::pair<std::string, std::string>> rows;
+  for (const Preset& p : presets()) rows.push_back({p.name, p.summary});
+  return rows;
+}
+
 std::string dependability_presets_help() {
   std::string help;
   for (const Preset& p : presets()) help += (help.empty() ? "" : "; ") + std::string(p.name) + ": " + p.summary;

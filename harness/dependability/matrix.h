@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <utility>
 #include <optional>
 #include <string>
 #include <vector>
@@ -68,6 +69,8 @@ struct AxisOverrides {
 };
 
 std::vector<std::string> dependability_presets();  // names, for --help and errors
+// Each preset with what it asks (--preset's help, rpclab presets).
+std::vector<std::pair<std::string, std::string>> dependability_preset_summaries();
 // --preset's and --tables's help, from the presets' rows: each preset with
 // what it asks, and each preset's tables.
 std::string dependability_presets_help();

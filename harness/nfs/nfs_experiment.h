@@ -15,7 +15,7 @@ namespace rpclab::harness {
 
 Experiment nfs_experiment();
 
-// Its presets, for --preset and the Makefile.
-const std::vector<std::string>& nfs_presets();
+// Its presets, each with what it asks: --preset and its help, rpclab presets.
+const std::vector<PresetRow>& nfs_preset_rows();
 
 }  // namespace rpclab::harness

@@ -122,9 +122,19 @@ class ExperimentFlags {
   virtual std::optional<uint64_t> shuffle_seed() const { return std::nullopt; }
 };
 
+// A preset its --preset takes, with what it asks (the flag's help).
+struct PresetRow {
+  std::string name;
+  std::string summary;
+};
+
 struct Experiment {
   std::string name;  // "dependability", "speed": the command and the record's `experiment`
   std::string help;  // the command's one line in `rpclab --help`
+  // Its presets, in --preset's order. `rpclab presets` (docs/presets.md)
+  // plans each through add_flags and plan, as a run does, and describes
+  // the cells.
+  std::function<std::vector<PresetRow>()> presets;
   // Adds the experiment's own flags to its command.
   std::function<std::unique_ptr<ExperimentFlags>(CLI::App& command)> add_flags;
   std::function<std::vector<TrialSlot>(const std::vector<CellConfig>&, uint64_t shuffle_seed)> schedule;

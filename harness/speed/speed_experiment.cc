@@ -153,6 +153,11 @@ Experiment speed_experiment() {
   Experiment e;
   e.name = "speed";
   e.help = "what a call costs: Levy's timing table and percentiles";
+  e.presets = [] {
+    std::vector<PresetRow> rows;
+    for (const SpeedPresetRow& p : speed_presets()) rows.push_back({p.name, p.summary});
+    return rows;
+  };
   e.add_flags = [](CLI::App& cmd) -> std::unique_ptr<ExperimentFlags> { return std::make_unique<SpeedFlags>(cmd); };
   e.schedule = [](const std::vector<CellConfig>& cells, uint64_t) { return trial_rounds(cells, speed_group); };
   // The session keeps the run's links and servers; the runner owns it.
