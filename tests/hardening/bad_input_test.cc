@@ -153,7 +153,7 @@ const std::vector<BadInput>& table() {
        "start a new run with --out"},
       {dependability({"--out", "{dir}/a-run", "--dry-run"}), kUsage, "this folder already holds a run",
        "--resume {dir}/a-run"},
-      {{"rpclab", "frobnicate"}, kUsage, "unknown command 'frobnicate'", "dependability, speed, nfs, report, compare, adapter, doctor"},
+      {{"rpclab", "frobnicate"}, kUsage, "unknown command 'frobnicate'", "dependability, speed, nfs, report, compare, adapter, presets, doctor"},
       {{"rpclab", "--bogus"}, kUsage, "unknown option '--bogus'", "a command comes first"},
       // a flag's path is checked before anything runs: exit 2 (docs/running.md, "Files the programs write")
       {{"rpclab", "compare", "{dir}/a-run", "{dir}/a-run", "--html", "/nonexistent/x.html"}, kUsage, "--html",
