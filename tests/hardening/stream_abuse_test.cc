@@ -275,6 +275,16 @@ class OutOfDescriptors : public testing::TestWithParam<std::string> {};
 
 TEST_P(OutOfDescriptors, OpenConnectionsAreStillServed) {
   const std::string transport = GetParam();
+  // The sanitizer build (ASan with UBSan): gRPC 1.51's callback server,
+  // after its "Failed accept4: Too many open files", sometimes makes a
+  // UBSan vptr report in gRPC's own template (callback_common.h:208,
+  // a CompletionQueueTag call on a tag that is not one), about 1 run in 25
+  // on this build and on the one before transport modules. Not ours to
+  // fix, and a suppression would need the symbolizer, which EMFILE stops;
+  // the plain build runs this check for the callback rows.
+  if (RPCLAB_ASAN && transport.rfind("grpc-callback", 0) == 0)
+    GTEST_SKIP() << "sanitizer build: gRPC 1.51's callback server makes a UBSan vptr report in its own "
+                    "callback_common.h:208 after EMFILE (about 1 run in 25); the plain build runs it";
   ServerProcess server(ServerSpec{transport, {}, {"prlimit", "--nofile=128:128"}});
   Probe probe(transport, server.port(), static_cast<int>(kMaxOutageMs));
   probe.start(5ms);
