@@ -21,7 +21,7 @@
 namespace rpclab {
 
 // Traits, field by field: carrier, role, retransmits by itself, floor,
-// sockperf calibration, name in Levy's tables, payload note, name in
+// calibration (a tool measured beside it: sockperf, ghz), name in Levy's tables, payload note, name in
 // Allman's tables (raw-tcp is his hand-rolled java.net protocol's like:
 // binary, no RPC library), name in Kiraly's 2018 tables
 // (his C++ gRPC, XML-RPC and JSON-RPC, each over HTTP), whether a datagram
@@ -47,7 +47,7 @@ std::vector<TransportRow>& table() {
        {LibraryRetry::kNone, "clnt_vc never sends a call again; TCP retransmits segments"},
        sunrpc::kClientOperations, settings_list(sunrpc::kTcpSettings)},
       {"grpc", "gRPC C++ unary over HTTP/2, insecure channel: async-API server (one completion-queue thread), sync client",
-       {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", "", "", "gRPC"},
+       {Carrier::kStream, Role::kRpc, false, "raw-tcp", "ghz", "", "", "", "gRPC"},
        "grpc",
        kGrpcRetry,
        grpcx::kClientOperations, settings_list(grpcx::kSettings)},

@@ -5,12 +5,12 @@
 
 namespace rpclab::harness {
 
-std::optional<SockperfResult> parse_sockperf(const std::string& output) {
+std::optional<CalibrationLatency> parse_sockperf(const std::string& output) {
   static const std::regex percentile(R"(percentile\s+([0-9.]+)\s*=\s*([0-9.]+))");
   static const std::regex maximum(R"(<MAX> observation\s*=\s*([0-9.]+))");
   static const std::regex average(R"(avg-rtt=([0-9.]+))");
   static const std::regex valid(R"(\[Valid Duration\] RunTime=([0-9.]+) sec; SentMessages=(\d+); ReceivedMessages=(\d+))");
-  SockperfResult r;
+  CalibrationLatency r;
   bool any = false;
   std::istringstream in(output);
   std::smatch m;

@@ -63,6 +63,12 @@ CellConfig speed_cell(const SpeedAxes& a, const std::string& transport, const st
   c.trials = is_calibration(transport) ? 1 : a.trials;  // sockperf measures once, for a second
   c.calls_per_client = calls_per_trial(a, transport, op, size);
   c.warmup = warmup_per_trial(a, transport, op, size);
+  // ghz makes the calls the row it calibrates makes in all its trials, in
+  // one run of its own (sockperf runs for a second, whatever the calls).
+  if (transport == kGhz) {
+    c.calls_per_client = calls_per_trial(a, "grpc", op, size) * static_cast<uint64_t>(a.trials);
+    c.warmup = warmup_per_trial(a, "grpc", op, size);
+  }
   c.timeout_ms = a.timeout_ms;
   c.settings = settings;
   c.at_most_once = at_most_once;
@@ -78,7 +84,9 @@ CellConfig speed_cell(const SpeedAxes& a, const std::string& transport, const st
 
 }  // namespace
 
-bool is_calibration(const std::string& transport) { return transport == kSockperfUdp || transport == kSockperfTcp; }
+bool is_calibration(const std::string& transport) {
+  return transport == kSockperfUdp || transport == kSockperfTcp || transport == kGhz;
+}
 
 std::string speed_group(const CellConfig& cell) {
   if (is_calibration(cell.transport)) return cell.transport + "/" + std::to_string(cell.size);  // alone
@@ -266,10 +274,16 @@ std::vector<CellConfig> expand_speed(const SpeedAxes& a) {
                    [](const std::string& x, const std::string& y) { return rank(x) < rank(y); });
   std::vector<CellConfig> cells;
   for (TopologyKind topology : a.topologies) {
-    if (a.calibrate)
+    if (a.calibrate) {
       for (const char* tool : {kSockperfUdp, kSockperfTcp})
         for (size_t size : a.sizes)
           cells.push_back(speed_cell(a, tool, "echo", topology, ConnectMode::kPersistent, 1, size));
+      // ghz calibrates the rows whose traits name it, when the run has one.
+      for (const std::string& transport : order)
+        if (row_of(transport).traits.calibration == kGhz && std::find(a.ops.begin(), a.ops.end(), "echo") != a.ops.end())
+          for (size_t size : a.sizes)
+            cells.push_back(speed_cell(a, kGhz, "echo", topology, ConnectMode::kPersistent, 1, size));
+    }
     // Every transport of one (connection, clients, size) in a row, the
     // floor first: their trials then take turns (speed_group), so a ratio
     // to the floor compares figures taken in the same rounds, and the VM's

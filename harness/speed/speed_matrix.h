@@ -42,9 +42,13 @@ struct SpeedAxes {
   double seconds_per_trial = 0;
 };
 
-// Calibration pseudo-transports: sockperf itself, not an rpclab transport.
+// Calibration pseudo-transports: a tool that is not rpclab, measured in
+// the same run as the row it calibrates (the row's traits.calibration):
+// sockperf ping-pong for the raw floors, ghz (a gRPC load generator)
+// against rpclab's own gRPC server for the grpc row.
 inline constexpr const char* kSockperfUdp = "sockperf-udp";
 inline constexpr const char* kSockperfTcp = "sockperf-tcp";
+inline constexpr const char* kGhz = "ghz";
 bool is_calibration(const std::string& transport);
 inline constexpr uint64_t kMinCallsPerTrial = 10;
 inline constexpr uint64_t kMinRateCallsPerTrial = 100;  // a p99 needs 100 calls

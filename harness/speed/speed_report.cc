@@ -186,24 +186,30 @@ std::string percentile_table(const std::vector<CellRecord>& records, const std::
   return out;
 }
 
-// One pair of columns per floor that has a sockperf calibration.
+// Three columns per row that has a calibration tool (its traits) the run
+// measured: the tool's p50, the row's, and their ratio.
 std::string calibration_table(const std::vector<CellRecord>& records, bool markdown) {
   std::vector<const TransportRow*> floors;
   std::vector<std::string> headers = {"topology", "size"};
+  auto measured_tool = [&](std::string_view tool) {
+    return std::any_of(records.begin(), records.end(),
+                       [&](const CellRecord& r) { return calibration(r) && r.transport == tool; });
+  };
   for (const TransportRow& row : transports())
-    if (!row.traits.calibration.empty()) {
+    if (!row.traits.calibration.empty() && measured_tool(row.traits.calibration)) {
       floors.push_back(&row);
       for (std::string h : {std::string(row.traits.calibration) + " p50", std::string(row.name) + " p50",
-                            std::string("raw/sockperf")})
+                            std::string(row.name) + "/" + std::string(row.traits.calibration)})
         headers.push_back(h);
     }
   TextTable t(headers);
   std::map<std::pair<std::string, size_t>, std::map<std::string, const CellRecord*>> rows;
   for (const CellRecord& r : records) {
     if (!measured(r)) continue;
-    bool floor = is_floor(r.transport) && connect(r) == "persistent" && clients(r) == 1 &&
-                 r.cell.config.settings.empty();  // the floor as it comes
-    if (calibration(r) || floor) rows[{topology(r), size(r)}][r.transport] = &r;
+    const TransportRow* row = find_transport(r.transport);
+    bool calibrated = row && !row->traits.calibration.empty() && connect(r) == "persistent" && clients(r) == 1 &&
+                      r.cell.config.settings.empty() && r.cell.config.op == "echo";  // the row as it comes
+    if (calibration(r) || calibrated) rows[{topology(r), size(r)}][r.transport] = &r;
   }
   for (const auto& [key, by] : rows) {
     auto p50 = [&by = by](const std::string& t) {
@@ -222,8 +228,9 @@ std::string calibration_table(const std::vector<CellRecord>& records, bool markd
     if (any) t.add(line);
   }
   if (t.empty()) return "";
-  return "Calibration: sockperf ping-pong --full-rtt (p50 us) against rpclab's raw floor "
-         "(persistent, 1 client):\n\n" + (markdown ? t.render_markdown() : t.render());
+  return "Calibration (p50 us; persistent, 1 client): sockperf ping-pong --full-rtt against rpclab's raw floors, and "
+         "ghz (a gRPC load generator, one connection, one call at a time) against rpclab's gRPC client, both on "
+         "rpclab's gRPC server:\n\n" + (markdown ? t.render_markdown() : t.render());
 }
 
 std::string header(const std::vector<CellRecord>& records) {
@@ -291,7 +298,7 @@ const std::vector<ReportTable>& speed_tables() {
        true, false},
       {"rate-sweep", "open loop: achieved calls/s and latency from the due time against offered rate, the knee",
        [](const Records& r, const ReportOptions& o) { return rate_sweep_table(r, o.markdown); }},
-      {"calibration", "sockperf ping-pong against rpclab's raw floor",
+      {"calibration", "sockperf against rpclab's raw floors, ghz against its gRPC client",
        [](const Records& r, const ReportOptions& o) { return calibration_table(r, o.markdown); }},
       {"not-measured", "cells skipped or failed, and why",
        [](const Records& r, const ReportOptions&) { return not_measured(r); }},

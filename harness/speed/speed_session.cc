@@ -17,6 +17,7 @@
 #include "harness/placement/local_placement.h"
 #include "transport/settings_table.h"
 #include "harness/run/result_record.h"
+#include "harness/speed/ghz.h"
 #include "harness/speed/sockperf.h"
 #include "harness/speed/speed_matrix.h"
 #include "harness/speed/speed_metrics.h"
@@ -81,7 +82,7 @@ double server_cpu_us(const json& stats) {
 
 std::string skip_reason(const CellConfig& cell, const CellEnvironment& env) {
   if (env.remote && is_calibration(cell.transport))
-    return "sockperf calibration runs between this host's own namespaces, not with --server-host";
+    return "calibration (sockperf, ghz) runs between this host's own namespaces, not with --server-host";
   if (std::string why = adapter_cannot_run(cell, static_cast<bool>(env.remote)); !why.empty()) return why;
   if (cell.rate_per_s && !is_calibration(cell.transport)) {
     const TransportRow* row = find_transport(cell.transport);
@@ -91,6 +92,11 @@ std::string skip_reason(const CellConfig& cell, const CellEnvironment& env) {
   if (env.remote) return "";
   if (cell.topology == netem::TopologyKind::kTwoHost && !env.caps.root)
     return "the two-host topology needs root for network namespaces";
+  if (cell.transport == kGhz) {
+    std::string why;
+    find_ghz(&why);
+    return why;
+  }
   if (is_calibration(cell.transport)) {
     if (!env.caps.sockperf) return "sockperf is not installed (apt-get install sockperf)";
     if (cell.size > kSockperfMaxSize) return fmt::format("sockperf's messages stop below {} bytes", kSockperfMaxSize + 1);
@@ -273,6 +279,26 @@ void SpeedSession::measure_rpc(const CellConfig& cell, const TrialPlace& place, 
   if (clients.truncated) mark(trial, "ok", "the cell time limit stopped the clients early");
 }
 
+namespace {
+
+// A calibration tool's figures, as its trial records them.
+void record_calibration(const CalibrationLatency& r, TrialRecord& trial) {
+  LatencyFigures& l = trial.speed.latency;
+  l.p50_us = r.p50_us;
+  l.p90_us = r.p90_us;
+  l.p99_us = r.p99_us;
+  l.p999_us = r.p999_us;
+  l.max_us = r.max_us;
+  l.mean_us = r.avg_us;
+  l.calls_measured = r.observations;
+  l.errors = r.errors;
+  l.calls_per_s = r.duration_s > 0 ? static_cast<double>(r.observations) / r.duration_s : 0.0;
+  l.seconds_per_100_calls = r.avg_us * 100 / 1e6;
+  trial.speed.calibration = true;
+}
+
+}  // namespace
+
 void SpeedSession::measure_sockperf(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env,
                                     process::CommandLog& log, TrialRecord& trial) {
   Placement& at = placement(cell, env, log);
@@ -300,18 +326,43 @@ void SpeedSession::measure_sockperf(const CellConfig& cell, const TrialPlace& pl
   std::string output = read_whole_file(place.dir + "/sockperf-client.log");
   auto r = parse_sockperf(output);
   if (!status || !r) throw CellFailure("sockperf ping-pong gave no result: " + log_tail(place.dir + "/sockperf-client.log"));
-  LatencyFigures& l = trial.speed.latency;
-  l.p50_us = r->p50_us;
-  l.p90_us = r->p90_us;
-  l.p99_us = r->p99_us;
-  l.p999_us = r->p999_us;
-  l.max_us = r->max_us;
-  l.mean_us = r->avg_us;
-  l.calls_measured = r->observations;
-  l.calls_per_s = r->duration_s > 0 ? static_cast<double>(r->observations) / r->duration_s : 0.0;
-  l.seconds_per_100_calls = r->avg_us * 100 / 1e6;
-  trial.speed.calibration = true;
+  record_calibration(*r, trial);
   trial.speed.sockperf_message_size = std::max(cell.size, kSockperfMinSize);
+}
+
+void SpeedSession::measure_ghz(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env,
+                               process::CommandLog& log, TrialRecord& trial) {
+  std::string why;
+  std::string ghz = find_ghz(&why);
+  if (ghz.empty()) throw CellFailure(why);
+  // The server the grpc row's cells of this topology use, kept for the run.
+  CellConfig grpc = cell;
+  grpc.transport = "grpc";
+  Placement& at = placement(grpc, env, log);
+  TrialServer& srv = server(grpc, at, env);
+  at.describe(trial);
+  std::string data = place.dir + "/ghz-request.json", report = place.dir + "/ghz-report.json";
+  write_file_atomically(data, ghz_echo_request(cell.size));
+  process::SpawnOptions c;
+  c.netns = at.client_end().host->netns;
+  c.stdout_path = c.stderr_path = place.dir + "/ghz.log";
+  process::ChildProcess client(ghz_argv(ghz, srv.endpoint(), cell.calls_per_client, cell.warmup,
+                                        cell.timeout_ms.value_or(10000), data, report),
+                               c, log);
+  auto status = client.wait_for(std::chrono::seconds(env.cell_time_limit_s));
+  if (!status) {
+    client.stop(2s);
+    throw CellFailure(fmt::format("ghz did not end within the cell's {} s", env.cell_time_limit_s));
+  }
+  srv.check_alive();
+  std::optional<CalibrationLatency> r;
+  try {
+    r = parse_ghz(nlohmann::json::parse(read_whole_file(report)));
+  } catch (const std::exception& e) {
+    throw CellFailure(std::string("ghz wrote no report: ") + e.what() + "; " + log_tail(place.dir + "/ghz.log"));
+  }
+  if (!r) throw CellFailure("ghz's report has no successful call: " + log_tail(place.dir + "/ghz.log"));
+  record_calibration(*r, trial);
 }
 
 void SpeedSession::run_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env,
@@ -319,7 +370,9 @@ void SpeedSession::run_trial(const CellConfig& cell, const TrialPlace& place, Ce
   trial.speed.latency_pinned = latency_pinned_;
   if (std::string why = skip_reason(cell, env); !why.empty()) return mark(trial, "skipped", why);
   try {
-    if (is_calibration(cell.transport))
+    if (cell.transport == kGhz)
+      measure_ghz(cell, place, env, log, trial);
+    else if (is_calibration(cell.transport))
       measure_sockperf(cell, place, env, log, trial);
     else
       measure_rpc(cell, place, env, log, trial);

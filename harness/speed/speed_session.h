@@ -41,6 +41,8 @@ class SpeedSession {
                    TrialRecord& trial);
   void measure_sockperf(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env, process::CommandLog& log,
                         TrialRecord& trial);
+  void measure_ghz(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env, process::CommandLog& log,
+                        TrialRecord& trial);
   double barrier_ms(const CellConfig& cell) const;
   std::vector<std::string> call_args(const CellConfig& cell, const StartGate* gate, double* barrier) const;
   std::unique_ptr<StartGate> start_gate(const CellConfig& cell, const Placement& at, const TrialPlace& place) const;

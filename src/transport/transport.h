@@ -124,7 +124,7 @@ struct TransportTraits {
   Role role;
   bool retransmits;                // the library resends a call by itself
   std::string_view floor;          // the row speed compares it with; a floor names the next floor
-  std::string_view calibration;    // a floor's sockperf pseudo-transport, or ""
+  std::string_view calibration;    // a tool measured beside it (sockperf for a floor, ghz for grpc), or ""
   std::string_view levy_name;      // its row in Levy's 1989 tables, or ""
   std::string_view payload_note;   // how to carry more than max_payload, or ""
   std::string_view allman_name;    // its row in Allman's 2003 tables (seed 000), or ""

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "common/atomic_file.h"
 #include "transport/transport.h"
 #include "harness/speed/speed_matrix.h"
 #include "harness_e2e_util.h"
@@ -67,6 +68,43 @@ TEST(SpeedE2E, EveryCellIsMeasuredOrSkippedWithAReason) {
   EXPECT_NE(r.out.find("Levy's timing table"), std::string::npos);
   EXPECT_TRUE(std::filesystem::exists(dir.file("run/latency-vs-size.png")));
   EXPECT_TRUE(namespaces_left_by(dir.file("run")).empty());
+}
+
+// ghz (tools/ghz.sh, built with every build) calls ECHO on rpclab's own
+// gRPC server in the same run, one connection, one call at a time, as
+// many calls as the grpc row makes in all its trials; the calibration
+// table puts its p50 beside the grpc row's, and the grpc record keeps
+// the ratio.
+TEST(SpeedE2E, GhzCalibratesTheGrpcRowInTheSameRun) {
+  TempDir dir;
+  ProcessResult r = run_program({bin("rpclab"), "speed", "--preset", "quick", "--transports", "raw-tcp,grpc", "--sizes",
+                                 "12", "--clients", "1", "--connect", "persistent", "--topologies", "loopback",
+                                 "--trials", "2", "--calls-per-trial", "100", "--warmup", "5", "--out",
+                                 dir.file("run"), "--results-root", dir.file("results")},
+                                300s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json *ghz = nullptr, *grpc = nullptr;
+  auto records = read_jsonl(dir.file("run/results.jsonl"));
+  for (const json& rec : records) {
+    if (rec["transport"] == harness::kGhz) ghz = &rec;
+    if (rec["transport"] == "grpc") grpc = &rec;
+  }
+  ASSERT_TRUE(ghz && grpc) << "no ghz or grpc cell in the run";
+  if ((*ghz)["status"] == "skipped") GTEST_SKIP() << "ghz did not run: " << (*ghz)["reason"].get<std::string>();
+  ASSERT_EQ((*ghz)["status"], "ok") << (*ghz)["reason"];
+  EXPECT_TRUE((*ghz)["calibration"].get<bool>());
+  EXPECT_EQ((*ghz)["calls_measured"], 200u) << "the grpc row's calls in all its trials, the warm-up left out";
+  EXPECT_GT((*ghz)["p50_us"].get<double>(), 0);
+  EXPECT_LE((*ghz)["p50_us"].get<double>(), (*ghz)["p99_us"].get<double>());
+  ASSERT_TRUE((*grpc)["ratio_to_sockperf"].is_number()) << "the grpc record keeps its ratio to ghz";
+  EXPECT_NEAR((*grpc)["ratio_to_sockperf"].get<double>(),
+              (*grpc)["p50_us"].get<double>() / (*ghz)["p50_us"].get<double>(), 1e-9);
+  EXPECT_NE(r.out.find("grpc/ghz"), std::string::npos) << r.out;
+  // ghz's calls reached the server: its report counted them one by one.
+  json report = json::parse(read_whole_file(std::filesystem::path((*ghz)["cell_dir"].get<std::string>()) /
+                                            "trial-1" / "ghz-report.json"));
+  EXPECT_EQ(report["count"], 200u) << "ghz counts the calls it tallied";
+  EXPECT_EQ(report["statusCodeDistribution"]["OK"], 200u);
 }
 
 // Parallel clients begin behind the start gate (common/start_gate.h), not

@@ -1,0 +1,39 @@
+#!/bin/sh
+# Builds ghz (github.com/bojand/ghz, a gRPC load generator), pinned, into
+# OUT/ghz: `rpclab speed` runs it against rpclab's own gRPC server in the
+# same run, and the calibration table puts its p50 beside rpclab's gRPC
+# row (docs/speed.md). Its modules come from the Go module proxy into
+# OUT/go (nothing goes to the user's home); GOTOOLCHAIN=local, as for the
+# gRPC-Go adapter: the go found is used as it is (Debian 12's 1.19 and
+# newer ones). A build that fails does not stop rpclab's: it leaves
+# OUT/ghz.build-failed saying why, and the speed run skips the ghz cells
+# with that reason.
+#
+#   tools/ghz.sh OUT     (run by every build: the rpclab_ghz target)
+set -u
+GHZ_VERSION=v0.120.0
+out=${1:?usage: tools/ghz.sh OUT_DIR}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+stamp="$out/ghz.version"
+if [ -x "$out/ghz" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$GHZ_VERSION" ]; then
+  exit 0
+fi
+rm -f "$out/ghz.build-failed"
+if ! command -v go >/dev/null 2>&1; then
+  echo "no go toolchain (apt-get install golang-go)" > "$out/ghz.build-failed"
+  echo "rpclab: ghz not built: no go toolchain; the speed run skips its cells" >&2
+  exit 0
+fi
+log="$out/ghz.build.log"
+if env GOTOOLCHAIN=local GOFLAGS="-mod=mod -modcacherw" CGO_ENABLED=0 GOPATH="$out/go" GOMODCACHE="$out/go/mod" \
+    GOCACHE="$out/go/cache" GOBIN="$out" go install -trimpath "github.com/bojand/ghz/cmd/ghz@$GHZ_VERSION" \
+    > "$log" 2>&1; then
+  echo "$GHZ_VERSION" > "$stamp"
+  echo "rpclab: ghz $GHZ_VERSION built into $out/ghz"
+else
+  { echo "go install github.com/bojand/ghz/cmd/ghz@$GHZ_VERSION failed ($(go version 2>&1)):"; tail -n 5 "$log"; } \
+    > "$out/ghz.build-failed"
+  echo "rpclab: ghz did not build (see $out/ghz.build-failed); the speed run skips its cells" >&2
+fi
+exit 0
