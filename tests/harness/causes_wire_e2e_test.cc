@@ -10,7 +10,9 @@
 //     answers one reply read).
 // And, from the wire alone, no trial's record labels more timer resends
 // than the executions whose transmission left 0.95 x the interval or more
-// after its XID's one before. Root only (namespaces, nftables, capture).
+// after its XID's one before; and a program written from the docs alone
+// (tests/harness/independent/causes_reader.py) gives every trial's causes
+// as rpclab does. Root only (namespaces, nftables, capture).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -170,6 +172,15 @@ Checked check_preset(const std::string& preset) {
     harness::CellConfig config = harness::CellConfig::from_json(cell["cell"]);
     for (const json& trial : cell["per_trial"]) check_trial(config, trial, checked);
   }
+  // The page, reimplemented from it alone (tests/harness/independent/),
+  // gives the same causes for every trial with a capture.
+  ProcessResult reader = run_program(
+      {"python3", RPCLAB_SOURCE_DIR "/tests/harness/independent/causes_reader.py", dir.file("run")}, 300s);
+  EXPECT_EQ(reader.exit_code, 0) << "docs/dependability.md's causes rules, read by a program written from the page "
+                                    "alone, give other counts than rpclab (fix the page or the code):\n"
+                                 << reader.out << reader.err;
+  std::printf("%s: the page's reader: %s", preset.c_str(),
+              reader.out.substr(reader.out.rfind('\n', reader.out.size() - 2) + 1).c_str());
   std::printf("%s: %lu trials with a capture, %lu timer and %lu stale-reply labels checked against the wire\n",
               preset.c_str(), static_cast<unsigned long>(checked.trials), static_cast<unsigned long>(checked.timer),
               static_cast<unsigned long>(checked.stale));
