@@ -3,6 +3,7 @@
 #pragma once
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -74,8 +75,16 @@ inline std::set<pid_t> uml_processes(const std::string& work_dir) {
     std::string link = std::string("/proc/") + e->d_name + "/exe";
     ssize_t n = ::readlink(link.c_str(), exe, sizeof exe - 1);
     if (n <= 0 || std::string(exe, n) != "/usr/bin/linux.uml") continue;
-    std::ifstream cmdline(std::string("/proc/") + e->d_name + "/cmdline");
-    std::string args((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+    // read(2), not a stream: a process that exits while it is read makes
+    // the read fail with ESRCH, which libstdc++'s filebuf throws as
+    // "underflow error reading the file" (it did, once: UmlGuest.
+    // DiesWithASigkilledCaller, 2026-11-29). Gone is simply not listed.
+    int fd = ::open((std::string("/proc/") + e->d_name + "/cmdline").c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    std::string args;
+    char buf[4096];
+    for (ssize_t got; (got = ::read(fd, buf, sizeof buf)) > 0;) args.append(buf, static_cast<size_t>(got));
+    ::close(fd);
     if (args.find(work_dir) != std::string::npos) pids.insert(pid);
   }
   ::closedir(d);
