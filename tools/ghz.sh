@@ -11,7 +11,10 @@
 #
 #   tools/ghz.sh OUT     (run by every build: the rpclab_ghz target)
 set -u
-GHZ_VERSION=v0.120.0
+# v0.117.0: the newest that Debian 12's Go 1.19 builds (v0.120.0 pulls
+# prometheus/common v0.53, which needs Go 1.20: strings.CutPrefix); built
+# and run with Go 1.19.13 and 1.26 alike (2026-11-29).
+GHZ_VERSION=v0.117.0
 out=${1:?usage: tools/ghz.sh OUT_DIR}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
