@@ -66,8 +66,9 @@ CellConfig speed_cell(const SpeedAxes& a, const std::string& transport, const st
   // ghz makes the calls the row it calibrates makes in all its trials, in
   // one run of its own (sockperf runs for a second, whatever the calls).
   if (transport == kGhz) {
-    c.calls_per_client = calls_per_trial(a, "grpc", op, size) * static_cast<uint64_t>(a.trials);
-    c.warmup = warmup_per_trial(a, "grpc", op, size);
+    std::string row = calibrated_row(transport);
+    c.calls_per_client = calls_per_trial(a, row, op, size) * static_cast<uint64_t>(a.trials);
+    c.warmup = warmup_per_trial(a, row, op, size);
   }
   c.timeout_ms = a.timeout_ms;
   c.settings = settings;
@@ -86,6 +87,13 @@ CellConfig speed_cell(const SpeedAxes& a, const std::string& transport, const st
 
 bool is_calibration(const std::string& transport) {
   return transport == kSockperfUdp || transport == kSockperfTcp || transport == kGhz;
+}
+
+std::string calibrated_row(const std::string& tool) {
+  if (tool != kGhz) return "";
+  for (const TransportRow& row : transports())
+    if (row.traits.calibration == tool) return std::string(row.name);
+  return "";
 }
 
 std::string speed_group(const CellConfig& cell) {
@@ -278,11 +286,11 @@ std::vector<CellConfig> expand_speed(const SpeedAxes& a) {
       for (const char* tool : {kSockperfUdp, kSockperfTcp})
         for (size_t size : a.sizes)
           cells.push_back(speed_cell(a, tool, "echo", topology, ConnectMode::kPersistent, 1, size));
-      // ghz calibrates the rows whose traits name it, when the run has one.
-      for (const std::string& transport : order)
-        if (row_of(transport).traits.calibration == kGhz && std::find(a.ops.begin(), a.ops.end(), "echo") != a.ops.end())
-          for (size_t size : a.sizes)
-            cells.push_back(speed_cell(a, kGhz, "echo", topology, ConnectMode::kPersistent, 1, size));
+      // ghz calibrates the row it calls, when the run has that row and ECHO.
+      bool has_row = std::find(order.begin(), order.end(), calibrated_row(kGhz)) != order.end();
+      if (has_row && std::find(a.ops.begin(), a.ops.end(), "echo") != a.ops.end())
+        for (size_t size : a.sizes)
+          cells.push_back(speed_cell(a, kGhz, "echo", topology, ConnectMode::kPersistent, 1, size));
     }
     // Every transport of one (connection, clients, size) in a row, the
     // floor first: their trials then take turns (speed_group), so a ratio

@@ -50,6 +50,10 @@ inline constexpr const char* kSockperfUdp = "sockperf-udp";
 inline constexpr const char* kSockperfTcp = "sockperf-tcp";
 inline constexpr const char* kGhz = "ghz";
 bool is_calibration(const std::string& transport);
+// The row a calibration tool that calls it is measured against: the first
+// of the table whose traits name `tool` (ghz -> grpc); "" for sockperf,
+// which calls no row.
+std::string calibrated_row(const std::string& tool);
 inline constexpr uint64_t kMinCallsPerTrial = 10;
 inline constexpr uint64_t kMinRateCallsPerTrial = 100;  // a p99 needs 100 calls
 inline constexpr uint64_t kMinWarmupCalls = 2;          // the first call of a connection and one after it

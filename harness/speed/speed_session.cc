@@ -337,7 +337,7 @@ void SpeedSession::measure_ghz(const CellConfig& cell, const TrialPlace& place, 
   if (ghz.empty()) throw CellFailure(why);
   // The server the grpc row's cells of this topology use, kept for the run.
   CellConfig grpc = cell;
-  grpc.transport = "grpc";
+  grpc.transport = calibrated_row(cell.transport);
   Placement& at = placement(grpc, env, log);
   TrialServer& srv = server(grpc, at, env);
   at.describe(trial);
