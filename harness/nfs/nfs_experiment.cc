@@ -105,8 +105,11 @@ struct NfsCellGroup {
 };
 
 // Steps: enough that the calls still run when the reset's rules are in
-// (nft takes 50-200 ms here; iptables in the guest 1-3 s, a process start
-// there being slow), a libnfs MKDIR taking ~0.3 ms and the kernel's ~0.35.
+// (nft takes 30-200 ms here; iptables in the guest 1.2-1.5 s, 4.7 s on a
+// loaded machine, a process start there being slow). On a quiet machine a
+// libnfs MKDIR on ganesha takes ~0.09 ms: 3,000 were done in 276 ms, before
+// the reset (run nfs-preset-0358), so libnfs makes 12,000 (about 1.1 s);
+// the kernel client's take ~1.35 ms in the guest: 6,000 (about 8 s).
 NfsCellGroup reset_group(const std::string& server, const std::string& client, std::vector<std::string> transports,
                          std::vector<bool> caches, uint64_t steps) {
   NfsCellGroup g;
@@ -169,8 +172,8 @@ NfsAxes nfs_preset(const std::string& name) {
       g.faults = {request_dup(10)};
       a.groups.push_back(g);
     }
-    a.groups.push_back(reset_group("nfs-ganesha", "libnfs", {"nfs3-tcp"}, {false, true}, 3000));
-    a.groups.push_back(reset_group("knfsd", "kernel", {"nfs3-tcp", "nfs4.1-tcp"}, {true}, 3000));
+    a.groups.push_back(reset_group("nfs-ganesha", "libnfs", {"nfs3-tcp"}, {false, true}, 12000));
+    a.groups.push_back(reset_group("knfsd", "kernel", {"nfs3-tcp", "nfs4.1-tcp"}, {true}, 6000));
   } else if (name == "nfs-quick") {
     a.faults = {no_fault(), request_dup(10)};
     a.transports = {"nfs3-udp"};
