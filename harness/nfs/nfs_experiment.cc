@@ -109,7 +109,7 @@ struct NfsCellGroup {
 // loaded machine, a process start there being slow). On a quiet machine a
 // libnfs MKDIR on ganesha takes ~0.09 ms: 3,000 were done in 276 ms, before
 // the reset (run nfs-preset-0358), so libnfs makes 12,000 (about 1.1 s);
-// the kernel client's take ~1.35 ms in the guest: 6,000 (about 8 s).
+// the kernel client's take ~0.33 ms in the guest: 12,000 (about 4 s).
 NfsCellGroup reset_group(const std::string& server, const std::string& client, std::vector<std::string> transports,
                          std::vector<bool> caches, uint64_t steps) {
   NfsCellGroup g;
@@ -173,7 +173,7 @@ NfsAxes nfs_preset(const std::string& name) {
       a.groups.push_back(g);
     }
     a.groups.push_back(reset_group("nfs-ganesha", "libnfs", {"nfs3-tcp"}, {false, true}, 12000));
-    a.groups.push_back(reset_group("knfsd", "kernel", {"nfs3-tcp", "nfs4.1-tcp"}, {true}, 6000));
+    a.groups.push_back(reset_group("knfsd", "kernel", {"nfs3-tcp", "nfs4.1-tcp"}, {true}, 12000));
   } else if (name == "nfs-quick") {
     a.faults = {no_fault(), request_dup(10)};
     a.transports = {"nfs3-udp"};

@@ -161,22 +161,22 @@ TEST(KernelClientUnderLoss, Nfs41ShowsNoReplayWhenRepliesAreLost) {
   std::filesystem::remove_all(o.out_dir);
 }
 
-// The nfs preset's reset column for the kernel client (docs/nfs.md,
-// "Resets"): one reset 300 ms in, made in the guest by an iptables REJECT
+// The nfs preset's reset column for the kernel client (docs/nfs.md, "The
+// reset column"): one reset 300 ms in, made in the guest by an iptables REJECT
 // rule at each end (its kernel has neither `ss -K` nor nft's netdev
 // family). The kernel client reconnects and resends what was in flight
 // with its xid; knfsd's NFSv3 reply cache or the v4.1 session slot tells
 // the copy from a new call, so no MKDIR is told EEXIST for its own
-// effect. In run i23-reset-column-0351 (3 trials a version) the cache
-// answered 1 resend a trial over NFSv3 (0 over v4.1) and the soft mount
-// gave 1 MKDIR EIO in most trials (a clean failure): those are recorded,
-// not asserted, since where the reset strikes is chance. 6,000 steps:
-// about 8 s here, still calling when the rule is in (iptables in the
-// guest took 1.2 to 1.5 s to make it, 4.7 s on a loaded machine).
+// effect. In the preset's run 20261129-040915 (3 trials a version) the
+// cache answered 1 resend a trial over NFSv3 (0 over v4.1) and the soft
+// mount gave 1 MKDIR a trial EIO (a clean failure): those are recorded,
+// not asserted, since where the reset strikes is chance. 12,000 steps:
+// about 4 s here, still calling when the rule is in (iptables in the
+// guest took 1.1 to 1.5 s to make it, 4.7 s on a loaded machine).
 class KernelClientUnderReset : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(KernelClientUnderReset, NoMkdirIsReplayedAfterTheReconnect) {
-  constexpr uint32_t kSteps = 6000;
+  constexpr uint32_t kSteps = 12000;
   if (auto why = why_not(); !why.empty()) GTEST_SKIP() << why;
   NfsCellOptions o = options("reset", GetParam());
   o.count = kSteps;
