@@ -57,8 +57,9 @@ MemTransport* self(SVCXPRT* xprt) { return reinterpret_cast<MemTransport*>(xprt)
 // has allocated already, and rpcgen's dispatcher does not free arguments it
 // could not decode. libtirpc 1.3.3's svc_dg_getargs does not free them
 // either, so the real server leaks such a datagram's partial arguments
-// (its sanitizer runs suppress leaks inside libtirpc); this transport frees
-// them, so the fuzzer looks for rpclab's leaks, not that one.
+// (src/server_main.cc leaves out only the reply cache's leaks of libtirpc,
+// not this one); this transport frees them, so the fuzzer looks for
+// rpclab's leaks, not that one.
 bool_t mem_getargs(SVCXPRT* xprt, xdrproc_t proc, void* where) {
   MemTransport* t = self(xprt);
   if (!proc(t->in, where)) {
