@@ -191,6 +191,72 @@ std::string speed_workload_names() {
   return names;
 }
 
+namespace {
+
+void apply_levy1989(SpeedAxes& a) {
+  a.sizes = {12, 512, 8192, 16384, 65536, 1 << 20};
+  a.clients = {1, 2, 4};
+  // The run must stay within 15 minutes. With 10 trials of 100 calls it
+  // took 20 min 35 s (run 20261126-081352), 60% of it in the 64 KiB
+  // and 1 MiB cells: a 1 MiB call costs 1 to 6 ms, and xmlrpc and jsonrpc
+  // 25 to 55 ms (base64 and a text parser on each side). Capped at 8 MiB
+  // a client, a 1 MiB trial makes 10 calls (the least a trial makes);
+  // 64 KiB and below keep 100, in 8 trials rather than 10: 14 min 21 s
+  // (run 20261126-090234, nothing else running).
+  a.bytes_per_trial = size_t{8} << 20;
+  a.trials = 8;
+  // The warm-up likewise: 20 calls of 1 MiB cost more than the trial's
+  // 10 (0.5 to 1 s a client for xmlrpc and jsonrpc), 1 MiB cells spent
+  // twice their measured time warming up (run speed-gate-1551). Half
+  // the trial's bytes leaves 1 MiB cells 4 warm-up calls (4 MiB through
+  // a kept connection, past the receive buffer's growth); smaller sizes
+  // keep 20.
+  a.warmup_bytes = a.bytes_per_trial / 2;
+}
+
+void apply_quick(SpeedAxes& a) {
+  a.sizes = {12, 8192};
+  a.clients = {1, 2};
+  a.trials = 3;
+  a.calls_per_trial = 50;
+  a.warmup = 10;
+}
+
+// Open loop (issue 27): every built-in transport, floors included, at
+// rates on a log scale and closed loop (0) beside them, 12 B, one client
+// on a kept connection, loopback. A trial is what fills 0.5 s at its rate
+// (at least 100 calls; the closed-loop cell 1,000), 3 trials: a few
+// minutes in all (docs/speed.md).
+void apply_rate_sweep(SpeedAxes& a) {
+  a.transports = {"raw-udp", "raw-tcp", "sunrpc-udp", "sunrpc-tcp", "grpc", "xmlrpc", "jsonrpc"};
+  a.connects = {ConnectMode::kPersistent};
+  a.topologies = {TopologyKind::kLoopback};
+  a.sizes = {12};
+  a.clients = {1};
+  a.trials = 3;
+  a.calls_per_trial = 1000;
+  a.warmup = 20;
+  a.calibrate = false;
+  a.rates = {0, 500, 1000, 2000, 5000, 10000, 20000, 50000};
+  a.seconds_per_trial = 0.5;
+}
+
+}  // namespace
+
+const std::vector<SpeedPresetRow>& speed_presets() {
+  static const std::vector<SpeedPresetRow> rows = {
+      {"levy1989",
+       "Levy's timing table: 12 B to 1 MiB, 1/2/4 clients, new and kept connections, loopback and two "
+       "hosts, every transport (make run-speed)",
+       apply_levy1989},
+      {"quick", "12 B and 8 KiB, 1 and 2 clients, 3 short trials (about a minute)", apply_quick},
+      {"rate-sweep",
+       "open loop: every built-in transport at 500 to 50,000 calls/s, latency from when each call was "
+       "due, the knee",
+       apply_rate_sweep}};
+  return rows;
+}
+
 SpeedAxes speed_preset(const std::string& name) {
   SpeedAxes a;
   // Every transport but xmlrpc-pstream, whose stock setting (no
@@ -202,64 +268,14 @@ SpeedAxes speed_preset(const std::string& name) {
   for (const std::string& t : adapter_row_names()) a.transports.push_back(t);
   a.connects = {ConnectMode::kPerCall, ConnectMode::kPersistent};
   a.topologies = {TopologyKind::kLoopback, TopologyKind::kTwoHost};
-  if (name == "levy1989") {
-    a.sizes = {12, 512, 8192, 16384, 65536, 1 << 20};
-    a.clients = {1, 2, 4};
-    // The run must stay within 15 minutes. With 10 trials of 100 calls it
-    // took 20 min 35 s (run 20261126-081352), 60% of it in the 64 KiB
-    // and 1 MiB cells: a 1 MiB call costs 1 to 6 ms, and xmlrpc and jsonrpc
-    // 25 to 55 ms (base64 and a text parser on each side). Capped at 8 MiB
-    // a client, a 1 MiB trial makes 10 calls (the least a trial makes);
-    // 64 KiB and below keep 100, in 8 trials rather than 10: 14 min 21 s
-    // (run 20261126-090234, nothing else running).
-    a.bytes_per_trial = size_t{8} << 20;
-    a.trials = 8;
-    // The warm-up likewise: 20 calls of 1 MiB cost more than the trial's
-    // 10 (0.5 to 1 s a client for xmlrpc and jsonrpc), 1 MiB cells spent
-    // twice their measured time warming up (run speed-gate-1551). Half
-    // the trial's bytes leaves 1 MiB cells 4 warm-up calls (4 MiB through
-    // a kept connection, past the receive buffer's growth); smaller sizes
-    // keep 20.
-    a.warmup_bytes = a.bytes_per_trial / 2;
-  } else if (name == "quick") {
-    a.sizes = {12, 8192};
-    a.clients = {1, 2};
-    a.trials = 3;
-    a.calls_per_trial = 50;
-    a.warmup = 10;
-  } else if (name == "rate-sweep") {
-    // Open loop (issue 27): every built-in transport, floors included, at
-    // rates on a log scale and closed loop (0) beside them, 12 B, one
-    // client on a kept connection, loopback. A trial is what fills 0.5 s
-    // at its rate (at least 100 calls; the closed-loop cell 1,000), 3
-    // trials: a few minutes in all (docs/speed.md).
-    a.transports = {"raw-udp", "raw-tcp", "sunrpc-udp", "sunrpc-tcp", "grpc", "xmlrpc", "jsonrpc"};
-    a.connects = {ConnectMode::kPersistent};
-    a.topologies = {TopologyKind::kLoopback};
-    a.sizes = {12};
-    a.clients = {1};
-    a.trials = 3;
-    a.calls_per_trial = 1000;
-    a.warmup = 20;
-    a.calibrate = false;
-    a.rates = {0, 500, 1000, 2000, 5000, 10000, 20000, 50000};
-    a.seconds_per_trial = 0.5;
-  } else {
-    std::string known;
-    for (const std::string& n : speed_preset_names()) known += (known.empty() ? "" : ", ") + n;
-    throw std::invalid_argument("unknown speed preset '" + name + "' (known: " + known + ")");
-  }
-  return a;
-}
-
-const std::vector<SpeedPresetRow>& speed_presets() {
-  static const std::vector<SpeedPresetRow> rows = {
-      {"levy1989", "Levy's timing table: 12 B to 1 MiB, 1/2/4 clients, new and kept connections, loopback and two "
-                   "hosts, every transport (make run-speed)"},
-      {"quick", "12 B and 8 KiB, 1 and 2 clients, 3 short trials (about a minute)"},
-      {"rate-sweep", "open loop: every built-in transport at 500 to 50,000 calls/s, latency from when each call was "
-                     "due, the knee"}};
-  return rows;
+  for (const SpeedPresetRow& p : speed_presets())
+    if (name == p.name) {
+      p.apply(a);
+      return a;
+    }
+  std::string known;
+  for (const std::string& n : speed_preset_names()) known += (known.empty() ? "" : ", ") + n;
+  throw std::invalid_argument("unknown speed preset '" + name + "' (known: " + known + ")");
 }
 
 std::vector<std::string> speed_preset_names() {

@@ -64,10 +64,12 @@ inline constexpr uint64_t kMinWarmupCalls = 2;          // the first call of a c
 std::string speed_group(const CellConfig& cell);
 
 SpeedAxes speed_preset(const std::string& name);  // throws std::invalid_argument
-// The presets speed_preset() knows, each with what it measures (--help).
+// The presets speed_preset() knows, one row each: what it measures (--help)
+// and apply(), which sets its axes over every transport's defaults.
 struct SpeedPresetRow {
   const char* name;
   const char* summary;
+  void (*apply)(SpeedAxes& axes);
 };
 const std::vector<SpeedPresetRow>& speed_presets();
 std::vector<std::string> speed_preset_names();
