@@ -3,14 +3,11 @@
 #pragma once
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <set>
 #include <string>
 #include <system_error>
@@ -18,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/atomic_file.h"
 #include "common/sanitizer.h"
 #include "netem/topology/capabilities.h"
 #include "netem/config/fault_profile.h"
@@ -75,16 +73,15 @@ inline std::set<pid_t> uml_processes(const std::string& work_dir) {
     std::string link = std::string("/proc/") + e->d_name + "/exe";
     ssize_t n = ::readlink(link.c_str(), exe, sizeof exe - 1);
     if (n <= 0 || std::string(exe, n) != "/usr/bin/linux.uml") continue;
-    // read(2), not a stream: a process that exits while it is read makes
-    // the read fail with ESRCH, which libstdc++'s filebuf throws as
-    // "underflow error reading the file" (it did, once: UmlGuest.
-    // DiesWithASigkilledCaller, 2026-11-29). Gone is simply not listed.
-    int fd = ::open((std::string("/proc/") + e->d_name + "/cmdline").c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) continue;
+    // A process that exits while it is read makes the read fail with ESRCH
+    // (a stream threw it as "underflow error reading the file" once:
+    // UmlGuest.DiesWithASigkilledCaller, 2026-11-29). Gone is not listed.
     std::string args;
-    char buf[4096];
-    for (ssize_t got; (got = ::read(fd, buf, sizeof buf)) > 0;) args.append(buf, static_cast<size_t>(got));
-    ::close(fd);
+    try {
+      args = read_whole_file(std::string("/proc/") + e->d_name + "/cmdline");
+    } catch (const std::exception&) {
+      continue;
+    }
     if (args.find(work_dir) != std::string::npos) pids.insert(pid);
   }
   ::closedir(d);

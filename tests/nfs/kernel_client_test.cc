@@ -20,6 +20,7 @@
 #include "harness/nfs/nfs_client.h"
 #include "netem/config/fault_events.h"
 #include "netem/netem_test_util.h"
+#include "nfs_reset_checks.h"
 
 namespace rpclab::harness::nfs {
 namespace {
@@ -185,13 +186,7 @@ TEST_P(KernelClientUnderReset, NoMkdirIsReplayedAfterTheReconnect) {
   NfsTrial r = run_nfs_cell(o);
 
   // The reset happened while the calls ran, and struck the connection.
-  ASSERT_TRUE(r.events) << "no events in the record";
-  ASSERT_EQ(r.events->size(), 1u);
-  const EventOccurrence& e = r.events->front();
-  EXPECT_EQ(e.kind, "reset");
-  EXPECT_EQ(e.entry.at("start").at("tool"), "iptables") << e.entry.dump();
-  EXPECT_GT(resets_seen(e), 0u) << e.entry.dump();
-  EXPECT_FALSE(r.events_not_met) << *r.events_not_met;
+  expect_one_reset_that_struck(r, "iptables");
 
   // Nothing ran twice; every MKDIR was told something; the classes add up.
   ASSERT_TRUE(r.classes && r.told);
@@ -200,11 +195,7 @@ TEST_P(KernelClientUnderReset, NoMkdirIsReplayedAfterTheReconnect) {
   EXPECT_EQ(c.replayed_told_failure, 0u);
   EXPECT_EQ(c.replayed_told_success, 0u);
   EXPECT_EQ(c.lost, 0u);
-  EXPECT_EQ(c.calls, kSteps);
-  EXPECT_EQ(c.correct + c.replayed_told_failure + c.replayed_told_success + c.lost + c.indeterminate +
-                c.clean_failure + c.not_judged,
-            c.calls)
-      << nlohmann::json(c).dump();
+  expect_classes_add_up(c, kSteps);
   if (std::string(GetParam()) == "4.1") {
     EXPECT_EQ(delta(r, "reply_cache", "cache_hits"), 0u);  // v4.1 answers a resend from its slot
   }

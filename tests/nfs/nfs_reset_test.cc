@@ -21,6 +21,7 @@
 #include "harness/nfs/nfs_cell.h"
 #include "harness/nfs/nfs_client.h"
 #include "netem/config/fault_events.h"
+#include "nfs_reset_checks.h"
 
 namespace rpclab::harness::nfs {
 namespace {
@@ -53,22 +54,12 @@ TEST(NfsReset, LibnfsOnGaneshaIsResetWithEvidenceAndTheClassesAddUp) {
   NfsTrial r = run_nfs_cell(o);
 
   // The reset happened, with its evidence.
-  ASSERT_TRUE(r.events) << "no events in the record";
-  ASSERT_EQ(r.events->size(), 1u);
-  const EventOccurrence& e = r.events->front();
-  EXPECT_EQ(e.kind, "reset");
-  EXPECT_EQ(e.entry.at("start").at("tool"), "nft") << e.entry.dump();
-  EXPECT_GT(resets_seen(e), 0u) << e.entry.dump();
-  EXPECT_FALSE(r.events_not_met) << *r.events_not_met;
+  expect_one_reset_that_struck(r, "nft");
 
   // Every MKDIR was told something, and the classes add up.
   ASSERT_TRUE(r.classes);
   const NfsClassCounts& c = *r.classes;
-  EXPECT_EQ(c.calls, kSteps);
-  EXPECT_EQ(c.correct + c.replayed_told_failure + c.replayed_told_success + c.lost + c.indeterminate +
-                c.clean_failure + c.not_judged,
-            c.calls)
-      << nlohmann::json(c).dump();
+  expect_classes_add_up(c, kSteps);
   uint64_t told = 0;
   for (const auto& [answer, n] : *r.told) told += n;
   EXPECT_EQ(told, c.calls);
