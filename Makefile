@@ -75,8 +75,8 @@ NFS_SPEED_PRESETS := nfs
 run-speed: build
 	$(BUILD)/rpclab $(if $(filter $(NFS_SPEED_PRESETS),$(PRESET)),nfs --preset nfs-speed,speed --preset $(if $(QUICK),quick,$(PRESET)))
 
-# The tables docs/dependability.md or docs/speed.md quotes, generated from
-# one run folder (the blocks of that run's preset; see tools/docs-tables.sh).
+# The tables a results page (docs/results/EXPERIMENT.md) quotes, generated
+# from one run folder (the blocks of that run's preset; see tools/docs-tables.sh).
 docs-tables: build
 	@test -n "$(RUN)" || { echo "make docs-tables RUN=results/<run folder>: which run the tables come from" >&2; exit 2; }
 	tools/docs-tables.sh $(BUILD)/rpclab $(RUN)

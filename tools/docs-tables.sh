@@ -8,13 +8,14 @@
 # and is replaced by `rpclab report --markdown --table TABLE RUN` (which
 # heads it with the run's id, date and command) when RUN is a run of
 # PRESET; blocks of other presets are left as they are. Without FILE, the
-# page of the run's experiment: docs/dependability.md or docs/speed.md
-# (both experiments have a preset named levy1989).
+# results page of the run's experiment: docs/results/EXPERIMENT.md (both
+# dependability and speed have a preset named levy1989). Quoted tables live
+# only on results pages (tools/docs-check.py).
 #
 #   tools/docs-tables.sh RPCLAB RUN [FILE...]    (make docs-tables RUN=results/...)
 set -eu
 if [ $# -lt 2 ]; then
-  echo "usage: $0 path/to/rpclab RUN_FOLDER [FILE...]  (default FILE: docs/EXPERIMENT.md of the run)" >&2
+  echo "usage: $0 path/to/rpclab RUN_FOLDER [FILE...]  (default FILE: docs/results/EXPERIMENT.md of the run)" >&2
   exit 2
 fi
 rpclab=$1
@@ -26,11 +27,11 @@ if [ ! -f "$run/metadata.json" ] || [ ! -f "$run/results.jsonl" ]; then
 fi
 if [ $# -eq 0 ]; then
   experiment=$(grep -o '"experiment" *: *"[a-z]*"' "$run/metadata.json" | head -n 1 | sed 's/.*"\([a-z]*\)"$/\1/')
-  if [ ! -f "docs/$experiment.md" ]; then
-    echo "$0: $run/metadata.json names experiment '$experiment', which has no page docs/$experiment.md; name the file" >&2
+  if [ ! -f "docs/results/$experiment.md" ]; then
+    echo "$0: $run/metadata.json names experiment '$experiment', which has no results page docs/results/$experiment.md; name the file" >&2
     exit 2
   fi
-  set -- "docs/$experiment.md"
+  set -- "docs/results/$experiment.md"
 fi
 for file in "$@"; do
   tmp="$file.tables.$$"

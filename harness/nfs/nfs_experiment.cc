@@ -183,7 +183,7 @@ NfsAxes nfs_preset(const std::string& name) {
     // Every server, client, version and transport with its cache as it
     // comes (on), no fault; GETATTR then MKDIR, each its own timed loop
     // of 200 calls (p99 from 100 on) after 20 warm-up calls, 3 trials: a
-    // guest boot per knfsd trial is most of its ~15 s (docs/nfs.md).
+    // guest boot per knfsd trial is most of its ~15 s (docs/results/nfs.md).
     a.speed = true;
     a.faults = {no_fault()};
     a.caches = {true};

@@ -323,7 +323,7 @@ std::string compare_page(const RunComparison& c, const ComparedRun& a, const Com
 
   body += html::heading(2, "Every figure of every matched cell", "table");
   body += html::paragraph("Red: differs at alpha " + number(c.alpha) + "; grey: untestable (too few trials for any p "
-                          "below alpha) or untested. Tests: docs/running.md, \"Comparing two runs\".", "note");
+                          "below alpha) or untested. Tests: docs/guide.md, \"Comparing two runs\".", "note");
   body += marked_table(compare_header(), rows, classes);
   std::vector<std::vector<std::string>> unmatched;
   for (const std::string& l : c.only_a) unmatched.push_back({"A", l});

@@ -3,7 +3,7 @@
 // the change in percent and a test of whether they differ, and the cells
 // only one run has.
 //
-// The figures and tests (docs/running.md, "Comparing two runs"):
+// The figures and tests (docs/guide.md, "Comparing two runs"):
 // - proportions of calls (dependability: silent errors, duplicate calls,
 //   indeterminate, clean failures; NFS: replayed and told failure, lost,
 //   indeterminate): with at least 2 ok trials on each side, a permutation

@@ -31,7 +31,8 @@ int connect_tcp(const sockaddr_in& addr, int timeout_ms, bool nodelay, std::stri
 // and dropped without blocking. A datagram whose first word, the XID, is
 // `keep_xid` stops it and stays queued: it answers the call being
 // retried. Returns how many were dropped. (libtirpc's clnt_dg answers
-// each queued stale reply by resending at once: docs/nfs-udp-findings.md.)
+// each queued stale reply by resending at once: docs/results/nfs.md,
+// "The cause in libtirpc's clnt_dg_call".)
 size_t drop_stale_replies(int fd, std::optional<uint32_t> keep_xid = std::nullopt);
 // A socket filter on a Sun RPC UDP client's socket: from now on the kernel
 // queues only datagrams whose XID is `xid` (the call about to be made),

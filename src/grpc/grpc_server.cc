@@ -204,7 +204,7 @@ void log_line(gpr_log_func_args* args) {
 // (grpc::EnableDefaultHealthCheckService): that one is a callback-API
 // service, and with it in the server every call of the Rpclab service cost
 // about two more thread switches and 15-25 us more server CPU (issue 27,
-// docs/speed.md), idle pollers of its own taking the connection's reads
+// docs/results/speed.md, "Where the server's time went"), idle pollers of its own taking the connection's reads
 // from the thread that serves them. Reflection is a sync-API service; in a
 // server with a completion queue of its own (the async one) gRPC leaves
 // its threads out of polling, and it costs a call nothing measurable.

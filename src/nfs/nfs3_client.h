@@ -12,7 +12,7 @@
 // charges it a whole retransmit interval, so three stale replies end a
 // 3000/1000 ms call as RPC_TIMEDOUT within a millisecond, and the
 // resends make more stale replies for the next call
-// (docs/nfs-udp-findings.md). Guarded, the socket takes only the call's
+// (docs/results/nfs.md, "NFS over UDP in the ganesha cell"). Guarded, the socket takes only the call's
 // own XID (a kernel socket filter, reset before each call), the replies
 // already queued for earlier calls are dropped, and should clnt_dg still
 // time out before the call's own deadline, the call is retried with the

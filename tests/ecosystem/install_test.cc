@@ -100,7 +100,8 @@ TEST_F(Installed, EveryPartLandsUnderThePrefix) {
                                     "share/rpclab/idl/rpclab.x",
                                     "share/rpclab/idl/rpclab.proto",
                                     "share/doc/rpclab/README.md",
-                                    "share/doc/rpclab/docs/running.md"};
+                                    "share/doc/rpclab/docs/running.md",
+                                    "share/doc/rpclab/docs/results/dependability.md"};
   for (const std::string& p : kPrograms) parts.push_back("bin/" + p);
   // The modules rpclab-client and rpclab-server load (src/transport/transport_module.h).
   for (const char* folder : {"sunrpc", "grpc", "xmlrpc", "jsonrpc", "raw"})

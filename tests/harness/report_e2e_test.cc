@@ -83,8 +83,9 @@ TEST(ReportCommand, DocsTablesRefreshesOnlyTheBlocksOfTheRunsPreset) {
 }
 
 // Both experiments have a preset named levy1989: without a file named,
-// docs-tables refreshes the page of the run's experiment only, so a speed
-// run never meets the dependability page's tables (nor the reverse).
+// docs-tables refreshes the results page of the run's experiment only
+// (docs/results/EXPERIMENT.md), so a speed run never meets the
+// dependability page's tables (nor the reverse).
 TEST(ReportCommand, DocsTablesRefreshesThePageOfTheRunsExperiment) {
   TempDir dir;
   harness::RunFolder folder(dir.file("results"), dir.file("run"), harness::FolderUse::kNew);
@@ -96,20 +97,21 @@ TEST(ReportCommand, DocsTablesRefreshesThePageOfTheRunsExperiment) {
   folder.append(harness::speed_record("raw-tcp", 1, 12, {100, 101, 99}));
   folder.append(harness::speed_record("grpc", 1, 12, {103, 104, 102}));
   ASSERT_EQ(::mkdir(dir.file("docs").c_str(), 0755), 0);
+  ASSERT_EQ(::mkdir(dir.file("docs/results").c_str(), 0755), 0);
   const std::string dependability = "<!-- begin rpclab report levy1989 levy-load -->\nstale\n<!-- end rpclab report -->\n";
-  write_file_atomically(dir.file("docs/dependability.md"), dependability);
-  write_file_atomically(dir.file("docs/speed.md"),
+  write_file_atomically(dir.file("docs/results/dependability.md"), dependability);
+  write_file_atomically(dir.file("docs/results/speed.md"),
                         "<!-- begin rpclab report levy1989 loopback-persistent -->\nstale\n<!-- end rpclab report -->\n");
   ProcessResult r = run_program({"/bin/sh", "-c",
                                  "cd \"$1\" && \"$2\" \"$3\" run", "sh", dir.path(),
                                  RPCLAB_SOURCE_DIR "/tools/docs-tables.sh", bin("rpclab")},
                                 60s);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("docs/speed.md: 1 table(s) refreshed"), std::string::npos) << r.out;
-  std::string page = read_whole_file(dir.file("docs/speed.md"));
+  EXPECT_NE(r.out.find("docs/results/speed.md: 1 table(s) refreshed"), std::string::npos) << r.out;
+  std::string page = read_whole_file(dir.file("docs/results/speed.md"));
   EXPECT_EQ(page.find("stale"), std::string::npos) << page;
   EXPECT_NE(page.find("Per-call latency, persistent connection, loopback"), std::string::npos) << page;
-  EXPECT_EQ(read_whole_file(dir.file("docs/dependability.md")), dependability);
+  EXPECT_EQ(read_whole_file(dir.file("docs/results/dependability.md")), dependability);
 }
 
 

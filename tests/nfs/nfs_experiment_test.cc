@@ -315,7 +315,7 @@ TEST(NfsE2E, AQuickRunJudgesEveryMkdirAndDrawsItsTables) {
   EXPECT_TRUE(test::namespaces_left_by(dir.file("run")).empty());
 }
 
-// docs/nfs.md's first claim, reproduced: nfs-ganesha over UDP with 30% of
+// docs/results/nfs.md's first claim, reproduced: nfs-ganesha over UDP with 30% of
 // its replies lost (so the client retransmits the same xid) tells some
 // MKDIRs "exists" for the directory they made themselves when its reply
 // cache is off, and none when it is on. With 20 MKDIRs the chance that no

@@ -98,7 +98,7 @@ TEST(NfsOpsE2E, DuplicatedExclusiveCreatesAndWritesAndWhatRenamesAndLinksAreTold
 
   // The cache off: both copies run. WRITE, the idempotent control, shows
   // nothing; CREATE EXCLUSIVE is printed, not asserted: ganesha 4.3 tells
-  // a copy that races the first execution NFS3ERR_EXIST (docs/nfs.md).
+  // a copy that races the first execution NFS3ERR_EXIST (docs/results/nfs.md).
   NfsTrial off = ganesha_cell("create-exclusive,write", false, 100, base + "/exclusive-off");
   expect_classes_add_up(off, 30);
   expect_no_anomaly(off, "write", "cache off, dup 100%");
