@@ -1,0 +1,148 @@
+// The docs' floor plan as a test (issue 25): tools/docs-check.py holds on
+// this repository's README.md and docs/, and it can fail. Each broken set
+// of pages is planted in a temporary folder with --root: a map, a page or
+// two, and one thing wrong, which the check must name with its line.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "support/process.h"
+#include "support/temp_dir.h"
+
+namespace rpclab::test {
+namespace {
+
+const std::string kScript = std::string(RPCLAB_SOURCE_DIR) + "/tools/docs-check.py";
+
+ProcessResult docs_check(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"python3", kScript};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_program(argv);
+}
+
+// A results page as the plan wants it: its runs listed under "## The runs".
+const char* const kResultsPage =
+    "# Speed: what the runs found\n\nThe method: [../speed.md](../speed.md#the-matrix).\n\n"
+    "## The runs\n\n| run | date | command |\n|---|---|---|\n"
+    "| `20261126-090234-64b10083` | 2026-11-26 | `rpclab speed --preset levy1989` |\n\n"
+    "## Levy's table and today's\n\nRun `20261126-090234`: 13.3 us a call.\n\n"
+    "<!-- begin rpclab report levy1989 levy -->\n<!-- end rpclab report -->\n";
+
+// README, the map, a method page and its results page; each test breaks one.
+class PlantedDocs {
+ public:
+  PlantedDocs() {
+    file("README.md", "# rpclab\n\nStart at [the map](docs/README.md).\n");
+    file("docs/README.md", "# The map\n\n[speed](speed.md), [found](results/speed.md)\n");
+    file("docs/speed.md",
+         "# The speed experiment\n\n## The matrix\n\nWhat it found: "
+         "[results/speed.md](results/speed.md#levys-table-and-todays).\n");
+    file("docs/results/speed.md", kResultsPage);
+  }
+  PlantedDocs& file(const std::string& path, const std::string& text) {
+    std::filesystem::path p = std::filesystem::path(dir_.path()) / path;
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+    return *this;
+  }
+  ProcessResult check() const { return docs_check({"--root", dir_.path()}); }
+
+ private:
+  TempDir dir_;
+};
+
+TEST(DocsCheck, TheseDocsFollowTheirPlan) {
+  ProcessResult r = docs_check({});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("runs cited only on results pages"), std::string::npos) << r.out;
+}
+
+// The control for the planted pages below.
+TEST(DocsCheck, PlantedPagesThatFollowThePlanPass) {
+  ProcessResult r = PlantedDocs().check();
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("4 pages (1 results pages)"), std::string::npos) << r.out;
+}
+
+TEST(DocsCheck, ARunCitedOnAMethodPageFailsNamingTheLine) {
+  PlantedDocs docs;
+  docs.file("docs/speed.md",
+            "# The speed experiment\n\n## The matrix\n\nIn run `20261126-090234` a call took 13.3 us.\n"
+            "See /work/runs/speed-g.\n");
+  ProcessResult r = docs.check();
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("docs/speed.md:5: cites run 20261126-090234"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("docs/speed.md:6: names a run folder"), std::string::npos) << r.out;
+}
+
+TEST(DocsCheck, ATableQuotedFromARunOutsideResultsFails) {
+  PlantedDocs docs;
+  docs.file("README.md",
+            "# rpclab\n\n[map](docs/README.md)\n\n<!-- begin rpclab report levy1989 levy -->\n"
+            "<!-- end rpclab report -->\n");
+  ProcessResult r = docs.check();
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("README.md:5: quotes a run's table"), std::string::npos) << r.out;
+}
+
+TEST(DocsCheck, AResultsPageCitingARunItDoesNotListFails) {
+  PlantedDocs docs;
+  docs.file("docs/results/speed.md", std::string(kResultsPage) + "\nA second run, `20261127-101010`, agreed.\n");
+  ProcessResult r = docs.check();
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("docs/results/speed.md:18: cites run 20261127-101010, which '## The runs' does not list"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(DocsCheck, AResultsPageWithoutItsRunsTableFails) {
+  PlantedDocs docs;
+  docs.file("docs/results/speed.md", "# Speed: what the runs found\n\n[method](../speed.md)\n");
+  ProcessResult r = docs.check();
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("docs/results/speed.md:1: a results page has no '## The runs' section"), std::string::npos)
+      << r.out;
+}
+
+TEST(DocsCheck, ALinkToAMissingFileOrHeadingFails) {
+  PlantedDocs docs;
+  docs.file("docs/speed.md",
+            "# The speed experiment\n\n## The matrix\n\n[gone](results/speed.md#the-matrix-of-1989)\n"
+            "[moved](nfs-udp-findings.md)\n![picture](images/none.png)\n\n```\n[in a code block](nowhere.md)\n```\n");
+  ProcessResult r = docs.check();
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("docs/speed.md:5: links to results/speed.md#the-matrix-of-1989: docs/results/speed.md has no "
+                       "heading '#the-matrix-of-1989'"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("docs/speed.md:6: links to nfs-udp-findings.md: there is no docs/nfs-udp-findings.md"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("docs/speed.md:7: links to images/none.png"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("nowhere.md"), std::string::npos) << "a link inside a code block is not a link: " << r.out;
+}
+
+// GitHub's anchors: `code` and punctuation dropped, hyphens kept, a repeated
+// heading numbered.
+TEST(DocsCheck, AnchorsAreGitHubs) {
+  PlantedDocs docs;
+  docs.file("docs/speed.md",
+            "# The speed experiment\n\n## The matrix\n\n## Open loop: `rpclab speed --rates`\n\n## Notes\n\n## Notes\n\n"
+            "[a](#open-loop-rpclab-speed---rates) [b](#notes-1) [c](../docs/speed.md#notes)\n");
+  ProcessResult r = docs.check();
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+}
+
+TEST(DocsCheck, APageOffTheMapFails) {
+  PlantedDocs docs;
+  docs.file("docs/nfs.md", "# NFS\n");
+  ProcessResult r = docs.check();
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("docs/README.md:1: does not link to docs/nfs.md"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace rpclab::test

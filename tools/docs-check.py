@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""The docs' floor plan as a check (issue 25: a guide, results pages, reference).
+
+    python3 tools/docs-check.py [--root DIR]
+
+Reads README.md and every docs/**/*.md under the root and fails, naming
+file and line, when
+
+  - a run is cited outside docs/results/: a run id (YYYYMMDD-HHMMSS), a
+    run folder under /work/runs/ or results/2..., or a table quoted from a
+    run (<!-- begin rpclab report ...). The results pages are the only
+    place a run and its figures appear; the other pages explain and link;
+  - a results page cites a run its "## The runs" table does not list (the
+    table names each run's id, date and command, so every figure on the
+    page can be traced to the run folder it came from);
+  - a relative link points to a file that is not there, or to a #heading
+    that file does not have (GitHub's anchors: lowercase, punctuation
+    dropped, spaces as hyphens, repeats numbered -1, -2, ...);
+  - a page under docs/ is not linked from docs/README.md, the map a
+    newcomer starts from.
+
+Exit 0 when all hold, 1 when one does not, 2 on bad usage.
+"""
+import argparse
+import os
+import re
+import sys
+import unicodedata
+
+RUN_ID = re.compile(r"(?<![0-9])(20[0-9]{6}-[0-9]{6})(?:-[0-9a-f]{8})?(?![0-9])")
+RUN_FOLDER = re.compile(r"/work/runs/|(?<![A-Za-z0-9_/.-])results/20[0-9]{6}")
+QUOTED_TABLE = "<!-- begin rpclab report"
+RUNS_HEADING = "## The runs"
+INLINE_LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+REFERENCE_DEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s+<?(\S+?)>?(?:\s|$)")
+HTML_ANCHOR = re.compile(r"<a\s+(?:id|name)=\"([^\"]+)\"")
+HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def slug(text):
+    """GitHub's anchor for a heading's text (github-slugger's rule)."""
+    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)  # a link in a heading anchors on its text
+    text = re.sub(r"<[^>]+>", "", text)
+    out = []
+    for ch in text.lower():
+        if ch in " -_" or ch.isalnum() or unicodedata.category(ch).startswith("M"):
+            out.append(ch)
+    return "".join(out).replace(" ", "-")
+
+
+def prose_lines(lines):
+    """(line number, text) of the lines outside fenced code blocks."""
+    fenced = False
+    for number, line in enumerate(lines, 1):
+        if FENCE.match(line):
+            fenced = not fenced
+            continue
+        if not fenced:
+            yield number, line
+
+
+def anchors_of(lines):
+    found, seen = set(), {}
+    for _, line in prose_lines(lines):
+        for a in HTML_ANCHOR.findall(line):
+            found.add(a)
+        m = HEADING.match(line)
+        if not m:
+            continue
+        base = slug(m.group(2))
+        n = seen.get(base, 0)
+        seen[base] = n + 1
+        found.add(base if n == 0 else f"{base}-{n}")
+    return found
+
+
+def without_inline_code(line):
+    return re.sub(r"`[^`]*`", "``", line)
+
+
+class Docs:
+    def __init__(self, root):
+        self.root = root
+        self.pages = {}  # path relative to root -> lines
+        paths = ["README.md"] if os.path.isfile(os.path.join(root, "README.md")) else []
+        for folder, dirs, files in os.walk(os.path.join(root, "docs")):
+            dirs.sort()
+            for name in sorted(files):
+                if name.endswith(".md"):
+                    paths.append(os.path.relpath(os.path.join(folder, name), root))
+        for path in paths:
+            with open(os.path.join(root, path), encoding="utf-8") as f:
+                self.pages[path] = f.read().split("\n")
+        self._anchors = {}
+        self.problems = []
+        self.links = 0
+
+    def anchors(self, path):
+        if path not in self._anchors:
+            full = os.path.join(self.root, path)
+            lines = self.pages.get(path)
+            if lines is None:
+                with open(full, encoding="utf-8") as f:
+                    lines = f.read().split("\n")
+            self._anchors[path] = anchors_of(lines)
+        return self._anchors[path]
+
+    def problem(self, path, line, what):
+        self.problems.append(f"{path}:{line}: {what}")
+
+    @staticmethod
+    def is_results(path):
+        return path.startswith("docs/results/")
+
+    def check_runs_cited_where_allowed(self, path, lines):
+        if self.is_results(path):
+            return
+        for number, line in enumerate(lines, 1):
+            m = RUN_ID.search(line)
+            if m:
+                self.problem(path, number, f"cites run {m.group(1)}: runs and their figures belong on a page "
+                             "under docs/results/ (link to it from here)")
+            if RUN_FOLDER.search(line):
+                self.problem(path, number, "names a run folder: runs and their figures belong on a page "
+                             "under docs/results/ (link to it from here)")
+            if line.lstrip().startswith(QUOTED_TABLE):
+                self.problem(path, number, "quotes a run's table: quoted tables belong on a page under "
+                             "docs/results/")
+
+    def check_runs_listed(self, path, lines):
+        if not self.is_results(path):
+            return
+        start = next((i for i, line in enumerate(lines) if line.strip() == RUNS_HEADING), None)
+        if start is None:
+            self.problem(path, 1, f"a results page has no '{RUNS_HEADING}' section listing the runs it cites")
+            return
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+        listed = set()
+        for line in lines[start + 1:end]:
+            if line.lstrip().startswith("|"):
+                listed.update(RUN_ID.findall(line))
+        for number, line in enumerate(lines, 1):
+            for run in RUN_ID.findall(line):
+                if run not in listed:
+                    self.problem(path, number, f"cites run {run}, which '{RUNS_HEADING}' does not list "
+                                 "(add its id, date and command there)")
+
+    def check_links(self, path, lines):
+        here = os.path.dirname(path)
+        for number, line in prose_lines(lines):
+            text = without_inline_code(line)
+            targets = INLINE_LINK.findall(text)
+            m = REFERENCE_DEF.match(text)
+            if m:
+                targets.append(m.group(1))
+            for target in targets:
+                if re.match(r"^[a-z][a-z0-9+.-]*:", target):  # http:, https:, mailto:
+                    continue
+                self.links += 1
+                file_part, _, anchor = target.partition("#")
+                linked = os.path.normpath(os.path.join(here, file_part)) if file_part else path
+                if not os.path.exists(os.path.join(self.root, linked)):
+                    self.problem(path, number, f"links to {target}: there is no {linked}")
+                    continue
+                if anchor and linked.endswith(".md") and anchor not in self.anchors(linked):
+                    self.problem(path, number, f"links to {target}: {linked} has no heading '#{anchor}'")
+
+    def check_map(self):
+        index = "docs/README.md"
+        if index not in self.pages:
+            return
+        linked = set()
+        for _, line in prose_lines(self.pages[index]):
+            for target in INLINE_LINK.findall(without_inline_code(line)):
+                file_part = target.partition("#")[0]
+                if file_part and not re.match(r"^[a-z][a-z0-9+.-]*:", file_part):
+                    linked.add(os.path.normpath(os.path.join("docs", file_part)))
+        for path in self.pages:
+            if path.startswith("docs/") and path != index and path not in linked:
+                self.problem(index, 1, f"does not link to {path}: every page is on the map")
+
+    def check(self):
+        for path, lines in self.pages.items():
+            self.check_runs_cited_where_allowed(path, lines)
+            self.check_runs_listed(path, lines)
+            self.check_links(path, lines)
+        self.check_map()
+        return self.problems
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        help="the repository to check (default: this script's)")
+    args = parser.parse_args()
+    if not os.path.isdir(os.path.join(args.root, "docs")):
+        print(f"docs-check: {args.root} has no docs/ folder; give the repository with --root", file=sys.stderr)
+        return 2
+    docs = Docs(args.root)
+    problems = docs.check()
+    for p in problems:
+        print(p)
+    results = sum(1 for p in docs.pages if Docs.is_results(p))
+    if problems:
+        print(f"docs-check: {len(problems)} problem(s) in {len(docs.pages)} pages")
+        return 1
+    print(f"docs-check: {len(docs.pages)} pages ({results} results pages), {docs.links} relative links: "
+          "runs cited only on results pages and listed there, every link and heading found, every page on the map")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
