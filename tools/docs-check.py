@@ -79,6 +79,25 @@ def without_inline_code(line):
     return re.sub(r"`[^`]*`", "``", line)
 
 
+def relative_links(path, lines):
+    """(line number, target, the path it links to, #anchor) of each link in
+    the page at `path` that is not a URL (http:, https:, mailto:) and not in
+    code; a link to an anchor alone links to the page itself."""
+    here = os.path.dirname(path)
+    for number, line in prose_lines(lines):
+        text = without_inline_code(line)
+        targets = INLINE_LINK.findall(text)
+        m = REFERENCE_DEF.match(text)
+        if m:
+            targets.append(m.group(1))
+        for target in targets:
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target):
+                continue
+            file_part, _, anchor = target.partition("#")
+            linked = os.path.normpath(os.path.join(here, file_part)) if file_part else path
+            yield number, target, linked, anchor
+
+
 class Docs:
     def __init__(self, root):
         self.root = root
@@ -147,35 +166,18 @@ class Docs:
                                  "(add its id, date and command there)")
 
     def check_links(self, path, lines):
-        here = os.path.dirname(path)
-        for number, line in prose_lines(lines):
-            text = without_inline_code(line)
-            targets = INLINE_LINK.findall(text)
-            m = REFERENCE_DEF.match(text)
-            if m:
-                targets.append(m.group(1))
-            for target in targets:
-                if re.match(r"^[a-z][a-z0-9+.-]*:", target):  # http:, https:, mailto:
-                    continue
-                self.links += 1
-                file_part, _, anchor = target.partition("#")
-                linked = os.path.normpath(os.path.join(here, file_part)) if file_part else path
-                if not os.path.exists(os.path.join(self.root, linked)):
-                    self.problem(path, number, f"links to {target}: there is no {linked}")
-                    continue
-                if anchor and linked.endswith(".md") and anchor not in self.anchors(linked):
-                    self.problem(path, number, f"links to {target}: {linked} has no heading '#{anchor}'")
+        for number, target, linked, anchor in relative_links(path, lines):
+            self.links += 1
+            if not os.path.exists(os.path.join(self.root, linked)):
+                self.problem(path, number, f"links to {target}: there is no {linked}")
+            elif anchor and linked.endswith(".md") and anchor not in self.anchors(linked):
+                self.problem(path, number, f"links to {target}: {linked} has no heading '#{anchor}'")
 
     def check_map(self):
         index = "docs/README.md"
         if index not in self.pages:
             return
-        linked = set()
-        for _, line in prose_lines(self.pages[index]):
-            for target in INLINE_LINK.findall(without_inline_code(line)):
-                file_part = target.partition("#")[0]
-                if file_part and not re.match(r"^[a-z][a-z0-9+.-]*:", file_part):
-                    linked.add(os.path.normpath(os.path.join("docs", file_part)))
+        linked = {page for _, _, page, _ in relative_links(index, self.pages[index])}
         for path in self.pages:
             if path.startswith("docs/") and path != index and path not in linked:
                 self.problem(index, 1, f"does not link to {path}: every page is on the map")

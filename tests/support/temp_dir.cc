@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 namespace rpclab::test {
@@ -20,6 +21,15 @@ TempDir::TempDir() {
 TempDir::~TempDir() {
   std::error_code ignored;
   std::filesystem::remove_all(path_, ignored);
+}
+
+std::string TempDir::plant(const std::string& name, const std::string& text) const {
+  std::filesystem::path p = std::filesystem::path(path_) / name;
+  std::filesystem::create_directories(p.parent_path());
+  std::ofstream out(p);
+  out << text;
+  if (!out.flush()) throw std::runtime_error("cannot write " + p.string());
+  return p.string();
 }
 
 }  // namespace rpclab::test

@@ -15,6 +15,9 @@ class TempDir {
 
   const std::string& path() const { return path_; }
   std::string file(const std::string& name) const { return path_ + "/" + name; }
+  // Writes `text` to the file `name` (a path inside the folder), making its
+  // folders first; returns the file's path.
+  std::string plant(const std::string& name, const std::string& text) const;
 
  private:
   std::string path_;

@@ -4,8 +4,6 @@
 // two, and one thing wrong, which the check must name with its line.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -43,9 +41,7 @@ class PlantedDocs {
     file("docs/results/speed.md", kResultsPage);
   }
   PlantedDocs& file(const std::string& path, const std::string& text) {
-    std::filesystem::path p = std::filesystem::path(dir_.path()) / path;
-    std::filesystem::create_directories(p.parent_path());
-    std::ofstream(p) << text;
+    dir_.plant(path, text);
     return *this;
   }
   ProcessResult check() const { return docs_check({"--root", dir_.path()}); }

@@ -5,7 +5,6 @@
 // in docs/images/ must be the one the check draws today.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -37,9 +36,7 @@ std::string read_file(const std::string& path) {
 class PlantedTree {
  public:
   PlantedTree& file(const std::string& path, const std::string& text = "") {
-    std::filesystem::path p = std::filesystem::path(dir_.path()) / path;
-    std::filesystem::create_directories(p.parent_path());
-    std::ofstream(p) << text;
+    dir_.plant(path, text);
     return *this;
   }
   // `path` including each of `headers`.
