@@ -23,6 +23,8 @@ constexpr const char* kPrefixLength = "/30";
 
 std::atomic<int> g_counter{0};
 
+}  // namespace
+
 // A namespace of ours, its lo up (a new namespace's is down).
 void add_namespace(const std::string& ns, process::CommandLog& log) {
   process::run_checked({"ip", "netns", "add", ns}, log);
@@ -44,6 +46,8 @@ void delete_namespace(const std::string& ns, process::CommandLog& log) {
   process::run({"ip", "netns", "delete", ns}, log);
 }
 
+namespace {
+
 // "rpclab-<pid>-..." -> pid, or 0 when the name is not ours in that form.
 pid_t owner_of(const std::string& ns) {
   const std::string prefix = kNamespacePrefix;
@@ -54,6 +58,8 @@ pid_t owner_of(const std::string& ns) {
 }
 
 bool process_alive(pid_t pid) { return ::kill(pid, 0) == 0 || errno == EPERM; }
+
+}  // namespace
 
 // One end of the link, inside its namespace: address, no IPv6 (no router
 // solicitations or DAD crossing the impaired link), a static neighbour entry
@@ -75,8 +81,6 @@ std::string mac_of(const std::string& ns, const std::string& ifname, process::Co
   in >> name >> state >> mac;
   return mac;
 }
-
-}  // namespace
 
 std::string topology_name(TopologyKind kind) {
   return kind == TopologyKind::kLoopback ? "loopback" : "two-host";
@@ -121,7 +125,16 @@ std::unique_ptr<Topology> Topology::create(TopologyKind kind, process::CommandLo
   return t;
 }
 
+std::unique_ptr<Topology> Topology::link_view(const Host& server, const Host& client, process::CommandLog& log) {
+  std::unique_ptr<Topology> t(new Topology(TopologyKind::kTwoHost, log));
+  t->server_ = server;
+  t->client_ = client;
+  t->owns_namespaces_ = false;
+  return t;
+}
+
 Topology::~Topology() {
+  if (!owns_namespaces_) return;
   for (const auto& ns : namespaces()) {
     try {
       delete_namespace(ns, log_);

@@ -43,7 +43,11 @@ class Topology {
   // the veths so only our IPv4 traffic crosses. Throws process::CommandError.
   static std::unique_ptr<Topology> create(TopologyKind kind, process::CommandLog& log,
                                           LoopbackPlace place = LoopbackPlace::kHost);
-  ~Topology();  // deletes the namespaces, killing anything still inside them
+  // One link of a larger topology (path_topology.h) as a two-host
+  // topology, for the fault backends and link events: its ends' namespaces
+  // belong to the larger one, which removes them; this view removes nothing.
+  static std::unique_ptr<Topology> link_view(const Host& server, const Host& client, process::CommandLog& log);
+  ~Topology();  // deletes the namespaces, killing anything still inside them (not a link view's)
 
   TopologyKind kind() const { return kind_; }
   const Host& server() const { return server_; }
@@ -58,7 +62,22 @@ class Topology {
   TopologyKind kind_;
   process::CommandLog& log_;
   Host server_, client_;
+  bool owns_namespaces_ = true;
 };
+
+// The pieces a topology is made of, shared with path_topology.h.
+// "rpclab-<pid>-<n>": a fresh base name for one topology's namespaces.
+std::string new_namespace_base();
+// A namespace of ours, its lo up (a new namespace's is down).
+void add_namespace(const std::string& ns, process::CommandLog& log);
+// Kills what is still inside, then deletes it.
+void delete_namespace(const std::string& ns, process::CommandLog& log);
+// One end of a veth link inside `ns`: `address`/`prefix`, IPv6 off, up, a
+// static neighbour entry for the peer (no ARP over an impaired link).
+void configure_end(const std::string& ns, const std::string& ifname, const std::string& address,
+                   const std::string& peer_address, const std::string& peer_mac, process::CommandLog& log);
+// The MAC address of `ifname` in `ns`.
+std::string mac_of(const std::string& ns, const std::string& ifname, process::CommandLog& log);
 
 // Namespaces named rpclab-<pid>-... whose <pid> is no longer alive: kill the
 // processes inside and delete them. Returns the names removed. Every run
