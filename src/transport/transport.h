@@ -132,6 +132,9 @@ struct TransportTraits {
   // A datagram's first 4 bytes are its request id, big-endian (Sun RPC's
   // XID), so a capture on the link can follow each request (wire_capture.h).
   bool wire_xid = false;
+  // The HTTP its calls travel in ("h2", "http/1.1"), or "" for its own
+  // framing: what a proxy before it must speak (harness/paths/).
+  std::string_view http = "";
 };
 
 struct TransportRow {
