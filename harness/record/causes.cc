@@ -8,13 +8,16 @@ namespace rpclab::harness {
 
 using nlohmann::json;
 
-const std::array<CauseRow, 6>& cause_rows() {
-  static const std::array<CauseRow, 6> rows = {{
+const std::array<CauseRow, kCauseCount>& cause_rows() {
+  static const std::array<CauseRow, kCauseCount> rows = {{
       {Cause::kNetworkCopy, "network_copy", "copy"},
       {Cause::kRetransmitTimeout, "retransmit_timeout", "rexmit"},
       {Cause::kStaleReplyResend, "stale_reply_resend", "stale"},
       {Cause::kLibraryRetry, "library_retry", "lib"},
       {Cause::kAppRetry, "app_retry", "app"},
+      {Cause::kProxyRetry, "proxy_retry", "proxy", true},
+      {Cause::kClientElsewhere, "client_elsewhere", "cli-else", true},
+      {Cause::kBalancerElsewhere, "balancer_elsewhere", "lb-else", true},
       {Cause::kUnexplained, "unexplained", "unexpl"},
   }};
   return rows;
@@ -53,11 +56,18 @@ void describe_capture(Io& io, C& c) {
   io("capture_drops", c.capture_drops);
 }
 
+// A path-only cause that counted nothing is left out (absent reads 0).
+void drop_unseen_path_causes(json& j, const CauseCounts& c) {
+  for (const CauseRow& r : cause_rows())
+    if (r.path_only && c[r.cause] == 0) j.erase(std::string(r.key));
+}
+
 }  // namespace
 
 void to_json(json& j, const CauseCounts& c) {
   fields::ObjectWriter out(j);
   describe_counts(out, c);
+  drop_unseen_path_causes(j, c);
 }
 
 void from_json(const json& j, CauseCounts& c) {
@@ -76,6 +86,7 @@ Cascades& Cascades::operator+=(const Cascades& o) {
 void to_json(json& j, const CausesRecord& c) {
   fields::ObjectWriter out(j);
   describe_counts(out, c.counts);
+  drop_unseen_path_causes(j, c.counts);
   if (c.cascades) describe_cascades(out, *c.cascades);
   describe_capture(out, c);
 }

@@ -16,18 +16,38 @@
 
 namespace rpclab::harness {
 
-enum class Cause { kNetworkCopy, kRetransmitTimeout, kStaleReplyResend, kLibraryRetry, kAppRetry, kUnexplained };
+// The last three happen only on a path with several replicas
+// (harness/paths/path_causes.h): an execution on another replica than the
+// call's first because a proxy retried it upstream, because the client's
+// library re-sent it and the client's balancer picked another replica, or
+// because a datagram balancer sent a retransmission to another replica.
+enum class Cause {
+  kNetworkCopy,
+  kRetransmitTimeout,
+  kStaleReplyResend,
+  kLibraryRetry,
+  kAppRetry,
+  kProxyRetry,
+  kClientElsewhere,
+  kBalancerElsewhere,
+  kUnexplained
+};
+inline constexpr size_t kCauseCount = 9;
 
 struct CauseRow {
   Cause cause;
   std::string_view key;     // the record's `causes` key (stable)
   std::string_view column;  // the text table's short header
+  // Only a path of several replicas has it: its key is written and its
+  // column shown only where it counted something (records and tables of
+  // single-server cells stay as they were).
+  bool path_only = false;
 };
 // One row per cause, in report order.
-const std::array<CauseRow, 6>& cause_rows();
+const std::array<CauseRow, kCauseCount>& cause_rows();
 
 struct CauseCounts {
-  std::array<uint64_t, 6> n{};
+  std::array<uint64_t, kCauseCount> n{};
   uint64_t& operator[](Cause c) { return n[static_cast<size_t>(c)]; }
   uint64_t operator[](Cause c) const { return n[static_cast<size_t>(c)]; }
   uint64_t total() const;

@@ -78,6 +78,11 @@ nlohmann::json CellConfig::to_json() const {
   // Only when on, so the cells of runs made before the flag keep their
   // identity (--resume matches on it).
   if (at_most_once) j["at_most_once"] = true;
+  if (at_most_once_shared) j["at_most_once_shared"] = true;
+  if (!path.empty()) {
+    j["path"] = path;
+    j["replicas"] = replicas;
+  }
   if (op != "echo") j["op"] = op;
   if (retry.policy == RetryPolicy::kApp) j["app_retries"] = retry.app_retries;
   if (duration_ms) j["duration_ms"] = *duration_ms;
@@ -109,6 +114,9 @@ CellConfig CellConfig::from_json(const nlohmann::json& j) {
     c.settings = read_settings(j);  // records before a setting have none of it: unset
     c.retry = RetryChoice::of_cell(j);
     c.at_most_once = j.value("at_most_once", false);
+    c.at_most_once_shared = j.value("at_most_once_shared", false);
+    c.path = j.value("path", "");
+    c.replicas = j.contains("replicas") ? fields::value_as<int>(j.at("replicas")) : 1;
     c.duration_ms = optional_from<int64_t>(j, "duration_ms");
     c.server = j.value("server", "");
     c.reply_cache = optional_from<bool>(j, "reply_cache");
@@ -137,11 +145,12 @@ std::string CellConfig::label() const {
   std::string rate = rate_per_s ? fmt::format(" @ {:g}/s", *rate_per_s) : "";
   if (experiment == "speed" && op != "echo") return s + label_words(settings) + fmt::format(" {} N={}", op, size) + rate;
   if (experiment == "speed") return s + label_words(settings) + fmt::format(" {} B", size) + rate;
+  if (!path.empty()) s += fmt::format(" via {} to {} replica{}", path, replicas, replicas == 1 ? "" : "s");
   if (hogs) s += fmt::format(" load {}", hogs);
   if (!netem::is_empty(faults)) s += " " + netem::summary(faults);
   s += label_words(settings);
   if (retry.policy != RetryPolicy::kNone) s += " retry " + retry.name();
-  if (at_most_once) s += " at-most-once";
+  if (at_most_once) s += at_most_once_shared ? " at-most-once shared" : " at-most-once";
   if (duration_ms) s += fmt::format(" for {} s", static_cast<double>(*duration_ms) / 1000);
   if (reply_cache) s += *reply_cache ? " cache on" : " cache off";
   if (restart_at_step) s += fmt::format(" restart at step {}", *restart_at_step);

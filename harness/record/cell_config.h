@@ -45,6 +45,15 @@ struct CellConfig {
   std::optional<int> timeout_ms;          // unset = the library default
   RetryChoice retry;                      // what the clients do after a failed call
   bool at_most_once = false;              // the server answers repeats from its table (all transports)
+  // With at_most_once: the table every replica shares, in a Redis started
+  // for the trial (rpclab-server --at-most-once-shared), not each server's own.
+  bool at_most_once_shared = false;
+  // The path the calls take (harness/paths/path_table.h): "" is a client
+  // straight to one server, every cell before the axis; else a row's name
+  // ("haproxy-retry"), its proxy in a middle host before `replicas`
+  // servers, each in its own namespace (netem/topology/path_topology.h).
+  std::string path;
+  int replicas = 1;
   // Clients make no new call after this (a cell with timed events runs for
   // a fixed time; calls_per_client is then a cap). Unset: until the calls.
   std::optional<int64_t> duration_ms;

@@ -79,6 +79,7 @@ void describe_dependability(Io& io, D& d) {
   io("client_wall_s", d.client_wall_s);
   io("calls_per_s", d.calls_per_s);
   io("events", d.events);
+  io("path", d.path);
 }
 
 const std::initializer_list<const char*> kStableClasses = {

@@ -53,6 +53,7 @@ struct DependabilityCell {
   std::optional<CellFaults> faults;  // stable
   std::optional<double> client_wall_s, calls_per_s;
   std::optional<EventsOverTrials> events;  // cells with timed events
+  std::optional<PathFigures> path;         // a path of replicas: its trials' summed
 };
 
 // What a speed cell measured over its trials (a calibration cell: what

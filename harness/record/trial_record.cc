@@ -30,6 +30,7 @@ void describe_dependability(Io& io, D& d) {
   io("calls_per_s", d.calls_per_s);
   io("phases_s", d.phases_s);
   io("guest", d.guest);
+  io("path", d.path);
 }
 
 template <typename Io, typename S>

@@ -19,6 +19,7 @@
 #include "harness/record/load.h"
 #include "harness/record/maybe_null.h"
 #include "harness/record/nfs_figures.h"
+#include "harness/record/path_figures.h"
 #include "harness/record/speed_figures.h"
 #include "harness/record/trial_counts.h"
 
@@ -78,6 +79,7 @@ struct DependabilityTrial {
   std::optional<double> client_wall_s, calls_per_s;
   std::optional<TrialPhases> phases_s;
   std::optional<GuestFacts> guest;
+  std::optional<PathFigures> path;  // a cell on a path of replicas (harness/paths/)
 };
 
 // What a speed trial measured (a calibration trial: sockperf's figures).
