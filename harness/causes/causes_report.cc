@@ -19,11 +19,25 @@ std::string cascades_cell(const CausesRecord& causes) {
   return out;
 }
 
+// The causes a table shows: every one single-server cells can have, and a
+// path's only where some cell counted it.
+std::vector<CauseRow> shown_causes(const std::vector<CellRecord>& records) {
+  std::vector<CauseRow> shown;
+  for (const CauseRow& row : cause_rows()) {
+    bool seen = !row.path_only;
+    for (const CellRecord& r : records)
+      seen = seen || (r.dependability.causes && r.dependability.causes->counts[row.cause] > 0);
+    if (seen) shown.push_back(row);
+  }
+  return shown;
+}
+
 }  // namespace
 
 TextTable causes_table(const std::vector<CellRecord>& records) {
+  std::vector<CauseRow> shown = shown_causes(records);
   std::vector<std::string> headers = {"cell", "extra exec"};
-  for (const CauseRow& row : cause_rows()) headers.emplace_back(row.column);
+  for (const CauseRow& row : shown) headers.emplace_back(row.column);
   headers.emplace_back("cascades");
   headers.emplace_back("capture");
   TextTable t(headers);
@@ -34,7 +48,7 @@ TextTable causes_table(const std::vector<CellRecord>& records) {
     if (extra == 0) continue;
     const CausesRecord& c = *d.causes;
     std::vector<std::string> row = {r.label, grouped(extra)};
-    for (const CauseRow& cause : cause_rows()) row.push_back(grouped(c.counts[cause.cause]));
+    for (const CauseRow& cause : shown) row.push_back(grouped(c.counts[cause.cause]));
     row.push_back(cascades_cell(c));
     row.push_back(c.capture);
     t.add(row);

@@ -19,28 +19,6 @@ uint16_t port_of(const std::string& endpoint) {
   return static_cast<uint16_t>(std::stoul(endpoint.substr(endpoint.rfind(':') + 1)));
 }
 
-// The executed NEXT calls of the journal that a client recorded: a call
-// in flight when a client was stopped ran but is in no record, and the
-// join (extra_executions) counts only recorded calls.
-std::vector<Execution> recorded_executions(const std::string& journal_path, const ClientResults& clients) {
-  std::set<std::pair<uint32_t, uint32_t>> recorded;
-  for (size_t k = 0; k < clients.records.size(); ++k)
-    for (const CallEntry& c : clients.records[k].calls) recorded.insert({static_cast<uint32_t>(k + 1), c.seq});
-  std::vector<Execution> out = journal_executions(journal_path);
-  out.erase(std::remove_if(out.begin(), out.end(),
-                           [&](const Execution& e) { return !recorded.count({e.client_id, e.seq}); }),
-            out.end());
-  return out;
-}
-
-std::map<std::pair<uint32_t, uint32_t>, uint32_t> app_attempts(const ClientResults& clients) {
-  std::map<std::pair<uint32_t, uint32_t>, uint32_t> out;
-  for (size_t k = 0; k < clients.records.size(); ++k)
-    for (const CallEntry& c : clients.records[k].calls)
-      if (c.attempts > 1) out[{static_cast<uint32_t>(k + 1), c.seq}] = c.attempts;
-  return out;
-}
-
 // The capture stopped and kept on disk; what went wrong instead, if anything.
 std::string keep_wire(TrialCapture& capture, const CellFiles& files) {
   if (!capture.capture) return capture.missing;
@@ -55,6 +33,30 @@ std::string keep_wire(TrialCapture& capture, const CellFiles& files) {
 }
 
 }  // namespace
+
+std::set<std::pair<uint32_t, uint32_t>> recorded_calls(const std::vector<CallRecord>& records) {
+  std::set<std::pair<uint32_t, uint32_t>> recorded;
+  for (size_t k = 0; k < records.size(); ++k)
+    for (const CallEntry& c : records[k].calls) recorded.insert({static_cast<uint32_t>(k + 1), c.seq});
+  return recorded;
+}
+
+std::vector<Execution> recorded_executions(const std::string& journal_path, const std::vector<CallRecord>& records) {
+  std::set<std::pair<uint32_t, uint32_t>> recorded = recorded_calls(records);
+  std::vector<Execution> out = journal_executions(journal_path);
+  out.erase(std::remove_if(out.begin(), out.end(),
+                           [&](const Execution& e) { return !recorded.count({e.client_id, e.seq}); }),
+            out.end());
+  return out;
+}
+
+std::map<std::pair<uint32_t, uint32_t>, uint32_t> app_attempts(const std::vector<CallRecord>& records) {
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> out;
+  for (size_t k = 0; k < records.size(); ++k)
+    for (const CallEntry& c : records[k].calls)
+      if (c.attempts > 1) out[{static_cast<uint32_t>(k + 1), c.seq}] = c.attempts;
+  return out;
+}
 
 std::vector<Execution> journal_executions(const std::string& journal_path) {
   std::vector<Execution> out;
@@ -97,8 +99,8 @@ CausesRecord trial_causes(const CellConfig& cell, TrialCapture& capture, const C
   set_client_model(cell, in);
   std::string missing = keep_wire(capture, files);
   if (missing.empty()) in.wire = capture.capture->wire();
-  in.executions = recorded_executions(journal_in(files.dir), clients);
-  in.app_attempts = app_attempts(clients);
+  in.executions = recorded_executions(journal_in(files.dir), clients.records);
+  in.app_attempts = app_attempts(clients.records);
   Attribution a = attribute(in);
   if (a.extra_executions != extra_executions)
     throw CellFailure(fmt::format("the attribution found {} extra executions in the journal, the join {}",

@@ -5,7 +5,10 @@
 // `causes` object (docs/results-format.md).
 #pragma once
 
+#include <map>
 #include <memory>
+#include <set>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -28,6 +31,15 @@ struct TrialCapture {
 
 // Every executed NEXT call in a journal, in its order, as the attribution reads it.
 std::vector<Execution> journal_executions(const std::string& journal_path);
+
+// The (client, seq) the clients recorded: a call in flight when a client
+// was stopped ran but is in no record, and the join (extra_executions)
+// counts only recorded calls.
+std::set<std::pair<uint32_t, uint32_t>> recorded_calls(const std::vector<CallRecord>& records);
+// The executed NEXT calls of the journal that a client recorded.
+std::vector<Execution> recorded_executions(const std::string& journal_path, const std::vector<CallRecord>& records);
+// (client, seq) -> the application's attempts, for calls it made more than once.
+std::map<std::pair<uint32_t, uint32_t>, uint32_t> app_attempts(const std::vector<CallRecord>& records);
 
 // The client the replay models, as the cell set it up: --drain, and the
 // retransmit interval and total time per call as the client resolves

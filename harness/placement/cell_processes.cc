@@ -87,7 +87,9 @@ std::vector<std::string> server_argv(const CellConfig& cell, const std::string& 
   // that measures it pays for both.
   if (cell.experiment == "dependability" || cell.at_most_once)
     argv.insert(argv.end(), {"--journal", files.path("journal.bin")});
-  if (cell.at_most_once) argv.push_back("--at-most-once");
+  // The shared table's flag names its store, which the path's servers add
+  // (harness/paths/path_servers.h); the per-server table is this flag.
+  if (cell.at_most_once && !cell.at_most_once_shared) argv.push_back("--at-most-once");
   for (const std::string& arg : setting_args(cell.server_options().settings)) argv.push_back(arg);
   return argv;
 }
@@ -170,9 +172,10 @@ double ms_since(std::chrono::steady_clock::time_point t) {
 }  // namespace
 
 ServerUnderTest::ServerUnderTest(const CellConfig& cell, const netem::Host& host, const CellFiles& files,
-                                 const ProcessPlacement& placement, process::CommandLog& log)
-    : cell_(cell), host_(host), files_(files), placement_(placement), log_(log), address_(host.address) {
-  if (!has_server_events(cell)) {
+                                 const ProcessPlacement& placement, process::CommandLog& log, ServerStart how)
+    : cell_(cell), host_(host), files_(files), placement_(placement), log_(log), how_(std::move(how)),
+      address_(host.address) {
+  if (!has_server_events(cell) && !how_.fixed_port) {
     if (!start(0)) throw CellFailure("server did not start: " + log_tail(log_path()));
     return;
   }
@@ -199,6 +202,7 @@ bool ServerUnderTest::start(uint16_t port) {
   spawn.cpus = placement_.server_cpus;
   spawn.stderr_path = spawn.stdout_path = log_path();
   std::vector<std::string> argv = server_argv(cell_, address_ + ":" + std::to_string(port), files_, placement_.bin_dir);
+  argv.insert(argv.end(), how_.extra_args.begin(), how_.extra_args.end());
   process_ = std::make_unique<process::ChildProcess>(argv, spawn, log_);
   auto deadline = std::chrono::steady_clock::now() + kReadyTimeout;
   while (std::chrono::steady_clock::now() < deadline) {

@@ -88,6 +88,23 @@ class TrialServer {
   virtual void keep_for(int seconds) {}
   // What the trial's record says of it beyond where it ran.
   virtual void describe(TrialRecord& trial) const {}
+  // A server that knows more of what ran than one journal (a path's
+  // replicas, harness/paths/path_servers.h) decides the trial's causes
+  // itself, after the join, and adds its own section; false: the trial's
+  // usual attribution (harness/causes/cell_causes.h) applies. Throws
+  // CellFailure when its causes do not add up to `extra_executions`.
+  virtual bool explain(const CellConfig& cell, const std::vector<CallRecord>& records, uint64_t extra_executions,
+                       TrialRecord& trial) {
+    return false;
+  }
+};
+
+// How a server beyond the cell's own settings starts: one replica of a
+// path (harness/paths/) gets the shared at-most-once table's address and
+// the port every replica shares, which a proxy's configuration names.
+struct ServerStart {
+  std::vector<std::string> extra_args;  // after the cell's own
+  bool fixed_port = false;              // below the ephemeral range, as for a restart
 };
 
 // The server of a cell, and the ServerControl its server events act on:
@@ -99,7 +116,7 @@ class ServerUnderTest : public netem::ServerControl, public TrialServer {
   // cell whose events restart the server gets a port below the ephemeral
   // range, so no client socket can take it while the server is down.
   ServerUnderTest(const CellConfig& cell, const netem::Host& host, const CellFiles& files,
-                  const ProcessPlacement& placement, process::CommandLog& log);
+                  const ProcessPlacement& placement, process::CommandLog& log, ServerStart how = {});
   ~ServerUnderTest() override;
 
   std::string endpoint() const override;
@@ -131,6 +148,7 @@ class ServerUnderTest : public netem::ServerControl, public TrialServer {
   const CellFiles& files_;
   const ProcessPlacement placement_;
   process::CommandLog& log_;
+  const ServerStart how_;
   std::string address_;
   uint16_t port_ = 0;
   int lives_ = 0;            // starts so far: the first, then one per restart
