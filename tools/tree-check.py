@@ -83,7 +83,8 @@ ROOMS = {
     'harness/placement': ['harness/run'],                           # where a trial's server and clients live
     'harness/causes': ['harness/placement'],                        # wire capture and attribution
     'harness/remote': ['harness/placement'],                        # hosts over ssh, a remote placement
-    'harness/dependability': ['harness/causes', 'harness/remote'],  # the dependability experiment
+    'harness/paths': ['harness/causes'],                            # a proxy before several replicas: the path's hosts, servers, causes
+    'harness/dependability': ['harness/causes', 'harness/remote', 'harness/paths'],  # the dependability experiment
     'harness/speed': ['harness/causes', 'harness/remote'],          # the speed experiment
     'harness/nfs': ['harness/placement'],                           # the NFS experiment: NFS servers as rows, the NFS client, its classes
     'harness/report': ['harness/run'],                              # text, HTML, compare

@@ -11,6 +11,7 @@
 #include "harness/placement/cell_processes.h"
 #include "harness/placement/guest_cell.h"
 #include "harness/placement/local_placement.h"
+#include "harness/paths/path_placement.h"
 #include "harness/run/result_record.h"
 #include "netem/config/backend_choice.h"
 #include "netem/spec/spec_error.h"
@@ -57,6 +58,25 @@ ClientResults run_clients_with_events(Placement& at, const CellConfig& cell, Tri
   }
 }
 
+// A cell on a path of replicas (harness/paths/): its faults on the
+// client's link by nftables (a path does not move into a guest: netem's
+// delay on one replica's link is left for a kernel that has netem).
+void run_path_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env, process::CommandLog& log,
+                    TrialRecord& trial) {
+  if (std::string why = path_cannot_run(cell, env.caps); !why.empty()) return mark(trial, "skipped", why);
+  netem::Choice choice;
+  try {
+    choice = netem::choose_backend(cell.faults_backend, cell.faults, env.caps);
+  } catch (const netem::SpecError& e) {
+    if (cell.faults_backend == "auto") return mark(trial, "skipped", e.what());
+    throw CellFailure(e.what());
+  }
+  if (choice.kind == netem::BackendKind::kUmlNetem)
+    return mark(trial, "skipped", "a path's faults need netem on this kernel (a path does not run in a guest)");
+  PathPlacement at(cell, *find_path(cell.path), choice, env, log);
+  run_placed_trial(at, cell, place, env, log, trial);
+}
+
 }  // namespace
 
 // Each phase's time goes into the record: the trial's fixed cost (link,
@@ -91,7 +111,8 @@ void run_placed_trial(Placement& at, const CellConfig& cell, const TrialPlace& p
   at.restore();
   Ledger ledger = server->stop_and_read_ledger(files);
   TrialJoin join = add_join(d, cell, clients, ledger, place.trial);
-  d.causes = trial_causes(cell, capture, files, clients, join.classes.extra_executions);
+  if (!server->explain(cell, clients.records, join.classes.extra_executions, trial))
+    d.causes = trial_causes(cell, capture, files, clients, join.classes.extra_executions);
   d.client_wall_s = wall_s;
   d.calls_per_s = wall_s > 0 ? static_cast<double>(join.classes.calls) / wall_s : 0;
   trial.settings = clients.records.front().settings();
@@ -110,6 +131,7 @@ void run_dependability_trial(const CellConfig& cell, const TrialPlace& place, Ce
   if (std::string why = adapter_cannot_run(cell, static_cast<bool>(env.remote)); !why.empty())
     return mark(trial, "skipped", why);
   if (env.remote) return run_placed_trial(*env.remote(cell, log), cell, place, env, log, trial);
+  if (!cell.path.empty()) return run_path_trial(cell, place, env, log, trial);
   if (std::string why = cannot_run_here(cell, env.caps); !why.empty()) return mark(trial, "skipped", why);
   netem::Choice choice;
   try {

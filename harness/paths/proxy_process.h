@@ -1,0 +1,64 @@
+// A proxy (or the shared table's Redis) running for one trial in the path's
+// middle host: its configuration rendered into the trial's folder, started
+// the way its users run it in the foreground, ready once the kernel shows
+// its socket listening, stopped and reaped at the end. A proxy that cannot
+// start fails the trial with its own words, never a hang.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/paths/path_table.h"
+#include "harness/paths/proxy_config.h"
+#include "harness/placement/cell_processes.h"
+#include "netem/topology/topology.h"
+#include "process/child_process.h"
+#include "process/command_log.h"
+
+namespace rpclab::harness {
+
+// Whether a socket of the network namespace `pid` lives in listens on
+// `port` (TCP in LISTEN, or a bound UDP socket), from /proc/PID/net/.
+bool listening_in_namespace_of(pid_t pid, int port, bool udp);
+
+// A program started in `host`'s namespace and waited for until it listens
+// on `port`. Throws CellFailure with the last lines of its log when it
+// exits first or is not listening within 10 s.
+class ListeningProcess {
+ public:
+  ListeningProcess(std::string what, const std::vector<std::string>& argv, const process::SpawnOptions& spawn,
+                   int port, bool udp, std::string log_path, process::CommandLog& log);
+  ~ListeningProcess();
+  pid_t pid() const { return process_->pid(); }
+  void check_alive();  // throws CellFailure when it died
+  void stop();         // SIGTERM, then SIGKILL after a grace; reaped
+
+ private:
+  std::string what_, log_path_;
+  std::unique_ptr<process::ChildProcess> process_;
+  bool stopped_ = false;
+};
+
+class ProxyProcess {
+ public:
+  static constexpr int kListenPort = 7000;  // on the middle host's client-side address
+  ProxyProcess(const PathRow& path, Carriage carriage, const netem::Host& middle, ProxyConfigInput in,
+               const CellFiles& files, process::CommandLog& log);
+  std::string endpoint() const;
+  std::string log_path() const { return log_path_; }
+  std::string config_file() const { return config_name_; }  // in the trial's folder
+  const std::string& version() const { return version_; }
+  void check_alive() { process_->check_alive(); }
+  void stop() { process_->stop(); }
+
+ private:
+  std::string address_, log_path_, config_name_, version_;
+  std::unique_ptr<ListeningProcess> process_;
+};
+
+// "HAProxy version 2.6.12-1+deb12u4 ..." -> "HAProxy 2.6.12": the first
+// line of the program's version output, asked once per process.
+std::string proxy_version(const ProxyRow& proxy, process::CommandLog& log);
+
+}  // namespace rpclab::harness
