@@ -16,6 +16,7 @@
 #include "server/journal_reader.h"
 #include "server/server_core.h"
 #include "server/shared_at_most_once.h"
+#include "rpc_test_util.h"
 #include "support/client_process.h"
 #include "support/redis_process.h"
 #include "support/server_process.h"
@@ -178,6 +179,29 @@ TEST_F(SharedAtMostOnce, TwoServerProcessesShareOneTable) {
   EXPECT_EQ(b_records[0].kind, static_cast<uint8_t>(journal::RecordKind::kAnsweredFromTable));
   EXPECT_EQ(read_journal_ledger(dir_.file("a.journal")).count(9, 0), 1u);
 }
+
+// Each adapter answers a NEXT the table cannot be asked about with its
+// library's error: a failure the client sees, the call not run, the
+// server still serving.
+class SharedTableGone : public testing::TestWithParam<std::string> {};
+
+TEST_P(SharedTableGone, TheClientSeesAFailureAndTheCallDoesNotRun) {
+  if (!RedisProcess::installed()) GTEST_SKIP() << "redis-server is not installed (tools/deps.sh build installs it)";
+  RedisProcess redis;
+  test::ServerProcess server(test::ServerSpec{GetParam(), {"--at-most-once-shared", redis.address()}});
+  auto client = test::make_client(GetParam(), server.port());
+  NextReply reply;
+  ASSERT_TRUE(typed_call(*client, Operation::kNext, NextRequest{1, 0}, &reply).ok());
+  redis.stop();
+  CallStatus refused = typed_call(*client, Operation::kNext, NextRequest{1, 1}, &reply);
+  EXPECT_FALSE(refused.ok()) << "a NEXT ran without its table";
+  ASSERT_TRUE(typed_call(*client, Operation::kNull, Empty{}).ok()) << "the server stopped serving";
+  Ledger ledger = server.stop();
+  EXPECT_EQ(ledger.count(1, 0), 1u);
+  EXPECT_EQ(ledger.count(1, 1), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Transports, SharedTableGone, testing::ValuesIn(test::all_transports()), test::param_name);
 
 // Needs no Redis: nothing listens on the port.
 TEST(SharedAtMostOnceFlags, AnUnreachableRedisStopsTheServerAtOnceNamingTheAddress) {
