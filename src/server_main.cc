@@ -18,6 +18,7 @@
 #include "transport/transport.h"
 #include "transport/settings_table.h"
 #include "server/server_core.h"
+#include "server/shared_at_most_once.h"
 
 #if RPCLAB_ASAN
 // LeakSanitizer in this program leaves out, by function, the leaks of the
@@ -108,7 +109,7 @@ void write_stats(const std::string& path, const rpclab::ServerCore& core, int* g
                           {"allman_calls", c.allman_calls}, {"record_calls", c.record_calls},
                           {"mismatches", c.mismatches},  {"cpu_user_us", cpu_us(ru.ru_utime)},
                           {"cpu_sys_us", cpu_us(ru.ru_stime)}, {"answered_from_table", c.answered_from_table},
-                          {"refused_stale", c.refused_stale}};
+                          {"refused_stale", c.refused_stale}, {"table_unavailable", c.table_unavailable}};
   rpclab::write_file_atomically(path, stats.dump() + "\n");
 }
 
@@ -151,6 +152,18 @@ int main(int argc, char** argv) {
   app.add_option("--journal-max-mb", journal_mb, "size cap of a new journal")->check(rpclab::in_range(1, 65536));
   app.add_flag("--at-most-once", core_options.at_most_once,
                "answer a repeated (client id, seq) from the last reply instead of running it again");
+  std::string shared_table;
+  int lease_ms = rpclab::SharedAtMostOnceTable::kDefaultLeaseMs;
+  app.add_option("--at-most-once-shared", shared_table,
+                 "HOST:PORT of a Redis server: at-most-once with the table kept there, shared by every server given "
+                 "the same address, so a repeat sent to another replica is answered from the table too; a NEXT "
+                 "the table cannot be asked about is refused, not run")
+      ->check(rpclab::host_port());
+  CLI::Option* lease = app.add_option("--at-most-once-lease-ms", lease_ms,
+                                      "with --at-most-once-shared: how long a server's claim on a call it runs holds "
+                                      "off the same call on another server; past it, the other runs the call")
+                           ->capture_default_str()
+                           ->check(rpclab::in_range(1, 3600000));
   rpclab::add_version_flags(app);
   rpclab::parse_or_exit(app, argc, argv);
 
@@ -164,6 +177,16 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "rpclab-server: %s\n", refused.c_str());
     return rpclab::kExitUsage;
   }
+  if (!shared_table.empty() && core_options.at_most_once) {
+    std::fprintf(stderr, "rpclab-server: --at-most-once and --at-most-once-shared are two scopes of one table: give "
+                 "one\n");
+    return rpclab::kExitUsage;
+  }
+  if (shared_table.empty() && lease->count() > 0) {
+    std::fprintf(stderr, "rpclab-server: --at-most-once-lease-ms is the shared table's lease: give "
+                 "--at-most-once-shared HOST:PORT too\n");
+    return rpclab::kExitUsage;
+  }
   rpclab::split_host_port(listen, "--listen", &options.host, &options.port);  // checked while parsing
   raise_fd_limit();
 
@@ -172,6 +195,12 @@ int main(int argc, char** argv) {
   core_options.transport = options.transport;
   std::unique_ptr<rpclab::ServerCore> core_holder;
   try {
+    if (!shared_table.empty()) {
+      std::string host;
+      uint16_t port = 0;
+      rpclab::split_host_port(shared_table, "--at-most-once-shared", &host, &port);  // checked while parsing
+      core_options.at_most_once_scope = std::make_shared<rpclab::SharedAtMostOnceTable>(host, port, lease_ms);
+    }
     core_holder = std::make_unique<rpclab::ServerCore>(core_options);
   } catch (const rpclab::JournalError& e) {
     std::fprintf(stderr, "rpclab-server: --journal: %s\n", e.what());

@@ -23,6 +23,7 @@ build_packages=(
   gnuplot-nox sockperf                              # plots, speed calibration
   help2man                                          # man pages from --help
   libpcap-dev                                       # the wire capture (nflog) for the causes of duplicates
+  libhiredis-dev redis-server                       # --at-most-once-shared: the table in Redis (hiredis 0.14), and its tests' Redis
   libthrift-dev thrift-compiler                     # adapters/thrift: Apache Thrift 0.17, the first adapter (docs/adapters.md)
   golang-go ca-certificates                         # adapters/grpc-go: Go 1.19; its modules (go.sum) come from proxy.golang.org over HTTPS
   clang libbpf-dev bpftool                          # ... and its cheaper eBPF backend
@@ -45,6 +46,7 @@ runtime_packages=(
   libtirpc3 libgrpc++1.51 libgrpc29 libabsl20220623 libprotobuf32
   libjsonrpccpp-server0 libjsonrpccpp-common0 libjsonrpccpp-client0 libmicrohttpd12 libjsoncpp25
   libxmlrpc-c++8v5 libxmlrpc-core-c3 libcurl4 libssl3
+  libhiredis0.14                                    # rpclab-server --at-most-once-shared
   util-linux coreutils                              # setsid (the dead-man switch), sleep, date
 )
 runtime_fault_packages=(iproute2 nftables iptables) # ip, tc (netem, ifb), nft; iptables-legacy for a reset on the netem backend

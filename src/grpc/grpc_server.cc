@@ -63,7 +63,12 @@ grpc::Status Service::Next(grpc::ServerContext* ctx, const wire::NextRequest* re
 
 grpc::Status Service::next_from(const grpc::ServerContextBase* ctx, const wire::NextRequest* req,
                                 wire::NextReply* rep) {
-  NextReply r = core_.next(req->client_id(), req->seq(), origin_of(ctx));
+  NextReply r;
+  try {
+    r = core_.next(req->client_id(), req->seq(), origin_of(ctx));
+  } catch (const AtMostOnceUnavailable& e) {  // not run: the client sees a failure
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE, e.what());
+  }
   rep->set_status(static_cast<wire::NextReply_Status>(r.status));
   rep->set_expected_seq(r.expected_seq);
   rep->set_times_executed(r.times_executed);

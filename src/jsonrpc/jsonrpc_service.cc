@@ -81,7 +81,11 @@ void Service::next(const Json::Value& params, Json::Value& result) {
   uint32_t client_id = 0, seq = 0;
   if (!read_u32(params, "client_id", &client_id) || !read_u32(params, "seq", &seq))
     invalid_params("client_id and seq must be integers from 0 to 4294967295");
-  result = next_reply_value(core_.next(client_id, seq, current_origin ? *current_origin : RequestOrigin{}));
+  try {
+    result = next_reply_value(core_.next(client_id, seq, current_origin ? *current_origin : RequestOrigin{}));
+  } catch (const AtMostOnceUnavailable& e) {  // not run: the client sees a failure
+    throw JsonRpcException(Errors::ERROR_RPC_INTERNAL_ERROR, e.what());
+  }
 }
 
 // Decoded and encoded again, as a server that works on the bytes would.

@@ -75,7 +75,12 @@ void serve_frame(ServerCore& core, const FrameView& request, std::string* out, R
       uint32_t client_id, seq;
       if (!decode_next_request(request.body, &client_id, &seq)) break;
       origin.set_request_id(request.call_id);
-      NextReply reply = core.next(client_id, seq, origin);
+      NextReply reply;
+      try {
+        reply = core.next(client_id, seq, origin);
+      } catch (const AtMostOnceUnavailable& e) {  // not run: the client sees a failure
+        return append_reply(request.call_id, Proc::kError, e.what(), out);
+      }
       return append_reply(request.call_id, Proc::kNext, encode_next_reply(reply), out);
     }
     case Proc::kEcho:

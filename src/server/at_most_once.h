@@ -5,9 +5,11 @@
 // and number them upwards, so the last completed call is all a client can
 // still be waiting for.
 //
-// Durability comes from the journal: ServerCore rebuilds the table from
-// the executed records after a restart. Not thread-safe: ServerCore holds
-// its lock around every use.
+// One server's own table (--at-most-once); the table several replicas
+// share is in shared_at_most_once.h. Durability comes from the journal:
+// ServerCore rebuilds the table from the executed records after a restart.
+// Not thread-safe: ServerCore holds its lock around every use, and that
+// lock also makes a repeat that arrives while its first copy runs wait.
 #pragma once
 
 #include <cstddef>
@@ -15,25 +17,29 @@
 #include <unordered_map>
 
 #include "ops/next_reply.h"
+#include "server/at_most_once_scope.h"
 
 namespace rpclab {
 
-class AtMostOnceTable {
+class AtMostOnceTable : public AtMostOnceScope {
  public:
-  enum class Verdict {
-    kExecute,  // a seq newer than any completed: run it
-    kRepeat,   // the last completed seq again: answer with its reply
-    kStale,    // older than the last completed: refuse, do not run
-  };
-  struct Answer {
-    Verdict verdict = Verdict::kExecute;
-    NextReply reply;  // for kRepeat, the stored reply
-  };
-
   Answer check(uint32_t client_id, uint32_t seq) const;
   // Records a completed execution. Only newer seqs replace the entry.
   void remember(uint32_t client_id, uint32_t seq, const NextReply& reply);
   size_t clients() const { return last_.size(); }
+
+  // As a scope: the core's lock already covers the whole call, so a claim
+  // is the check, and nothing is held to give back.
+  Answer claim(uint32_t client_id, uint32_t seq, std::unique_lock<std::mutex>&) override {
+    return check(client_id, seq);
+  }
+  void complete(uint32_t client_id, uint32_t seq, const NextReply& reply) override {
+    remember(client_id, seq, reply);
+  }
+  void release(uint32_t, uint32_t) override {}
+  void recover(uint32_t client_id, uint32_t seq, const NextReply& reply) override {
+    remember(client_id, seq, reply);
+  }
 
  private:
   struct Completed {

@@ -28,7 +28,10 @@ NextReply reply_of(const journal::Record& r) {
 ServerCore::ServerCore(size_t ledger_max_bytes) : ledger_(ledger_max_bytes) {}
 
 ServerCore::ServerCore(const ServerCoreOptions& options) : ledger_(options.ledger_max_bytes) {
-  if (options.at_most_once) table_ = std::make_unique<AtMostOnceTable>();
+  if (options.at_most_once_scope)
+    table_ = options.at_most_once_scope;
+  else if (options.at_most_once)
+    table_ = std::make_shared<AtMostOnceTable>();
   if (options.journal_path.empty()) return;
   journal_ = std::make_unique<Journal>(options.journal_path, options.journal_max_bytes, options.transport);
   try {
@@ -43,14 +46,15 @@ ServerCore::~ServerCore() = default;
 
 // Everything a NEXT leaves behind is in the executed records: Levy's
 // expectation is one past the highest seq run, and the at-most-once table
-// holds each client's last one. The ledger was derived the way the harness
+// holds each client's last one (the per-server table: a shared one is its
+// own store and takes nothing from one replica's journal). The ledger was derived the way the harness
 // derives it (ledger_from_journal), so both see the same executions.
 void ServerCore::recover() {
   for_each_record(journal_->bytes(), [&](const journal::Record& r) {
     if (r.kind != static_cast<uint8_t>(journal::RecordKind::kExecuted)) return;
     uint32_t& expected = expected_[r.client_id];
     expected = std::max(expected, r.seq + 1);
-    if (table_) table_->remember(r.client_id, r.seq, reply_of(r));
+    if (table_) table_->recover(r.client_id, r.seq, reply_of(r));
   });
 }
 
@@ -59,15 +63,37 @@ NextReply ServerCore::next(uint32_t client_id, uint32_t seq, const RequestOrigin
   if (journal_) at = {now_ns(CLOCK_REALTIME), now_ns(CLOCK_MONOTONIC)};
   // The lock covers the check, the execution and the seal: a repeat that
   // arrives while its first copy runs (gRPC's threads, a retry on a new
-  // connection) waits here, then finds it completed in the table.
-  std::lock_guard<std::mutex> lock(mu_);
+  // connection) waits here, then finds it completed in the table. A shared
+  // table's claim waits for another server's copy with the lock let go.
+  std::unique_lock<std::mutex> lock(mu_);
   ++counts_.next_calls;
   if (table_) {
-    AtMostOnceTable::Answer answer = table_->check(client_id, seq);
-    if (answer.verdict != AtMostOnceTable::Verdict::kExecute)
+    AtMostOnceScope::Answer answer;
+    try {
+      answer = table_->claim(client_id, seq, lock);
+    } catch (const AtMostOnceUnavailable&) {
+      ++counts_.table_unavailable;  // refused: run unprotected, it could run twice unseen
+      throw;
+    }
+    if (answer.verdict != AtMostOnceScope::Verdict::kExecute)
       return answer_repeat(client_id, seq, answer, origin, at);
   }
   return execute(client_id, seq, origin, at);
+}
+
+// After the seal (the seal is the execution: a table that said "done"
+// before it could answer a repeat of a call no journal holds). A table that
+// cannot take the completion leaves the call's claim to its lease; the call
+// ran, so its reply still goes out, and the failure is counted.
+void ServerCore::complete(uint32_t client_id, uint32_t seq, const NextReply* reply) {
+  try {
+    if (reply)
+      table_->complete(client_id, seq, *reply);
+    else
+      table_->release(client_id, seq);
+  } catch (const AtMostOnceUnavailable&) {
+    ++counts_.table_unavailable;
+  }
 }
 
 uint32_t ServerCore::expected_of(uint32_t client_id) const {
@@ -75,11 +101,11 @@ uint32_t ServerCore::expected_of(uint32_t client_id) const {
   return it == expected_.end() ? 0 : it->second;
 }
 
-NextReply ServerCore::answer_repeat(uint32_t client_id, uint32_t seq, const AtMostOnceTable::Answer& answer,
+NextReply ServerCore::answer_repeat(uint32_t client_id, uint32_t seq, const AtMostOnceScope::Answer& answer,
                                     const RequestOrigin& origin, const Arrival& at) {
   NextReply reply = answer.reply;
   auto kind = journal::RecordKind::kAnsweredFromTable;
-  if (answer.verdict == AtMostOnceTable::Verdict::kStale) {
+  if (answer.verdict == AtMostOnceScope::Verdict::kStale) {
     reply = {NextStatus::kStale, expected_of(client_id), ledger_.count(client_id, seq)};
     kind = journal::RecordKind::kRefusedStale;
     ++counts_.refused_stale;
@@ -108,6 +134,7 @@ NextReply ServerCore::execute(uint32_t client_id, uint32_t seq, const RequestOri
     if (!room) ledger_.add_unrecorded();  // record() counts its own refusals
     if (journal_) journal_->count_unrecorded();
     reply.status = NextStatus::kNotRecorded;
+    if (table_) complete(client_id, seq, nullptr);
     return reply;
   }
   if (seq != reply.expected_seq) {
@@ -117,10 +144,10 @@ NextReply ServerCore::execute(uint32_t client_id, uint32_t seq, const RequestOri
   }
   // seq + 1 wraps at UINT32_MAX; a sequence that long is not a run we make.
   expected_[client_id] = std::max(reply.expected_seq, seq + 1);
-  if (table_) table_->remember(client_id, seq, reply);
   if (journal_)
     journal_->append(
         make_record(journal::RecordKind::kExecuted, client_id, seq, reply, origin, at.realtime_ns, at.monotonic_ns));
+  if (table_) complete(client_id, seq, &reply);
   return reply;
 }
 

@@ -1,6 +1,7 @@
 // src/server/: the one server core every transport's server calls into
 // (this file), and what it keeps: the execution ledger, the durable
-// journal and its reader, the at-most-once table, a request's origin; and
+// journal and its reader, the at-most-once table (per server, or shared in
+// Redis behind at_most_once_scope.h), a request's origin; and
 // accept_rest.h for stream servers out of descriptors. May include common/
 // and ops/; never transport/, client/ or an adapter.
 //
@@ -21,6 +22,7 @@
 #include <unordered_map>
 
 #include "server/at_most_once.h"
+#include "server/at_most_once_scope.h"
 #include "ops/kiraly.h"
 #include "server/journal.h"
 #include "server/ledger.h"
@@ -38,6 +40,10 @@ struct ServerCounters {
   uint64_t mismatches = 0;
   uint64_t answered_from_table = 0;  // at-most-once repeats answered without running
   uint64_t refused_stale = 0;        // at-most-once: older seqs refused
+  // At-most-once: NEXT refused because the table could not be asked (the
+  // shared table's Redis gone), so as not to run it unprotected; also a
+  // call that ran but whose completion the table did not take.
+  uint64_t table_unavailable = 0;
 };
 
 struct ServerCoreOptions {
@@ -45,7 +51,10 @@ struct ServerCoreOptions {
   std::string journal_path;  // empty: no journal
   size_t journal_max_bytes = Journal::kDefaultMaxBytes;
   std::string transport;     // written into a new journal, checked against an old one
-  bool at_most_once = false;
+  bool at_most_once = false;  // the per-server table (AtMostOnceTable)
+  // A table of another scope (SharedAtMostOnceTable, made by the program
+  // that links it); when set, at_most_once is not read.
+  std::shared_ptr<AtMostOnceScope> at_most_once_scope;
 };
 
 class ServerCore {
@@ -61,7 +70,9 @@ class ServerCore {
   // mismatch the expectation moves to max(expected, seq + 1), so each lost
   // or repeated call counts once instead of putting the counter out of step
   // for the rest of the run. With a journal, the call's record is sealed
-  // before this returns, so before the adapter sends the reply.
+  // before this returns, so before the adapter sends the reply. Throws
+  // AtMostOnceUnavailable, without running the call, when the at-most-once
+  // table cannot be asked.
   NextReply next(uint32_t client_id, uint32_t seq, const RequestOrigin& origin);
   NextReply next(uint32_t client_id, uint32_t seq) { return next(client_id, seq, RequestOrigin{}); }
   void count_null() { null_calls_.fetch_add(1, std::memory_order_relaxed); }
@@ -86,17 +97,18 @@ class ServerCore {
   struct Arrival {
     int64_t realtime_ns = 0, monotonic_ns = 0;
   };
-  NextReply answer_repeat(uint32_t client_id, uint32_t seq, const AtMostOnceTable::Answer& answer,
+  NextReply answer_repeat(uint32_t client_id, uint32_t seq, const AtMostOnceScope::Answer& answer,
                           const RequestOrigin& origin, const Arrival& at);
   NextReply execute(uint32_t client_id, uint32_t seq, const RequestOrigin& origin, const Arrival& at);
   uint32_t expected_of(uint32_t client_id) const;
   void recover();
+  void complete(uint32_t client_id, uint32_t seq, const NextReply* reply);
 
   mutable std::mutex mu_;
   Ledger ledger_;
   std::unordered_map<uint32_t, uint32_t> expected_;
   std::unique_ptr<Journal> journal_;       // null: no journal
-  std::unique_ptr<AtMostOnceTable> table_; // null: at-most-once off
+  std::shared_ptr<AtMostOnceScope> table_; // null: at-most-once off
   ServerCounters counts_;                  // null and echo are the atomics below
   std::atomic<uint64_t> null_calls_{0};
   std::atomic<uint64_t> echo_calls_{0};

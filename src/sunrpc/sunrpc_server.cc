@@ -317,8 +317,15 @@ bool_t rpclab_null_1_svc(void*, void*, struct svc_req*) {
 }
 
 bool_t rpclab_next_1_svc(next_args* args, next_result* result, struct svc_req* request) {
-  rpclab::NextReply reply =
-      rpclab::sunrpc::g_core->next(args->client_id, args->seq, rpclab::sunrpc::origin_of(request->rq_xprt));
+  rpclab::NextReply reply;
+  try {
+    reply = rpclab::sunrpc::g_core->next(args->client_id, args->seq, rpclab::sunrpc::origin_of(request->rq_xprt));
+  } catch (const rpclab::AtMostOnceUnavailable&) {
+    // Not run: SYSTEM_ERR to the client; FALSE tells rpcgen's dispatch to
+    // send no reply of its own.
+    svcerr_systemerr(request->rq_xprt);
+    return FALSE;
+  }
   result->status = static_cast<next_status>(reply.status);
   result->expected_seq = reply.expected_seq;
   result->times_executed = reply.times_executed;

@@ -37,7 +37,11 @@ class NextMethod : public xmlrpc_c::method2 {
     uint32_t seq = from_i4(params.getInt(1));
     params.verifyEnd(2);
     RequestOrigin origin = origin_of_ && info ? origin_of_(info) : RequestOrigin{};
-    *result = next_reply_value(core_.next(client_id, seq, origin));
+    try {
+      *result = next_reply_value(core_.next(client_id, seq, origin));
+    } catch (const AtMostOnceUnavailable& e) {  // not run: the client sees a fault
+      throw xmlrpc_c::fault(e.what(), xmlrpc_c::fault::CODE_INTERNAL);
+    }
   }
 
  private:
