@@ -103,8 +103,10 @@ int main(int argc, char** argv) {
   int64_t start_at_ns = 0, duration_ms = 0;
   double rate = 0;
   app.add_option("--transport", options.transport, "one of: " + rpclab::transport_names())->required();
-  app.add_option("--server", server, "ADDR:PORT of the server (with --rpcbind, the port is ignored)")->required()
-      ->check(rpclab::host_port());
+  app.add_option("--server", server,
+                 "ADDR:PORT of the server (with --rpcbind, the port is ignored); a transport that balances (grpc) "
+                 "takes a list, ADDR:PORT,ADDR:PORT,..., and spreads the calls over them (round_robin)")
+      ->required()->check(rpclab::host_ports());
   // Described as {a,b,...}, as CLI11 shows a set, so that the bash
   // completion offers the names; refused with the list the help gives.
   std::string op_set = rpclab::operation_names();
@@ -154,7 +156,14 @@ int main(int argc, char** argv) {
                  options.transport.c_str(), rpclab::transport_names().c_str());
     return rpclab::kExitUsage;
   }
-  rpclab::split_host_port(server, "--server", &options.host, &options.port);  // checked while parsing
+  std::vector<rpclab::Endpoint> servers = rpclab::split_host_ports(server, "--server");  // checked while parsing
+  if (std::string refused = rpclab::server_list_refusal(*row, servers.size(), server); !refused.empty()) {
+    std::fprintf(stderr, "rpclab-client: %s\n", refused.c_str());
+    return rpclab::kExitUsage;
+  }
+  options.host = servers.front().host;
+  options.port = servers.front().port;
+  if (servers.size() > 1) options.replicas = servers;
   if (timeout_ms) options.timeout_ms = timeout_ms;
   options.connect = *rpclab::parse_connect_mode(connect);
   options.retry_policy = retry.grpc_retry ? rpclab::RetryPolicy::kLibrary : *rpclab::parse_retry_policy(retry.policy);
@@ -199,6 +208,8 @@ int main(int argc, char** argv) {
   }
   record.header["transport"] = options.transport;
   record.header["server"] = server;
+  // Only with a list, so a one-server record is as it was (docs/results-format.md).
+  for (const rpclab::Endpoint& e : options.replicas) record.header["servers"].push_back(rpclab::format_endpoint(e));
   record.header["connect"] = connect;
   record.header["settings"] = settings_json(settings);
   // In the header since before settings were rows (docs/results-format.md).

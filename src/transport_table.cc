@@ -25,7 +25,8 @@ namespace rpclab {
 // Allman's tables (raw-tcp is his hand-rolled java.net protocol's like:
 // binary, no RPC library), name in Kiraly's 2018 tables
 // (his C++ gRPC, XML-RPC and JSON-RPC, each over HTTP), whether a datagram
-// leads with its XID (the wire capture follows it).
+// leads with its XID (the wire capture follows it), whether its client
+// balances over several servers (--server A:P,B:P: round_robin for grpc).
 namespace {
 
 // The three gRPC rows differ only in the API each side uses.
@@ -47,22 +48,22 @@ std::vector<TransportRow>& table() {
        {LibraryRetry::kNone, "clnt_vc never sends a call again; TCP retransmits segments"},
        sunrpc::kClientOperations, settings_list(sunrpc::kTcpSettings)},
       {"grpc", "gRPC C++ unary over HTTP/2, insecure channel: async-API server (one completion-queue thread), sync client",
-       {Carrier::kStream, Role::kRpc, false, "raw-tcp", "ghz", "", "", "", "gRPC", false, "h2"},
+       {Carrier::kStream, Role::kRpc, false, "raw-tcp", "ghz", "", "", "", "gRPC", false, true, "h2"},
        "grpc",
        kGrpcRetry,
        grpcx::kClientOperations, settings_list(grpcx::kSettings)},
       {"grpc-callback-server", "gRPC C++ unary over HTTP/2, insecure channel: callback-API server, sync client",
-       {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", "", "", "", false, "h2"},
+       {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", "", "", "", false, false, "h2"},
        "grpc",
        kGrpcRetry,
        grpcx::kClientOperations, {}},
       {"grpc-callback", "gRPC C++ unary over HTTP/2, insecure channel: callback-API server and client",
-       {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", "", "", "", false, "h2"},
+       {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", "", "", "", false, false, "h2"},
        "grpc",
        kGrpcRetry,
        grpcx::kClientOperations, {}},
       {"xmlrpc", "XML-RPC over HTTP/1.1: xmlrpc-c, C++ client on its curl transport, Abyss server",
-       {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", "", "XML-RPC", "XML-RPC", false, "http/1.1"},
+       {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", "", "XML-RPC", "XML-RPC", false, false, "http/1.1"},
        "xmlrpc",
        {LibraryRetry::kNone, "xmlrpc-c's curl transport never sends a call again; TCP retransmits segments"},
        xmlrpc::kClientOperations, {{&kTcpNodelay, Side::kServer}}},  // curl sets it on the client
@@ -72,7 +73,7 @@ std::vector<TransportRow>& table() {
        {LibraryRetry::kNone, "xmlrpc-c's packet stream never sends a call again; TCP retransmits segments"},
        xmlrpc::kClientOperations, {{&kTcpNodelay, Side::kBoth}}},
       {"jsonrpc", "JSON-RPC 2.0 over HTTP/1.1: libjson-rpc-cpp, curl client, libmicrohttpd server",
-       {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", "", "", "JSON-RPC", false, "http/1.1"},
+       {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", "", "", "JSON-RPC", false, false, "http/1.1"},
        "jsonrpc",
        {LibraryRetry::kNone, "libjson-rpc-cpp's HTTP client never sends a call again; TCP retransmits segments"},
        jsonrpc::kClientOperations, {}},
@@ -203,6 +204,16 @@ std::string operation_refusal(const TransportRow& row, Operation op) {
     if (other.carries(op)) takers += (takers.empty() ? "" : ", ") + std::string(other.name);
   return "transport " + std::string(row.name) + " does not carry operation " + std::string(operation_name(op)) +
          " (" + (takers.empty() ? "no transport does" : "these do: " + takers) + ")";
+}
+
+std::string server_list_refusal(const TransportRow& row, size_t count, const std::string& given) {
+  if (count <= 1 || row.traits.balances) return "";
+  std::string takers;
+  for (const TransportRow& other : transports())
+    if (other.traits.balances) takers += (takers.empty() ? "" : ", ") + std::string(other.name);
+  return "--server: " + std::string(row.name) + " takes one HOST:PORT; " +
+         (takers.empty() ? "no transport balances over several" : "only " + takers + " balances over several") +
+         " (a list was given: " + given + ")";
 }
 
 }  // namespace rpclab

@@ -135,11 +135,9 @@ bool template_takes_retries(const ProxyRow& proxy, Carriage carriage) {
 
 std::string path_refusal(const PathRow& row, const TransportRow& transport, int replicas) {
   Carriage c = carriage_of(transport);
-  if (row.client_balances && c != Carriage::kH2)
-    return fmt::format("path {}: {} does not balance over several servers by itself (only gRPC's client does)",
+  if (row.client_balances && !transport.traits.balances)
+    return fmt::format("path {}: {}'s client takes one --server; it does not balance over several by itself",
                        row.name, transport.name);
-  if (row.client_balances && transport.adapter)
-    return fmt::format("path {}: adapter {}'s client takes one --server", row.name, transport.name);
   if (!row.proxy && !row.client_balances && replicas != 1)
     return fmt::format("path {} with {} replicas: nothing spreads the calls over them (use a proxy's path or "
                        "grpc-round-robin)", row.name, replicas);

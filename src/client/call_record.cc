@@ -122,6 +122,18 @@ std::optional<double> CallRecord::rate_per_s() const {
   return it->get<double>();
 }
 
+std::vector<std::string> CallRecord::servers() const {
+  if (!header.is_object()) return {};
+  if (auto list = header.find("servers"); list != header.end() && list->is_array()) {
+    std::vector<std::string> out;
+    for (const nlohmann::json& one : *list)
+      if (one.is_string()) out.push_back(one.get<std::string>());
+    return out;
+  }
+  if (auto one = header.find("server"); one != header.end() && one->is_string()) return {one->get<std::string>()};
+  return {};
+}
+
 int64_t CallRecord::due_ns(size_t i) const {
   std::optional<double> rate = rate_per_s();
   return rate ? schedule_ns(i, *rate) : 0;

@@ -60,6 +60,10 @@ class CallRecord {
   // When call i was due, in ns from the record's start (the calls'
   // start_ns clock): i * 1e9 / rate, to the ns below. 0 without a rate.
   int64_t due_ns(size_t i) const;
+  // The servers called, "HOST:PORT" each: the header's `servers` (a list,
+  // rpclab-client --server A:P,B:P), else its one `server` (every record
+  // before lists, and every one-server record); empty when it has neither.
+  std::vector<std::string> servers() const;
   std::vector<CallEntry> calls;
   std::vector<AttemptEntry> attempts;  // every attempt of the calls with attempts > 1, in call order
 

@@ -38,6 +38,22 @@ std::string host_port_problem(const std::string& text) {
   return "";
 }
 
+std::vector<std::string> comma_parts(const std::string& text) {
+  std::vector<std::string> parts;
+  for (size_t from = 0;;) {
+    size_t comma = text.find(',', from);
+    parts.push_back(text.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+    if (comma == std::string::npos) return parts;
+    from = comma + 1;
+  }
+}
+
+std::string host_ports_problem(const std::string& text) {
+  for (const std::string& part : comma_parts(text))
+    if (std::string problem = host_port_problem(part); !problem.empty()) return problem;
+  return "";
+}
+
 }  // namespace
 
 void add_version_flags(CLI::App& app) {
@@ -103,6 +119,20 @@ void split_host_port(const std::string& text, const std::string& flag, std::stri
 
 CLI::Validator host_port() {
   return CLI::Validator([](std::string& text) { return host_port_problem(text); }, "HOST:PORT");
+}
+
+std::vector<Endpoint> split_host_ports(const std::string& text, const std::string& flag) {
+  std::vector<Endpoint> endpoints;
+  for (const std::string& part : comma_parts(text)) {
+    Endpoint e;
+    split_host_port(part, flag, &e.host, &e.port);
+    endpoints.push_back(e);
+  }
+  return endpoints;
+}
+
+CLI::Validator host_ports() {
+  return CLI::Validator([](std::string& text) { return host_ports_problem(text); }, "HOST:PORT[,HOST:PORT...]");
 }
 
 }  // namespace rpclab

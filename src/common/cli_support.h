@@ -14,6 +14,9 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <vector>
+
+#include "common/inet.h"
 
 namespace rpclab {
 
@@ -61,5 +64,9 @@ CLI::Validator in_range(T min, T max) {
 void split_host_port(const std::string& text, const std::string& flag, std::string* host, uint16_t* port);
 // The same rule as a CLI11 check, so a bad address is refused while parsing.
 CLI::Validator host_port();
+// "HOST:PORT[,HOST:PORT...]" -> one Endpoint each, in order, by the rule
+// above (one address: exactly split_host_port's refusals); and its check.
+std::vector<Endpoint> split_host_ports(const std::string& text, const std::string& flag);
+CLI::Validator host_ports();
 
 }  // namespace rpclab

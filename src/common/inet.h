@@ -10,11 +10,18 @@
 
 namespace rpclab {
 
+// One server's address as given (a host name stays a name).
+struct Endpoint {
+  std::string host;
+  uint16_t port = 0;
+};
+
 // "127.0.0.1" or a host name -> address; throws SetupError naming the host.
 sockaddr_in resolve_ipv4(const std::string& host, uint16_t port);
 // The same, as text: "127.0.0.1" for "localhost".
 std::string resolve_ipv4_text(const std::string& host);
 std::string format_endpoint(const std::string& host, uint16_t port);  // "host:port"
+inline std::string format_endpoint(const Endpoint& e) { return format_endpoint(e.host, e.port); }
 
 // A socket bound to host:port (port 0 = any), listening when it is a stream.
 // Throws SetupError with the reason and the fix (e.g. port in use).

@@ -6,6 +6,8 @@
 #include <functional>
 #include <mutex>
 
+#include <nlohmann/json.hpp>
+
 #include "common/inet.h"
 #include "grpc/grpc_limits.h"
 #include "grpc/grpc_transport.h"
@@ -15,23 +17,43 @@
 namespace rpclab::grpcx {
 namespace {
 
-// Used only with --retry-policy library: gRPC retries UNAVAILABLE up to 5
-// attempts. gRPC C++ has no hedging (gRFC A6's hedgingPolicy is not
-// implemented there), so this is the library's whole retry.
-// UNAVAILABLE does not mean the call did not run, which is the point of
-// measuring it.
-constexpr const char* kRetryServiceConfig = R"({
-  "methodConfig": [{
-    "name": [{"service": "rpclab.wire.Rpclab"}],
-    "retryPolicy": {
-      "maxAttempts": 5,
-      "initialBackoff": "0.01s",
-      "maxBackoff": "0.2s",
-      "backoffMultiplier": 2,
-      "retryableStatusCodes": ["UNAVAILABLE"]
-    }
-  }]
-})";
+// The channel's service config, built from its parts; null when it has
+// none (one server, no retry: gRPC's defaults, as always).
+//
+// With --retry-policy library: gRPC retries UNAVAILABLE up to 5 attempts.
+// gRPC C++ has no hedging (gRFC A6's hedgingPolicy is not implemented
+// there), so this is the library's whole retry. UNAVAILABLE does not mean
+// the call did not run, which is the point of measuring it.
+//
+// With a list of servers (--server A:P,B:P, ClientOptions::replicas):
+// round_robin, which picks a READY subchannel per call, each attempt of a
+// retried call picked anew, so a retry may go to another replica.
+nlohmann::json service_config(const ClientOptions& options) {
+  nlohmann::json config;
+  if (options.retry_policy == RetryPolicy::kLibrary) {
+    nlohmann::json retry = {{"maxAttempts", 5},
+                            {"initialBackoff", "0.01s"},
+                            {"maxBackoff", "0.2s"},
+                            {"backoffMultiplier", 2},
+                            {"retryableStatusCodes", {"UNAVAILABLE"}}};
+    nlohmann::json method = {{"name", {{{"service", "rpclab.wire.Rpclab"}}}}, {"retryPolicy", retry}};
+    config["methodConfig"] = nlohmann::json::array({method});
+  }
+  if (!options.replicas.empty())
+    config["loadBalancingConfig"] = nlohmann::json::array({{{"round_robin", nlohmann::json::object()}}});
+  return config;
+}
+
+// The channel's target: the one server as given (gRPC's default resolver,
+// dns), or every replica for the ipv4 resolver, "ipv4:A:P,B:P", which takes
+// addresses only (a host name in a list is resolved here).
+std::string channel_target(const ClientOptions& options) {
+  if (options.replicas.empty()) return format_endpoint(options.host, options.port);
+  std::string target = "ipv4:";
+  for (const Endpoint& e : options.replicas)
+    target += (target.size() > 5 ? "," : "") + format_endpoint(resolve_ipv4_text(e.host), e.port);
+  return target;
+}
 
 ErrorKind kind_of(grpc::StatusCode code) {
   switch (code) {
@@ -90,12 +112,9 @@ class GrpcClient : public RpcClient {
     // Without a local pool, channels to one address share a connection
     // process-wide, and per-call mode would not make a new one.
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-    if (options.retry_policy == RetryPolicy::kLibrary) {
-      args.SetServiceConfigJSON(kRetryServiceConfig);
-      args.SetInt(GRPC_ARG_ENABLE_RETRIES, 1);
-    }
-    auto channel = grpc::CreateCustomChannel(format_endpoint(options.host, options.port),
-                                             grpc::InsecureChannelCredentials(), args);
+    if (nlohmann::json config = service_config(options); !config.is_null()) args.SetServiceConfigJSON(config.dump());
+    if (options.retry_policy == RetryPolicy::kLibrary) args.SetInt(GRPC_ARG_ENABLE_RETRIES, 1);
+    auto channel = grpc::CreateCustomChannel(channel_target(options), grpc::InsecureChannelCredentials(), args);
     stub_ = wire::Rpclab::NewStub(channel);
   }
 

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/inet.h"
 #include "common/setup_error.h"
 #include "transport/adapter_manifest.h"
 #include "ops/operation.h"
@@ -37,6 +38,10 @@ struct ClientOptions {
   std::string transport;
   std::string host = "127.0.0.1";
   uint16_t port = 0;
+  // --server A:P,B:P,...: every replica of the list, in order (host and
+  // port are the first), for a row whose traits balance; empty for one
+  // server, the only case the other rows take.
+  std::vector<Endpoint> replicas;
   std::optional<int> timeout_ms;         // total time per call; unset = library default
   RetryPolicy retry_policy = RetryPolicy::kNone;  // library: the transport's own (grpc: service-config retryPolicy)
   AppRetryOptions app_retry;             // with RetryPolicy::kApp
@@ -132,6 +137,10 @@ struct TransportTraits {
   // A datagram's first 4 bytes are its request id, big-endian (Sun RPC's
   // XID), so a capture on the link can follow each request (wire_capture.h).
   bool wire_xid = false;
+  // Its client spreads calls over several servers given as a list
+  // (rpclab-client --server A:P,B:P): the library's own client-side load
+  // balancing, so a retried call may reach a replica that never saw it.
+  bool balances = false;
   // The HTTP its calls travel in ("h2", "http/1.1"), or "" for its own
   // framing: what a proxy before it must speak (harness/paths/).
   std::string_view http = "";
@@ -205,6 +214,10 @@ const std::vector<SkippedAdapter>& skipped_adapters();
 // "" when `row` carries `op`; else one message saying it does not, and
 // which transports do.
 std::string operation_refusal(const TransportRow& row, Operation op);
+
+// "" when `row` takes `count` servers; else one line saying it takes one
+// and which rows balance over several (`given`: the list as given).
+std::string server_list_refusal(const TransportRow& row, size_t count, const std::string& given);
 
 // Why `policy` does not apply on `row` (a usage error), or nullopt when it does.
 inline std::optional<std::string> retry_policy_refusal(const TransportRow& row, RetryPolicy policy) {

@@ -73,6 +73,21 @@ TEST(CallRecord, ReadsVersion1WithEstimatedStartTimes) {
   EXPECT_EQ(CallRecord::parse(r.format()).calls[2].start_ns, 2200) << "written again as version 2";
 }
 
+// The servers called: `servers` when a list was given (rpclab-client
+// --server A:P,B:P), else the one `server` every older record has.
+TEST(CallRecord, ServersFromTheListOrTheOneServer) {
+  std::string v1 = R"({"format":"rpclab-call-record","version":1,"server":"127.0.0.1:47123"})"
+                   "\n0\tok\t1000\n";
+  EXPECT_EQ(CallRecord::parse(v1).servers(), std::vector<std::string>{"127.0.0.1:47123"});
+  std::string listed = R"({"format":"rpclab-call-record","version":2,"server":"127.0.0.1:1,127.0.0.1:2",)"
+                       R"("servers":["127.0.0.1:1","127.0.0.1:2"]})"
+                       "\n";
+  CallRecord r = CallRecord::parse(listed);
+  EXPECT_EQ(r.servers(), (std::vector<std::string>{"127.0.0.1:1", "127.0.0.1:2"}));
+  EXPECT_EQ(CallRecord::parse(r.format()).servers(), r.servers()) << "written again";
+  EXPECT_TRUE(CallRecord::parse(R"({"format":"rpclab-call-record","version":2})" "\n").servers().empty());
+}
+
 TEST(CallRecord, FileRoundTrip) {
   test::TempDir dir;
   sample().write_file(dir.file("calls.record"));
