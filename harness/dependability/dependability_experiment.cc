@@ -12,6 +12,7 @@
 #include "harness/dependability/dependability_summary.h"
 #include "harness/dependability/dependability_trial.h"
 #include "harness/dependability/matrix.h"
+#include "harness/paths/path_table.h"
 #include "harness/run/trial_stats.h"
 #include "harness/kit/text_table.h"
 #include "harness/run/setting_axes.h"
@@ -23,8 +24,8 @@ using nlohmann::json;
 
 struct Flags {
   std::string preset = "levy1989";
-  std::vector<std::string> tables, transports, connect, retry_policies, at_most_once;
-  std::vector<int> loads, clients;
+  std::vector<std::string> tables, transports, connect, retry_policies, at_most_once, paths;
+  std::vector<int> loads, clients, replicas;
   SettingFlags settings;
   std::vector<double> loss, dup;
   std::string profile, topology, backend, direction;
@@ -71,8 +72,14 @@ AxisOverrides overrides(const Flags& f) {
   }
   if (!f.at_most_once.empty()) {
     o.at_most_once.emplace();
-    for (const std::string& a : f.at_most_once) o.at_most_once->push_back(a == "on");
+    for (const std::string& a : f.at_most_once) o.at_most_once->push_back(*parse_at_most_once(a));
   }
+  if (!f.paths.empty()) {
+    for (const std::string& p : f.paths)
+      if (!find_path(p)) throw CLI::ValidationError("--paths", "'" + p + "' is not a path (known: " + path_names() + ")");
+    o.paths = f.paths;
+  }
+  if (!f.replicas.empty()) o.replicas = f.replicas;
   if (f.duration_s > 0) o.duration_ms = static_cast<int64_t>(f.duration_s * 1000 + 0.5);
   return o;
 }
@@ -127,8 +134,15 @@ DependabilityFlags::DependabilityFlags(CLI::App& cmd) {
                   "client retry policy axis: none, library (where the library has one: grpc), app:K (a new handle "
                   "and the same call again, up to K times), e.g. none,app:5")->delimiter(',');
   cmd.add_flag("--grpc-retry", f.grpc_retry, "the same as --retry-policy library (kept for older command lines)");
-  cmd.add_option("--at-most-once", f.at_most_once, "server at-most-once table axis: off,on")->delimiter(',')
-      ->check(CLI::IsMember({"off", "on"}));
+  cmd.add_option("--at-most-once", f.at_most_once,
+                  "server at-most-once table axis: off, on (each server's own), shared (one table in a Redis every "
+                  "replica of a path shares; on a path only)")->delimiter(',')
+      ->check(CLI::IsMember({"off", "on", "shared"}));
+  cmd.add_option("--paths", f.paths, "the path axis: how calls reach the servers (harness/paths/, docs/paths.md): " +
+                  path_names() + "; a path that cannot carry a transport is left out with its reason")
+      ->delimiter(',');
+  cmd.add_option("--replicas", f.replicas, "server replicas behind a path's proxy or balancing client, e.g. 2")
+      ->delimiter(',')->check(in_range(1, 8));
   cmd.add_option("--duration", f.duration_s, "seconds each cell's clients make calls (cells with timed events: "
                   "default 10); --calls is then only a cap")->check(in_range(0.1, 3600.0));
   cmd.add_option("--trials", f.trials, "independent trials of every cell, each with a fresh server, clients and "
@@ -151,6 +165,7 @@ Plan DependabilityFlags::plan(const PlanContext& context) {
   plan.cells = expand_dependability(blocks);
   for (const std::string& note : uneven_splits(blocks)) plan.notes.push_back(note);
   for (const std::string& note : retry_policies_left_out(blocks)) plan.notes.push_back(note);
+  for (const std::string& note : paths_left_out(blocks)) plan.notes.push_back(note);
   add_adapters_left_out(plan, f.transports.empty());
   plan.what = "preset " + f.preset;
   plan.metadata.preset = f.preset;

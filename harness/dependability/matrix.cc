@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "harness/dependability/levy_surface.h"
+#include "harness/paths/path_table.h"
 #include "netem/config/backend_choice.h"
 #include "netem/config/fault_config.h"
 #include "netem/config/fault_events.h"
@@ -207,7 +208,7 @@ Block failures_block(const std::string& name, const std::vector<std::string>& tr
               event_only("server-stall at=1s for=1500ms every=2500ms")};
   b.retries = {RetryChoice{}, RetryChoice{RetryPolicy::kLibrary, 0},
                RetryChoice{RetryPolicy::kApp, kFailuresAppRetries}};
-  b.at_most_once = {false, true};
+  b.at_most_once = {AtMostOnceChoice::kOff, AtMostOnceChoice::kPerServer};
   b.calls = 1000000;  // a cap: the trial lasts kFailuresTrialMs
   b.duration_ms = kFailuresTrialMs;
   b.trials = 2;
@@ -225,11 +226,11 @@ std::vector<Block> failures() {
   udp.about_these_transports = true;
   udp.settings.vary(kRetryTimeout, {kShortRetryMs});
   udp.settings.vary(sunrpc::kReplyCache, {std::nullopt, 1024});
-  udp.at_most_once = {false};
+  udp.at_most_once = {AtMostOnceChoice::kOff};
   Block udp_at_most_once = udp;
   udp_at_most_once.name = "failures-udp-amo";
   udp_at_most_once.settings.vary(sunrpc::kReplyCache, {std::nullopt});
-  udp_at_most_once.at_most_once = {true};
+  udp_at_most_once.at_most_once = {AtMostOnceChoice::kPerServer};
   return {all, udp, udp_at_most_once};
 }
 
@@ -276,6 +277,61 @@ std::vector<Block> levy_surface() {
   return {plain, cache};
 }
 
+// The paths preset (issue 38): the path people deploy, a proxy or a
+// balancing client before two replicas, under one replica's failure, with
+// each proxy's default beside the retry settings operators turn on. Every
+// transport goes through each path that can carry it (path_refusal says
+// which cannot: Caddy has no TCP or UDP proxy in Debian's build, HAProxy
+// no UDP). The events strike replica 1 (path_servers.h) twice in a 3 s
+// trial: a stall outlasts the proxies' 300 ms upstream timeout
+// (kUpstreamTimeoutMs) and ends within the client's 2 s, so a proxy that
+// re-sends has time to, and the stalled replica runs the call when it
+// resumes; a crash kills replica 1 with calls in flight and restarts it.
+// The second table asks what stops the duplicates: the at-most-once table
+// each replica keeps, and one in Redis they share, on the paths that
+// duplicated. Sized to stay within 25 minutes on a 2-core VM: 82 cells of
+// 3 trials, about 5 s a trial with its namespaces, replicas and proxy.
+constexpr int64_t kPathTrialMs = 3000;
+constexpr int kPathTimeoutMs = 2000;
+constexpr int kPathUdpRetryMs = 100;  // several resends within the stall, some after nginx's 300 ms session
+constexpr int kPathReplicas = 2;
+constexpr int kPathTrials = 3;
+
+std::vector<FaultSpec> replica_events() {
+  return {FaultSpec{}, event_only("server-stall at=300ms for=600ms every=1200ms"),
+          event_only("server-crash at=300ms for=500ms every=1200ms")};
+}
+
+Block path_block(const char* name, const std::vector<std::string>& transports, const std::vector<std::string>& paths) {
+  Block b{name, transports};
+  b.paths = paths;
+  b.replicas = {kPathReplicas};
+  b.faults = replica_events();
+  b.settings.vary(kRetryTimeout, {kPathUdpRetryMs});
+  b.settings.vary(sunrpc::kReplyCache, {1024});  // Sun RPC over UDP with its reply cache: Levy's remedy, per replica
+  b.clients = {4};
+  b.calls = 1000000;  // a cap: the trial lasts kPathTrialMs
+  b.duration_ms = kPathTrialMs;
+  b.trials = kPathTrials;
+  b.timeout_ms = kPathTimeoutMs;
+  return b;
+}
+
+std::vector<Block> paths_preset() {
+  std::vector<std::string> every;
+  for (const PathRow& p : paths()) every.push_back(std::string(p.name));
+  Block all = path_block("paths", {"grpc", "sunrpc-tcp", "jsonrpc", "sunrpc-udp"}, every);
+  Block remedies = path_block("paths-remedies", {"grpc", "jsonrpc", "sunrpc-udp"},
+                              {"haproxy-retry", "haproxy-retry-all", "nginx-retry", "nginx"});
+  remedies.faults.erase(remedies.faults.begin());  // no event, nothing to stop
+  remedies.at_most_once = {AtMostOnceChoice::kPerServer, AtMostOnceChoice::kShared};
+  // One path each where the first table's proxy re-sends: HAProxy's for
+  // gRPC, nginx's for JSON-RPC, nginx's UDP balancer for Sun RPC.
+  remedies.path_transports = {{"haproxy-retry", {"grpc"}}, {"haproxy-retry-all", {"grpc"}},
+                              {"nginx-retry", {"jsonrpc"}}, {"nginx", {"sunrpc-udp"}}};
+  return {all, remedies};
+}
+
 // The presets, one row each: its name, what it asks (for --help), and its
 // tables.
 struct Preset {
@@ -290,7 +346,10 @@ const std::vector<Preset>& presets() {
       {"remedies", "what stops sunrpc-udp's duplicates: the reply cache and draining stale replies", remedies},
       {"quick", "every transport without faults, then 5% duplication (about a minute)", quick},
       {"failures", "crashes, partitions, resets and stalls, x retry policies and at-most-once", failures},
-      {"levy-surface", "the retransmit interval against server load: where duplicates begin", levy_surface}};
+      {"levy-surface", "the retransmit interval against server load: where duplicates begin", levy_surface},
+      {"paths", "proxies (HAProxy, nginx, Caddy) and gRPC's balancing before two replicas, one stalled or crashed, x "
+                "their retry settings and at-most-once per replica or shared (make run-dependability PRESET=paths)",
+       paths_preset}};
   return table;
 }
 
@@ -487,6 +546,11 @@ std::vector<std::string> apply_overrides(std::vector<Block>& blocks, const AxisO
     if (o.no_pin) b.pin = false;
     if (o.retries) b.retries = *o.retries;
     if (o.at_most_once) b.at_most_once = *o.at_most_once;
+    if (o.paths) {
+      b.paths = *o.paths;
+      b.path_transports.clear();
+    }
+    if (o.replicas) b.replicas = *o.replicas;
     if (o.duration_ms) b.duration_ms = o.duration_ms;
     if (o.trials) b.trials = *o.trials;
     bool has_faults = b.faults.size() > 1 || !netem::is_empty(b.faults.front());
@@ -515,6 +579,37 @@ std::vector<std::string> uneven_splits(const std::vector<Block>& blocks) {
       notes.push_back(fmt::format("table {}: {} calls do not split evenly over {} clients; each client makes {}, "
                                   "{} in all", b.name, b.calls, clients, each, each * static_cast<uint64_t>(clients)));
     }
+  return notes;
+}
+
+std::optional<AtMostOnceChoice> parse_at_most_once(const std::string& text) {
+  if (text == "off") return AtMostOnceChoice::kOff;
+  if (text == "on") return AtMostOnceChoice::kPerServer;
+  if (text == "shared") return AtMostOnceChoice::kShared;
+  return std::nullopt;
+}
+
+std::vector<std::string> paths_left_out(const std::vector<Block>& blocks) {
+  std::vector<std::string> notes;
+  for (const Block& b : blocks)
+    for (const std::string& name : b.paths) {
+      if (name.empty()) continue;
+      const PathRow* path = find_path(name);
+      if (!path) throw std::invalid_argument("unknown path '" + name + "' (known: " + path_names() + ")");
+      auto only = b.path_transports.find(name);
+      for (const std::string& t : b.transports) {
+        if (only != b.path_transports.end() &&
+            std::find(only->second.begin(), only->second.end(), t) == only->second.end())
+          continue;
+        if (!b.path_transports.empty() && only == b.path_transports.end()) continue;
+        bool spreads = path->proxy || path->client_balances;
+        for (int r : spreads ? b.replicas : std::vector<int>{1})
+          if (std::string why = path_refusal(*path, row_of(t), r); !why.empty())
+            notes.push_back(fmt::format("table {}: {} (not planned)", b.name, why));
+      }
+    }
+  std::sort(notes.begin(), notes.end());
+  notes.erase(std::unique(notes.begin(), notes.end()), notes.end());
   return notes;
 }
 
@@ -548,6 +643,41 @@ void fan_out(std::vector<CellConfig>& cells, Values values, Set set) {
   cells.swap(out);
 }
 
+// The (path, replicas) pairs of the block that carry `c`'s transport: ""
+// (no path) with one server; a path that spreads calls with each replica
+// count, one that does not (direct) with one.
+std::vector<std::pair<std::string, int>> path_choices(const Block& b, const CellConfig& c) {
+  std::vector<std::pair<std::string, int>> out;
+  for (const std::string& name : b.paths) {
+    if (name.empty()) {
+      out.push_back({"", 1});
+      continue;
+    }
+    auto only = b.path_transports.find(name);
+    if (!b.path_transports.empty() &&
+        (only == b.path_transports.end() ||
+         std::find(only->second.begin(), only->second.end(), c.transport) == only->second.end()))
+      continue;
+    const PathRow& path = *find_path(name);
+    bool spreads = path.proxy || path.client_balances;
+    for (int r : spreads ? b.replicas : std::vector<int>{1})
+      if (path_refusal(path, row_of(c.transport), r).empty() &&
+          std::find(out.begin(), out.end(), std::pair<std::string, int>{name, r}) == out.end())
+        out.push_back({name, r});
+  }
+  return out;
+}
+
+// The block's at-most-once choices for `c`: a shared table only on a path
+// (its Redis lives in the path's middle host) and for a row rpclab ships
+// (an adapter's server takes no --at-most-once-shared).
+std::vector<AtMostOnceChoice> at_most_once_choices(const Block& b, const CellConfig& c) {
+  std::vector<AtMostOnceChoice> out;
+  for (AtMostOnceChoice a : b.at_most_once)
+    if (a != AtMostOnceChoice::kShared || (!c.path.empty() && !row_of(c.transport).adapter)) out.push_back(a);
+  return out;
+}
+
 std::vector<CellConfig> expand_block(const Block& b) {
   CellConfig c;
   c.experiment = "dependability";
@@ -571,7 +701,16 @@ std::vector<CellConfig> expand_block(const Block& b) {
             [s](CellConfig& c, SettingValue v) { c.settings.set(*s, v); });
   fan_out(cells, [&b](const CellConfig& c) { return retries_for(c.transport, b.retries); },
           [](CellConfig& c, const RetryChoice& r) { c.retry = r; });
-  fan_out(cells, all(b.at_most_once), [](CellConfig& c, bool on) { c.at_most_once = on; });
+  fan_out(cells, [&b](const CellConfig& c) { return path_choices(b, c); },
+          [](CellConfig& c, const std::pair<std::string, int>& p) {
+            c.path = p.first;
+            c.replicas = p.second;
+          });
+  fan_out(cells, [&b](const CellConfig& c) { return at_most_once_choices(b, c); },
+          [](CellConfig& c, AtMostOnceChoice a) {
+            c.at_most_once = a != AtMostOnceChoice::kOff;
+            c.at_most_once_shared = a == AtMostOnceChoice::kShared;
+          });
   fan_out(cells, all(b.clients), [&b](CellConfig& c, int clients) {
     c.clients = clients;
     c.calls_per_client = std::max<uint64_t>(1, calls_for(b, c) / static_cast<uint64_t>(clients));

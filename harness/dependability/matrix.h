@@ -19,6 +19,12 @@
 
 namespace rpclab::harness {
 
+// The server's at-most-once table for a cell: none, each server's own (a
+// replica's table sees only its own calls), or one every replica shares
+// (a Redis the trial starts: rpclab-server --at-most-once-shared).
+enum class AtMostOnceChoice { kOff, kPerServer, kShared };
+std::optional<AtMostOnceChoice> parse_at_most_once(const std::string& text);  // off | on | shared
+
 struct Block {
   std::string name;
   std::vector<std::string> transports;
@@ -37,7 +43,16 @@ struct Block {
   std::string faults_backend = "auto";
   bool pin = true;
   std::vector<RetryChoice> retries = {RetryChoice{}};  // each transport takes those its row allows
-  std::vector<bool> at_most_once = {false};
+  std::vector<AtMostOnceChoice> at_most_once = {AtMostOnceChoice::kOff};
+  // The paths the calls take (harness/paths/path_table.h; "" straight to
+  // one server, outside any path topology) and how many replicas a path
+  // with a proxy or a balancing client spreads them over. A path that
+  // cannot carry a transport (path_refusal) is left out of its cells.
+  std::vector<std::string> paths = {""};
+  std::vector<int> replicas = {1};
+  // When not empty: each path of `paths` runs only these transports (a
+  // table that asks one question of one path per transport).
+  std::map<std::string, std::vector<std::string>> path_transports;
   std::optional<int64_t> duration_ms;  // set for cells with timed events (kEventCellMs unless given)
 };
 
@@ -64,7 +79,9 @@ struct AxisOverrides {
   std::optional<std::string> direction;
   bool no_pin = false;
   std::optional<std::vector<RetryChoice>> retries;
-  std::optional<std::vector<bool>> at_most_once;
+  std::optional<std::vector<AtMostOnceChoice>> at_most_once;
+  std::optional<std::vector<std::string>> paths;
+  std::optional<std::vector<int>> replicas;
   std::optional<int64_t> duration_ms;
 };
 
@@ -89,6 +106,9 @@ std::vector<std::string> uneven_splits(const std::vector<Block>& blocks);
 // One line per table and transport that a retry policy of the axis does
 // not apply to (its row says why), whose cells run without it.
 std::vector<std::string> retry_policies_left_out(const std::vector<Block>& blocks);
+// One line per table, path and transport the path cannot carry (its
+// reason), whose cells are not planned.
+std::vector<std::string> paths_left_out(const std::vector<Block>& blocks);
 
 // The loss x duplication grid as fault specs (direction both unless given).
 std::vector<netem::FaultSpec> fault_grid(const std::vector<double>& loss_pct, const std::vector<double>& dup_pct,

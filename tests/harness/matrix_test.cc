@@ -362,7 +362,7 @@ TEST(Matrix, RetryPoliciesFollowEachTransportsRowAndAtMostOnceDoubles) {
   AxisOverrides o;
   o.blocks = std::vector<std::string>{"clean"};
   o.retries = std::vector<RetryChoice>{{}, {RetryPolicy::kLibrary, 0}, {RetryPolicy::kApp, 5}};
-  o.at_most_once = std::vector<bool>{false, true};
+  o.at_most_once = std::vector<AtMostOnceChoice>{AtMostOnceChoice::kOff, AtMostOnceChoice::kPerServer};
   apply_overrides(blocks, o);
   auto cells = expand_dependability(blocks);
   EXPECT_EQ(count_if_transport(cells, "grpc"), 3u * 2);
