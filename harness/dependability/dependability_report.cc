@@ -11,6 +11,7 @@
 
 #include "transport/transport.h"
 #include "harness/causes/causes_report.h"
+#include "harness/dependability/paths_report.h"
 #include "harness/dependability/surface.h"
 #include "harness/kit/data_csv.h"
 #include "transport/settings_table.h"
@@ -25,7 +26,9 @@ namespace {
 // Terminal tables wider than this are split into several.
 constexpr size_t kWidth = 118;
 
-bool usable(const CellRecord& r) { return r.is("dependability") && r.ok(); }
+// A cell on a path of replicas has its own table (paths_report.h): Levy's
+// tables and the failures table are about one client and one server.
+bool usable(const CellRecord& r) { return r.is("dependability") && r.ok() && !on_path(r); }
 
 // One interval the old way, for the table of classes and older records.
 std::string rate_cell(const CellRecord& r) {
@@ -363,7 +366,7 @@ std::string failures_table(const std::vector<CellRecord>& records, const ReportO
   // empty place would read as a cell never planned, five zeros as one measured.
   std::vector<const CellRecord*> all = g.records;
   for (const CellRecord& r : records)
-    if (r.is("dependability") && !r.ok() && kind_of(r) == Kind::kEvents) all.push_back(&r);
+    if (r.is("dependability") && !r.ok() && !on_path(r) && kind_of(r) == Kind::kEvents) all.push_back(&r);
   if (all.empty()) return "";
   std::vector<std::string> columns, variants, schedules;
   std::map<std::pair<std::string, std::string>, const CellRecord*> cell;
@@ -501,6 +504,8 @@ const std::vector<ReportTable>& dependability_tables() {
        [](const Records& r, const ReportOptions& o) { return trials_table(r, true, o); }},
       {"surface", "levy-surface: in how many trials a cascade started, errors per onset, silent errors, by "
                   "retransmit interval and load", surface_table},
+      {"paths", "the path people deploy: each proxy setting and gRPC's balancing before replicas, by replica event "
+                "and at-most-once remedy: calls run twice, in how many trials, where and why", paths_table},
       {"classes", "every call by class", classes_table},
       {"causes", "why each call that ran twice did, and the cascades", causes_section},
       {"not-measured", "cells skipped or failed, and why",

@@ -157,6 +157,18 @@ MaybeNull<std::string> places_over(const std::vector<TrialRecord>& trials) {
   return MaybeNull<std::string>::of(fmt::format("{}", fmt::join(places, "; ")));
 }
 
+// Where the calls of a path's trials ran, added over the trials; none for
+// a cell without a path.
+std::optional<PathFigures> path_over(const std::vector<TrialRecord>& trials) {
+  std::optional<PathFigures> sum;
+  for (const TrialRecord& t : trials)
+    if (t.dependability.path) {
+      if (!sum) sum = PathFigures{};
+      *sum += *t.dependability.path;
+    }
+  return sum;
+}
+
 }  // namespace
 
 void add_classes(DependabilityCell& d, const ClassCounts& c) {
@@ -188,6 +200,7 @@ void summarize_dependability(const CellConfig& cell, const std::vector<TrialReco
   d.episodes = episodes_over(ok);
   d.load = load_over(ok);
   d.faults = faults_over(ok);
+  d.path = path_over(ok);
   d.client_wall_s = client_wall_s;
   d.calls_per_s = client_wall_s > 0 ? static_cast<double>(classes.calls) / client_wall_s : 0;
   record.settings = ok.front().settings.value_or(nlohmann::json::object());
