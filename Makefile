@@ -3,7 +3,7 @@
 #
 #   make                     build everything into build/
 #   make test                the GoogleTest suite (unit, end to end, faults)
-#   make run-dependability   Levy's dependability table (PRESET=quick|remedies|failures|levy-surface|nfs|nfs-quick, CALLS=N)
+#   make run-dependability   Levy's dependability table (PRESET=quick|remedies|failures|levy-surface|paths|nfs|nfs-quick, CALLS=N)
 #   make run-speed           Levy's timing table (QUICK=1 for the short one; PRESET=rate-sweep or any speed preset;
 #                            PRESET=nfs: the NFS speed view)
 #                            (both with the adapters `make` built, adapters/*: docs/adapters.md; those

@@ -1,0 +1,123 @@
+// `rpclab dependability --preset paths`, in small: real HAProxy 2.6 before
+// two real replicas, one SIGSTOPped past the proxy's upstream timeout.
+// The independent check of issue 38: the record blames some executions on
+// the proxy's retry; this test reads HAProxy's own log (not through
+// harness/paths/proxy_log.h) and the replicas' own ledgers, and finds, for
+// every call that ran on both replicas, the log line of its request with
+// the retry that sent it to the second one.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "harness_e2e_util.h"
+#include "netem/topology/capabilities.h"
+#include "server/ledger.h"
+#include "support/temp_dir.h"
+
+namespace rpclab::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace std::chrono_literals;
+using Call = std::pair<uint32_t, uint32_t>;  // (client, seq)
+
+std::string why_not_here() {
+  if (!is_root()) return "a path's replicas and proxy live in network namespaces: the test needs root";
+  if (!netem::probe_capabilities().netns) return "this kernel or container cannot create network namespaces";
+  if (!fs::exists("/usr/sbin/haproxy")) return "haproxy is not installed (tools/deps.sh build installs it)";
+  return "";
+}
+
+// The JSON-RPC request HAProxy logged as hex: {"client_id":C, ..., "seq":S}.
+std::optional<Call> call_in_body(const std::string& hex) {
+  std::string text;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) text += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  static const std::regex client(R"re("client_id"\s*:\s*(\d+))re"), seq(R"re("seq"\s*:\s*(\d+))re");
+  std::smatch c, s;
+  if (!std::regex_search(text, c, client) || !std::regex_search(text, s, seq)) return std::nullopt;
+  return Call{static_cast<uint32_t>(std::stoul(c[1])), static_cast<uint32_t>(std::stoul(s[1]))};
+}
+
+// Each call's requests in HAProxy's log with the retries it took ("+1":
+// redispatched once), as the template's log-format writes them.
+std::map<Call, std::vector<int>> retries_in_log(const std::string& path) {
+  std::map<Call, std::vector<int>> out;
+  std::ifstream in(path);
+  static const std::regex line(R"(rpclab-request .* retries=\+?(\d+) .* body=([0-9A-Fa-f]+))");
+  std::smatch m;
+  for (std::string l; std::getline(in, l);)
+    if (std::regex_search(l, m, line))
+      if (auto call = call_in_body(m[2])) out[*call].push_back(std::stoi(m[1]));
+  return out;
+}
+
+std::set<Call> executed(const std::string& ledger) {
+  std::set<Call> calls;
+  Ledger l = Ledger::read_file(ledger);
+  for (const auto& [client, entry] : l.clients())
+    for (const auto& [chunk, counts] : entry.chunks)
+      for (uint32_t i = 0; i < Ledger::kChunkCalls; ++i)
+        if ((*counts)[i]) calls.insert({client, chunk * Ledger::kChunkCalls + i});
+  return calls;
+}
+
+TEST(PathsE2E, EveryExecutionBlamedOnTheProxyIsARetryInItsOwnLog) {
+  if (std::string why = why_not_here(); !why.empty()) GTEST_SKIP() << why;
+  TempDir dir;
+  // HAProxy re-sending on every retryable error, JSON-RPC over HTTP/1.1
+  // (its body is text, so the log ties a line to a call), 8 clients so
+  // that each stall of replica 1 holds several requests it has read.
+  ProcessResult r = run_program({bin("rpclab"), "dependability", "--preset", "paths", "--tables", "paths",
+                                 "--transports", "jsonrpc", "--paths", "haproxy-retry-all", "--profile",
+                                 dir.plant("stall.profile", "event = server-stall at=300ms for=600ms every=1200ms\n"),
+                                 "--clients", "8", "--trials", "3", "--out", dir.file("run"), "--results-root",
+                                 dir.file("results")},
+                                240s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto trials = read_jsonl(dir.file("run/trials.jsonl"));
+  ASSERT_EQ(trials.size(), 3u);
+  uint64_t blamed = 0, found = 0;
+  for (const json& t : trials) {
+    SCOPED_TRACE(t["label"].get<std::string>() + " trial " + std::to_string(t["trial"].get<int>()));
+    ASSERT_EQ(t["status"], "ok") << t["reason"];
+    fs::path folder;
+    std::string trial = "trial-" + std::to_string(t["trial"].get<int>());
+    for (const auto& cell : fs::directory_iterator(dir.file("run/cells")))
+      if (fs::exists(cell.path() / trial / "haproxy.cfg")) folder = cell.path() / trial;
+    ASSERT_FALSE(folder.empty()) << "no trial folder with HAProxy's configuration";
+    std::set<Call> one = executed(folder / "replica-1" / "ledger.bin"), two = executed(folder / "replica-2" / "ledger.bin");
+    std::map<Call, std::vector<int>> log = retries_in_log(folder / "proxy.log");
+    uint64_t proxy_retry = t["causes"].value("proxy_retry", uint64_t{0});
+    blamed += proxy_retry;
+    uint64_t on_both = 0;
+    for (const Call& c : one) {
+      if (!two.count(c)) continue;
+      ++on_both;
+      auto it = log.find(c);
+      ASSERT_NE(it, log.end()) << "client " << c.first << " seq " << c.second
+                               << " ran on both replicas, and HAProxy's log has no request of it";
+      bool retried = std::any_of(it->second.begin(), it->second.end(), [](int n) { return n > 0; });
+      EXPECT_TRUE(retried) << "client " << c.first << " seq " << c.second
+                           << " ran on both replicas, and HAProxy's log shows it sent once";
+      found += retried;
+    }
+    // Every execution the record blames on the proxy is one of those.
+    EXPECT_LE(proxy_retry, on_both);
+    EXPECT_EQ(t["path"]["calls_on_several_replicas"].get<uint64_t>(), on_both);
+  }
+  std::cout << "paths e2e: " << blamed << " executions blamed on HAProxy's retry, " << found
+            << " calls on both replicas with a retried request in its log\n";
+  EXPECT_GT(blamed, 0u) << "3 trials of stalls past HAProxy's upstream timeout and no call ran twice: a retry-on "
+                           "all-retryable-errors path that never re-sends is not what this row says it is";
+  EXPECT_GE(found, blamed);
+}
+
+}  // namespace
+}  // namespace rpclab::test
