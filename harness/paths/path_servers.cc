@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <limits>
 #include <map>
 #include <set>
 #include <regex>
@@ -29,12 +30,19 @@ std::string redis_version(process::CommandLog& log) {
   return known = std::regex_search(out, m, v) ? "redis " + m[1].str() : "redis";
 }
 
+// Every (client, seq) the ledger counted, with its count. A chunk's byte
+// is the count only below 255: from 255 on it marks a count kept in the
+// ledger's side table, which count() reads.
 template <typename F>
 void for_each_count(const Ledger& l, F f) {
   for (const auto& [client, entry] : l.clients())
     for (const auto& [chunk, counts] : entry.chunks)
-      for (uint32_t i = 0; i < Ledger::kChunkCalls; ++i)
-        if ((*counts)[i]) f(client, chunk * Ledger::kChunkCalls + i, (*counts)[i]);
+      for (uint32_t i = 0; i < Ledger::kChunkCalls; ++i) {
+        uint8_t byte = (*counts)[i];
+        if (!byte) continue;
+        uint32_t seq = chunk * Ledger::kChunkCalls + i;
+        f(client, seq, byte < std::numeric_limits<uint8_t>::max() ? uint32_t{byte} : l.count(client, seq));
+      }
 }
 
 }  // namespace

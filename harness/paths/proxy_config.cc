@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <regex>
 #include <sstream>
 #include <stdexcept>
-
 
 namespace rpclab::harness {
 namespace {
@@ -13,10 +13,31 @@ void replace_all(std::string& s, const std::string& from, const std::string& to)
   for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
 }
 
+// The first @NAME@ left on a line that is not a comment, or "". Every
+// template's header comment names the fields as "@NAME@", and a proxy
+// ignores its comments; any other '@' (a Caddyfile's named matcher, a mail
+// address) is not a field's unless it closes a run of capitals.
+std::string unfilled_field(const std::string& text) {
+  static const std::regex field("@[A-Z][A-Z0-9_]*@");
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    size_t first = line.find_first_not_of(" \t");
+    if (first == std::string::npos || line[first] == '#') continue;
+    std::smatch m;
+    if (std::regex_search(line, m, field)) return m.str();
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string render_proxy_config(const PathRow& path, Carriage carriage, const ProxyConfigInput& in) {
-  std::string text = read_template(std::string(path.proxy->template_for(carriage)));
+  std::string name(path.proxy->template_for(carriage));
+  return render_proxy_template(name, read_template(name), path, in);
+}
+
+std::string render_proxy_template(const std::string& name, const std::string& text, const PathRow& path,
+                                  const ProxyConfigInput& in) {
   std::istringstream lines(text);
   std::string out;
   for (std::string line; std::getline(lines, line);) {
@@ -39,12 +60,8 @@ std::string render_proxy_config(const PathRow& path, Carriage carriage, const Pr
   replace_all(out, "@UPSTREAM_TIMEOUT_MS@", std::to_string(kUpstreamTimeoutMs));
   replace_all(out, "@RETRIES@", std::string(path.retries));
   replace_all(out, "@NEXT_UPSTREAM@", std::string(path.retries));
-  if (size_t at = out.find('@'); at != std::string::npos) {
-    size_t end = out.find('@', at + 1);
-    std::string field = out.substr(at, end == std::string::npos ? 20 : end - at + 1);
-    if (field.find_first_of(" \n\t") == std::string::npos)
-      throw std::runtime_error(fmt::format("template {} leaves {} unfilled", path.proxy->template_for(carriage), field));
-  }
+  if (std::string field = unfilled_field(out); !field.empty())
+    throw std::runtime_error(fmt::format("template {} leaves {} unfilled", name, field));
   return out;
 }
 

@@ -20,7 +20,11 @@ struct ProxyConfigInput {
 };
 
 // The configuration text. Throws std::runtime_error when a field is left
-// unfilled (a template naming one rpclab does not know).
+// unfilled (a template naming one rpclab does not know) outside a comment
+// line: the templates' comments say "@NAME@ are filled by rpclab".
 std::string render_proxy_config(const PathRow& path, Carriage carriage, const ProxyConfigInput& in);
+// The same from a template's text (`name` for the error), for the tests.
+std::string render_proxy_template(const std::string& name, const std::string& text, const PathRow& path,
+                                  const ProxyConfigInput& in);
 
 }  // namespace rpclab::harness

@@ -1,6 +1,8 @@
 #include "harness/paths/proxy_log.h"
 
 #include <cctype>
+#include <charconv>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <regex>
@@ -62,14 +64,31 @@ std::optional<std::pair<uint32_t, uint32_t>> grpc_next(const std::string& b) {
   return std::pair{static_cast<uint32_t>(client), static_cast<uint32_t>(seq)};
 }
 
+// A number the regexes matched, as an id: from `low` to UINT32_MAX, a
+// negative one taken modulo 2^32 (XML-RPC's i4 carries a uint32 so,
+// xmlrpc_wire.h's to_i4); nullopt past that (stoul would throw, or wrap to
+// another call's id).
+std::optional<uint32_t> id_of(const std::string& digits, int64_t low) {
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (ec != std::errc() || end != digits.data() + digits.size() || v < low || v > int64_t{UINT32_MAX})
+    return std::nullopt;
+  return static_cast<uint32_t>(v);
+}
+
+std::optional<std::pair<uint32_t, uint32_t>> ids(const std::string& client, const std::string& seq, int64_t low) {
+  auto c = id_of(client, low), s = id_of(seq, low);
+  if (!c || !s) return std::nullopt;
+  return std::pair{*c, *s};
+}
+
 std::optional<std::pair<uint32_t, uint32_t>> text_next(const std::string& b) {
   static const std::regex xml(R"(<(?:i4|int)>\s*(-?\d+)\s*</(?:i4|int)>[\s\S]*?<(?:i4|int)>\s*(-?\d+)\s*</(?:i4|int)>)");
   static const std::regex json_client(R"re("client_id"\s*:\s*(\d+))re"), json_seq(R"re("seq"\s*:\s*(\d+))re");
   std::smatch m, c, s;
   if (b.find("<methodCall>") != std::string::npos && std::regex_search(b, m, xml))
-    return std::pair{static_cast<uint32_t>(std::stoul(m[1])), static_cast<uint32_t>(std::stoul(m[2]))};
-  if (std::regex_search(b, c, json_client) && std::regex_search(b, s, json_seq))
-    return std::pair{static_cast<uint32_t>(std::stoul(c[1])), static_cast<uint32_t>(std::stoul(s[1]))};
+    return ids(m[1], m[2], INT32_MIN);
+  if (std::regex_search(b, c, json_client) && std::regex_search(b, s, json_seq)) return ids(c[1], s[1], 0);
   return std::nullopt;
 }
 
