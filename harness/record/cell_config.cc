@@ -135,7 +135,10 @@ CellConfig CellConfig::from_json(const nlohmann::json& j) {
 }
 
 std::string CellConfig::label() const {
-  std::string s = fmt::format("{} {} {}", transport, netem::topology_name(topology), connect_mode_name(connect));
+  // A path's own hosts (" via PATH to N replicas" below) replace the topology.
+  std::string s = path.empty()
+                      ? fmt::format("{} {} {}", transport, netem::topology_name(topology), connect_mode_name(connect))
+                      : fmt::format("{} {}", transport, connect_mode_name(connect));
   if (!server.empty()) s = server + (nfs_client.empty() ? "" : " client " + nfs_client) + " " + s + " " + op;
   if (clients > 1) s += fmt::format(" x{}", clients);
   // The settings' words: in a speed cell after the clients, in a

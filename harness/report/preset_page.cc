@@ -48,7 +48,13 @@ const std::vector<Axis>& axes() {
       {"NFS server", [](const CellConfig& c) { return c.server; }, ""},
       {"NFS client", [](const CellConfig& c) { return c.nfs_client.empty() ? std::string("rpclab") : c.nfs_client; },
        "rpclab"},
-      {"topology", [](const CellConfig& c) { return netem::topology_name(c.topology); }, ""},
+      {"topology",
+       [](const CellConfig& c) {
+         return c.path.empty() ? std::string(netem::topology_name(c.topology)) : "a path (docs/paths.md)";
+       },
+       ""},
+      {"path", [](const CellConfig& c) { return c.path.empty() ? std::string("none") : c.path; }, "none"},
+      {"replicas", [](const CellConfig& c) { return std::to_string(c.replicas); }, "1"},
       {"connection", [](const CellConfig& c) { return std::string(connect_mode_name(c.connect)); }, ""},
       {"clients", [](const CellConfig& c) { return std::to_string(c.clients); }, ""},
       {"operations",  // a step's operations, "create-guarded+link+rename"
@@ -82,7 +88,9 @@ const std::vector<Axis>& axes() {
        [](const CellConfig& c) { return c.restart_at_step ? fmt::format("at step {}", *c.restart_at_step) : "none"; },
        "none"},
       {"retry policy", [](const CellConfig& c) { return c.retry.name(); }, "none"},
-      {"at-most-once", [](const CellConfig& c) { return std::string(c.at_most_once ? "on" : "off"); }, "off"},
+      {"at-most-once",
+       [](const CellConfig& c) { return std::string(!c.at_most_once ? "off" : c.at_most_once_shared ? "shared" : "on"); },
+       "off"},
       {"timeout a call", timeout_words, ""},
       {"a cell runs for",
        [](const CellConfig& c) {
