@@ -130,6 +130,11 @@ void run_dependability_trial(const CellConfig& cell, const TrialPlace& place, Ce
   trial.dependability.calls_planned = cell.total_calls();
   if (std::string why = adapter_cannot_run(cell, static_cast<bool>(env.remote)); !why.empty())
     return mark(trial, "skipped", why);
+  // A path's proxy and replicas live in this machine's namespaces: across
+  // two machines there is no middle host to put them in (yet).
+  if (env.remote && !cell.path.empty())
+    return mark(trial, "skipped", "a path runs on one machine (its proxy and replicas in namespaces here): leave "
+                                  "out --server-host, or --paths");
   if (env.remote) return run_placed_trial(*env.remote(cell, log), cell, place, env, log, trial);
   if (!cell.path.empty()) return run_path_trial(cell, place, env, log, trial);
   if (std::string why = cannot_run_here(cell, env.caps); !why.empty()) return mark(trial, "skipped", why);

@@ -139,13 +139,29 @@ std::string link_state(const CellRecord& r) {
   return out.empty() ? html::paragraph("No link state: this cell had no faults on its link.", "note") : out;
 }
 
+// A path cell's proxy configuration as each trial generated and ran it
+// (the trial's `path.config`, a file in its folder): what the proxy's
+// settings were, one click from the cell's row.
+std::string proxy_configs(const CellRecord& r) {
+  std::string out;
+  for (const TrialRecord& t : r.per_trial.value_or(std::vector<TrialRecord>{})) {
+    if (!t.dependability.path || !t.dependability.path->config) continue;
+    std::string path = t.trial_dir + "/" + *t.dependability.path->config;
+    if (fs::is_regular_file(path))
+      out += html::paragraph(fmt::format("trial {}: {} ({})", t.trial, *t.dependability.path->config,
+                                         t.dependability.path->proxy)) +
+             html::preformatted(read_text(path, kMaxLinkText));
+  }
+  return out;
+}
+
 std::string cell_details_section(const std::vector<CellRecord>& records, const std::string& commands_log) {
   std::map<size_t, std::string> commands = commands_by_cell(commands_log);
   std::string out = html::heading(2, "Each cell's settings, link state and commands", "details");
   for (const CellRecord& r : records) {
     size_t index = r.cell_index.value_or(0);
     std::string inner = html::paragraph("Settings (the cell object of its record):") +
-                        html::preformatted(r.cell.identity.dump(2)) + link_state(r) +
+                        html::preformatted(r.cell.identity.dump(2)) + proxy_configs(r) + link_state(r) +
                         html::paragraph("Commands (from commands.log):") +
                         html::preformatted(commands.count(index) ? commands[index] : "(none logged for this cell)");
     out += html::details(fmt::format("{:03} {}: {}", index, r.label, r.status), inner);

@@ -8,6 +8,7 @@
 #include "harness/dependability/dependability_report.h"
 #include "harness/report/html_report.h"
 #include "harness/report/html_writer.h"
+#include "support/temp_dir.h"
 #include "synthetic_records.h"
 
 namespace rpclab::harness {
@@ -65,6 +66,29 @@ TEST(HtmlReport, EveryCellHasItsRowAndItsDetails) {
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "<td class=\"num\">20,000</td>", page) << "the calls of each cell";
   EXPECT_EQ(page.find("[95%]"), std::string::npos) << "no interval over dependent calls (issue 26)";
   EXPECT_EQ(page.find("<script"), std::string::npos) << "no JavaScript";
+}
+
+// A path cell's details hold the proxy's configuration each trial ran,
+// read from the file its record names, escaped like any other text.
+TEST(HtmlReport, APathCellShowsTheProxysConfigurationOfEachTrial) {
+  test::TempDir dir;
+  dir.plant("trial-1/haproxy.cfg", "backend replicas\n  retry-on <response-timeout>\n");
+  HtmlReportInput in;
+  in.metadata = nlohmann::json{{"experiment", "dependability"}, {"run_id", "r1"}}.get<RunMetadata>();
+  in.records = typed_records({dependability_record("grpc", 0, 1000, 0)});
+  in.records[0].cell_index = 1;
+  TrialRecord trial;
+  trial.trial = 1;
+  trial.trial_dir = dir.file("trial-1");
+  PathFigures path;
+  path.proxy = "HAProxy 2.6.12";
+  path.config = "haproxy.cfg";
+  trial.dependability.path = path;
+  in.records[0].per_trial = std::vector<TrialRecord>{trial};
+  in.cell_figures = dependability_cell_figures();
+  std::string page = html_report(in);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "trial 1: haproxy.cfg (HAProxy 2.6.12)", page);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "retry-on &lt;response-timeout&gt;", page);
 }
 
 }  // namespace
