@@ -112,6 +112,16 @@ PathServers::PathServers(const CellConfig& cell, const PathRow& path, const nete
   for (int k = 1; k <= topology.replica_count(); ++k) in.replica_addrs.push_back(topology.replica(k).address);
   std::string first = replicas_.front()->endpoint();
   in.replica_port = std::stoi(first.substr(first.rfind(':') + 1));
+  // The proxy's configuration names one port for every replica: a replica
+  // that had to take another (its first choice was in use in its
+  // namespace) would be sent nothing, so the trial stops here instead.
+  for (const auto& r : replicas_) {
+    std::string e = r->endpoint();
+    if (std::stoi(e.substr(e.rfind(':') + 1)) != in.replica_port)
+      throw CellFailure(fmt::format("replica at {} listens on another port than replica 1 ({}): the proxy's "
+                                    "configuration names one port for all; run `rpclab clean-net` and try again",
+                                    e, in.replica_port));
+  }
   proxy_ = std::make_unique<ProxyProcess>(path, carriage_of(*find_transport(cell.transport)), middle, in, files, log);
 }
 
