@@ -138,15 +138,19 @@ SpeedSession::~SpeedSession() {
   placements_.clear();
 }
 
-std::string SpeedSession::placement_key(const CellConfig& cell) {
-  if (cell.path.empty()) return std::string(netem::topology_name(cell.topology));
-  return fmt::format("path-{}-x{}", cell.path, cell.replicas);
+std::string SpeedSession::server_key(const CellConfig& cell) {
+  std::string where = cell.path.empty() ? std::string(netem::topology_name(cell.topology))
+                                        : fmt::format("path-{}-x{}", cell.path, cell.replicas);
+  std::string at_most_once = !cell.at_most_once ? "" : cell.at_most_once_shared ? "-at-most-once-shared" : "-at-most-once";
+  return fmt::format("{}-{}{}{}", where, cell.transport, settings_path_part(cell.server_options().settings),
+                     at_most_once);
 }
 
-std::string SpeedSession::server_key(const CellConfig& cell) {
-  std::string at_most_once = !cell.at_most_once ? "" : cell.at_most_once_shared ? "-at-most-once-shared" : "-at-most-once";
-  return fmt::format("{}-{}{}{}", placement_key(cell), cell.transport, settings_path_part(cell.server_options().settings),
-                     at_most_once);
+// A path's server has namespaces of its own: its proxy, replicas and
+// Redis listen on the path's fixed ports, and the session keeps every
+// cell's server up while the cells take turns.
+std::string SpeedSession::placement_key(const CellConfig& cell) {
+  return cell.path.empty() ? std::string(netem::topology_name(cell.topology)) : server_key(cell);
 }
 
 Placement& SpeedSession::placement(const CellConfig& cell, CellEnvironment& env, process::CommandLog& log) {
