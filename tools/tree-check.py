@@ -85,7 +85,7 @@ ROOMS = {
     'harness/remote': ['harness/placement'],                        # hosts over ssh, a remote placement
     'harness/paths': ['harness/causes'],                            # a proxy before several replicas: the path's hosts, servers, causes
     'harness/dependability': ['harness/causes', 'harness/remote', 'harness/paths'],  # the dependability experiment
-    'harness/speed': ['harness/causes', 'harness/remote'],          # the speed experiment
+    'harness/speed': ['harness/causes', 'harness/remote', 'harness/paths'],  # the speed experiment
     'harness/nfs': ['harness/placement'],                           # the NFS experiment: NFS servers as rows, the NFS client, its classes
     'harness/report': ['harness/run'],                              # text, HTML, compare
     'harness/adapters': ['harness/dependability'],                  # rows from outside: found, built, checked

@@ -135,6 +135,27 @@ std::string PathServers::endpoint() const {
   return all;
 }
 
+std::optional<nlohmann::json> PathServers::stats() {
+  nlohmann::json sum = nlohmann::json::object();
+  for (auto& r : replicas_) {
+    std::optional<nlohmann::json> one = r->stats();
+    if (!one) return std::nullopt;
+    // not a record: the server's stats file (docs/results-format.md)
+    for (const auto& [key, value] : one->items()) {
+      if (value.is_number() && sum.contains(key) && sum[key].is_number())
+        sum[key] = sum[key].get<double>() + value.get<double>();
+      else if (!sum.contains(key))
+        sum[key] = value;
+    }
+  }
+  return sum;
+}
+
+std::optional<double> PathServers::proxy_cpu_us() const {
+  if (!proxy_) return std::nullopt;
+  return proxy_->cpu_us();
+}
+
 void PathServers::check_alive() {
   if (store_) store_->check_alive();
   for (auto& r : replicas_) r->check_alive();

@@ -44,7 +44,12 @@ class PathServers : public TrialServer {
   ~PathServers() override;
 
   std::string endpoint() const override;
-  std::optional<nlohmann::json> stats() override { return std::nullopt; }
+  // The replicas' stats summed, field by field (each a number: calls and
+  // CPU time); nullopt if one does not answer.
+  std::optional<nlohmann::json> stats() override;
+  // The proxy's CPU time so far (its workers included), or nullopt
+  // without a proxy.
+  std::optional<double> proxy_cpu_us() const;
   void check_alive() override;
   // Stops the proxy, then each replica; the union of their ledgers.
   Ledger stop_and_read_ledger(const CellFiles& files) override;

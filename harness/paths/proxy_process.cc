@@ -1,11 +1,15 @@
 #include "harness/paths/proxy_process.h"
 
+#include <dirent.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -25,6 +29,60 @@ constexpr auto kListenTimeout = 10s;
 constexpr auto kStopGrace = 5s;
 
 }  // namespace
+
+namespace {
+
+// /proc/PID/stat's parent and utime+stime+cutime+cstime (clock ticks);
+// false when the process is gone. The command (field 2) may hold spaces:
+// the fields after it start past its last ')'.
+bool read_stat(pid_t pid, pid_t& parent, uint64_t& ticks) {
+  std::ifstream in(fmt::format("/proc/{}/stat", pid));
+  std::string line;
+  if (!std::getline(in, line)) return false;
+  size_t close = line.rfind(')');
+  if (close == std::string::npos) return false;
+  std::istringstream fields(line.substr(close + 1));
+  std::string state;
+  long long ppid = 0;
+  fields >> state >> ppid;
+  std::string skip;
+  for (int i = 0; i < 9; ++i) fields >> skip;  // pgrp .. cmajflt (fields 5-13)
+  uint64_t utime = 0, stime = 0;
+  long long cutime = 0, cstime = 0;
+  if (!(fields >> utime >> stime >> cutime >> cstime)) return false;
+  parent = static_cast<pid_t>(ppid);
+  ticks = utime + stime + static_cast<uint64_t>(std::max(0LL, cutime) + std::max(0LL, cstime));
+  return true;
+}
+
+}  // namespace
+
+double process_tree_cpu_us(pid_t root) {
+  std::map<pid_t, std::pair<pid_t, uint64_t>> all;  // pid -> (parent, ticks)
+  if (DIR* d = ::opendir("/proc")) {
+    while (dirent* e = ::readdir(d)) {
+      char* end = nullptr;
+      long pid = std::strtol(e->d_name, &end, 10);
+      if (pid <= 0 || *end) continue;
+      pid_t parent = 0;
+      uint64_t ticks = 0;
+      if (read_stat(static_cast<pid_t>(pid), parent, ticks)) all[static_cast<pid_t>(pid)] = {parent, ticks};
+    }
+    ::closedir(d);
+  }
+  // A process is counted when its chain of parents reaches `root`.
+  uint64_t ticks = 0;
+  for (const auto& [pid, entry] : all) {
+    pid_t at = pid;
+    for (int depth = 0; depth < 64 && at > 1 && at != root; ++depth) {
+      auto up = all.find(at);
+      if (up == all.end()) break;
+      at = up->second.first;
+    }
+    if (at == root) ticks += entry.second;
+  }
+  return static_cast<double>(ticks) * 1e6 / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
 
 bool listening_in_namespace_of(pid_t pid, int port, bool udp) {
   std::ifstream in(fmt::format("/proc/{}/net/{}", pid, udp ? "udp" : "tcp"));

@@ -22,6 +22,12 @@ namespace rpclab::harness {
 // `port` (TCP in LISTEN, or a bound UDP socket), from /proc/PID/net/.
 bool listening_in_namespace_of(pid_t pid, int port, bool udp);
 
+// The CPU time (user + system, microseconds) of `pid` and every process
+// descended from it, from /proc/PID/stat: a proxy that forks workers
+// (nginx: a master and its worker) counts them all, and those it has
+// reaped (cutime, cstime). 0 once it is gone.
+double process_tree_cpu_us(pid_t pid);
+
 // A program started in `host`'s namespace and waited for until it listens
 // on `port`. Throws CellFailure with the last lines of its log when it
 // exits first or is not listening within 10 s.
@@ -51,6 +57,8 @@ class ProxyProcess {
   const std::string& version() const { return version_; }
   void check_alive() { process_->check_alive(); }
   void stop() { process_->stop(); }
+  // Its CPU time so far, workers included (process_tree_cpu_us).
+  double cpu_us() const { return process_tree_cpu_us(process_->pid()); }
 
  private:
   std::string address_, log_path_, config_name_, version_;

@@ -40,6 +40,7 @@ void describe_cpu(Io& io, C& c) {
   io("client", c.client);
   io("server", c.server);
   io("server_from", c.server_from);
+  io("proxy", c.proxy);
 }
 
 template <typename Io, typename W>

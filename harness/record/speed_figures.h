@@ -64,6 +64,9 @@ struct CpuPerCall {
   // "proc", by the harness from /proc/<pid>/stat around the trial (an
   // adapter whose server writes none), per call the clients made.
   std::optional<std::string> server_from;
+  // On a path with a proxy: the proxy's CPU (its workers included) per
+  // call the replicas served; server is then the replicas' summed.
+  std::optional<double> proxy;
 };
 void to_json(nlohmann::json& j, const CpuPerCall& c);
 void from_json(const nlohmann::json& j, CpuPerCall& c);

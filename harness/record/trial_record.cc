@@ -44,6 +44,7 @@ void describe_speed(Io& io, S& s) {
   io("echo_served", s.echo_served);
   io("server_cpu_us", s.server_cpu_us);
   io("server_cpu_from", s.server_cpu_from);
+  io("proxy_cpu_us", s.proxy_cpu_us);
   io("wire", s.wire);
   io("calibration", s.calibration);
   io("sockperf_message_size", s.sockperf_message_size);

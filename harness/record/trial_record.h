@@ -96,6 +96,10 @@ struct SpeedTrial {
   std::optional<double> echo_served;       // calls_served's name before Allman's operations
   std::optional<double> server_cpu_us;
   std::optional<std::string> server_cpu_from;  // "proc": from /proc, and calls_served is the clients' count
+  // On a path with a proxy (harness/paths/): the proxy's CPU in the trial,
+  // its workers included; server_cpu_us and calls_served are then the
+  // replicas' summed. Absent elsewhere.
+  std::optional<double> proxy_cpu_us;
   MaybeNull<WireCounts> wire;              // null on loopback
   std::optional<bool> calibration;
   std::optional<size_t> sockperf_message_size;

@@ -19,7 +19,8 @@ std::string pair_key(const CellRecord& r) {
 }
 
 bool measured(const CellRecord& r) {
-  return r.is("speed") && r.ok() && r.speed.latency.trial_means_us && r.speed.latency.p50_us;
+  // a path's cells have their own table (paths_report.h)
+  return r.is("speed") && r.ok() && r.cell.config.path.empty() && r.speed.latency.trial_means_us && r.speed.latency.p50_us;
 }
 
 // The server's CPU per call, "-" where the record has none.

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "common/cli_support.h"
+#include "harness/paths/path_table.h"
 #include "harness/run/latency_pin.h"
 #include "harness/run/setting_axes.h"
 #include "harness/speed/speed_matrix.h"
@@ -20,7 +21,8 @@ using nlohmann::json;
 struct Flags {
   std::string preset = "levy1989";
   std::string workload = "echo";
-  std::vector<std::string> transports, topologies, connects;
+  std::vector<std::string> transports, topologies, connects, paths;
+  std::vector<int> replicas;
   std::vector<size_t> sizes;
   std::vector<int> clients;
   std::vector<double> rates;
@@ -61,6 +63,12 @@ SpeedAxes axes(const Flags& f, bool root) {
   if (!f.rates.empty()) a.rates = f.rates;
   if (f.warmup) a.warmup = f.warmup, a.warmup_bytes = 0;  // as given, at every size
   if (f.timeout_ms) a.timeout_ms = f.timeout_ms;
+  if (!f.paths.empty()) {
+    for (const std::string& p : f.paths)
+      if (!find_path(p)) throw std::invalid_argument("--paths: unknown path '" + p + "' (known: " + path_names() + ")");
+    a.paths = f.paths;
+  }
+  if (!f.replicas.empty()) a.replicas = f.replicas;
   a.settings.override_with(setting_axes(f.settings));
   a.calibrate = a.calibrate && f.calibrate;  // a workload without sockperf (allman) stays without
   return a;
@@ -99,6 +107,11 @@ SpeedFlags::SpeedFlags(CLI::App& cmd) {
                  "open loop: each client's calls per second, e.g. 1000,5000 (one cell each; 0 = closed loop, the "
                  "default); latency is taken from when each call was due")
       ->delimiter(',')->check(in_range(0.0, 1e9));
+  cmd.add_option("--paths", f.paths, "through a path: " + path_names() +
+                  " (harness/paths/, docs/paths.md; needs root); a path that cannot carry a transport is left out")
+      ->delimiter(',');
+  cmd.add_option("--replicas", f.replicas, "replicas behind a path's proxy or balancing client (default 2)")
+      ->delimiter(',')->check(in_range(1, 8));
   cmd.add_option("--trials", f.trials, "trials per cell (default 10)")->check(in_range(1, 1000));
   cmd.add_option("--calls-per-trial", f.calls_per_trial, "calls per client per trial (default 100)")
       ->check(in_range(uint64_t{1}, uint64_t{1} << 24));

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "harness/paths/path_table.h"
 #include "ops/kiraly.h"
 #include "ops/operation.h"
 #include "transport/adapter_table.h"
@@ -214,6 +215,28 @@ void apply_levy1989(SpeedAxes& a) {
   a.warmup_bytes = a.bytes_per_trial / 2;
 }
 
+// The price of the path (issue 38): NEXT, one client on a kept
+// connection, through each path before two replicas (direct: one), with
+// the at-most-once table off, each replica's own, and shared (Redis). A
+// path's trials take turns with direct's (one group), so each proxy's
+// added latency and CPU compare figures taken in the same rounds.
+void apply_paths(SpeedAxes& a) {
+  a.transports = {"grpc", "jsonrpc", "sunrpc-tcp", "sunrpc-udp"};
+  a.connects = {ConnectMode::kPersistent};
+  a.topologies = {TopologyKind::kTwoHost};  // where a path's cell is labelled; its hosts are the path's
+  a.ops = {"next"};
+  a.sizes = {12};
+  a.clients = {1};
+  a.paths = {"direct", "haproxy", "nginx", "caddy", "grpc-round-robin"};
+  a.replicas = {2};
+  a.at_most_once = {false, true};
+  a.at_most_once_shared = true;
+  a.trials = 5;
+  a.calls_per_trial = 300;
+  a.warmup = 30;
+  a.calibrate = false;
+}
+
 void apply_quick(SpeedAxes& a) {
   a.sizes = {12, 8192};
   a.clients = {1, 2};
@@ -250,6 +273,10 @@ const std::vector<SpeedPresetRow>& speed_presets() {
        "hosts, every transport (make run-speed)",
        apply_levy1989},
       {"quick", "12 B and 8 KiB, 1 and 2 clients, 3 short trials (about a minute)", apply_quick},
+      {"paths",
+       "the price of the path: NEXT through HAProxy, nginx, Caddy and gRPC's balancing before 2 replicas beside "
+       "direct, at-most-once off, per replica and shared (Redis); needs root (a few minutes)",
+       apply_paths},
       {"rate-sweep",
        "open loop: every built-in transport at 500 to 50,000 calls/s, latency from when each call was "
        "due, the knee",
@@ -290,6 +317,18 @@ std::string speed_presets_help() {
   return help;
 }
 
+std::vector<std::pair<std::string, int>> speed_path_choices(const SpeedAxes& a, const TransportRow& row) {
+  if (a.paths.empty()) return {{"", 1}};
+  std::vector<std::pair<std::string, int>> out;
+  for (const std::string& name : a.paths) {
+    const PathRow* path = find_path(name);
+    if (!path) throw std::invalid_argument("unknown path '" + name + "' (known: " + path_names() + ")");
+    for (int r : path->proxy || path->client_balances ? a.replicas : std::vector<int>{1})
+      if (path_refusal(*path, row, r).empty()) out.push_back({name, r});
+  }
+  return out;
+}
+
 std::vector<CellConfig> expand_speed(const SpeedAxes& a) {
   std::vector<std::string> order = a.transports;
   for (const std::string& t : order) row_of(t);  // every name known before any cell
@@ -322,10 +361,22 @@ std::vector<CellConfig> expand_speed(const SpeedAxes& a) {
               // Each combination of the settings the row takes (TCP_NODELAY
               // off and on where the axis has both).
               for (const TransportSettings& settings : a.settings.combinations(row_of(transport)))
-                for (bool at_most_once : a.at_most_once)
-                  for (double rate : a.rates.empty() ? std::vector<double>{0} : a.rates)
-                    cells.push_back(speed_cell(a, transport, op, topology, connect, clients, size, settings,
-                                               at_most_once, rate));
+                for (const auto& [path, replicas] : speed_path_choices(a, row_of(transport)))
+                  for (bool at_most_once : a.at_most_once)
+                    // shared: one table in a Redis on the path, for a row rpclab ships (an
+                    // adapter's server takes no --at-most-once-shared) before several replicas
+                    for (bool shared : at_most_once && a.at_most_once_shared && replicas > 1 &&
+                                               !row_of(transport).adapter
+                                           ? std::vector<bool>{false, true}
+                                           : std::vector<bool>{false})
+                      for (double rate : a.rates.empty() ? std::vector<double>{0} : a.rates) {
+                        CellConfig c = speed_cell(a, transport, op, topology, connect, clients, size, settings,
+                                                  at_most_once, rate);
+                        c.path = path;
+                        c.replicas = replicas;
+                        c.at_most_once_shared = shared;
+                        cells.push_back(c);
+                      }
             }
   }
   return cells;

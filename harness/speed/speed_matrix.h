@@ -40,6 +40,15 @@ struct SpeedAxes {
   // When set, a cell at a rate makes what fills this long a trial (at
   // least kMinRateCallsPerTrial) rather than calls_per_trial.
   double seconds_per_trial = 0;
+  // Paths (harness/paths/, docs/paths.md): each cell runs through each
+  // path that can carry its transport (path_refusal), a path that spreads
+  // calls (a proxy, gRPC's balancing) before each count of `replicas`,
+  // direct before one; the topologies then do not apply. Empty: no path.
+  std::vector<std::string> paths;
+  std::vector<int> replicas = {2};
+  // On a path that spreads calls, an at-most-once cell also runs with the
+  // one table every replica shares (Redis: --at-most-once-shared).
+  bool at_most_once_shared = false;
 };
 
 // Calibration pseudo-transports: a tool that is not rpclab, measured in
@@ -96,5 +105,8 @@ bool sized_op(const std::string& op);
 // of one group are adjacent, the floor first (their trials take turns:
 // trial_rounds with speed_group).
 std::vector<CellConfig> expand_speed(const SpeedAxes& axes);
+// The (path, replicas) pairs a transport's cells take: {"", 1} without
+// paths; those path_refusal refuses are left out.
+std::vector<std::pair<std::string, int>> speed_path_choices(const SpeedAxes& axes, const TransportRow& row);
 
 }  // namespace rpclab::harness

@@ -12,6 +12,7 @@
 #include "transport/settings_table.h"
 #include "harness/speed/allman_report.h"
 #include "harness/speed/at_most_once_report.h"
+#include "harness/speed/paths_report.h"
 #include "harness/speed/latency_order.h"
 #include "harness/speed/latency_plots.h"
 #include "harness/speed/rate_report.h"
@@ -285,6 +286,9 @@ const std::vector<ReportTable>& speed_tables() {
        [](const Records& r, const ReportOptions& o) { return kiraly_table(r, o.data_dir, o.markdown); }},
       {"at-most-once", "what the at-most-once table costs a NEXT",
        [](const Records& r, const ReportOptions& o) { return at_most_once_cost_table(r, o.markdown); }},
+      {"paths", "the price of the path: each proxy's and gRPC balancing's added p50/p99 and CPU per call beside "
+                "direct, and the shared at-most-once table's cost",
+       [](const Records& r, const ReportOptions& o) { return paths_cost_table(r, o.markdown); }},
       {"percentiles", "per-call latency percentiles for every topology and connection mode",
        [](const Records& r, const ReportOptions& o) {
          std::string out;

@@ -14,6 +14,8 @@
 #include "common/start_gate.h"
 #include "client/client_run.h"
 #include "harness/run/cell_failure.h"
+#include "harness/paths/path_placement.h"
+#include "harness/paths/path_servers.h"
 #include "harness/placement/local_placement.h"
 #include "transport/settings_table.h"
 #include "harness/run/result_record.h"
@@ -89,8 +91,13 @@ std::string skip_reason(const CellConfig& cell, const CellEnvironment& env) {
     if (row && row->adapter)
       return fmt::format("open loop (@ {:g}/s): an adapter's client takes no --rate; rpclab's own clients do", *cell.rate_per_s);
   }
-  if (env.remote) return "";
-  if (cell.topology == netem::TopologyKind::kTwoHost && !env.caps.root)
+  if (!cell.path.empty()) {
+    if (env.remote) return "a path's proxy and replicas run in this kernel's namespaces, not with --server-host";
+    if (std::string why = path_cannot_run(cell, env.caps); !why.empty()) return why;
+  } else if (env.remote) {
+    return "";
+  }
+  if (cell.path.empty() && cell.topology == netem::TopologyKind::kTwoHost && !env.caps.root)
     return "the two-host topology needs root for network namespaces";
   if (cell.transport == kGhz) {
     std::string why;
@@ -119,8 +126,9 @@ std::string skip_reason(const CellConfig& cell, const CellEnvironment& env) {
 // A barrier is learnt per topology, transport, connection mode and size:
 // launching and warming up a client is what it has to cover.
 std::string start_key(const CellConfig& cell) {
-  return fmt::format("{}/{}/{}/{}/{}", netem::topology_name(cell.topology), cell.transport,
-                     connect_mode_name(cell.connect), cell.op, cell.size);
+  std::string where = cell.path.empty() ? std::string(netem::topology_name(cell.topology))
+                                        : fmt::format("{}-x{}", cell.path, cell.replicas);
+  return fmt::format("{}/{}/{}/{}/{}", where, cell.transport, connect_mode_name(cell.connect), cell.op, cell.size);
 }
 
 }  // namespace
@@ -131,14 +139,28 @@ SpeedSession::~SpeedSession() {
 }
 
 std::string SpeedSession::server_key(const CellConfig& cell) {
-  return fmt::format("{}-{}{}{}", netem::topology_name(cell.topology), cell.transport,
-                     settings_path_part(cell.server_options().settings), cell.at_most_once ? "-at-most-once" : "");
+  std::string where = cell.path.empty() ? std::string(netem::topology_name(cell.topology))
+                                        : fmt::format("path-{}-x{}", cell.path, cell.replicas);
+  std::string at_most_once = !cell.at_most_once ? "" : cell.at_most_once_shared ? "-at-most-once-shared" : "-at-most-once";
+  return fmt::format("{}-{}{}{}", where, cell.transport, settings_path_part(cell.server_options().settings),
+                     at_most_once);
+}
+
+// A path's server has namespaces of its own: its proxy, replicas and
+// Redis listen on the path's fixed ports, and the session keeps every
+// cell's server up while the cells take turns.
+std::string SpeedSession::placement_key(const CellConfig& cell) {
+  return cell.path.empty() ? std::string(netem::topology_name(cell.topology)) : server_key(cell);
 }
 
 Placement& SpeedSession::placement(const CellConfig& cell, CellEnvironment& env, process::CommandLog& log) {
-  auto& slot = placements_[cell.topology];
+  auto& slot = placements_[placement_key(cell)];
   if (slot) return *slot;
   if (env.remote) return *(slot = env.remote(cell, log));
+  // A path: its namespaces, no faults on its links.
+  if (!cell.path.empty())
+    return *(slot = std::make_unique<PathPlacement>(cell, *find_path(cell.path),
+                                                    netem::Choice{netem::BackendKind::kNone, "no faults"}, env, log));
   // A speed cell's loopback is the host's own: the calls cross nothing the
   // harness made, as a user's would.
   slot = std::make_unique<LocalPlacement>(cell.topology, netem::LoopbackPlace::kHost,
@@ -228,8 +250,11 @@ void SpeedSession::measure_rpc(const CellConfig& cell, const TrialPlace& place, 
   Placement& at = placement(cell, env, log);
   TrialServer& srv = server(cell, at, env);
   at.describe(trial);
+  auto* path = dynamic_cast<PathServers*>(&srv);
+  if (path) path->describe(trial);  // which path, its proxy's version and configuration
   auto before = srv.stats();
   if (!before) throw CellFailure("the server did not answer a stats request (SIGUSR1)");
+  std::optional<double> proxy_before = path ? path->proxy_cpu_us() : std::nullopt;
   // The link's counters are read where the client's end is this machine's
   // own namespace (not with --server-host: that interface is not ours).
   const netem::Host* client = at.client_end().host;
@@ -253,6 +278,7 @@ void SpeedSession::measure_rpc(const CellConfig& cell, const TrialPlace& place, 
                                          open_gate);
   auto after = srv.stats();
   if (!after) throw CellFailure("the server did not answer a stats request after the trial");
+  if (proxy_before) trial.speed.proxy_cpu_us = *path->proxy_cpu_us() - *proxy_before;
   learn_start(cell, clients.records, launched);
   SpeedMetrics m = speed_metrics({clients.records});
   SpeedTrial& s = trial.speed;

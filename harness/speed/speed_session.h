@@ -32,8 +32,9 @@ class SpeedSession {
                  TrialRecord& trial);
 
  private:
-  // Where the cell's trials run: this kernel's hosts of its topology, or
-  // --server-host, kept for the run.
+  // Where the cell's trials run: this kernel's hosts of its topology, a
+  // path's namespaces (harness/paths/: proxy or balancing client before
+  // its replicas), or --server-host, kept for the run.
   Placement& placement(const CellConfig& cell, CellEnvironment& env, process::CommandLog& log);
   // The cell's server, started once and kept; made ready for one more trial.
   TrialServer& server(const CellConfig& cell, Placement& at, CellEnvironment& env);
@@ -48,6 +49,7 @@ class SpeedSession {
   std::unique_ptr<StartGate> start_gate(const CellConfig& cell, const Placement& at, const TrialPlace& place) const;
   void learn_start(const CellConfig& cell, const std::vector<CallRecord>& records, int64_t launched_ns);
   static std::string server_key(const CellConfig& cell);
+  static std::string placement_key(const CellConfig& cell);
   struct RunningServer {
     std::unique_ptr<CellFiles> files;
     std::unique_ptr<TrialServer> server;
@@ -55,7 +57,7 @@ class SpeedSession {
 
   std::string run_dir_;
   bool latency_pinned_;
-  std::map<netem::TopologyKind, std::unique_ptr<Placement>> placements_;
+  std::map<std::string, std::unique_ptr<Placement>> placements_;  // by placement_key
   std::map<std::string, RunningServer> servers_;  // by server_key
   // Parallel clients whose program cannot pass a start gate begin their
   // recorded calls together at an instant (--start-at), learnt from how long one client took to launch and warm

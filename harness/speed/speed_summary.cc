@@ -85,9 +85,11 @@ void summarize_rpc(const CellConfig& cell, const std::vector<TrialRecord>& ok, c
                    CellRecord& record) {
   std::vector<std::vector<CallRecord>> trials;
   double served = 0, server_cpu = 0;
+  std::optional<double> proxy_cpu;
   std::optional<std::string> server_from;
   for (const TrialRecord& t : ok) {
     if (t.speed.server_cpu_from) server_from = t.speed.server_cpu_from;
+    if (t.speed.proxy_cpu_us) proxy_cpu = proxy_cpu.value_or(0.0) + *t.speed.proxy_cpu_us;
     trials.push_back(client_records(cell, t));
     served += t.speed.calls_served.value_or(t.speed.echo_served.value_or(0.0));
     server_cpu += t.speed.server_cpu_us.value_or(0.0);
@@ -96,6 +98,7 @@ void summarize_rpc(const CellConfig& cell, const std::vector<TrialRecord>& ok, c
   record.speed.latency = m.figures();
   record.speed.cpu_us_per_call = CpuPerCall{m.client_cpu_us_per_call, served > 0 ? server_cpu / served : 0.0,
                                             server_from};
+  if (proxy_cpu) record.speed.cpu_us_per_call->proxy = served > 0 ? *proxy_cpu / served : 0.0;
   record.speed.wire = wire_summary(*find_transport(cell.transport), ok, served);
   record.settings = ok.front().settings.value_or(nlohmann::json::object());
   std::string reason = record.reason;

@@ -8,6 +8,8 @@
 #include <algorithm>
 
 #include "harness/speed/latency_order.h"
+#include "harness/speed/paths_report.h"
+#include "harness/run/result_record.h"
 #include "harness/speed/rate_report.h"
 #include "harness/speed/speed_report.h"
 #include "harness/speed/speed_rows.h"
@@ -163,6 +165,52 @@ TEST(SpeedReport, TablesByIdAreThoseTablesAlone) {
   for (const ReportTable& t : speed_tables()) ids.push_back(t.id);
   for (const char* id : {"levy", "loopback-persistent", "calibration", "not-measured"})
     EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << id;
+}
+
+CellRecord path_cell(const std::string& transport, const std::string& path, int replicas, int at_most_once, double p50,
+                     double p99, double server_cpu, std::optional<double> proxy_cpu) {
+  CellConfig c;
+  c.experiment = "speed";
+  c.transport = transport;
+  c.op = "next";
+  c.trials = 3;
+  c.path = path;
+  c.replicas = replicas;
+  c.at_most_once = at_most_once > 0;
+  c.at_most_once_shared = at_most_once > 1;
+  CellRecord r = CellRecord::begin(c, "test");
+  mark(r, "ok", "");
+  r.transport = transport;
+  r.topology = "two-host";
+  r.connect = "persistent";
+  r.speed.latency.calls_measured = 1500;
+  r.speed.latency.p50_us = p50;
+  r.speed.latency.p99_us = p99;
+  CpuPerCall cpu{20, server_cpu, std::nullopt};
+  cpu.proxy = proxy_cpu;
+  r.speed.cpu_us_per_call = MaybeNull<CpuPerCall>::of(cpu);
+  return r;
+}
+
+TEST(PathsReport, EachProxyAddsToDirectAndTheSharedTableToEachReplicasOwn) {
+  std::vector<CellRecord> records = {
+      path_cell("grpc", "direct", 1, 0, 100, 200, 30, std::nullopt),
+      path_cell("grpc", "haproxy", 2, 0, 150, 260, 31, 12.5),
+      path_cell("grpc", "haproxy", 2, 1, 160, 280, 35, 12.0),
+      path_cell("grpc", "haproxy", 2, 2, 240, 400, 50, 12.0),
+      path_cell("grpc", "grpc-round-robin", 2, 0, 105, 210, 30, std::nullopt)};
+  std::string text = paths_cost_table(records);
+  EXPECT_NE(text.find("The price of the path"), std::string::npos) << text;
+  EXPECT_NE(text.find("+50.0 (1.50x)"), std::string::npos) << text;   // haproxy's p50 beside direct's
+  EXPECT_NE(text.find("+60.0 (1.30x)"), std::string::npos) << text;   // its p99
+  EXPECT_NE(text.find("12.5"), std::string::npos) << text;            // the proxy's CPU per call
+  EXPECT_NE(text.find("grpc-round-robin x2"), std::string::npos) << text;
+  EXPECT_NE(text.find("shared at-most-once table"), std::string::npos) << text;
+  EXPECT_NE(text.find("+80.0 (1.50x)"), std::string::npos) << text;   // shared beside each replica's own
+  // Registered as the speed report's `paths` table; no path cell, no table.
+  auto tables = speed_tables();
+  EXPECT_TRUE(std::any_of(tables.begin(), tables.end(), [](const ReportTable& t) { return t.id == "paths"; }));
+  EXPECT_EQ(paths_cost_table({rate_cell("grpc", 0, 9000, 100, 200)}), "");
 }
 
 }  // namespace
