@@ -146,6 +146,12 @@ std::string CellConfig::label() const {
   // cells' folders, have always had them).
   // An open-loop cell ends with its rate: "grpc loopback persistent 12 B @ 5000/s".
   std::string rate = rate_per_s ? fmt::format(" @ {:g}/s", *rate_per_s) : "";
+  // A speed cell on a path names it, and its at-most-once table there
+  // (a path's cells compare the per-replica table with the shared one).
+  if (experiment == "speed" && !path.empty()) {
+    s += fmt::format(" via {} to {} replica{}", path, replicas, replicas == 1 ? "" : "s");
+    if (at_most_once) s += at_most_once_shared ? " at-most-once shared" : " at-most-once";
+  }
   if (experiment == "speed" && op != "echo") return s + label_words(settings) + fmt::format(" {} N={}", op, size) + rate;
   if (experiment == "speed") return s + label_words(settings) + fmt::format(" {} B", size) + rate;
   if (!path.empty()) s += fmt::format(" via {} to {} replica{}", path, replicas, replicas == 1 ? "" : "s");

@@ -20,7 +20,7 @@ using nlohmann::json;
 
 struct Flags {
   std::string preset = "levy1989";
-  std::string workload = "echo";
+  std::string workload;  // "": the preset's own (echo, or NEXT for paths)
   std::vector<std::string> transports, topologies, connects, paths;
   std::vector<int> replicas;
   std::vector<size_t> sizes;
@@ -34,12 +34,15 @@ struct Flags {
 
 SpeedAxes axes(const Flags& f, bool root) {
   SpeedAxes a = speed_preset(f.preset);
-  find_speed_workload(f.workload)->apply(a);
+  // A workload named on the command line replaces the preset's; a preset
+  // that measures something else than echo (paths: NEXT, which the
+  // at-most-once table guards) keeps its own otherwise.
+  if (!f.workload.empty()) find_speed_workload(f.workload)->apply(a);
   // The two-host link is where the bytes are counted; without root there
   // are no namespaces, so the workload runs on loopback, without them.
   if (!root && f.topologies.empty() && a.topologies == std::vector<netem::TopologyKind>{netem::TopologyKind::kTwoHost}) {
     std::fprintf(stderr, "rpclab speed: not root: the %s workload runs on loopback, and no bytes on the wire are "
-                 "counted (run as root for the two-host link)\n", f.workload.c_str());
+                 "counted (run as root for the two-host link)\n", workload_of(a.ops.front()).c_str());
     a.topologies = {netem::TopologyKind::kLoopback};
   }
   if (!f.transports.empty()) {
@@ -90,11 +93,11 @@ SpeedFlags::SpeedFlags(CLI::App& cmd) {
       ->capture_default_str();
   cmd.add_option("--workload", f.workload, "what each call is: " + speed_workload_names() +
                   " (allman: Allman's four operations, --sizes as N doubles, default 50,500,5000,50000; "
-                  "kiraly: Kiraly's record, --sizes as its photo's bytes, default 0,1048576; docs/speed.md)")
+                  "kiraly: Kiraly's record, --sizes as its photo's bytes, default 0,1048576; docs/speed.md; "
+                  "default: the preset's, echo but for paths, next)")
       ->check([](const std::string& w) {
         return find_speed_workload(w) ? std::string() : "one of: " + speed_workload_names();
-      })
-      ->capture_default_str();
+      });
   cmd.add_option("--transports", f.transports, "comma-separated transports")->delimiter(',');
   cmd.add_option("--sizes", f.sizes, "payload bytes, e.g. 12,512,8192; with --workload allman, N doubles; kiraly, photo bytes")->delimiter(',')
       ->check(in_range(size_t{0}, size_t{16} << 20));
@@ -144,7 +147,8 @@ Plan SpeedFlags::plan(const PlanContext& context) {
   plan.cells = expand_speed(axes(f, context.root));
   plan.what = "preset " + f.preset;
   plan.metadata.preset = f.preset;
-  plan.metadata.workload = f.workload;
+  plan.metadata.workload = f.workload.empty() ? workload_of(plan.cells.empty() ? "echo" : plan.cells.front().op)
+                                              : f.workload;
   add_adapters_left_out(plan, f.transports.empty());
   return plan;
 }
