@@ -48,7 +48,9 @@ TEST(SpeedPathsE2E, EachTrialThroughTheProxyRecordsItsCpuAndLatencies) {
     EXPECT_GT(t["p50_us"].get<double>(), 0);
     EXPECT_GE(t["p99_us"].get<double>(), t["p50_us"].get<double>());
     EXPECT_GT(t["server_cpu_us"].get<double>(), 0);
-    EXPECT_GE(t["calls_served"].get<double>(), 205);  // the replicas' summed, warm-up included
+    // The replicas' summed: through HAProxy each served about half. (NEXT's
+    // warm-up calls are not counted as served: at least the measured ones.)
+    EXPECT_GE(t["calls_served"].get<double>(), 200);
     bool proxy = t["cell"].value("path", "") == "haproxy";
     ASSERT_EQ(t.contains("proxy_cpu_us"), proxy);
     if (proxy) {
