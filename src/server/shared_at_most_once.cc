@@ -80,16 +80,22 @@ SharedAtMostOnceTable::SharedAtMostOnceTable(const std::string& host, uint16_t p
       instance_(instance.empty() ? unique_instance() : std::move(instance)),
       claim_{kClaim, ""},
       complete_{kComplete, ""} {
+  // A constructor that throws runs no destructor: the context goes first.
+  auto give_up = [this](const std::string& message) {
+    if (ctx_) redisFree(ctx_);
+    ctx_ = nullptr;
+    throw SetupError(message);
+  };
   std::string why;
   if (!connect(&why))
-    throw SetupError("--at-most-once-shared " + address_ + ": cannot reach Redis (" + why +
-                     "); start redis-server there or give the address of a running one");
+    give_up("--at-most-once-shared " + address_ + ": cannot reach Redis (" + why +
+            "); start redis-server there or give the address of a running one");
   for (Script* script : {&claim_, &complete_}) {
     Reply r(static_cast<redisReply*>(redisCommand(ctx_, "SCRIPT LOAD %s", script->body)));
     if (!r || r->type != REDIS_REPLY_STRING)
-      throw SetupError("--at-most-once-shared " + address_ + ": cannot load the table's scripts (" +
-                       (r ? std::string(r->str ? r->str : "unexpected reply") : std::string(ctx_->errstr)) +
-                       "); is a Redis 2.6 or newer listening there?");
+      give_up("--at-most-once-shared " + address_ + ": cannot load the table's scripts (" +
+              (r ? std::string(r->str ? r->str : "unexpected reply") : std::string(ctx_->errstr)) +
+              "); is a Redis 2.6 or newer listening there?");
     script->sha.assign(r->str, r->len);
   }
 }
