@@ -602,10 +602,9 @@ std::vector<std::string> paths_left_out(const std::vector<Block>& blocks) {
             std::find(only->second.begin(), only->second.end(), t) == only->second.end())
           continue;
         if (!b.path_transports.empty() && only == b.path_transports.end()) continue;
-        bool spreads = path->proxy || path->client_balances;
-        for (int r : spreads ? b.replicas : std::vector<int>{1})
-          if (std::string why = path_refusal(*path, row_of(t), r); !why.empty())
-            notes.push_back(fmt::format("table {}: {} (not planned)", b.name, why));
+        std::vector<std::string> refused;
+        replica_counts(*path, row_of(t), b.replicas, &refused);
+        for (const std::string& why : refused) notes.push_back(fmt::format("table {}: {} (not planned)", b.name, why));
       }
     }
   std::sort(notes.begin(), notes.end());
@@ -658,12 +657,7 @@ std::vector<std::pair<std::string, int>> path_choices(const Block& b, const Cell
         (only == b.path_transports.end() ||
          std::find(only->second.begin(), only->second.end(), c.transport) == only->second.end()))
       continue;
-    const PathRow& path = *find_path(name);
-    bool spreads = path.proxy || path.client_balances;
-    for (int r : spreads ? b.replicas : std::vector<int>{1})
-      if (path_refusal(path, row_of(c.transport), r).empty() &&
-          std::find(out.begin(), out.end(), std::pair<std::string, int>{name, r}) == out.end())
-        out.push_back({name, r});
+    for (int r : replica_counts(*find_path(name), row_of(c.transport), b.replicas)) out.push_back({name, r});
   }
   return out;
 }

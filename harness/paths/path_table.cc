@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -149,6 +150,19 @@ std::string path_refusal(const PathRow& row, const TransportRow& transport, int 
     return fmt::format("path {}: {} has no such setting for {} ({}); only its default path runs there", row.name,
                        row.proxy->title, carriage_name(c), row.setting);
   return "";
+}
+
+std::vector<int> replica_counts(const PathRow& row, const TransportRow& transport, const std::vector<int>& replicas,
+                                std::vector<std::string>* refused) {
+  std::vector<int> out;
+  for (int r : row.proxy || row.client_balances ? replicas : std::vector<int>{1}) {
+    if (std::string why = path_refusal(row, transport, r); !why.empty()) {
+      if (refused) refused->push_back(why);
+    } else if (std::find(out.begin(), out.end(), r) == out.end()) {
+      out.push_back(r);
+    }
+  }
+  return out;
 }
 
 }  // namespace rpclab::harness

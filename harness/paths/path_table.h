@@ -79,4 +79,12 @@ bool template_takes_retries(const ProxyRow& proxy, Carriage carriage);
 // Why `row` cannot carry `transport`'s calls to `replicas` replicas, or "".
 std::string path_refusal(const PathRow& row, const TransportRow& transport, int replicas);
 
+// The replica counts of an axis that `row` takes `transport`'s calls to:
+// each of `replicas` for a path that spreads calls (a proxy, a balancing
+// client), 1 for one that does not (direct), less those path_refusal
+// refuses, whose reasons go to `refused` when given. The experiments'
+// matrices expand a path axis with it.
+std::vector<int> replica_counts(const PathRow& row, const TransportRow& transport, const std::vector<int>& replicas,
+                                std::vector<std::string>* refused = nullptr);
+
 }  // namespace rpclab::harness

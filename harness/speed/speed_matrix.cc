@@ -323,8 +323,7 @@ std::vector<std::pair<std::string, int>> speed_path_choices(const SpeedAxes& a, 
   for (const std::string& name : a.paths) {
     const PathRow* path = find_path(name);
     if (!path) throw std::invalid_argument("unknown path '" + name + "' (known: " + path_names() + ")");
-    for (int r : path->proxy || path->client_balances ? a.replicas : std::vector<int>{1})
-      if (path_refusal(*path, row, r).empty()) out.push_back({name, r});
+    for (int r : replica_counts(*path, row, a.replicas)) out.push_back({name, r});
   }
   return out;
 }
