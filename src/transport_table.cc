@@ -157,6 +157,15 @@ void add_adapter_rows(const AdapterScan& scan) {
     auto& gone = skipped();  // built since it was listed as skipped
     gone.erase(std::remove_if(gone.begin(), gone.end(), [&](const SkippedAdapter& s) { return s.name == m.name; }),
                gone.end());
+    if (find_transport(m.name) && find_transport(m.name)->adapter == nullptr) {
+      // rpclab's own row keeps the name; the adapter is left out, and said so.
+      AdapterManifest bad;  // only where it is: manifest_invalid() (adapter_scan.h)
+      bad.file = m.file;
+      bad.dir = m.dir;
+      skipped().push_back({m.name, "its manifest is not valid: " + m.file + ": field 'name': " + m.name +
+                                       " is a transport rpclab already has", bad});
+      continue;
+    }
     if (find_transport(m.name))
       throw AdapterManifestError(m.file + ": field 'name': " + m.name + " is a transport rpclab already has");
     manifests().push_back(m);

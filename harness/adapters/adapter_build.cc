@@ -10,6 +10,7 @@
 #include "harness/placement/cell_processes.h"
 #include "process/child_process.h"
 #include "process/command_runner.h"
+#include "transport/adapter_scan.h"
 
 namespace rpclab::harness {
 namespace {
@@ -51,7 +52,9 @@ std::string build_adapter(const AdapterManifest& a, process::CommandLog& log) {
   if (why.empty()) {
     ::unlink(failed.c_str());
   } else {
-    write_file_atomically(failed, why + "\n");
+    // The sources as the build left them: a change to them (the fix) is
+    // what makes the next start try again.
+    write_file_atomically(failed, build_failed_text(why, a.dir));
   }
   return why;
 }

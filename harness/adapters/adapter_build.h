@@ -1,7 +1,8 @@
 // Building an adapter: its manifest's build command, run in its folder,
 // its output in {out}/build.log. A failure leaves {out}/build-failed
-// saying why, so the next start lists the adapter as skipped with that
-// reason (adapter_manifest.h's scan_adapters).
+// saying why and the stamp of its sources, so the next start lists the
+// adapter as skipped with that reason, or, once its sources changed,
+// builds it again (adapter_manifest.h's scan_adapters, adapter_rows.h).
 #pragma once
 
 #include <string>

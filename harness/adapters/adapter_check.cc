@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -21,6 +22,7 @@
 #include <thread>
 
 #include "client/call_record.h"
+#include "client/call_record_header.h"
 #include "harness/adapters/adapter_build.h"
 #include "harness/dependability/dependability_trial.h"
 #include "harness/placement/cell_processes.h"
@@ -70,14 +72,23 @@ class Checker {
   void ledger();
   void kill();
   void garbage();
+  void timeout();
+  void sigterm();
   void stop();
-  // "" when it ran and passed; the reason when it was skipped.
+  // Each "" when it ran and passed; the reason when it was skipped.
+  std::string at_most_once();
   std::string cell();
 
  private:
   std::string journal() const { return dir_ + "/" + std::string(kJournalLinesName); }
   std::string server_log() const { return fmt::format("{}/server-{}.log", dir_, lives_); }
-  void start_server();
+  std::string record_path(int n) const { return fmt::format("{}/client-{}.rec", dir_, n); }
+  void start_server(const std::string& journal_path = "", const std::vector<std::string>& extra = {});
+  // Whether a request waits, unread, at the (stopped) server's port.
+  bool request_waiting() const;
+  // Asks `run` for --retry-policy app with `retries` when the manifest
+  // lists it; whether it did.
+  bool with_app_retry(ClientRun& run, int retries) const;
   std::unique_ptr<process::ChildProcess> start_client(const ClientRun& run, int n);
   CallRecord finish_client(process::ChildProcess& client, int n, bool stopped);
   CallRecord run_client(const ClientRun& run) {
@@ -108,12 +119,14 @@ void Checker::build() {
   if (std::string why = build_adapter(a_, log_); !why.empty()) throw StepFailure(why);
 }
 
-void Checker::start_server() {
+void Checker::start_server(const std::string& journal_path, const std::vector<std::string>& extra) {
   ++lives_;
   std::string ready = dir_ + "/server.ready";
   ::unlink(ready.c_str());
   std::vector<std::string> argv = a_.server;
-  argv.insert(argv.end(), {"--listen", "127.0.0.1:0", "--journal", journal(), "--ready-file", ready});
+  argv.insert(argv.end(), {"--listen", "127.0.0.1:0", "--journal", journal_path.empty() ? journal() : journal_path,
+                           "--ready-file", ready});
+  argv.insert(argv.end(), extra.begin(), extra.end());
   process::SpawnOptions spawn;
   spawn.stdout_path = spawn.stderr_path = server_log();
   try {
@@ -335,6 +348,195 @@ void Checker::garbage() {
     throw StepFailure(fmt::format("the server died after random bytes ({})", process::describe_wait_status(*status)));
 }
 
+// Stopped (SIGSTOP) while a step runs, continued however the step ends.
+class Stall {
+ public:
+  explicit Stall(process::ChildProcess& p) : p_(p) { p_.signal(SIGSTOP); }
+  ~Stall() { p_.signal(SIGCONT); }
+  Stall(const Stall&) = delete;
+  Stall& operator=(const Stall&) = delete;
+
+ private:
+  process::ChildProcess& p_;
+};
+
+// /proc/net/tcp (or udp): a socket at the server's port holding bytes
+// nobody read. The server is stopped, so they are a client's request.
+bool Checker::request_waiting() const {
+  std::ifstream in(a_.datagram ? "/proc/net/udp" : "/proc/net/tcp");
+  std::string line;
+  std::getline(in, line);  // the column names
+  while (std::getline(in, line)) {
+    unsigned local_port = 0, state = 0, tx = 0, rx = 0;
+    if (std::sscanf(line.c_str(), " %*d: %*8x:%x %*8x:%*x %x %x:%x", &local_port, &state, &tx, &rx) != 4) continue;
+    // TCP 01 established (accepted or still in the listen queue), UDP 07.
+    if (local_port == port_ && state == (a_.datagram ? 0x07u : 0x01u) && rx > 0) return true;
+  }
+  return false;
+}
+
+bool Checker::with_app_retry(ClientRun& run, int retries) const {
+  if (!a_.takes(RetryPolicy::kApp)) return false;
+  run.extra.insert(run.extra.end(), {"--retry-policy", "app", "--app-retries", std::to_string(retries),
+                                     "--app-backoff", "10", "--app-backoff-max", "10"});
+  return true;
+}
+
+// The server stopped (SIGSTOP) past the client's --timeout: the call gets
+// no reply in time, whatever the stack calls it (gRPC's DEADLINE_EXCEEDED,
+// tonic's CANCELLED "Timeout expired", a socket's EAGAIN), and the record
+// must say `timeout`, the kind the classes and the app retries read; with
+// --retry-policy app the call goes out once more.
+void Checker::timeout() {
+  constexpr uint32_t kClient = 5;
+  ClientRun run{kClient, 0, 1, {"--timeout", "500"}};
+  bool app = with_app_retry(run, 1);
+  int n = ++clients_;
+  CallRecord record;
+  {
+    Stall stall(*server_);
+    auto client = start_client(run, n);
+    record = finish_client(*client, n, true);
+  }
+  if (record.calls.size() != 1)
+    throw StepFailure(fmt::format("{}: {} call lines for the 1 call asked", record_path(n), record.calls.size()));
+  const CallEntry& c = record.calls[0];
+  std::string where = fmt::format("{} line 2 ({})", record_path(n), call_name(kClient, c.seq));
+  if (c.kind != ErrorKind::kTimeout)
+    throw StepFailure(fmt::format("{}: {} \"{}\", and the server was stopped (SIGSTOP) past --timeout 500: a call "
+                                  "with no reply in time is `timeout` (docs/adapters.md, Error kinds)",
+                                  where, error_kind_name(c.kind), record.detail(c)));
+  if (!app) return;
+  if (c.attempts != 2)
+    throw StepFailure(fmt::format("{}: {} attempt(s), and with --retry-policy app --app-retries 1 a timed-out call "
+                                  "goes out once more: 2", where, c.attempts));
+  for (const AttemptEntry& at : record.attempts)
+    if (at.kind != ErrorKind::kTimeout)
+      throw StepFailure(fmt::format("{} line {} (attempt {}): {} \"{}\", and the server was still stopped: `timeout`",
+                                    record_path(n), 2 + at.number, at.number, error_kind_name(at.kind),
+                                    record.detail(at)));
+}
+
+// SIGTERM while a call waits on the stopped server: the client starts no
+// other call or attempt, ends within its --timeout and 5 s, and its
+// record holds the call cut short as `timeout` (docs/adapters.md, the
+// SIGTERM rule): it was sent and may have run, and a journaled execution
+// with no call line would be one no client made.
+void Checker::sigterm() {
+  constexpr uint32_t kClient = 6;
+  constexpr auto kTimeout = 3s;
+  ClientRun run{kClient, 0, 3, {"--timeout", std::to_string(std::chrono::milliseconds(kTimeout).count())}};
+  with_app_retry(run, 3);
+  int n = ++clients_;
+  CallRecord record;
+  {
+    Stall stall(*server_);
+    auto client = start_client(run, n);
+    auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (!request_waiting()) {
+      if (client->poll())
+        throw StepFailure("the client ended before its first call reached the stopped server: " +
+                          log_tail(fmt::format("{}/client-{}.log", dir_, n)));
+      if (std::chrono::steady_clock::now() > deadline)
+        throw StepFailure(fmt::format("no request of {} reached the stopped server's port within 10 s",
+                                      call_name(kClient, 0)));
+      if (o_.stop && o_.stop->load()) throw StepFailure("interrupted");
+      std::this_thread::sleep_for(5ms);
+    }
+    client->signal(SIGTERM);
+    if (!client->wait_for(kTimeout + 5s))
+      throw StepFailure(fmt::format("the client did not end within {} s of SIGTERM (its --timeout and 5 s)",
+                                    std::chrono::seconds(kTimeout + 5s).count()));
+    record = finish_client(*client, n, true);
+  }
+  if (record.calls.empty())
+    throw StepFailure(fmt::format("{} line 2: missing, and {} was in flight when SIGTERM came: a call cut short is "
+                                  "recorded, as `timeout` (docs/adapters.md, SIGTERM)", record_path(n),
+                                  call_name(kClient, 0)));
+  const CallEntry& c = record.calls[0];
+  std::string where = fmt::format("{} line 2 ({})", record_path(n), call_name(kClient, c.seq));
+  if (c.kind != ErrorKind::kTimeout)
+    throw StepFailure(fmt::format("{}: {} \"{}\", and it was in flight on the stopped server when SIGTERM came: "
+                                  "`timeout` (docs/adapters.md, SIGTERM)", where, error_kind_name(c.kind),
+                                  record.detail(c)));
+  if (c.attempts != 1)
+    throw StepFailure(fmt::format("{}: {} attempts: after SIGTERM no attempt starts", where, c.attempts));
+  if (record.calls.size() != 1)
+    throw StepFailure(fmt::format("{}: {} call lines: after SIGTERM no call starts", record_path(n),
+                                  record.calls.size()));
+  if (!header_of(record).interrupted)
+    throw StepFailure(fmt::format("{} line 1: \"interrupted\" is not true, and SIGTERM stopped it after 1 of 3 calls",
+                                  record_path(n)));
+}
+
+// With --at-most-once, on a server and journal of its own: client 7 runs
+// seqs 0..2, repeats 2 (answered from the table: a `table` line with the
+// stored reply, nothing run) and sends 1 (older: a `stale` line, refused).
+// Each line must be the one ServerCore with its table gives, in order.
+std::string Checker::at_most_once() {
+  if (!a_.at_most_once) return "its manifest does not claim at_most_once";
+  constexpr uint32_t kClient = 7;
+  std::string path = dir_ + "/at-most-once.jsonl";
+  start_server(path, {"--at-most-once"});
+  std::vector<ClientRun> runs = {{kClient, 0, 3, {}}, {kClient, 2, 1, {}}, {kClient, 1, 1, {}}};
+  ServerCoreOptions amo;
+  amo.at_most_once = true;
+  ServerCore reference(amo);
+  std::vector<std::pair<Record, const char*>> want;
+  for (const ClientRun& run : runs) {
+    int n = ++clients_;
+    auto client = start_client(run, n);
+    finish_client(*client, n, true);  // a stale call's reply may be a failure to its client
+    for (uint32_t s = run.first_seq; s < run.first_seq + run.calls; ++s) {
+      uint64_t table = reference.counters().answered_from_table, stale = reference.counters().refused_stale;
+      NextReply reply = reference.next(kClient, s);
+      const char* kind = reference.counters().answered_from_table > table ? "table"
+                         : reference.counters().refused_stale > stale     ? "stale"
+                                                                        : "exec";
+      Record r{};
+      r.client_id = kClient;
+      r.seq = s;
+      r.status = static_cast<uint32_t>(reply.status);
+      r.expected_seq = reply.expected_seq;
+      r.times_executed = reply.times_executed;
+      want.push_back({r, kind});
+    }
+  }
+  int status = server_->stop(kStopGrace);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw StepFailure(fmt::format("on SIGTERM it must exit with status 0; it {}", process::describe_wait_status(status)));
+  std::vector<Record> got;
+  try {
+    got = read_journal_records(path);
+  } catch (const std::exception& e) {
+    throw StepFailure(std::string("the journal does not read: ") + e.what());
+  }
+  static const std::map<uint8_t, const char*> kKinds = {
+      {static_cast<uint8_t>(journal::RecordKind::kExecuted), "exec"},
+      {static_cast<uint8_t>(journal::RecordKind::kAnsweredFromTable), "table"},
+      {static_cast<uint8_t>(journal::RecordKind::kRefusedStale), "stale"}};
+  for (size_t i = 0; i < want.size(); ++i) {
+    const auto& [w, kind] = want[i];
+    auto line = [&](const Record& r, const char* k) {
+      return fmt::format("{{\"{}\":[{},{},{},{},{}]}}", k, r.client_id, r.seq, r.status, r.expected_seq,
+                         r.times_executed);
+    };
+    if (i >= got.size())
+      throw StepFailure(fmt::format("{}: call line {} is missing: {} must be journaled as {}", path, i + 1,
+                                    call_name(w.client_id, w.seq), line(w, kind)));
+    const Record& r = got[i];
+    auto k = kKinds.find(r.kind);
+    const char* have = k == kKinds.end() ? "?" : k->second;
+    if (std::string_view(have) != kind || r.client_id != w.client_id || r.seq != w.seq || r.status != w.status ||
+        r.expected_seq != w.expected_seq || r.times_executed != w.times_executed)
+      throw StepFailure(fmt::format("{}: call line {} is {}, and ServerCore with its table gives {} (docs/adapters.md, "
+                                    "At most once)", path, i + 1, line(r, have), line(w, kind)));
+  }
+  if (got.size() != want.size())
+    throw StepFailure(fmt::format("{}: {} call lines for the {} calls made", path, got.size(), want.size()));
+  return "";
+}
+
 void Checker::stop() {
   int status = server_->stop(kStopGrace);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
@@ -408,7 +610,13 @@ bool check_adapter(const AdapterManifest& adapter, const AdapterCheckOptions& op
       {"ledger", "a known sequence, repeats and a gap, journaled as ServerCore runs it", plain([&] { checker.ledger(); })},
       {"kill", "SIGKILL loses no answered call; a restart continues the journal", plain([&] { checker.kill(); })},
       {"garbage", "random bytes to its port, and it still serves", plain([&] { checker.garbage(); })},
+      {"timeout", "its server stopped past --timeout: the record says timeout (and app retries it)",
+       plain([&] { checker.timeout(); })},
+      {"sigterm", "SIGTERM mid-call: that call recorded as timeout, no other started",
+       plain([&] { checker.sigterm(); })},
       {"stop", "SIGTERM ends it with status 0", plain([&] { checker.stop(); })},
+      {"table", "--at-most-once: a repeat answered from the table, an older seq refused",
+       [&] { return checker.at_most_once(); }},
       {"cell", "a dependability trial, 5% duplication: the classes add up", [&] {
          if (!options.cell) return std::string("not asked for (--no-cell)");
          return checker.cell();

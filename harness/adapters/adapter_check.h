@@ -2,8 +2,12 @@
 // step at a time, in the order an author fixes them: it builds, its server
 // becomes ready, its ledger is exact under a known sequence (repeats and a
 // gap included), its journal keeps every answered call through SIGKILL and
-// a restart continues it, it survives garbage, it stops on SIGTERM, and a
-// dependability trial with 5% duplication gives classes that add up.
+// a restart continues it, it survives garbage, a call its stalled server
+// never answers is recorded as a timeout (and retried with app), a call
+// cut by SIGTERM is still recorded, it stops on SIGTERM, its at-most-once
+// table (when claimed) answers repeats and refuses older seqs as
+// ServerCore's does, and a dependability trial with 5% duplication gives
+// classes that add up.
 #pragma once
 
 #include <atomic>

@@ -8,21 +8,24 @@
 #include <vector>
 
 #include "transport/adapter_manifest.h"
+#include "transport/adapter_scan.h"
 
 namespace rpclab::harness {
 
 // The folders whose */manifest.json are adapters: the source tree's
-// adapters/ (share/rpclab/adapters once installed), then each folder of
-// the environment's RPCLAB_ADAPTERS (colon-separated; tests add their
-// broken fixtures so).
-std::vector<std::string> adapter_folders();
-// Where adapter NAME is built: {out} = <this program's folder>/adapters/NAME
-// in the build tree, libexec/rpclab/adapters/NAME once installed.
-std::string adapter_build_root();
+// adapters/ (share/rpclab/adapters once installed), built into
+// <this program's folder>/adapters/NAME (libexec/rpclab/adapters/NAME
+// once installed); then each folder of the environment's RPCLAB_ADAPTERS
+// (colon-separated; tests add their broken fixtures so), built outside
+// rpclab's tree, into adapter_cache_root()/NAME-<8 hex digits of its folder>.
+std::vector<AdapterFolder> adapter_folders();
+// $XDG_CACHE_HOME/rpclab/adapters ($HOME/.cache/rpclab/adapters without it).
+std::string adapter_cache_root();
 
 // Reads every manifest and adds the built adapters to the transport table
-// (the others are listed as skipped with the reason). Throws
-// AdapterManifestError naming the file and the field.
+// (the others, an invalid manifest's included, are listed as skipped with
+// the reason). An adapter whose build failed and whose sources changed
+// since is built again first, saying so on stderr.
 void load_adapter_rows();
 
 // Adapter `name`'s manifest, built or not; throws std::invalid_argument

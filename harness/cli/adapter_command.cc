@@ -73,8 +73,9 @@ std::function<int()> add_adapter_command(CLI::App& app) {
                                                 "one against the contract, build one, list them");
   cmd->add_option("action", f->action,
                   "check: build adapter NAME and test it step by step (ready file, an exact ledger, SIGKILL, "
-                  "garbage, SIGTERM, a dependability trial); build: only build it; list: the adapters found, "
-                  "built or skipped with the reason")
+                  "garbage, a call that times out, a call cut by SIGTERM, SIGTERM, the at-most-once table, a "
+                  "dependability trial); build: only build it; list: the adapters found, built or skipped with "
+                  "the reason (not built, its build failed, its manifest is not valid)")
       ->required()
       ->check(CLI::IsMember({"check", "build", "list"}));
   cmd->add_option("name", f->name, "the adapter: a folder of adapters/ (or of $RPCLAB_ADAPTERS) with a manifest.json");

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <limits>
 
+#include "client/call_record_header.h"
+
 namespace rpclab::harness {
 namespace {
 
-int64_t start_ns(const CallRecord& r) { return r.header.value("start_realtime_ns", int64_t{0}); }
+int64_t start_ns(const CallRecord& r) { return header_of(r).start_realtime_ns; }
 
 int64_t earliest_start_ns(const std::vector<ClientCalls>& clients) {
   int64_t origin = std::numeric_limits<int64_t>::max();

@@ -16,6 +16,7 @@
 #include "process/process_cpu.h"
 #include "transport/settings_table.h"
 #include "transport/transport.h"
+#include "server/server_stats.h"
 
 namespace rpclab::harness {
 namespace {
@@ -250,8 +251,8 @@ std::optional<nlohmann::json> ServerUnderTest::stats() {
   auto deadline = std::chrono::steady_clock::now() + 5s;
   while (std::chrono::steady_clock::now() < deadline && process_->running()) {
     auto s = read_json_file(files_.path("server.stats"));
-    if (s && s->value("generation", 0) >= want) {
-      stats_generation_ = s->value("generation", want);
+    if (s && s->get<ServerStats>().generation >= want) {
+      stats_generation_ = static_cast<int>(s->get<ServerStats>().generation);
       return s;
     }
     std::this_thread::sleep_for(2ms);

@@ -7,6 +7,7 @@
 
 #include "harness/run/cell_failure.h"
 #include "harness/remote/remote_watchdog.h"
+#include "server/server_stats.h"
 
 namespace rpclab::harness {
 namespace {
@@ -118,7 +119,7 @@ std::optional<nlohmann::json> RemoteServer::stats() {
   if (r.exit_code != 0) return std::nullopt;
   auto j = nlohmann::json::parse(r.out, nullptr, false);
   if (j.is_discarded()) return std::nullopt;
-  stats_generation_ = j.value("generation", want);
+  if (j.contains("generation")) stats_generation_ = static_cast<int>(j.get<ServerStats>().generation);
   return j;
 }
 

@@ -5,6 +5,8 @@
 #include <limits>
 #include <numeric>
 
+#include "client/call_record_header.h"
+
 namespace rpclab::harness {
 namespace {
 
@@ -30,11 +32,11 @@ TrialSpan add_trial(const std::vector<CallRecord>& clients, SpeedMetrics& m, std
       ++t.ok;
       all.push_back(latency);
     }
-    int64_t start = r.header.value("start_realtime_ns", int64_t{0});
-    t.first_start = std::min(t.first_start, start);
-    t.last_start = std::max(t.last_start, start);
-    t.last_end = std::max(t.last_end, r.header.value("end_realtime_ns", int64_t{0}));
-    cpu_us += r.header.value("cpu_user_us", 0.0) + r.header.value("cpu_sys_us", 0.0);
+    CallRecordHeader head = header_of(r);
+    t.first_start = std::min(t.first_start, head.start_realtime_ns);
+    t.last_start = std::max(t.last_start, head.start_realtime_ns);
+    t.last_end = std::max(t.last_end, head.end_realtime_ns);
+    cpu_us += head.cpu_user_us + head.cpu_sys_us;
   }
   return t;
 }

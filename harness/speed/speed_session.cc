@@ -24,6 +24,8 @@
 #include "harness/speed/speed_matrix.h"
 #include "harness/speed/speed_metrics.h"
 #include "process/command_runner.h"
+#include "server/server_stats.h"
+#include "client/call_record_header.h"
 
 namespace rpclab::harness {
 namespace {
@@ -73,14 +75,9 @@ WireCounts wire_delta(const WireCounters& before, const WireCounters& after) {
 // Calls the server ran in a trial, whatever their kind (warm-up included,
 // as the link's counters include it), from its stats file (SIGUSR1; not a
 // record: docs/results-format.md, "Server ready and stats files").
-double served(const json& stats) {
-  return stats.value("echo_calls", 0.0) + stats.value("next_calls", 0.0) + stats.value("allman_calls", 0.0) +
-         stats.value("record_calls", 0.0);
-}
+double served(const json& stats) { return stats.get<ServerStats>().served(); }
 
-double server_cpu_us(const json& stats) {
-  return stats.value("cpu_user_us", 0.0) + stats.value("cpu_sys_us", 0.0);
-}
+double server_cpu_us(const json& stats) { return stats.get<ServerStats>().cpu_us(); }
 
 std::string skip_reason(const CellConfig& cell, const CellEnvironment& env) {
   if (env.remote && is_calibration(cell.transport))
@@ -234,8 +231,9 @@ void SpeedSession::learn_start(const CellConfig& cell, const std::vector<CallRec
   if (records.empty()) return;
   int64_t first = INT64_MAX, last = 0;
   for (const CallRecord& r : records) {
-    first = std::min(first, r.header.value("start_realtime_ns", int64_t{0}));
-    last = std::max(last, r.header.value("start_realtime_ns", int64_t{0}));
+    int64_t start = header_of(r).start_realtime_ns;
+    first = std::min(first, start);
+    last = std::max(last, start);
   }
   if (cell.clients == 1) {
     double& launch = launch_ms_[start_key(cell)];

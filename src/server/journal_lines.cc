@@ -2,6 +2,8 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
+
 #include <limits>
 #include <map>
 #include <utility>
@@ -10,6 +12,7 @@
 
 #include "ops/next_reply.h"
 #include "server/journal_error.h"
+#include "server/journal_lines_keys.h"
 
 namespace rpclab {
 namespace {
@@ -45,6 +48,35 @@ const std::map<std::string, RecordKind, std::less<>>& kinds() {
   return k;
 }
 
+// A call line's optional fields (docs/adapters.md, "The lines journal"):
+// what the server could tell of the request, each into its record.
+struct OptionalField {
+  std::string_view key;
+  void (*read)(const nlohmann::json& value, Record& r, size_t line);
+};
+const OptionalField kOptional[] = {
+    {"request_id", [](const nlohmann::json& v, Record& r, size_t line) {
+       r.request_id = number<uint32_t>(v, "request_id", line);
+       r.known |= journal::kKnowsRequestId;
+     }},
+    {"attempt", [](const nlohmann::json& v, Record& r, size_t line) {
+       r.attempt = number<uint16_t>(v, "attempt", line);
+       r.known |= journal::kKnowsAttempt;
+     }},
+    {"connection", [](const nlohmann::json& v, Record& r, size_t line) {
+       r.connection = number<uint32_t>(v, "connection", line);
+       r.known |= journal::kKnowsConnection;
+     }},
+    {"peer", [](const nlohmann::json& v, Record& r, size_t line) { read_peer(v, r, line); }},
+    {"realtime_ns", [](const nlohmann::json& v, Record& r, size_t line) {
+       r.realtime_ns = number<int64_t>(v, "realtime_ns", line);
+     }},
+};
+
+// The first line's and a start line's keys.
+constexpr char kFormatKey[] = "format", kVersionKey[] = "version", kTransportKey[] = "transport",
+               kStartKey[] = "start";
+
 Record read_call(const nlohmann::json& j, RecordKind kind, const nlohmann::json& five, uint32_t start, size_t line) {
   if (!five.is_array() || five.size() != 5)
     throw JournalError(at_line(line) + "expected [client_id, seq, status, expected_seq, times_executed]");
@@ -59,22 +91,10 @@ Record read_call(const nlohmann::json& j, RecordKind kind, const nlohmann::json&
   r.start = static_cast<uint16_t>(start);
   for (const auto& [key, value] : j.items()) {
     if (kinds().count(key)) continue;
-    if (key == "request_id") {
-      r.request_id = number<uint32_t>(value, "request_id", line);
-      r.known |= journal::kKnowsRequestId;
-    } else if (key == "attempt") {
-      r.attempt = number<uint16_t>(value, "attempt", line);
-      r.known |= journal::kKnowsAttempt;
-    } else if (key == "connection") {
-      r.connection = number<uint32_t>(value, "connection", line);
-      r.known |= journal::kKnowsConnection;
-    } else if (key == "peer") {
-      read_peer(value, r, line);
-    } else if (key == "realtime_ns") {
-      r.realtime_ns = number<int64_t>(value, "realtime_ns", line);
-    } else {
-      throw JournalError(at_line(line) + "unknown key '" + key + "'");
-    }
+    auto field = std::find_if(std::begin(kOptional), std::end(kOptional),
+                              [&key = key](const OptionalField& f) { return f.key == key; });
+    if (field == std::end(kOptional)) throw JournalError(at_line(line) + "unknown key '" + key + "'");
+    field->read(value, r, line);
   }
   return r;
 }
@@ -85,12 +105,12 @@ class Reader {
 
   void header(std::string_view line) {
     nlohmann::json h = nlohmann::json::parse(line, nullptr, false);
-    if (!h.is_object() || h.value("format", nlohmann::json()) != nlohmann::json(kJournalLinesFormat))
+    if (!h.is_object() || h.value(kFormatKey, nlohmann::json()) != nlohmann::json(kJournalLinesFormat))
       throw JournalError(at_line(1) + "not an rpclab lines journal (no {\"format\":\"rpclab-journal-lines\"})");
-    if (h.value("version", nlohmann::json()) != nlohmann::json(kJournalLinesVersion))
+    if (h.value(kVersionKey, nlohmann::json()) != nlohmann::json(kJournalLinesVersion))
       throw JournalError(at_line(1) + "unsupported version (this rpclab reads version 1)");
-    if (!h.value("transport", nlohmann::json()).is_string()) throw JournalError(at_line(1) + "no transport");
-    out.transport = h["transport"].get<std::string>();
+    if (!h.value(kTransportKey, nlohmann::json()).is_string()) throw JournalError(at_line(1) + "no transport");
+    out.transport = h[kTransportKey].get<std::string>();
   }
 
   // `ends_life`: a start line follows, so the line may be a torn write.
@@ -101,8 +121,8 @@ class Reader {
       torn(n);
       return;
     }
-    if (j.contains("start")) {
-      uint32_t start = number<uint32_t>(j["start"], "start", n);
+    if (j.contains(kStartKey)) {
+      uint32_t start = number<uint32_t>(j[kStartKey], "start", n);
       if (start != out.starts + 1)
         throw JournalError(at_line(n) + "server start " + std::to_string(start) + " after start " +
                            std::to_string(out.starts));
@@ -137,6 +157,13 @@ class Reader {
 };
 
 }  // namespace
+
+std::vector<std::string_view> journal_lines_keys() {
+  std::vector<std::string_view> keys = {kFormatKey, kVersionKey, kTransportKey, kStartKey};
+  for (const auto& [key, kind] : kinds()) keys.push_back(key);
+  for (const OptionalField& f : kOptional) keys.push_back(f.key);
+  return keys;
+}
 
 bool is_journal_lines(std::string_view bytes) { return !bytes.empty() && bytes.front() == '{'; }
 

@@ -171,40 +171,4 @@ AdapterManifest parse_adapter_manifest(std::string_view text, const std::string&
   return m;
 }
 
-AdapterScan scan_adapters(const std::vector<std::string>& folders, const std::string& out_root) {
-  AdapterScan scan;
-  std::set<std::string> names;
-  for (const std::string& folder : folders) {
-    std::error_code ec;
-    if (!fs::is_directory(folder, ec)) continue;
-    std::vector<fs::path> dirs;
-    for (const auto& entry : fs::directory_iterator(folder, ec))
-      if (entry.is_directory() && fs::exists(entry.path() / "manifest.json")) dirs.push_back(entry.path());
-    std::sort(dirs.begin(), dirs.end());
-    for (const fs::path& dir : dirs) {
-      std::string file = (dir / "manifest.json").string();
-      std::ifstream in(file);
-      std::stringstream text;
-      text << in.rdbuf();
-      AdapterManifest m = parse_adapter_manifest(text.str(), file, dir.string(), out_root + "/" + dir.filename().string());
-      if (!names.insert(m.name).second) throw AdapterManifestError(file + ": field 'name': a second adapter named " + m.name);
-      std::string missing;
-      for (const std::string& program : m.programs())
-        if (::access(program.c_str(), X_OK) != 0 && missing.empty()) missing = program;
-      if (missing.empty()) {
-        scan.ready.push_back(std::move(m));
-        continue;
-      }
-      std::ifstream failed(m.out + "/" + std::string(kBuildFailedFile));
-      std::string why;
-      std::getline(failed, why);
-      scan.skipped.push_back({m.name, failed ? "its build failed (" + why + "; " + m.out + "/build.log)"
-                                             : "not built: " + missing + " is missing; `rpclab adapter check " +
-                                                   m.name + "` builds it",
-                              m});
-    }
-  }
-  return scan;
-}
-
 }  // namespace rpclab

@@ -64,9 +64,9 @@ struct AdapterScan {
   std::vector<SkippedAdapter> skipped;
 };
 
-// Every <folder>/*/manifest.json under each of `folders` (one that does
-// not exist holds none), built into `out_root`/<name>. Throws
-// AdapterManifestError for a manifest that is not valid, or two of one name.
+// Every <folder>/*/manifest.json under each of `folders`, built into
+// `out_root`/<name>; one not valid, or a second of a name, is skipped with
+// the reason (adapter_scan.h, which finds them from several folders too).
 AdapterScan scan_adapters(const std::vector<std::string>& folders, const std::string& out_root);
 
 // The file a failed build leaves in the adapter's build folder, holding why.

@@ -24,7 +24,9 @@ const std::string kFixtures = RPCLAB_SOURCE_DIR "/tests/adapters/fixtures";
 
 ProcessResult rpclab_with(const std::string& adapters, std::vector<std::string> args,
                           std::chrono::milliseconds limit = 60s) {
-  std::vector<std::string> argv = {"env", "RPCLAB_ADAPTERS=" + adapters, bin("rpclab")};
+  static TempDir cache;  // adapters from RPCLAB_ADAPTERS build there, not in $HOME
+  std::vector<std::string> argv = {"env", "RPCLAB_ADAPTERS=" + adapters, "XDG_CACHE_HOME=" + cache.path(),
+                                   bin("rpclab")};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_program(argv, limit);
 }
