@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages rpclab needs, or says exactly how to.
-#   tools/deps.sh [build|test|fuzz|fresh-machine|runtime]
+#   tools/deps.sh [build|test|nfs|fuzz|fresh-machine|runtime]
 #   tools/deps.sh --list runtime   prints "<package> <need>" lines, need one of
 #                                    required | faults | optional (rpclab reads
 #                                    this list at build time to check a
@@ -29,17 +29,20 @@ build_packages=(
   golang-go ca-certificates                         # adapters/grpc-go: Go 1.19; its modules (go.sum) come from proxy.golang.org over HTTPS
   clang libbpf-dev bpftool                          # ... and its cheaper eBPF backend
 )
-# make test only: a gRPC client that is not ours (reflection, health), and
-# the pandas recipe of docs/results-format.md (Debian's python3, not pyenv's),
-# and a browser that opens report.html as a person would.
-# openssh-server: the --server-host tests run a real sshd in each of two namespaces.
+# The NFS presets' servers and tools (`make run-dependability PRESET=nfs|nfs-quick`
+# and `make run-speed PRESET=nfs` install them, as `make test` does; issue 42):
 # nfs-ganesha, nfs-ganesha-vfs: the NFS cells' user-space server (issue 23; harness/nfs/).
 # nfs-kernel-server: rpc.nfsd, exportfs, rpc.mountd for knfsd, which runs inside the
 # user-mode-linux guest (harness/nfs/knfsd_server.h); its service must not start on
 # the host (whose kernel may have no nfsd), so it is installed under a policy-rc.d.
-# tcpdump: rpclab-nfs-cell --pcap (harness/nfs/client_pcap.h).
-test_packages=(python3 python3-grpcio python3-protobuf grpc-proto python3-pandas chromium openssh-server nfs-ganesha nfs-ganesha-vfs
-               nfs-kernel-server tcpdump)
+# tcpdump: the NFS trials' captures (harness/nfs/client_pcap.h).
+nfs_packages=(nfs-ganesha nfs-ganesha-vfs nfs-kernel-server tcpdump)
+# make test only: a gRPC client that is not ours (reflection, health), and
+# the pandas recipe of docs/results-format.md (Debian's python3, not pyenv's),
+# and a browser that opens report.html as a person would.
+# openssh-server: the --server-host tests run a real sshd in each of two namespaces.
+test_packages=(python3 python3-grpcio python3-protobuf grpc-proto python3-pandas chromium openssh-server
+               "${nfs_packages[@]}")
 # runtime: a machine that only runs rpclab-server/rpclab-client (a --server-host):
 # the shared libraries they link (Debian 12's names), the tools the harness runs
 # there, and what faults there need. rpclab checks a remote against this list.
@@ -66,10 +69,11 @@ fi
 case "${1:-build}" in
   build) wanted=("${build_packages[@]}") ;;
   test) wanted=("${build_packages[@]}" "${test_packages[@]}") ;;
+  nfs) wanted=("${build_packages[@]}" "${nfs_packages[@]}") ;;
   fuzz) wanted=("${build_packages[@]}" "${fuzz_packages[@]}") ;;
   fresh-machine) wanted=("${fresh_machine_packages[@]}") ;;
   runtime) wanted=("${runtime_packages[@]}" "${runtime_fault_packages[@]}" "${runtime_optional_packages[@]}") ;;
-  *) echo "usage: $0 [build|test|fuzz|fresh-machine|runtime] | --list runtime" >&2; exit 2 ;;
+  *) echo "usage: $0 [build|test|nfs|fuzz|fresh-machine|runtime] | --list runtime" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -91,6 +91,16 @@ NfsTrial run_nfs_cell_in_guest(const NfsCellOptions& o, const NfsServerRow& row,
   g.stderr_path = out + "/guest-cell.stderr";
   g.modules = row.guest_modules;
   g.modules.insert(g.modules.end(), client_row.guest_modules.begin(), client_row.guest_modules.end());
+  // IPv6 (a module in the guest's kernel) loaded before the link is made,
+  // so the topology turns it off on both ends as it does on the host.
+  // Otherwise rpcbind's IPv6 socket loads it once the veths are up, and
+  // their MLD reports and neighbour solicitations cross the faulty link:
+  // netem's qdisc counts them, the sender's Ip.OutRequests (offered) does
+  // not, and a knfsd loss-only cell read "dup 1.1%" with no duplication
+  // configured (issue 42; the wire had 15 ICMPv6 frames and no duplicated
+  // IPv4 datagram). With IPv6 off the link carries IPv4 only, the traffic
+  // the fault applies to and the counters count.
+  g.modules.push_back("ipv6");
   // A reset in the guest is an iptables rule (netem/events/link_events.h).
   if (resets(o.faults)) g.modules.insert(g.modules.end(), {"iptable_filter", "ipt_REJECT"});
   int limit_s = static_cast<int>(static_cast<int64_t>(o.count) * 8 * o.timeout_ms / 1000) + 150;
@@ -211,8 +221,11 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
   Link link(choice, netem::make_backend(choice.kind, *topology, log));
   // Before the server, so MOUNT is in it too; declared after the topology,
   // so it ends before the namespaces go.
-  std::unique_ptr<ClientPcap> pcap;
-  if (o.pcap) pcap = std::make_unique<ClientPcap>(topology->client(), out + "/client.pcap", log);
+  std::unique_ptr<EndPcap> pcap, server_pcap;
+  if (o.pcap) {
+    pcap = std::make_unique<EndPcap>(topology->client(), out + "/client.pcap", log);
+    server_pcap = std::make_unique<EndPcap>(topology->server(), out + "/server.pcap", log);
+  }
 
   NfsServerOptions server_options{topology->server().netns, topology->server().address, topology->client().netns,
                                   out + "/server", o.drc};
@@ -312,7 +325,8 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
   trial.client_wall_s = wall_s;
   nlohmann::json pcap_json;
   if (pcap) {
-    pcap_json = {{"file", pcap->path()}, {"tcpdump", pcap->stop()}};
+    pcap_json = {{"file", pcap->path()}, {"tcpdump", pcap->stop()},
+                 {"server", {{"file", server_pcap->path()}, {"tcpdump", server_pcap->stop()}}}};
     // Which CREATE went on the wire (UDP): GUARDED or EXCLUSIVE, as sent.
     if (o.transport == "udp") pcap_json["create_modes"] = create_modes_in(pcap->path());
   }

@@ -36,7 +36,7 @@ struct NfsCellOptions {
   int timeout_ms = 5000;
   int retransmit_ms = 1000;
   bool raw_clnt_dg = false;             // UDP: rpclab-nfs-client --raw-clnt-dg (no guard against stale replies)
-  bool pcap = false;                    // out_dir/client.pcap: the client's end of the link (client_pcap.h)
+  bool pcap = false;                    // out_dir/client.pcap and server.pcap: both ends of the link (client_pcap.h)
   std::string out_dir;                  // records, server/ (its config, log, export), commands.log, cell.json
   std::string client_program;           // "": the client row's program beside this program
   // After the workload and its counters: restart the server in place

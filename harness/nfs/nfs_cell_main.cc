@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   app.add_option("--retransmit-ms", o.retransmit_ms, "UDP retransmit interval")->check(in_range(1, 600000))->capture_default_str();
   app.add_flag("--raw-clnt-dg", o.raw_clnt_dg,
                "UDP: the clients leave libtirpc's handling of stale replies as it is (rpclab-nfs-client --raw-clnt-dg)");
-  app.add_flag("--pcap", o.pcap, "capture the client's end of the link to OUT/client.pcap (tcpdump, in the client's namespace)");
+  app.add_flag("--pcap", o.pcap, "capture both ends of the link to OUT/client.pcap and OUT/server.pcap (tcpdump, in each end's namespace)");
   app.add_option("--out", o.out_dir, "the cell's folder")->required();
   app.add_option("--client-program", o.client_program, "the client row's program (default: the row's program, rpclab-nfs-client, rpclab-nfs-fsops or rpclab-nfs-libnfs, beside this program)");
   app.add_flag("--restart-check", o.restart_check,

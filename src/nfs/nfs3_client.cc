@@ -78,7 +78,18 @@ CLIENT* open_nfs(const Nfs3Options& o) {
 // counts into `r`. TCP, or raw: the call as it is.
 template <typename Call>
 enum clnt_stat guarded(CLIENT* clnt, const Nfs3Options& options, Call call, Nfs3Reply& r) {
-  if (options.transport != "udp" || options.raw_clnt_dg) return call();
+  // The call's XID, read after it: clnt_dg and clnt_vc both keep the last
+  // call's (CLGET_XID), and the guard's retries below reuse it.
+  auto note_xid = [clnt, &r] {
+    u_int x = 0;
+    clnt_control(clnt, CLGET_XID, reinterpret_cast<char*>(&x));
+    r.xid = x;
+  };
+  if (options.transport != "udp" || options.raw_clnt_dg) {
+    enum clnt_stat stat = call();
+    note_xid();
+    return stat;
+  }
   using Clock = std::chrono::steady_clock;
   auto deadline = Clock::now() + std::chrono::milliseconds(options.timeout_ms);
   int fd = -1;
@@ -101,6 +112,7 @@ enum clnt_stat guarded(CLIENT* clnt, const Nfs3Options& options, Call call, Nfs3
     shortened = true;
     stat = call();
   }
+  note_xid();
   if (shortened) set_timeouts(clnt, options);
   return stat;
 }

@@ -50,6 +50,7 @@ struct Nfs3Reply {
   std::optional<std::string> nfs;  // the NFSv3 status name, when a reply came
   uint32_t stale_replies = 0;      // guarded UDP: replies of earlier calls found queued and dropped
   uint32_t early_timeouts = 0;     // guarded UDP: clnt_dg timeouts before the deadline, retried with the same XID
+  std::optional<uint32_t> xid;     // the call's XID (every transmission of it carries this one)
 };
 
 std::string nfsstat3_name(int status);  // "NFS3ERR_EXIST"; "NFS3ERR_<n>" for one RFC 1813 does not name

@@ -16,6 +16,7 @@ nlohmann::json to_line(const NfsCall& c) {
   if (!c.detail.empty()) j["detail"] = c.detail;
   if (c.stale_replies) j["stale_replies"] = c.stale_replies;
   if (c.early_timeouts) j["early_timeouts"] = c.early_timeouts;
+  if (c.xid) j["xid"] = *c.xid;
   return j;
 }
 
@@ -34,6 +35,7 @@ NfsCall from_line(const nlohmann::json& j) {
   c.start_ns = j.at("start_ns").get<int64_t>();
   c.stale_replies = j.value("stale_replies", 0u);
   c.early_timeouts = j.value("early_timeouts", 0u);
+  if (j.contains("xid")) c.xid = j.at("xid").get<uint32_t>();
   return c;
 }
 }  // namespace

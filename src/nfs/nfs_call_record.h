@@ -8,7 +8,9 @@
 // null when none did. Over guarded UDP (nfs3_client.h), when not 0:
 // `stale_replies`, replies of earlier calls dropped before or during the
 // call, and `early_timeouts`, clnt_dg timeouts before the call's deadline
-// that the client retried with the same XID.
+// that the client retried with the same XID. rpclab-nfs-client adds `xid`,
+// the XID every transmission of the call carried (the kernel client and
+// libnfs keep theirs out of the program's sight).
 #pragma once
 
 #include <chrono>
@@ -36,6 +38,7 @@ struct NfsCall {
   int64_t start_ns = 0;             // from the record's start (monotonic clock)
   uint32_t stale_replies = 0;
   uint32_t early_timeouts = 0;
+  std::optional<uint32_t> xid;      // rpclab-nfs-client: the call's XID, to find it on the wire
 };
 
 struct NfsCallRecord {

@@ -77,6 +77,7 @@ int main(int argc, char** argv) {
           nfs::Nfs3Reply r = client.call(op, name);
           c.stale_replies = r.stale_replies;
           c.early_timeouts = r.early_timeouts;
+          c.xid = r.xid;
           return r;
         },
         [&](uint32_t seq) {

@@ -4,8 +4,10 @@
 # from deb.debian.org) is made a real root in a private mount and PID
 # namespace (enter-root.sh), the commit under test is cloned into /root
 # (0700), and there steps.sh installs only what README.md says to install
-# first, then runs `make test` and `make run-dependability PRESET=quick` as
-# README.md writes them. Each step is printed with its exit code and time,
+# first, then runs `make run-dependability PRESET=nfs-quick` (docs/nfs.md;
+# before anything else installs the NFS servers, and no row skipped), then
+# `make test` and `make run-dependability PRESET=quick` as README.md writes
+# them. Each step is printed with its exit code and time,
 # and the end says what the run proved.
 #
 #   tests/fresh-machine/run.sh [--no-cache]
@@ -167,7 +169,8 @@ summary() {
     [[ $code == 0 ]] || proved=0
   done < <(cat "$inside/steps.tsv" 2>/dev/null)
   local required
-  for required in "make test" "make run-dependability PRESET=quick" "no network namespace left"; do
+  for required in "make run-dependability PRESET=nfs-quick (first; no row skipped)" "make test" \
+                  "make run-dependability PRESET=quick" "no network namespace left"; do
     cut -f1 "$inside/steps.tsv" 2>/dev/null | grep -qxF "$required" && continue
     printf 'fresh-machine:   %-60s %5s\n' "$required" "never ran"
     proved=0
@@ -178,7 +181,8 @@ summary() {
   say "  after it ended: $gone"
   if [[ $proved -eq 1 ]]; then
     say "PASS: on a new Debian 12 with only \`$(cat "$inside/install-first")\` added, as root in a 0700 home,"
-    say "      \`make test\` and \`make run-dependability PRESET=quick\` pass as README.md gives them"
+    say "      \`make test\` and \`make run-dependability PRESET=quick\` pass as README.md gives them,"
+    say "      and \`make run-dependability PRESET=nfs-quick\` alone, before them, ran every row it lists"
   else
     say "FAIL: a step above failed (the fresh machine exited $rc)"
   fi

@@ -143,7 +143,9 @@ TEST(KernelClientUnderLoss, Nfs41ShowsNoReplayWhenRepliesAreLost) {
   ASSERT_TRUE(r.classes && r.told && r.faults);
   EXPECT_EQ(r.faults->backend, "netem");
   EXPECT_GT(r.faults->measured_loss_pct.value_or(0.0), 0) << "no reply was lost: the fault did not apply";
-  EXPECT_EQ(r.told->count("NFS3ERR_EXIST"), 0u) << r.server_counters->dump();
+  // No duplication configured, none measured (issue 42: the guest's IPv6
+  // frames made such cells read "dup 0.6-0.7%"; knfsd_cell_test.cc).
+  EXPECT_EQ(r.faults->measured_dup_pct.value_or(-1.0), 0.0) << r.faults->counters_after->dump();
   EXPECT_EQ(r.classes->replayed_told_failure, 0u);
   EXPECT_EQ(r.classes->correct, 20u);
   // Each MKDIR ran once; the v3 reply cache saw none of it.

@@ -125,6 +125,13 @@ TEST(KnfsdCellUnderLoss, LostRepliesAreAnsweredFromTheReplyCache) {
   ASSERT_TRUE(r.classes && r.told && r.faults);
   EXPECT_EQ(r.faults->backend, "netem");
   EXPECT_GT(r.faults->measured_loss_pct.value_or(0.0), 0) << "no reply was lost: the fault did not apply";
+  // No duplication configured, none measured: the link carries IPv4 only
+  // (the guest loads ipv6 before the topology turns it off), so no MLD
+  // report or neighbour solicitation passes netem's qdisc uncounted as
+  // offered (issue 42: such cells read "dup 0.6-1.1%"; without the module
+  // loaded first, a kernel-client loss cell of 100 MKDIRs read 0.59% with
+  // 16 ICMPv6 frames in server.pcap, 2026-12-06).
+  EXPECT_EQ(r.faults->measured_dup_pct.value_or(-1.0), 0.0) << r.faults->counters_after->dump();
   EXPECT_GT(delta(r, "reply_cache", "cache_hits"), 0u) << r.server_counters->dump();
   EXPECT_EQ(r.reply_cache_hits, delta(r, "reply_cache", "cache_hits")) << "the record's typed figure";
   EXPECT_EQ(r.classes->replayed_told_failure, 0u);

@@ -172,6 +172,28 @@ TEST(Nfs3ClientUdp, GuardedCallNeverSeesStaleRepliesAndWaitsForItsOwn) {
   EXPECT_EQ(server.requests(), 1);  // nor made: no resend on a stale reply
 }
 
+// The call record's `xid` is the one the call went out with: the server
+// saw it on every copy (here a first send the server ignores, and the
+// retransmission it answers), guarded and raw.
+TEST(Nfs3ClientUdp, TheReplysXidIsTheOneTheCallWentOutWith) {
+  for (bool raw : {false, true}) {
+    std::atomic<uint32_t> seen{0};
+    ScriptedServer server([&seen](uint32_t xid, int copy) {
+      seen = xid;
+      return copy == 1 ? std::vector<ScriptedReply>{} : std::vector<ScriptedReply>{{xid, kOk, 0}};
+    });
+    Nfs3Options o = udp_options(server.port(), raw);
+    o.retransmit_ms = 100;
+    Nfs3Client client(o, kRoot);
+    for (int call = 0; call < 2; ++call) {
+      Nfs3Reply r = client.call(NfsOp::kMkdir, "c1-s" + std::to_string(call));
+      EXPECT_EQ(r.rpc, "ok") << r.detail;
+      ASSERT_TRUE(r.xid.has_value());
+      EXPECT_EQ(*r.xid, seen.load()) << (raw ? "raw" : "guarded") << " call " << call;
+    }
+  }
+}
+
 TEST(Nfs3ClientUdp, GuardedCallStillTimesOutAtItsDeadline) {
   ScriptedServer server([](uint32_t, int) { return std::vector<ScriptedReply>{}; });  // never answers
   Nfs3Options o = udp_options(server.port(), /*raw=*/false);

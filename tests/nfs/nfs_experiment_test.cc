@@ -312,6 +312,14 @@ TEST(NfsE2E, AQuickRunJudgesEveryMkdirAndDrawsItsTables) {
   page << html.rdbuf();
   EXPECT_NE(page.str().find("<th>replayed, told failure</th>"), std::string::npos);
   EXPECT_NE(page.str().find("<th>reply-cache hits</th>"), std::string::npos);
+  // Every trial kept its wire at both ends (issue 42), more than a header each.
+  int trials = 0;
+  for (const auto& cell : std::filesystem::directory_iterator(dir.file("run/cells"))) {
+    ++trials;
+    for (const char* end : {"client.pcap", "server.pcap"})
+      EXPECT_GT(std::filesystem::file_size(cell.path() / "trial-1" / end), 24u) << cell.path() << " " << end;
+  }
+  EXPECT_EQ(trials, 4);
   EXPECT_TRUE(test::namespaces_left_by(dir.file("run")).empty());
 }
 
