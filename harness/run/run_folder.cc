@@ -62,9 +62,6 @@ void refuse_mixing(const std::string& dir, FolderUse use) {
   std::error_code ec;
   bool is_dir = fs::is_directory(dir, ec);
   std::string run_files = is_dir ? run_files_in(dir) : "";
-  if (use == FolderUse::kResume && !fs::exists(dir, ec))
-    throw std::invalid_argument(fmt::format("--resume {0}: {0} does not exist; give the folder of the run to continue, "
-                                            "or start a new run with --out NEW_FOLDER", dir));
   if (use == FolderUse::kResume && run_files.empty())
     throw std::invalid_argument(fmt::format(
         "--resume {}: this folder holds no run to continue (no {}); start a new run with --out NEW_FOLDER", dir,
