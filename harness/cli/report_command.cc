@@ -57,7 +57,7 @@ int run(const Flags& f) {
     return kExitUsage;
   }
   std::optional<RunMetadata> meta = read_run_metadata(f.run_dir + "/metadata.json");
-  if (meta && !any_trial_finished(f.run_dir)) {
+  if (meta && meta->experiment && !any_trial_finished(f.run_dir)) {
     // A run stopped before its first trial ended: a run folder, with nothing in it to report yet.
     std::fprintf(stderr, "rpclab report: %s: no trial finished in this run, so there is nothing to report; "
                  "--resume %s runs its trials\n", f.run_dir.c_str(), f.run_dir.c_str());
