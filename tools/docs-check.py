@@ -17,7 +17,17 @@ file and line, when
     that file does not have (GitHub's anchors: lowercase, punctuation
     dropped, spaces as hyphens, repeats numbered -1, -2, ...);
   - a page under docs/ is not linked from docs/README.md, the map a
-    newcomer starts from.
+    newcomer starts from;
+  - README.md or docs/guide.md states a count or a time about a preset
+    that is not what the preset plans: on a line that names a preset
+    (`PRESET=quick`, `QUICK=1`, `--preset NAME`, "the quick preset",
+    `make run-dependability` alone = levy1989), every "N cells" must be the
+    preset's cells (or one of its tables'), every "N trials" its trials
+    in all or a cell's, and every time ("about a minute", "16 min") must
+    be in the preset's own summary, unless the line links to the results
+    page that lists the run it was measured in. What a preset plans is
+    read from docs/presets.md, which `rpclab presets --markdown` writes
+    and a test holds to the presets (PresetsPage.QuotesWhatThePresetsPlan).
 
 Exit 0 when all hold, 1 when one does not, 2 on bad usage.
 """
@@ -36,6 +46,16 @@ REFERENCE_DEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s+<?(\S+?)>?(?:\s|$)")
 HTML_ANCHOR = re.compile(r"<a\s+(?:id|name)=\"([^\"]+)\"")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 FENCE = re.compile(r"^\s*(```|~~~)")
+PRESET_PAGE = "docs/presets.md"
+PRESET_PROSE = ("README.md", "docs/guide.md")
+EXPERIMENT_HEADING = re.compile(r"^## `rpclab (\w+)`")
+PRESET_HEADING = re.compile(r"^### `([\w.-]+)`")
+PRESET_SUMMARY = re.compile(r"^`rpclab \w+ --preset [\w.-]+`: (.*)$")
+IN_ALL = re.compile(r"^In all: ([\d,]+) cells?, ([\d,]+) trials?\.")
+CELLS = re.compile(r"(?<![\w.])(\d[\d,]*) (?:small timing |timing )?cells\b")
+TRIALS = re.compile(r"(?<![\w.])(\d[\d,]*) trials\b")
+TIME = re.compile(r"(?:about |under |over |in )?(?:half an|an|a|one|two|three|four|five|ten|\d+(?:\.\d+)?(?: to \d+)?) "
+                  r"(?:minutes?|min|hours?|seconds|s)\b")
 
 
 def slug(text):
@@ -98,6 +118,91 @@ def relative_links(path, lines):
             yield number, target, linked, anchor
 
 
+def number(text):
+    return int(text.replace(",", ""))
+
+
+def table_row(lines, what):
+    """The cells of the row `| what | ... |` of the table in `lines`."""
+    for line in lines:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells and cells[0] == what:
+            return cells[1:]
+    return None
+
+
+def read_presets(lines):
+    """{(experiment, preset): facts} from docs/presets.md: the cells of the
+    preset and of each table, the trials in all and a cell's, its summary."""
+    presets, experiment, name, body = {}, None, None, []
+
+    def close():
+        if not (experiment and name):
+            return
+        cells = [number(c) for c in table_row(body, "cells") or [] if re.fullmatch(r"[\d,]+", c)]
+        per_cell = table_row(body, "trials a cell") or []
+        trials_a_cell = {int(t) for v in per_cell for t in re.findall(r"\d+", v)}
+        summary = next((m.group(1) for m in map(PRESET_SUMMARY.match, body) if m), "")
+        in_all = next((m for m in map(IN_ALL.match, body) if m), None)
+        total_trials = number(in_all.group(2)) if in_all else None
+        if total_trials is None and len(per_cell) == len(cells) and all(v.isdigit() for v in per_cell):
+            total_trials = sum(c * int(t) for c, t in zip(cells, per_cell))
+        presets[(experiment, name)] = {
+            "cells": number(in_all.group(1)) if in_all else sum(cells), "table_cells": set(cells),
+            "trials": total_trials, "trials_a_cell": trials_a_cell, "summary": summary}
+
+    for line in lines:
+        e, p = EXPERIMENT_HEADING.match(line), PRESET_HEADING.match(line)
+        if e or p or line.startswith("## "):
+            close()
+            name, body = None, []
+            if e:
+                experiment = e.group(1)
+            elif p:
+                name = p.group(1)
+            elif line.startswith("## "):
+                experiment = None
+            continue
+        body.append(line)
+    close()
+    return presets
+
+
+def presets_named(line, presets):
+    """The (experiment, preset) pairs a line of prose is about."""
+    names = {p for _, p in presets}
+    speed = "run-speed" in line or "rpclab speed" in line
+    named = []
+
+    def add(experiment, preset):
+        if (experiment, preset) in presets and (experiment, preset) not in named:
+            named.append((experiment, preset))
+
+    for m in re.finditer(r"PRESET=([\w.-]+)", line):
+        p = m.group(1).rstrip(".")
+        if speed:
+            add("nfs", "nfs-speed") if p == "nfs" else add("speed", p)
+        else:
+            add("nfs", p) if p.startswith("nfs") else add("dependability", p)
+    if "QUICK=1" in line:
+        add("speed", "quick")
+    for m in re.finditer(r"rpclab (\w+)[^`]*?--preset ([\w.-]+)", line):
+        add(m.group(1), m.group(2))
+    for m in re.finditer(r"\bpreset `?([\w.-]+)`?|\b[Tt]he `?([\w.-]+)`? preset", line):
+        p = m.group(1) or m.group(2)
+        if p in names:
+            for experiment in (["speed"] if speed else []) + ["dependability", "speed", "nfs"]:
+                if (experiment, p) in presets:
+                    add(experiment, p)
+                    break
+    if not named:
+        if re.search(r"make run-dependability(?![ \w=]*PRESET=)", line):
+            add("dependability", "levy1989")
+        if re.search(r"make run-speed(?![ \w=]*(?:PRESET|QUICK)=)", line):
+            add("speed", "levy1989")
+    return named
+
+
 class Docs:
     def __init__(self, root):
         self.root = root
@@ -114,6 +219,7 @@ class Docs:
         self._anchors = {}
         self.problems = []
         self.links = 0
+        self.preset_lines = 0
 
     def anchors(self, path):
         if path not in self._anchors:
@@ -182,12 +288,45 @@ class Docs:
             if path.startswith("docs/") and path != index and path not in linked:
                 self.problem(index, 1, f"does not link to {path}: every page is on the map")
 
+    def check_preset_facts(self):
+        if PRESET_PAGE not in self.pages:
+            return
+        presets = read_presets(self.pages[PRESET_PAGE])
+        for path in PRESET_PROSE:
+            for number_, line in prose_lines(self.pages.get(path, [])):
+                named = presets_named(line, presets)
+                if not named:
+                    continue
+                self.preset_lines += 1
+                facts = [presets[n] for n in named]
+                which = ", ".join(f"{e} {p}" for e, p in named)
+                for m in CELLS.finditer(line):
+                    n = number(m.group(1))
+                    if not any(n == f["cells"] or n in f["table_cells"] for f in facts):
+                        planned = ", ".join(str(f["cells"]) for f in facts)
+                        self.problem(path, number_, f"says {m.group(0)} of {which}, which plans {planned} "
+                                     f"cells ({PRESET_PAGE}, `rpclab presets`)")
+                for m in TRIALS.finditer(line):
+                    n = number(m.group(1))
+                    if not any(n == f["trials"] or n in f["trials_a_cell"] for f in facts):
+                        planned = ", ".join(f"{f['trials']} in all, {sorted(f['trials_a_cell'])} a cell"
+                                            for f in facts)
+                        self.problem(path, number_, f"says {m.group(0)} of {which}, which plans {planned} "
+                                     f"({PRESET_PAGE}, `rpclab presets`)")
+                if "results/" in line:
+                    continue  # a time measured in a run, named on the results page linked
+                for m in TIME.finditer(line):
+                    if not any(m.group(0) in f["summary"] for f in facts):
+                        self.problem(path, number_, f"says '{m.group(0)}' of {which}: a time about a preset is "
+                                     "its summary's (`rpclab presets`) or a run's (link its results page)")
+
     def check(self):
         for path, lines in self.pages.items():
             self.check_runs_cited_where_allowed(path, lines)
             self.check_runs_listed(path, lines)
             self.check_links(path, lines)
         self.check_map()
+        self.check_preset_facts()
         return self.problems
 
 
@@ -208,7 +347,8 @@ def main():
         print(f"docs-check: {len(problems)} problem(s) in {len(docs.pages)} pages")
         return 1
     print(f"docs-check: {len(docs.pages)} pages ({results} results pages), {docs.links} relative links: "
-          "runs cited only on results pages and listed there, every link and heading found, every page on the map")
+          "runs cited only on results pages and listed there, every link and heading found, every page on the map; "
+          f"{docs.preset_lines} lines about a preset state what it plans")
     return 0
 
 

@@ -18,13 +18,18 @@
 namespace rpclab::harness {
 namespace {
 
-// No matched cell could have been shown to differ (too few trials, or
-// none ran): a gate that reads 0 would pass without a test.
-constexpr int kExitNothingTestable = 4;
+// A figure asked about (--figures) could not have been shown to differ
+// (too few trials, a cell that did not run), or none was tested: a gate
+// that read 0 would pass without a test. 3 is kExitSetup elsewhere;
+// compare has nothing to set up, and its page not written is 5.
+constexpr int kExitCannotTell = 3;
+constexpr int kExitPageNotWritten = 5;
 
 struct Flags {
   std::string run_a, run_b, format = "text", html_file;
   double alpha = 0.01;
+  bool all = false;
+  std::vector<std::string> figures = default_asked_figures();
 };
 
 struct Run {
@@ -36,7 +41,8 @@ struct Run {
 // RecordVersionError for records newer than this build reads.
 Run load_run(const std::string& dir) {
   if (!std::filesystem::is_directory(dir))
-    throw std::invalid_argument(dir + ": no such folder (give a run folder, e.g. results/latest)");
+    throw std::invalid_argument(dir + (std::filesystem::exists(dir) ? " is not a folder" : " does not exist") +
+                                ": give a run folder, e.g. results/latest");
   std::optional<RunMetadata> metadata = read_run_metadata(dir + "/metadata.json");
   if (!metadata || !std::filesystem::is_regular_file(dir + "/results.jsonl"))
     throw std::invalid_argument(dir + " is not a run folder (it needs metadata.json and results.jsonl): give the "
@@ -49,6 +55,7 @@ Run load_run(const std::string& dir) {
 }
 
 std::string text(const RunComparison& c, const Flags& f) {
+  if (!f.all) return fmt::format("A: {}\nB: {}\n\n", f.run_a, f.run_b) + compare_brief(c) + compare_summary(c) + "\n";
   TextTable t(compare_header());
   for (auto& r : compare_rows(c)) t.add(r);
   std::string out = fmt::format("A: {}\nB: {}\n\n", f.run_a, f.run_b) + (t.empty() ? "" : t.render() + "\n");
@@ -85,6 +92,7 @@ int run(const Flags& f) {
     return kExitUsage;
   }
   RunComparison c = compare_runs(a.records, b.records, f.alpha);
+  c.asked = f.figures;
   // With --html -, standard output is the page; the summary goes to stderr.
   bool page_on_stdout = f.html_file == "-";
   if (page_on_stdout) std::fprintf(stderr, "%s\n", compare_summary(c).c_str());
@@ -97,11 +105,11 @@ int run(const Flags& f) {
       else write_file_atomically(f.html_file, html);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "rpclab compare: --html %s: %s\n", f.html_file.c_str(), e.what());
-      return kExitSetup;
+      return kExitPageNotWritten;
     }
   }
-  if (c.any_differs()) return kExitFailed;
-  return c.nothing_testable() ? kExitNothingTestable : kExitOk;
+  if (c.asked_differs()) return kExitFailed;
+  return c.cannot_tell() ? kExitCannotTell : kExitOk;
 }
 
 }  // namespace
@@ -109,8 +117,8 @@ int run(const Flags& f) {
 std::function<int()> add_compare_command(CLI::App& app) {
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand(
-      "compare", "two run folders cell by cell, matched on their settings; exit 0 when no cell differs, 1 when one does, "
-      "4 when no matched cell could be tested (too few trials)");
+      "compare", "two run folders cell by cell, matched on their settings; exit 0 when no figure differs, 1 when one "
+      "does, 3 when a figure asked about (--figures) could not be tested: cannot tell");
   cmd->add_option("run_a", f->run_a, "the first run folder (A)")->required();
   cmd->add_option("run_b", f->run_b, "the second run folder (B)")->required();
   cmd->add_option("--format", f->format, "text (aligned table) or json (one object on stdout)")
@@ -119,6 +127,18 @@ std::function<int()> add_compare_command(CLI::App& app) {
                   "also write the comparison as an HTML page to FILE (A and B side by side, a plot per figure; "
                   "- = standard output, the summary then on stderr); an existing FILE only if compare wrote it")
       ->check(writable_file());
+  std::string keys, asked;
+  for (const std::string& k : compare_figure_keys()) keys += (keys.empty() ? "" : ", ") + k;
+  for (const std::string& k : default_asked_figures()) asked += (asked.empty() ? "" : ",") + k;
+  cmd->add_option("--figures", f->figures,
+                  "the figures a gate is about: exit 1 when one differs, else 3 (cannot tell) when one cannot be tested "
+                  "in a matched cell; the others are shown and decide nothing. "
+                  "Any of: " + keys)
+      ->delimiter(',')
+      ->check(CLI::IsMember(compare_figure_keys()))
+      ->default_str(asked);
+  cmd->add_flag("--all", f->all, "print every figure of every matched cell and name the unmatched cells "
+                                 "(by default: what differs and a count of the rest)");
   cmd->add_option("--alpha", f->alpha, "significance level of the tests (default 0.01)")->check(in_range(1e-9, 0.5));
   return [f] { return run(*f); };
 }

@@ -1,7 +1,8 @@
 // `rpclab compare RUN_A RUN_B`: two run folders cell by cell (run_compare.h),
 // as aligned text, JSON (--format json) or an HTML page (--html FILE).
 // Exit 0 when no matched cell differs at --alpha, 1 when one does, 2 on
-// bad input: so CI can use it as a regression gate.
+// bad input, 3 when a figure asked about could not be tested (cannot
+// tell), 5 when the --html page cannot be written: a regression gate.
 #pragma once
 
 #include <functional>

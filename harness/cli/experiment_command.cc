@@ -74,6 +74,12 @@ size_t trials_in(const std::vector<CellConfig>& cells) {
 // The views of the finished run. Returns report.html's path ("" when it
 // could not be written: the notes say why).
 std::string print_views(const Experiment& experiment, RunFolder& folder, const RunOptions& run) {
+  if (!any_trial_finished(folder.dir())) {
+    // Stopped before the first trial ended: no results.jsonl to name, no report to write.
+    std::fprintf(human_out(run), "\nNo trial finished, so there is nothing to report: %s holds metadata.json and "
+                 "commands.log\n", folder.dir().c_str());
+    return "";
+  }
   std::vector<std::string> warnings;
   std::vector<CellRecord> records = latest_per_cell(read_cell_records(folder.results_path(), &warnings));
   ReportOptions options;

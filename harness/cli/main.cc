@@ -117,14 +117,27 @@ int main(int argc, char** argv) {
   rpclab::add_version_flags(app);
   // CLI11 would only say "A subcommand is required" of a misspelt command
   // or of an option it does not know before any command.
-  std::string known;
-  for (const CLI::App* c : app.get_subcommands([](CLI::App* c) { return !c->get_group().empty(); }))
+  std::string known, listed;
+  std::vector<std::string> names;
+  for (const CLI::App* c : app.get_subcommands([](CLI::App* c) { return !c->get_group().empty(); })) {
     known += (known.empty() ? "" : ", ") + c->get_name();
-  if (argc > 1 && argv[1][0] != '-' && !has_subcommand(app, argv[1])) {
-    std::fprintf(stderr, "rpclab: unknown command '%s' (commands: %s)\n", argv[1], known.c_str());
+    names.push_back(c->get_name());
+    std::string what = c->get_description();
+    if (what.size() > 64) what = what.substr(0, what.rfind(' ', 61)) + "...";
+    listed += "  " + c->get_name() + std::string(c->get_name().size() < 15 ? 15 - c->get_name().size() : 1, ' ') +
+              what + "\n";
+  }
+  if (argc == 1) {  // a person trying the program: what it can do, not "A subcommand is required"
+    std::fprintf(stderr, "rpclab: give a command (rpclab COMMAND --help for its options):\n%s", listed.c_str());
     return rpclab::kExitUsage;
   }
-  if (argc > 1 && argv[1][0] == '-' && !top_level_option(app, argv[1])) {
+  if (argv[1][0] != '-' && !has_subcommand(app, argv[1])) {
+    std::string near = rpclab::nearest_name(argv[1], names);
+    std::fprintf(stderr, "rpclab: unknown command '%s'%s (commands: %s)\n", argv[1],
+                 near.empty() ? "" : ("; did you mean " + near + "?").c_str(), known.c_str());
+    return rpclab::kExitUsage;
+  }
+  if (argv[1][0] == '-' && !top_level_option(app, argv[1])) {
     std::fprintf(stderr, "rpclab: unknown option '%s': a command comes first, its options after it (commands: %s; "
                  "rpclab COMMAND --help for its options)\n", argv[1], known.c_str());
     return rpclab::kExitUsage;

@@ -51,7 +51,18 @@ int rerender_html(const Experiment& experiment, const std::string& run_dir) {
 }
 
 int run(const Flags& f) {
+  if (!std::filesystem::exists(f.run_dir)) {
+    std::fprintf(stderr, "rpclab report: %s does not exist: give the folder a run wrote, e.g. results/latest\n",
+                 f.run_dir.c_str());
+    return kExitUsage;
+  }
   std::optional<RunMetadata> meta = read_run_metadata(f.run_dir + "/metadata.json");
+  if (meta && meta->experiment && !any_trial_finished(f.run_dir)) {
+    // A run stopped before its first trial ended: a run folder, with nothing in it to report yet.
+    std::fprintf(stderr, "rpclab report: %s: no trial finished in this run, so there is nothing to report; "
+                 "--resume %s runs its trials\n", f.run_dir.c_str(), f.run_dir.c_str());
+    return kExitOk;
+  }
   if (!meta || !std::filesystem::exists(f.run_dir + "/results.jsonl")) {
     std::fprintf(stderr, "rpclab report: %s is not a run folder (it needs metadata.json and results.jsonl): give "
                  "the folder a run wrote, e.g. results/latest\n", f.run_dir.c_str());

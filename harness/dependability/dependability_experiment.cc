@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "common/cli_support.h"
+#include "transport/transport.h"
 #include "harness/causes/wire_capture.h"
 #include "harness/dependability/dependability_plots.h"
 #include "harness/dependability/dependability_report.h"
@@ -100,7 +101,7 @@ DependabilityFlags::DependabilityFlags(CLI::App& cmd) {
   cmd.add_option("--preset", f.preset, dependability_presets_help())
       ->check(CLI::IsMember(dependability_presets()))->capture_default_str();
   cmd.add_option("--tables", f.tables, dependability_tables_help())->delimiter(',');
-  cmd.add_option("--transports", f.transports, "comma-separated transports")->delimiter(',');
+  cmd.add_option("--transports", f.transports, "comma-separated transports: " + transport_names())->delimiter(',');
   cmd.add_option("--loads", f.loads, "server load axis: CPU hogs, e.g. 0,5,10,20")->delimiter(',')
       ->check(in_range(0, 256));
   cmd.add_option("--loss", f.loss, "loss % axis, e.g. 0,1,5")->delimiter(',')->check(in_range(0.0, 100.0));

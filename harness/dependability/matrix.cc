@@ -341,7 +341,8 @@ struct Preset {
 };
 const std::vector<Preset>& presets() {
   static const std::vector<Preset> table = {
-      {"levy1989", "Levy's tables: server load, and loss x duplication between two hosts (make run-dependability)",
+      {"levy1989", "Levy's tables: server load, and loss x duplication between two hosts (make run-dependability; "
+                   "about half an hour on 2 cores)",
        levy1989},
       {"remedies", "what stops sunrpc-udp's duplicates: the reply cache and draining stale replies", remedies},
       {"quick", "every transport without faults, then 5% duplication (about a minute)", quick},

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "common/atomic_file.h"
 #include "process/command_runner.h"
@@ -15,10 +16,43 @@ namespace rpclab::harness {
 namespace {
 
 
+// A newline in `s` becomes gnuplot's \n: a label of two lines.
 std::string gp_quote(const std::string& s) {
   std::string q = "\"";
-  for (char c : s) q += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+  for (char c : s) {
+    if (c == '\n') q += "\\n";
+    else q += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+  }
   return q + "\"";
+}
+
+// `text` broken at spaces into lines of at most `width` characters.
+// pngcairo draws at a fixed size and cuts off what passes the canvas (a y
+// label longer than the plot is high lost both ends); the SVG does not, so
+// only the PNG showed it. At these widths a line stays inside the 1000 x
+// 650 canvas in pngcairo's default font (plots_test reads the PNGs).
+std::string wrapped(const std::string& text, size_t width) {
+  std::string out, line;
+  std::istringstream words(text);
+  for (std::string word; words >> word;) {
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  return out + line;
+}
+constexpr size_t kTitleWidth = 100, kYLabelWidth = 60;
+
+// Each series' colour and dash: its own, not gnuplot's cycle of 8 (which
+// gave the 1st and 9th series, raw-udp and thrift, one colour). Twelve
+// colours apart from one another, and five dashes, so that no two of the
+// first 60 series are drawn alike, nor in grey print the neighbours.
+std::string series_style(size_t i) {
+  static const char* const kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+                                         "#e377c2", "#17becf", "#bcbd22", "#7f7f7f", "#000000", "#aa0078"};
+  return fmt::format("lc rgb '{}' dt {}", kColours[i % std::size(kColours)], 1 + i % 5);
 }
 
 // gnuplot's single quotes take everything literally but a doubled quote.
@@ -174,7 +208,8 @@ std::string script(const PlotSpec& plot) {
       "# Redraw in the run folder with: gnuplot {}.gp\n"
       "set terminal pngcairo size 1000,650 noenhanced\nset output {}\nset title {}\nset xlabel {}\nset ylabel {}\n"
       "set key outside bottom center horizontal\nset grid\n",
-      plot.name, gp_quote(plot.name + ".png"), gp_quote(plot.title), gp_quote(plot.xlabel), gp_quote(plot.ylabel));
+      plot.name, gp_quote(plot.name + ".png"), gp_quote(wrapped(plot.title, kTitleWidth)),
+      gp_quote(wrapped(plot.xlabel, kTitleWidth)), gp_quote(wrapped(plot.ylabel, kYLabelWidth)));
   // A log axis would otherwise run on to the next decade: 1e7 for a 1 MiB point.
   if (plot.logx) gp += "set logscale x\nset autoscale xfix\nset offsets graph 0.04, graph 0.04, 0, 0\n";
   if (plot.symlogy) gp += symlog_axis(plot);
@@ -188,7 +223,8 @@ std::string script(const PlotSpec& plot) {
     bool reference = plot.diagonal_last && i + 1 == plot.series.size();
     gp += fmt::format("{}{} index {} using {} with {} {} title {}", i ? ", \\\n     " : "", gp_quote(plot.name + ".dat"),
                       i, reference ? "1:2" : using_columns(plot, i), reference ? "lines" : style,
-                      reference ? "dt 2 lc rgb 'gray40'" : plot.style.empty() ? marker(i) : "lw 2",
+                      reference ? "lc rgb '#666666' dt 2"
+                                : series_style(i) + " " + (plot.style.empty() ? marker(i) : "lw 2"),
                       gp_quote(plot.series[i].title));
   }
   // The same plot again as SVG, for report.html to inline.
@@ -256,8 +292,9 @@ std::string heatmap_script(const HeatMap& map) {
       "set xrange [-0.5:{}]\nset yrange [-0.5:{}]\nset xtics {}\nset ytics {}\n"
       "set cbrange [0:{}]\nset cbtics ({})\n"
       "set palette defined (0 'white', 1 '#fff3b0', 3 '#f4a259', 6 '#9b2226')\n",
-      map.name, gp_quote(map.name + ".png"), gp_quote(map.title), gp_quote(map.xlabel), gp_quote(map.ylabel),
-      gp_quote(map.cblabel), double(map.xtics.size()) - 0.5, double(map.ytics.size()) - 0.5, tic_list(map.xtics),
+      map.name, gp_quote(map.name + ".png"), gp_quote(wrapped(map.title, kTitleWidth)),
+      gp_quote(wrapped(map.xlabel, kTitleWidth)), gp_quote(wrapped(map.ylabel, kYLabelWidth)),
+      gp_quote(wrapped(map.cblabel, kYLabelWidth)), double(map.xtics.size()) - 0.5, double(map.ytics.size()) - 0.5, tic_list(map.xtics),
       tic_list(map.ytics), top, cbtics);
   gp += fmt::format("plot {0} using 1:2:(0.5):(0.5):(sl($3)) with boxxyerror fs solid 1.0 noborder lc palette, \\\n"
                     "     {0} using 1:2:4 with labels\n",

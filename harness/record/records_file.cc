@@ -84,6 +84,15 @@ std::vector<TrialRecord> read_trial_records(const std::string& path, std::vector
   return read_lines<TrialRecord>(path, warnings);
 }
 
+bool any_trial_finished(const std::string& run_dir) {
+  for (const char* name : {"/results.jsonl", "/trials.jsonl"}) {
+    std::ifstream in(run_dir + name);
+    for (std::string line; std::getline(in, line);)
+      if (line.find_first_not_of(" \t\r") != std::string::npos) return true;
+  }
+  return false;
+}
+
 std::vector<CellRecord> latest_per_cell(const std::vector<CellRecord>& records) {
   std::vector<CellRecord> latest;
   std::map<std::string, size_t> at;  // cell id -> index in latest

@@ -29,6 +29,11 @@ std::vector<TrialRecord> read_trial_records(const std::string& path, std::vector
 // Only the versions: throws RecordVersionError as the readers above do.
 void check_record_versions(const std::string& path);
 
+// Whether a run folder holds a finished trial: a line in results.jsonl or
+// trials.jsonl. A run stopped before its first trial ended has neither
+// (only metadata.json and commands.log): nothing to report, all to resume.
+bool any_trial_finished(const std::string& run_dir);
+
 // Each cell's last record. A resumed run appends a new record for a cell
 // that failed before (or had failed trials); results.jsonl keeps both, and
 // the views show the newer one. In matrix order (`cell_index`) where the

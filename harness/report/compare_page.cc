@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -266,19 +267,70 @@ std::vector<std::vector<std::string>> compare_rows(const RunComparison& c) {
 }
 
 std::string compare_summary(const RunComparison& c) {
-  std::set<size_t> differ;
-  size_t figures = 0;
+  auto asked = [&c](const std::string& key) { return std::find(c.asked.begin(), c.asked.end(), key) != c.asked.end(); };
+  std::map<std::string, size_t> why;
+  std::map<std::string, std::set<size_t>> differ_cells;  // asked-about key -> the cells where it differs
+  size_t others = 0;                                     // figures not asked about that differ
   for (const CellComparison& m : c.matched) {
-    if (m.differs) differ.insert(m.cell);
-    figures += m.tested;
+    if (std::string reason = m.untestable_reason(c.alpha); !reason.empty()) ++why[reason];
+    if (m.differs && asked(m.key)) differ_cells[m.key].insert(m.cell);
+    else if (m.differs) ++others;
   }
-  std::string out = fmt::format("{} cells matched ({} figures tested), {} differ at alpha {}", c.cells, figures,
-                                differ.size(), c.alpha);
-  if (size_t u = c.untestable())
-    out += fmt::format(", {} figures untestable (too few trials for any p below {}: run more with --trials)", u,
+  std::string counts = fmt::format("{} of {} figures testable", c.testable(), c.matched.size());
+  for (const auto& [reason, n] : why) counts += fmt::format("; {} {}", n, reason);
+  if (others) counts += fmt::format("; {} not asked about differ", others);
+  // The figures asked about, in the order asked, that `pick` names.
+  auto keys = [&c](const std::function<bool(const std::string&)>& pick) {
+    std::string out;
+    for (const std::string& key : c.asked)
+      if (pick(key)) out += (out.empty() ? "" : ", ") + key;
+    return out;
+  };
+  if (c.asked_differs()) {
+    std::string which = keys([&differ_cells](const std::string& k) { return differ_cells.count(k) > 0; });
+    size_t cells = 0;
+    for (const auto& [key, in] : differ_cells) cells = std::max(cells, in.size());
+    return fmt::format("{} differ{} at alpha {} (exit 1) in {} cell{}: {}", which, differ_cells.size() > 1 ? "" : "s",
+                       c.alpha, cells, cells > 1 ? "s" : "", counts);
+  }
+  if (!c.cannot_tell()) return fmt::format("no difference at alpha {} (exit 0): {}", c.alpha, counts);
+  std::vector<const CellComparison*> hidden = c.asked_untestable();
+  auto hides = [&hidden](const std::string& key) {
+    return std::any_of(hidden.begin(), hidden.end(), [&key](const CellComparison* m) { return m->key == key; });
+  };
+  std::string which = keys(hides);
+  if (hides("status")) which += (which.empty() ? "" : ", ") + std::string("cells not run");
+  if (which.empty()) which = "anything (none asked about was tested)";
+  return fmt::format("cannot tell {} (exit 3): {}", which, counts);
+}
+
+std::string compare_brief(const RunComparison& c) {
+  // Rows that differ, each cell's label once, its figures indented; a
+  // line that would pass kCompareTextWidth breaks before B.
+  std::string out, last_label;
+  auto add = [&out](std::string line) {
+    if (line.size() > kCompareTextWidth) line = line.substr(0, kCompareTextWidth - 3) + "...";
+    out += line + "\n";
+  };
+  size_t differ = 0;
+  for (const CellComparison& m : c.matched) {
+    if (!m.differs) continue;
+    ++differ;
+    if (m.label != last_label) add(m.label);
+    last_label = m.label;
+    std::string head = fmt::format("  {}: A {}", m.key, m.a),
+                tail = fmt::format("B {} ({}, p {:.3g})", m.b, change_words(m), m.p);
+    if (head.size() + 2 + tail.size() <= kCompareTextWidth) add(head + ", " + tail);
+    else add(head), add("    " + tail);
+  }
+  size_t untestable = c.matched.size() - c.testable();
+  out += fmt::format("{} figures differ, {} alike, {} untestable (--all for every row)\n", differ,
+                     c.testable() - differ, untestable);
+  out += fmt::format("{} cells matched, {} only in A, {} only in B (--all names them)\n", c.cells, c.only_a.size(),
+                     c.only_b.size());
+  if (!c.asked_differs() && c.cannot_tell())
+    out += fmt::format("{0}+ trials a side reach alpha {1} (--trials {0} in both runs)\n", trials_to_test(c.alpha),
                        c.alpha);
-  out += fmt::format("; {} only in A, {} only in B", c.only_a.size(), c.only_b.size());
-  if (c.nothing_testable()) out += ". Nothing could be tested (exit 4)";
   return out;
 }
 
@@ -286,7 +338,7 @@ std::string compare_page(const RunComparison& c, const ComparedRun& a, const Com
   std::string title = fmt::format("rpclab compare: A = run {} against B = run {}", a.metadata.run_id.value_or("?"),
                                   b.metadata.run_id.value_or("?"));
   std::string body = std::string(kComparePageMark) + "\n" + kCompareStyle + html::heading(1, title);
-  std::string verdict_class = c.any_differs() ? "differs" : c.nothing_testable() ? "untestable" : "same";
+  std::string verdict_class = c.any_differs() ? "differs" : c.cannot_tell() ? "untestable" : "same";
   body += "<p class=\"verdict " + verdict_class + "\">" + html::escape(compare_summary(c)) + "</p>\n";
   body += runs_section(a, b);
 

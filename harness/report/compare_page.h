@@ -24,7 +24,14 @@ namespace rpclab::harness {
 const std::vector<std::string>& compare_header();  // cell, figure, A, B, B vs A, test, p, differs
 std::vector<std::vector<std::string>> compare_rows(const RunComparison& c);
 std::string compare_verdict(const CellComparison& m, double alpha);  // the `differs` column
-std::string compare_summary(const RunComparison& c);                 // "N cells matched (...), ..."
+// The last line: the outcome and its exit code, how many figures could be
+// tested, how many not and why ("cannot tell silent, duplicate (exit 3):
+// 0 of 60 figures testable; 60 had 3 vs 3 trials (p >= 0.1)").
+std::string compare_summary(const RunComparison& c);
+// The default text before it, every line within kCompareTextWidth: the
+// figures that differ under their cell's label, then a count of the rest.
+inline constexpr size_t kCompareTextWidth = 100;
+std::string compare_brief(const RunComparison& c);
 
 // One side of the comparison: the folder as given and its metadata.json.
 struct ComparedRun {

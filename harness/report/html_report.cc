@@ -171,14 +171,20 @@ std::string cell_details_section(const std::vector<CellRecord>& records, const s
 
 }  // namespace
 
+// The guide, from a run folder where the make targets put it
+// (results/<folder>/ in the repository); the link's text names the file
+// and section too, for a page opened elsewhere.
+const char* const kReportGuide = "../../docs/guide.md#how-to-read-the-report";
+
 std::string html_report(const HtmlReportInput& in) {
   std::string title = in.metadata.title.value_or("");
   std::string heading =
       fmt::format("rpclab {} run {}", in.metadata.experiment.value_or("?"), in.metadata.run_id.value_or("?"));
   if (!title.empty()) heading = title + " (" + heading + ")";
   std::string body = html::heading(1, heading) +
-                     html::paragraph("A view of this folder's results.jsonl; `rpclab report FOLDER` makes it again. "
-                                     "docs/running.md says how to read it.", "note") +
+                     "<p class=\"note\">A view of this folder&#39;s results.jsonl; `rpclab report FOLDER` makes it "
+                     "again. How to read it: <a href=\"" + html::escape(kReportGuide) + "\">docs/guide.md, "
+                     "&ldquo;How to read the report&rdquo;</a>.</p>\n" +
                      metadata_section(in.metadata) + tables_section(in.tables_markdown) +
                      plots_section(in.plot_pngs) + cells_section(in.records, in.cell_figures) +
                      cell_details_section(in.records, in.commands_log);

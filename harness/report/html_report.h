@@ -1,6 +1,6 @@
 // report.html: one self-contained page per run folder, a view of its
-// results.jsonl like report.txt (docs/running.md, "How to read the
-// report"): the run's metadata, the tables of report.txt as HTML tables,
+// results.jsonl like report.txt (docs/guide.md, "How to read the
+// report", which the page links to): the run's metadata, the tables of report.txt as HTML tables,
 // every plot inline as SVG, every cell's own figures (its experiment's), and each
 // cell's settings, link state and commands one click away.
 #pragma once
@@ -27,6 +27,8 @@ struct HtmlReportInput {
 };
 
 std::string html_report(const HtmlReportInput& in);
+// Where the page sends its reader: the guide's reading section.
+extern const char* const kReportGuide;
 
 // What metadata.json says of a run, one {what, value} row each (title,
 // run, experiment and preset, rpclab, host, kernel, CPU, times, command).

@@ -27,6 +27,8 @@ struct Count {
 // which experiment has which.
 struct Measure {
   const char* figure;
+  const char* key;     // its name for --figures
+  bool asked = false;  // asked about by default
   std::function<std::optional<Count>(const TrialRecord&)> count;     // a proportion, or
   std::function<std::vector<double>(const CellRecord&)> values;       // a number per ok trial
   std::function<std::optional<Count>(const CellRecord&)> cell_count;  // the proportion pooled in the cell
@@ -37,9 +39,9 @@ struct Measure {
 };
 
 template <typename Field>
-Measure dependability_rate(const char* figure, Field field) {
+Measure dependability_rate(const char* figure, const char* key, bool asked, Field field) {
   auto of = [field](const ClassCounts& c) { return Count{field(c), c.calls}; };
-  return {figure,
+  return {figure, key, asked,
           [of](const TrialRecord& t) -> std::optional<Count> {
             if (!t.dependability.classes) return std::nullopt;
             return of(*t.dependability.classes);
@@ -52,9 +54,9 @@ Measure dependability_rate(const char* figure, Field field) {
 }
 
 template <typename Field>
-Measure nfs_rate(const char* figure, Field field) {
+Measure nfs_rate(const char* figure, const char* key, bool asked, Field field) {
   auto of = [field](const NfsClassCounts& c) { return Count{field(c), c.judged()}; };
-  return {figure,
+  return {figure, key, asked,
           [of](const TrialRecord& t) -> std::optional<Count> {
             if (!t.nfs.classes) return std::nullopt;
             return of(*t.nfs.classes);
@@ -68,8 +70,9 @@ Measure nfs_rate(const char* figure, Field field) {
 
 std::vector<TrialRecord> ok_per_trial(const CellRecord& r);
 
-Measure per_trial(const char* figure, std::function<std::optional<double>(const TrialRecord&)> value) {
-  return {figure, nullptr,
+Measure per_trial(const char* figure, const char* key, bool asked,
+                  std::function<std::optional<double>(const TrialRecord&)> value) {
+  return {figure, key, asked, nullptr,
           [value](const CellRecord& r) {
             std::vector<double> v;
             for (const TrialRecord& t : ok_per_trial(r))
@@ -83,28 +86,35 @@ std::optional<double> present(const MaybeNull<double>& v) { return v.has_value()
 
 const std::vector<Measure>& measures() {
   static const std::vector<Measure> table = {
-      dependability_rate("silent errors per 1M calls", [](const ClassCounts& c) { return c.silent(); }),
-      dependability_rate("duplicate calls per 1M calls", [](const ClassCounts& c) { return c.duplicate_calls; }),
-      dependability_rate("indeterminate per 1M calls", [](const ClassCounts& c) { return c.indeterminate; }),
-      dependability_rate("clean failures per 1M calls", [](const ClassCounts& c) { return c.clean_failure; }),
+      dependability_rate("silent errors per 1M calls", "silent", true, [](const ClassCounts& c) { return c.silent(); }),
+      dependability_rate("duplicate calls per 1M calls", "duplicate", true,
+                         [](const ClassCounts& c) { return c.duplicate_calls; }),
+      dependability_rate("indeterminate per 1M calls", "indeterminate", false,
+                         [](const ClassCounts& c) { return c.indeterminate; }),
+      dependability_rate("clean failures per 1M calls", "clean-failure", false,
+                         [](const ClassCounts& c) { return c.clean_failure; }),
       // Whether a cascade starts is decided per trial (docs/results-format.md,
       // "Statistics"): two runs agree when these proportions do.
-      {"trials with an onset", nullptr, nullptr, nullptr,
+      {"trials with an onset", "onset-trials", false, nullptr, nullptr, nullptr,
        [](const CellRecord& r) -> std::optional<Count> {
          if (!r.dependability.episodes || r.dependability.episodes->onsets_per_trial.empty()) return std::nullopt;
          const std::vector<size_t>& onsets = r.dependability.episodes->onsets_per_trial;
          return Count{static_cast<uint64_t>(std::count_if(onsets.begin(), onsets.end(), [](size_t n) { return n > 0; })),
                       onsets.size()};
        }},
-      per_trial("calls/s (dependability trials)", [](const TrialRecord& t) { return t.dependability.calls_per_s; }),
-      {"mean latency us (trial means)", nullptr,
+      per_trial("calls/s (dependability trials)", "calls-per-s", false,
+                [](const TrialRecord& t) { return t.dependability.calls_per_s; }),
+      {"mean latency us (trial means)", "mean-latency", false, nullptr,
        [](const CellRecord& r) { return r.speed.latency.trial_means_us.value_or(std::vector<double>{}); }, nullptr},
-      per_trial("p50 latency us", [](const TrialRecord& t) { return present(t.speed.latency.p50_us); }),
-      per_trial("p99 latency us", [](const TrialRecord& t) { return present(t.speed.latency.p99_us); }),
-      per_trial("calls/s (speed trials)", [](const TrialRecord& t) { return present(t.speed.latency.calls_per_s); }),
-      nfs_rate("NFS replayed, told failure per 1M judged", [](const NfsClassCounts& c) { return c.replayed_told_failure; }),
-      nfs_rate("NFS lost per 1M judged", [](const NfsClassCounts& c) { return c.lost; }),
-      nfs_rate("NFS indeterminate per 1M judged", [](const NfsClassCounts& c) { return c.indeterminate; }),
+      per_trial("p50 latency us", "p50", true, [](const TrialRecord& t) { return present(t.speed.latency.p50_us); }),
+      per_trial("p99 latency us", "p99", false, [](const TrialRecord& t) { return present(t.speed.latency.p99_us); }),
+      per_trial("calls/s (speed trials)", "speed-calls-per-s", false,
+                [](const TrialRecord& t) { return present(t.speed.latency.calls_per_s); }),
+      nfs_rate("NFS replayed, told failure per 1M judged", "nfs-replayed", true,
+               [](const NfsClassCounts& c) { return c.replayed_told_failure; }),
+      nfs_rate("NFS lost per 1M judged", "nfs-lost", true, [](const NfsClassCounts& c) { return c.lost; }),
+      nfs_rate("NFS indeterminate per 1M judged", "nfs-indeterminate", false,
+               [](const NfsClassCounts& c) { return c.indeterminate; }),
   };
   return table;
 }
@@ -207,6 +217,7 @@ std::vector<CellComparison> compare_cell(const CellRecord& a, const CellRecord& 
     c.label = a.label;
     c.cell = cell;
     c.figure = "status";
+    c.key = "status";
     c.a = a.status;
     c.b = b.status;
     c.test = "not tested: a cell did not run";
@@ -217,6 +228,7 @@ std::vector<CellComparison> compare_cell(const CellRecord& a, const CellRecord& 
     c.label = a.label;
     c.cell = cell;
     c.figure = m.figure;
+    c.key = m.key;
     bool held = m.trials_with ? compare_trials(m, a, b, c)
                 : m.count         ? compare_rate(m, a, b, c)
                                   : compare_values(m, a, b, c);
@@ -246,6 +258,7 @@ json CellComparison::to_json(double alpha) const {
   auto number = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
   return {{"label", label},
           {"figure", figure},
+          {"key", key},
           {"a", number(a_value)},
           {"b", number(b_value)},
           {"change_pct", number(change_pct())},
@@ -256,6 +269,69 @@ json CellComparison::to_json(double alpha) const {
           {"smallest_p", number(smallest_p)},
           {"testable", testable(alpha)},
           {"differs", differs}};
+}
+
+std::string CellComparison::untestable_reason(double alpha) const {
+  if (testable(alpha)) return "";
+  if (key == "status") return a == b ? "in cells run in neither" : "in cells not run in one run";
+  if (tested && smallest_p) return fmt::format("had {} vs {} trials (p >= {:.2g})", trials_a, trials_b, *smallest_p);
+  if (trials_a && trials_b) return fmt::format("had {} vs {} trials", trials_a, trials_b);
+  return key.empty() ? "held in neither record" : "had no calls";
+}
+
+const std::vector<std::string>& compare_figure_keys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> out;
+    for (const Measure& m : measures()) out.push_back(m.key);
+    return out;
+  }();
+  return keys;
+}
+
+const std::vector<std::string>& default_asked_figures() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> out;
+    for (const Measure& m : measures())
+      if (m.asked) out.push_back(m.key);
+    return out;
+  }();
+  return keys;
+}
+
+size_t trials_to_test(double alpha) {
+  size_t n = 2;
+  while (permutation_smallest_p(n, n) >= alpha && n < 1000) ++n;
+  return n;
+}
+
+size_t RunComparison::testable() const {
+  return static_cast<size_t>(
+      std::count_if(matched.begin(), matched.end(), [this](const CellComparison& c) { return c.testable(alpha); }));
+}
+
+std::vector<const CellComparison*> RunComparison::asked_untestable() const {
+  std::vector<const CellComparison*> out;
+  for (const CellComparison& c : matched) {
+    bool asked_figure = std::find(asked.begin(), asked.end(), c.key) != asked.end();
+    // A cell that did not run in one run hides every figure asked about;
+    // skipped alike in both (no root for either), it hides no change.
+    bool hides = c.key == "status" && c.a != c.b;
+    if ((asked_figure || hides) && !c.testable(alpha)) out.push_back(&c);
+  }
+  return out;
+}
+
+bool RunComparison::cannot_tell() const {
+  if (!asked_untestable().empty()) return true;
+  for (const CellComparison& c : matched)
+    if (std::find(asked.begin(), asked.end(), c.key) != asked.end() && c.testable(alpha)) return false;
+  return true;
+}
+
+bool RunComparison::asked_differs() const {
+  for (const CellComparison& c : matched)
+    if (c.differs && std::find(asked.begin(), asked.end(), c.key) != asked.end()) return true;
+  return false;
 }
 
 bool RunComparison::any_differs() const {
@@ -279,8 +355,21 @@ bool RunComparison::nothing_testable() const {
 json RunComparison::to_json() const {
   json figures = json::array();
   for (const CellComparison& c : matched) figures.push_back(c.to_json(alpha));
-  return {{"alpha", alpha},         {"cells", cells}, {"differs", any_differs()}, {"untestable", untestable()},
-          {"nothing_testable", nothing_testable()}, {"matched", figures},  {"only_a", only_a},
+  json reasons = json::object();
+  for (const CellComparison& c : matched)
+    if (std::string why = c.untestable_reason(alpha); !why.empty()) reasons[why] = reasons.value(why, 0) + 1;
+  return {{"alpha", alpha},
+          {"cells", cells},
+          {"differs", any_differs()},
+          {"asked", asked},
+          {"asked_differs", asked_differs()},
+          {"cannot_tell", cannot_tell()},
+          {"testable", testable()},
+          {"not_testable", reasons},
+          {"untestable", untestable()},
+          {"nothing_testable", nothing_testable()},
+          {"matched", figures},
+          {"only_a", only_a},
           {"only_b", only_b}};
 }
 
@@ -296,6 +385,7 @@ json cell_identity(const CellRecord& record) {
 RunComparison compare_runs(const std::vector<CellRecord>& a, const std::vector<CellRecord>& b, double alpha) {
   RunComparison out;
   out.alpha = alpha;
+  out.asked = default_asked_figures();
   std::map<std::string, const CellRecord*> in_b = by_identity(b), in_a = by_identity(a);
   for (const CellRecord& r : a) {
     auto it = in_b.find(cell_identity(r).dump());

@@ -31,6 +31,7 @@ struct CellComparison {
   std::string label;
   size_t cell = 0;      // which matched cell, from 0
   std::string figure;   // what is compared, e.g. "silent errors per 1M calls"
+  std::string key;      // its short name for --figures, e.g. "silent"; "status" for a cell that did not run
   std::string a, b;     // the two figures as text
   std::optional<double> a_value, b_value;  // the same as numbers (none for a cell that did not run)
   // Each ok trial's figure (a proportion per 1M calls, or the number it
@@ -46,6 +47,9 @@ struct CellComparison {
   size_t trials_a = 0, trials_b = 0;
   bool differs = false;  // tested and p < alpha
   bool testable(double alpha) const { return tested && (!smallest_p || *smallest_p < alpha); }
+  // Why no result could have shown it to differ, after a count ("had 3 vs
+  // 3 trials (p >= 0.1)", "in cells not run in one run"), "" when testable.
+  std::string untestable_reason(double alpha) const;
   // B against A in percent; none when A is 0 or either is missing.
   std::optional<double> change_pct() const {
     if (!a_value || !b_value || *a_value == 0) return std::nullopt;
@@ -64,15 +68,37 @@ struct MatchedLatency {
 
 struct RunComparison {
   double alpha = 0.01;
+  // The figures (keys) the user asked about: when one of them differs,
+  // compare exits 1; else when one cannot be tested in a matched cell that
+  // ran in either run, or none was tested at all, it cannot tell (exit 3).
+  // The others are shown and counted, and decide nothing.
+  std::vector<std::string> asked;
   size_t cells = 0;                     // cells matched
   std::vector<MatchedLatency> latency;  // matched cells both of whose records hold a histogram
   std::vector<CellComparison> matched;  // every figure of each, cell by cell
   std::vector<std::string> only_a, only_b;  // labels of cells the other run lacks
   bool any_differs() const;
+  bool asked_differs() const;  // a figure asked about differs: exit 1
   size_t untestable() const;  // figures no result could have shown to differ
   bool nothing_testable() const;  // no matched cell could have been shown to differ
+  size_t testable() const;        // figures a result could have shown to differ
+  // The figures asked about that no result could have shown to differ (a
+  // cell skipped alike in both runs is not one); cannot_tell() when there
+  // is one, or no asked figure was tested at all.
+  std::vector<const CellComparison*> asked_untestable() const;
+  bool cannot_tell() const;
   nlohmann::json to_json() const;
 };
+
+// The figures compare can test, by key, in the order it shows them, and
+// those it asks about by default: the silent and duplicate rates (and
+// their NFS counterparts), and a speed run's p50.
+const std::vector<std::string>& compare_figure_keys();
+const std::vector<std::string>& default_asked_figures();
+
+// The fewest ok trials a side at which the permutation test over trials
+// (and Fisher's over trials) can give a p below alpha: 5 at 0.01.
+size_t trials_to_test(double alpha);
 
 // The settings a cell is matched on: its configuration, with what sets only
 // how much it measures (calls, trials, warm-up) and its block name cleared.

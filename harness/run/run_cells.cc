@@ -70,7 +70,8 @@ nlohmann::json summary_json(const RunSummary& s) {
 
 void print_closing_words(const RunSummary& s, const RunFolder& folder) {
   if (s.interrupted)
-    std::fprintf(stderr, "rpclab: interrupted; finished trials are kept. Continue with:\n  %s\n",
+    std::fprintf(stderr, "rpclab: interrupted; %s. Continue with:\n  %s\n",
+                 s.trials_run + s.trials_resumed ? "finished trials are kept" : "no trial finished",
                  resume_hint(folder).c_str());
   if (s.failed)
     std::fprintf(stderr, "rpclab: %zu cell(s) failed; their reasons are in the tables above and in results.jsonl\n",

@@ -56,10 +56,11 @@ std::vector<PlotSpec> latency_distribution_specs(const std::vector<CellRecord>& 
     auto [it, added] = by_size.try_emplace(size);
     if (added) {
       std::string label = size_label(size);
-      it->second.first = {"latency-cdf-" + label, "Latency CDF, " + label + " B (loopback, persistent, 1 client)",
+      std::string words = size_words(size);
+      it->second.first = {"latency-cdf-" + label, "Latency CDF, " + words + " (loopback, persistent, 1 client)",
                           "microseconds per call (log)", "fraction of calls at or below", XAxis::kMeasure, true};
       it->second.second = {"latency-histogram-" + label,
-                           "Latency histogram, " + label + " B (loopback, persistent, 1 client; 10 buckets per decade)",
+                           "Latency histogram, " + words + " (loopback, persistent, 1 client; 10 buckets per decade)",
                            "microseconds per call (log)", "fraction of calls in the bucket", XAxis::kMeasure, true};
       it->second.first.style = "steps";
       it->second.second.style = "steps";

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "common/cli_support.h"
+#include "transport/transport.h"
 #include "harness/paths/path_table.h"
 #include "harness/run/latency_pin.h"
 #include "harness/run/setting_axes.h"
@@ -98,7 +99,7 @@ SpeedFlags::SpeedFlags(CLI::App& cmd) {
       ->check([](const std::string& w) {
         return find_speed_workload(w) ? std::string() : "one of: " + speed_workload_names();
       });
-  cmd.add_option("--transports", f.transports, "comma-separated transports")->delimiter(',');
+  cmd.add_option("--transports", f.transports, "comma-separated transports: " + transport_names())->delimiter(',');
   cmd.add_option("--sizes", f.sizes, "payload bytes, e.g. 12,512,8192; with --workload allman, N doubles; kiraly, photo bytes")->delimiter(',')
       ->check(in_range(size_t{0}, size_t{16} << 20));
   cmd.add_option("--clients", f.clients, "parallel clients, e.g. 1,2,4")->delimiter(',')->check(in_range(1, 64));

@@ -29,6 +29,12 @@ std::string size_label(size_t bytes) {
   return std::to_string(bytes);
 }
 
+std::string size_words(size_t bytes) {
+  if (bytes >= (1 << 20) && bytes % (1 << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes >> 10) + " KiB";
+  return std::to_string(bytes) + " B";
+}
+
 bool echo_run(const CellRecord& record) {
   return record.is("speed") && workload_of(record.cell.config.op) == "echo" && !record.cell.config.rate_per_s;
 }

@@ -11,7 +11,8 @@
 
 namespace rpclab::harness {
 
-std::string size_label(size_t bytes);  // 12, 512, 8K, 16K, 64K, 1M
+std::string size_label(size_t bytes);  // 12, 512, 8K, 16K, 64K, 1M: keys and file names
+std::string size_words(size_t bytes);  // 12 B, 512 B, 8 KiB, 1 MiB, 1500 B: for a reader
 // A transport's place in the table's order (an unknown one last), and a
 // record's row name: the transport, and " nodelay" when the cell set it.
 long table_rank(const std::string& transport);

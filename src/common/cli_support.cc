@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -54,7 +55,54 @@ std::string host_ports_problem(const std::string& text) {
   return "";
 }
 
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The suggestions for the flags in argv that neither `command` (the
+// deepest command parsed) nor the program has.
+std::string flag_suggestions(CLI::App& app, int argc, char** argv) {
+  CLI::App* command = &app;
+  for (std::vector<CLI::App*> parsed = app.get_subcommands(); !parsed.empty(); parsed = command->get_subcommands())
+    command = parsed.front();
+  std::vector<std::string> names;
+  for (const CLI::Option* o : command->get_options())
+    for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
+  std::string out;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--", 0) != 0 || arg.size() == 2) continue;
+    std::string name = arg.substr(0, arg.find('='));
+    if (command->get_option_no_throw(name) || app.get_option_no_throw(name)) continue;
+    if (std::string near = nearest_name(name, names); !near.empty())
+      out += name + ": did you mean " + near + "?\n";
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string nearest_name(const std::string& word, const std::vector<std::string>& names) {
+  std::string best;
+  size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
+  for (const std::string& n : names)
+    if (size_t d = edit_distance(word, n); d < best_distance) {
+      best = n;
+      best_distance = d;
+    }
+  return best;
+}
 
 void add_version_flags(CLI::App& app) {
   std::string line = version_line(app.get_name());
@@ -73,7 +121,8 @@ void parse_or_exit(CLI::App& app, int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     std::exit(app.exit(e));
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "%s: %s\nRun with --help for the flags.\n", app.get_name().c_str(), e.what());
+    std::fprintf(stderr, "%s: %s\n%sRun with --help for the flags.\n", app.get_name().c_str(), e.what(),
+                 flag_suggestions(app, argc, argv).c_str());
     std::exit(kExitUsage);
   }
 }

@@ -32,8 +32,15 @@ inline constexpr int kExitSetup = 3;      // could not start: port in use, privi
 void add_version_flags(CLI::App& app);
 
 // Parses argv; on --help or --version prints and exits 0, on a bad flag
-// prints "NAME: message" (CLI11 names the flag) and exits with kExitUsage.
+// prints "NAME: message" (CLI11 names the flag) and exits with kExitUsage;
+// a flag the command does not have gets the nearest it does have ("did
+// you mean --transports?").
 void parse_or_exit(CLI::App& app, int argc, char** argv);
+
+// The name of `names` nearest to `word` (edit distance), when it is near
+// enough to be a slip of the keyboard (at most 2 edits, or a third of the
+// word); "" when none is.
+std::string nearest_name(const std::string& word, const std::vector<std::string>& names);
 
 // A CLI11 check for a file the program writes later (a ledger, a record):
 // the rule of write_file_atomically (common/atomic_file.h), checked now, so

@@ -19,6 +19,7 @@
 
 #include "harness/dependability/matrix.h"
 #include "harness/harness_e2e_util.h"
+#include "harness/report/run_compare.h"
 #include "harness/speed/speed_matrix.h"
 #include "netem/topology/capabilities.h"
 #include "netem/topology/topology.h"
@@ -27,6 +28,7 @@
 #include "support/process.h"
 #include "support/server_process.h"
 #include "support/temp_dir.h"
+#include "transport/transport.h"
 
 namespace rpclab::test {
 namespace {
@@ -154,6 +156,16 @@ const std::vector<BadInput>& table() {
       {dependability({"--out", "{dir}/a-run", "--dry-run"}), kUsage, "this folder already holds a run",
        "--resume {dir}/a-run"},
       {{"rpclab", "frobnicate"}, kUsage, "unknown command 'frobnicate'", "dependability, speed, nfs, report, compare, adapter, presets, doctor"},
+      // a slip of the keyboard gets the nearest name (issue 39); bare rpclab lists its commands
+      {{"rpclab", "compair", "a", "b"}, kUsage, "unknown command 'compair'; did you mean compare?", "commands: "},
+      {dependability({"--tranports", "grpc"}), kUsage, "--tranports: did you mean --transports?", "--help"},
+      {speed({"--size=12"}), kUsage, "--size: did you mean --sizes?", "--help"},
+      {{"rpclab", "compare", "{dir}/a-run", "{dir}/a-run", "--al"}, kUsage, "--al: did you mean --all?", "--help"},
+      {{"rpclab"}, kUsage, "give a command (rpclab COMMAND --help for its options)",
+       "\n  compare        two run folders"},
+      {{"rpclab", "report", "{dir}/no-such-run"}, kUsage, "{dir}/no-such-run does not exist", "e.g. results/latest"},
+      {{"rpclab", "compare", "{dir}/no-such-run", "{dir}/a-run"}, kUsage, "{dir}/no-such-run does not exist",
+       "give a run folder"},
       {{"rpclab", "--bogus"}, kUsage, "unknown option '--bogus'", "a command comes first"},
       // a flag's path is checked before anything runs: exit 2 (docs/running.md, "Files the programs write")
       {{"rpclab", "compare", "{dir}/a-run", "{dir}/a-run", "--html", "/nonexistent/x.html"}, kUsage, "--html",
@@ -359,6 +371,34 @@ TEST(BadInput, EveryRowExitsWithItsCodeNamingTheProblemAndTheFix) {
   }
   EXPECT_TRUE(busy.running());
   std::printf("[ TABLE    ] %d bad inputs checked, %d skipped\n", checked, skipped);
+}
+
+// The paragraph of `help` that describes `flag`: up to the next option.
+std::string option_help(const std::string& help, const std::string& flag) {
+  size_t at = help.find("  " + flag + " ");
+  if (at == std::string::npos) return "";
+  size_t end = help.find("\n  -", at + 1);
+  return help.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
+
+// A list-valued option's help names the values it takes, from their
+// table: every transport of the transport table (the built-in rows; rpclab adds its adapters') in
+// --transports, every figure key in compare's --figures (issue 39: the
+// help of --transports said "comma-separated transports" and no more).
+TEST(HelpText, ListValuedOptionsNameTheirValuesFromTheirTables) {
+  for (const char* command : {"dependability", "speed"}) {
+    ProcessResult r = run_program(with_build_path({"rpclab", command, "--help"}), std::chrono::seconds(10));
+    std::string transports = option_help(r.out, "--transports");
+    ASSERT_FALSE(transports.empty()) << command << ":\n" << r.out;
+    for (const TransportRow& row : rpclab::transports())
+      EXPECT_NE(transports.find(row.name), std::string::npos) << command << " --transports lacks " << row.name
+                                                              << ": " << transports;
+  }
+  ProcessResult compare = run_program(with_build_path({"rpclab", "compare", "--help"}), std::chrono::seconds(10));
+  std::string figures = option_help(compare.out, "--figures");
+  ASSERT_FALSE(figures.empty()) << compare.out;
+  for (const std::string& key : harness::compare_figure_keys())
+    EXPECT_NE(figures.find(key), std::string::npos) << "--figures lacks " << key << ": " << figures;
 }
 
 // Every program's and command's --help reads as written: no CLI11

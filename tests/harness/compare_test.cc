@@ -2,6 +2,7 @@
 // nowhere (exit 0), one cell that differs is flagged (exit 1), cells only
 // one run has are listed, what sets only how much a cell measures does not
 // stop a match, trials are compared as trials, and bad input exits 2.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -81,8 +82,10 @@ TEST(Compare, IdenticalRunsDifferNowhere) {
     EXPECT_FALSE(figure_of(c, 1, figure).differs) << figure;
   test::ProcessResult r = compare(dir.file("a"), dir.file("b"));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_PRED_FORMAT2(testing::IsSubstring, "2 cells matched (8 figures tested), 0 differ", r.out);
-  EXPECT_PRED_FORMAT2(testing::IsSubstring, "no (p >= 0.01)", r.out) << "every column says something";
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "\nno difference at alpha 0.01 (exit 0): 8 of 8 figures testable\n", r.out);
+  test::ProcessResult all = compare(dir.file("a"), dir.file("b"), {"--all"});
+  EXPECT_EQ(all.exit_code, 0) << all.out << all.err;
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "no (p >= 0.01)", all.out) << "every column says something";
 }
 
 TEST(Compare, OneCellThatDiffersIsFlaggedAndExitsOne) {
@@ -96,7 +99,8 @@ TEST(Compare, OneCellThatDiffersIsFlaggedAndExitsOne) {
   EXPECT_FALSE(figure_of(c, 0).change_pct()) << "from 0: no percent";
   test::ProcessResult r = compare(dir.file("a"), dir.file("b"), {"--html", dir.file("compare.html")});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_PRED_FORMAT2(testing::IsSubstring, "DIFFERS", r.out);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "\n  silent: A 0.0 (0 of 20,000), B 15000.0 (300 of 20,000) (from 0, p ", r.out);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "\nsilent, duplicate differ at alpha 0.01 (exit 1) in 1 cell: 8 of 8 figures testable\n", r.out);
   std::string page = read_whole_file(dir.file("compare.html"));
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "DIFFERS", page);
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "<table>", page);
@@ -117,9 +121,9 @@ TEST(Compare, OneCellThatDiffersIsFlaggedAndExitsOne) {
 
 // 3 trials a side cannot reach 0.01 however far apart (the smallest
 // permutation p is 2/20): each such cell says so, the summary counts them,
-// and with nothing testable the exit code is 4, not 0, so a CI gate does
-// not pass on a comparison that could not have failed.
-TEST(Compare, TrialsTooFewForAlphaAreUntestableSaidCountedAndExitFour) {
+// and with the silent rate untestable the exit code is 3 (cannot tell),
+// not 0, so a CI gate does not pass on a comparison that could not have failed.
+TEST(Compare, TrialsTooFewForAlphaAreUntestableSaidCountedAndExitThree) {
   json base = dependability_record("sunrpc-udp", 0, 3000, 0);
   std::vector<json> a = {with_trials(base, {0, 0, 0})}, b = {with_trials(base, {43, 30, 40})};
   RunComparison c = compare_records(a, b, 0.01);
@@ -131,10 +135,12 @@ TEST(Compare, TrialsTooFewForAlphaAreUntestableSaidCountedAndExitFour) {
   TempDir dir;
   write_run(dir.file("a"), a);
   write_run(dir.file("b"), b);
-  test::ProcessResult r = compare(dir.file("a"), dir.file("b"));
-  EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
+  test::ProcessResult r = compare(dir.file("a"), dir.file("b"), {"--all"});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "untestable with 3 vs 3 trials (smallest p = 0.1)", r.out);
-  EXPECT_PRED_FORMAT2(testing::IsSubstring, "4 figures untestable", r.out);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring,
+                      "cannot tell silent, duplicate (exit 3): 0 of 4 figures testable; 4 had 3 vs 3 trials (p >= 0.1)",
+                      r.out);
   test::ProcessResult j = compare(dir.file("a"), dir.file("b"), {"--format", "json", "--alpha", "0.2"});
   EXPECT_EQ(j.exit_code, 1) << "at alpha 0.2, 3 trials a side can be tested, and p = 0.1 differs: " << j.out;
   json out = json::parse(j.out);
@@ -151,6 +157,78 @@ TEST(Stats, SmallestPermutationP) {
   EXPECT_EQ(permutation_smallest_p(0, 3), 1.0);
 }
 
+// A quick-like pair of runs: 15 cells of 3 trials, alike. No silent or
+// duplicate rate can be told apart at 0.01 (3 vs 3 trials: p >= 0.1), so
+// compare exits 3 and its last line says how many figures could be
+// tested, how many not, why, and how many trials would do; the default
+// output is within 100 columns however long the labels.
+std::vector<json> quick_like(size_t trials, size_t planted_cell, uint64_t planted) {
+  std::vector<json> out;
+  for (int cell = 0; cell < 15; ++cell) {
+    uint64_t silent_each = size_t(cell) == planted_cell ? planted : 0;
+    json r = dependability_record("sunrpc-udp", cell, 1000 * trials, silent_each * trials);
+    r["label"] = fmt::format("sunrpc-udp two-host persistent dup 5% both retry 20ms drc, a long quick label {}", cell);
+    std::vector<uint64_t> silent(trials, silent_each);
+    out.push_back(with_trials(r, silent));
+  }
+  return out;
+}
+
+std::string last_line(const std::string& out) {
+  std::string s = out.substr(0, out.find_last_not_of('\n') + 1);
+  return s.substr(s.find_last_of('\n') + 1);
+}
+
+TEST(Compare, QuickLikeRunsCannotTellAndExitThree) {
+  TempDir dir;
+  write_run(dir.file("a"), quick_like(3, 99, 0));
+  write_run(dir.file("b"), quick_like(3, 4, 40));
+  test::ProcessResult r = compare(dir.file("a"), dir.file("b"));
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_EQ(last_line(r.out),
+            "cannot tell silent, duplicate (exit 3): 0 of 60 figures testable; 60 had 3 vs 3 trials (p >= 0.1)");
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "\n5+ trials a side reach alpha 0.01 (--trials 5 in both runs)\n", r.out);
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 100u) << line;
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "0 figures differ, 0 alike, 60 untestable (--all for every row)", r.out);
+  // Asked about only what 3 trials cannot test either: still 3; the JSON says the same.
+  test::ProcessResult j = compare(dir.file("a"), dir.file("b"), {"--format", "json", "--figures", "indeterminate"});
+  EXPECT_EQ(j.exit_code, 3) << j.out;
+  json out = json::parse(j.out);
+  EXPECT_TRUE(out["cannot_tell"].get<bool>());
+  EXPECT_EQ(out["testable"], 0);
+  EXPECT_EQ(out["not_testable"]["had 3 vs 3 trials (p >= 0.1)"], 60);
+  EXPECT_EQ(out["asked"], json::array({"indeterminate"}));
+  test::ProcessResult bad = compare(dir.file("a"), dir.file("b"), {"--figures", "silence"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+}
+
+// Enough trials (5 a side, the fewest whose smallest p is below 0.01)
+// with a planted difference in one cell: exit 1, the row shown; the same
+// runs without it: exit 0, every asked figure tested.
+TEST(Compare, EnoughTrialsTellAPlantedDifferenceExitOne) {
+  EXPECT_EQ(trials_to_test(0.01), 5u);
+  EXPECT_EQ(trials_to_test(0.1), 4u) << "3 vs 3 gives exactly 0.1, not below it";
+  TempDir dir;
+  write_run(dir.file("a"), quick_like(5, 99, 0));
+  write_run(dir.file("b"), quick_like(5, 4, 40));
+  write_run(dir.file("c"), quick_like(5, 99, 0));
+  test::ProcessResult r = compare(dir.file("a"), dir.file("b"));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "a long quick label 4\n  silent: A 0.0", r.out);
+  EXPECT_EQ(last_line(r.out), "silent differs at alpha 0.01 (exit 1) in 1 cell: 60 of 60 figures testable");
+  test::ProcessResult same = compare(dir.file("a"), dir.file("c"));
+  EXPECT_EQ(same.exit_code, 0) << same.out;
+  // A cell that failed in one run hides its figures: cannot tell.
+  std::vector<json> failed = quick_like(5, 99, 0);
+  failed[2]["status"] = "failed";
+  write_run(dir.file("f"), failed);
+  test::ProcessResult f = compare(dir.file("a"), dir.file("f"));
+  EXPECT_EQ(f.exit_code, 3) << f.out;
+  EXPECT_EQ(last_line(f.out), "cannot tell cells not run (exit 3): 56 of 57 figures testable; 1 in cells not run in "
+                              "one run");
+}
+
 // Silent errors alike, duplicate calls apart (a run that answers repeats
 // from a cache, told success, against one that executes them, told
 // failure): the duplicate calls are what differs, with their change.
@@ -165,6 +243,16 @@ TEST(Compare, DuplicateCallsAreComparedBesideSilentErrors) {
   EXPECT_TRUE(dup.differs) << dup.p;
   EXPECT_NEAR(*dup.change_pct(), 100, 1e-9);
   EXPECT_TRUE(c.any_differs());
+  // A gate about the silent rate alone: the duplicate calls are shown and
+  // counted, and decide nothing.
+  TempDir dir;
+  write_run(dir.file("a"), a);
+  write_run(dir.file("b"), b);
+  test::ProcessResult gate = compare(dir.file("a"), dir.file("b"), {"--figures", "silent"});
+  EXPECT_EQ(gate.exit_code, 0) << gate.out;
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "\n  duplicate: A 10000.0 (200 of 20,000), B 20000.0", gate.out);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "; 1 not asked about differ\n", gate.out);
+  EXPECT_EQ(compare(dir.file("a"), dir.file("b")).exit_code, 1) << "asked about by default";
 }
 
 TEST(Compare, CellsOnlyOneRunHasAreListed) {
@@ -179,7 +267,7 @@ TEST(Compare, CellsOnlyOneRunHasAreListed) {
   TempDir dir;
   write_run(dir.file("a"), a);
   write_run(dir.file("b"), b);
-  test::ProcessResult r = compare(dir.file("a"), dir.file("b"));
+  test::ProcessResult r = compare(dir.file("a"), dir.file("b"), {"--all"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "only in A: " + a[2].value("label", ""), r.out);
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "only in B: " + b[2].value("label", ""), r.out);
@@ -262,7 +350,7 @@ TEST(Compare, BadInputExitsTwoWithAClearMessage) {
   std::filesystem::create_directories(dir.file("empty"));
   test::ProcessResult missing = compare(dir.file("a"), dir.file("nowhere"));
   EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_PRED_FORMAT2(testing::IsSubstring, "no such folder", missing.err);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "nowhere does not exist", missing.err);
   test::ProcessResult empty = compare(dir.file("empty"), dir.file("a"));
   EXPECT_EQ(empty.exit_code, 2);
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "is not a run folder", empty.err);
@@ -352,7 +440,7 @@ TEST(ComparePage, SpeedFixtureAgainstASlowerCopyShowsBothRunsEveryCellAndThePlot
   std::string a = kViews + "speed", b = dir.file("b");
   std::string only_a = changed_copy("speed", b, 2.0);
   test::ProcessResult r = compare(a, b, {"--html", dir.file("compare.html"), "--format", "json"});
-  ASSERT_TRUE(r.exit_code == 1 || r.exit_code == 4) << r.out << r.err;
+  ASSERT_TRUE(r.exit_code == 1 || r.exit_code == 3) << r.out << r.err;
   json out = json::parse(r.out);
   std::string page = read_whole_file(dir.file("compare.html"));
   json meta_a = json::parse(read_whole_file(a + "/metadata.json"));
@@ -410,7 +498,7 @@ TEST(ComparePage, LeavesAFileItDidNotWriteAloneAndWritesToStdoutOnDash) {
   EXPECT_EQ(out.exit_code, 1) << out.err;
   EXPECT_EQ(out.out.rfind("<!DOCTYPE html>", 0), 0u) << out.out.substr(0, 200);
   EXPECT_EQ(out.out, read_whole_file(dir.file("compare.html")));
-  EXPECT_PRED_FORMAT2(testing::IsSubstring, "2 cells matched", out.err) << "the summary on stderr";
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "at alpha 0.01 (exit 1) in 1 cell", out.err) << "the summary on stderr";
   EXPECT_EQ(svgs(out.out, "compare-plot").size(), 4u) << "the four proportions, one plot each";
 }
 

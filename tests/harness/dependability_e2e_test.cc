@@ -384,6 +384,36 @@ TEST(DependabilityE2E, CtrlCKeepsFinishedTrialsAndResumeDoesNotRunThemAgain) {
   EXPECT_NE(second.err.find(std::to_string(before.size()) + " trials already done"), std::string::npos) << second.err;
 }
 
+// Ctrl-C before any trial has finished: the run says "no trial finished"
+// and names no file it did not write (no results.jsonl, no report.html),
+// and the folder it leaves is one `rpclab report` and --resume accept.
+// The test waits for metadata.json, written just before the first trial.
+TEST(DependabilityE2E, CtrlCBeforeAnyTrialFinishedLeavesAFolderReportAndResumeAccept) {
+  TempDir dir;
+  std::vector<std::string> argv = rpclab(dir, {"--preset", "levy1989", "--tables", "load", "--loads", "0",
+                                               "--transports", "sunrpc-tcp", "--calls", "5000000", "--trials", "1"});
+  Child run(argv, dir.file("run.log"));
+  ASSERT_TRUE(wait_until([&dir] { return std::filesystem::exists(dir.file("run/metadata.json")); }, 60s))
+      << read_whole_file(dir.file("run.log"));
+  int code = run.stop(SIGINT, 10s);
+  EXPECT_EQ(code, 130) << describe_exit(code);
+  std::string log = read_whole_file(dir.file("run.log"));
+  ASSERT_FALSE(std::filesystem::exists(dir.file("run/trials.jsonl"))) << "a trial finished after all: " << log;
+  EXPECT_NE(log.find("No trial finished, so there is nothing to report"), std::string::npos) << log;
+  EXPECT_NE(log.find("rpclab: interrupted; no trial finished. Continue with:"), std::string::npos) << log;
+  EXPECT_EQ(log.find("results.jsonl ("), std::string::npos) << "names a file it did not write: " << log;
+  EXPECT_EQ(log.find("is not a run folder"), std::string::npos) << log;
+  EXPECT_EQ(log.find("Report: "), std::string::npos) << log;
+
+  ProcessResult report = run_program({bin("rpclab"), "report", dir.file("run")});
+  EXPECT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(report.err.find("no trial finished in this run"), std::string::npos) << report.err;
+  auto resume = argv;
+  resume.insert(resume.end(), {"--resume", dir.file("run"), "--dry-run"});
+  ProcessResult again = run_program(resume);
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+}
+
 // A trial whose server dies fails; its cell names it, and the figures and
 // the run go on with the other trials.
 TEST(DependabilityE2E, AServerThatDiesFailsItsTrialAndTheRunGoesOn) {

@@ -3,7 +3,10 @@
 // its collapsed details, and the title and metadata are on the page.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
 #include <regex>
+#include <sstream>
 
 #include "harness/dependability/dependability_report.h"
 #include "harness/report/html_report.h"
@@ -66,6 +69,28 @@ TEST(HtmlReport, EveryCellHasItsRowAndItsDetails) {
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "<td class=\"num\">20,000</td>", page) << "the calls of each cell";
   EXPECT_EQ(page.find("[95%]"), std::string::npos) << "no interval over dependent calls (issue 26)";
   EXPECT_EQ(page.find("<script"), std::string::npos) << "no JavaScript";
+}
+
+// The page sends its reader to the guide's reading section, which exists:
+// the link from results/<folder>/report.html resolves to docs/guide.md,
+// and the guide has the heading the anchor names (GitHub's slug of it).
+TEST(HtmlReport, LinksToTheGuidesReadingSection) {
+  HtmlReportInput in;
+  in.metadata = nlohmann::json{{"experiment", "dependability"}, {"run_id", "r1"}}.get<RunMetadata>();
+  std::string page = html_report(in);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, std::string("<a href=\"") + kReportGuide + "\">", page);
+  EXPECT_EQ(page.find("docs/running.md says how to read it"), std::string::npos);
+  std::string link = kReportGuide;
+  ASSERT_EQ(link.rfind("../../", 0), 0u) << "relative to results/<folder>/";
+  std::string file = link.substr(6, link.find('#') - 6), anchor = link.substr(link.find('#') + 1);
+  std::ifstream guide(std::string(RPCLAB_SOURCE_DIR) + "/" + file);
+  ASSERT_TRUE(guide) << file;
+  std::stringstream text;
+  text << guide.rdbuf();
+  std::string heading = anchor;
+  std::replace(heading.begin(), heading.end(), '-', ' ');
+  heading[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(heading[0])));
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "\n## " + heading + "\n", text.str());
 }
 
 // A path cell's details hold the proxy's configuration each trial ran,

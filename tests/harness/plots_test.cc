@@ -2,8 +2,10 @@
 // hand: no axis may show an impossible value (negative hogs, 1.5 clients),
 // throughput shows 0, unrelated fault settings are not joined by lines, a
 // copied run folder redraws from its own .gp scripts, and every point and
-// bar gnuplot draws is inside the frame, off its edges.
+// bar gnuplot draws is inside the frame, off its edges; every label is
+// inside the PNG's canvas, and every series has a colour and a dash of its own.
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <fmt/format.h>
 
@@ -13,6 +15,7 @@
 #include <fstream>
 #include <iterator>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "common/atomic_file.h"
@@ -99,6 +102,142 @@ std::vector<double> numbers(const std::string& text) {
   for (auto it = std::sregex_iterator(text.begin(), text.end(), number); it != std::sregex_iterator(); ++it)
     out.push_back(std::stod(it->str()));
   return out;
+}
+
+// A PNG as gnuplot's pngcairo writes it (8-bit RGB or RGBA, not
+// interlaced), decoded: its size and every pixel's RGB.
+struct Image {
+  size_t width = 0, height = 0;
+  std::vector<uint8_t> rgb;
+  const uint8_t* at(size_t x, size_t y) const { return &rgb[3 * (y * width + x)]; }
+};
+
+uint32_t big_endian(const std::string& s, size_t at) {
+  return uint32_t(uint8_t(s[at])) << 24 | uint32_t(uint8_t(s[at + 1])) << 16 | uint32_t(uint8_t(s[at + 2])) << 8 |
+         uint32_t(uint8_t(s[at + 3]));
+}
+
+Image read_png(const std::string& path) {
+  std::string file = read_whole_file(path), idat;
+  Image image;
+  int colour = 0;
+  for (size_t at = 8; at + 8 <= file.size();) {
+    uint32_t length = big_endian(file, at);
+    std::string type = file.substr(at + 4, 4);
+    if (type == "IHDR") {
+      image.width = big_endian(file, at + 8);
+      image.height = big_endian(file, at + 12);
+      EXPECT_EQ(file[at + 16], 8) << path << ": bit depth";
+      colour = file[at + 17];
+      EXPECT_EQ(file[at + 20], 0) << path << ": interlaced";
+    }
+    if (type == "IDAT") idat += file.substr(at + 8, length);
+    at += 12 + length;
+  }
+  size_t channels = colour == 6 ? 4 : 3, stride = image.width * channels;
+  EXPECT_TRUE(colour == 2 || colour == 6) << path << ": colour type " << colour;
+  std::vector<uint8_t> raw((stride + 1) * image.height);
+  uLongf size = raw.size();
+  EXPECT_EQ(uncompress(raw.data(), &size, reinterpret_cast<const Bytef*>(idat.data()), idat.size()), Z_OK) << path;
+  std::vector<uint8_t> prior(stride, 0), line(stride);
+  for (size_t y = 0; y < image.height; ++y) {
+    const uint8_t* in = &raw[y * (stride + 1)];
+    for (size_t i = 0; i < stride; ++i) {
+      int a = i >= channels ? line[i - channels] : 0, b = prior[i], c = i >= channels ? prior[i - channels] : 0;
+      int p = a + b - c, pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
+      int predicted[] = {0, a, b, (a + b) / 2, pa <= pb && pa <= pc ? a : pb <= pc ? b : c};
+      line[i] = uint8_t(in[1 + i] + predicted[in[0] % 5]);
+    }
+    for (size_t x = 0; x < image.width; ++x)
+      for (size_t k = 0; k < 3; ++k) image.rgb.push_back(line[x * channels + k]);
+    prior = line;
+  }
+  return image;
+}
+
+// Nothing gnuplot drew in a PNG touches the canvas's edge: a label (the y
+// axis's, a title, a tick's) that does is cut off there. The edge is the
+// outermost 2 pixels; the background is white.
+void expect_nothing_on_the_canvas_edge(const std::vector<json>& records, const std::string& run) {
+  TempDir dir;
+  std::vector<std::string> plots = draw_run(records, dir.path());
+  ASSERT_FALSE(plots.empty()) << run;
+  for (const std::string& name : plots) {
+    Image png = read_png(dir.file(name + ".png"));
+    ASSERT_GT(png.width * png.height, 0u) << run << " " << name;
+    std::vector<std::string> inked;
+    for (size_t y = 0; y < png.height; ++y)
+      for (size_t x = 0; x < png.width; ++x) {
+        bool edge = x < 2 || y < 2 || x + 2 >= png.width || y + 2 >= png.height;
+        const uint8_t* p = png.at(x, y);
+        if (edge && (p[0] < 200 || p[1] < 200 || p[2] < 200)) inked.push_back(fmt::format("({}, {})", x, y));
+      }
+    EXPECT_TRUE(inked.empty()) << run << " " << name << ".png: " << inked.size()
+                               << " inked pixels on the canvas's edge (a label cut off), such as "
+                               << testing::PrintToString(std::vector<std::string>(
+                                      inked.begin(), inked.begin() + std::min<size_t>(3, inked.size())));
+  }
+}
+
+TEST(Plots, NoLabelIsCutOffInAnyPng) {
+  if (process::tool_path("gnuplot").find('/') == std::string::npos)
+    GTEST_SKIP() << "gnuplot is not installed (apt-get install gnuplot-nox)";
+  expect_nothing_on_the_canvas_edge(dependability_run("quick"), "dependability quick");
+  expect_nothing_on_the_canvas_edge(dependability_run("levy1989"), "dependability levy1989");
+  expect_nothing_on_the_canvas_edge(speed_run_with_histograms("quick"), "speed quick");
+  expect_nothing_on_the_canvas_edge(fixture_run("dependability"), "fixture dependability run");
+  expect_nothing_on_the_canvas_edge(fixture_run("speed"), "fixture speed run");
+}
+
+// Every series a plot draws has a colour and a dash of its own, set in its
+// script, not left to gnuplot's cycle of 8 (which gave raw-udp and thrift,
+// the 1st and 9th, one colour): the levy1989 speed preset's rows and ten more.
+TEST(Plots, EverySeriesHasAColourAndDashOfItsOwn) {
+  TempDir dir;
+  std::vector<json> speed = speed_run_with_histograms("levy1989");
+  for (int i = 0; i < 10; ++i)  // rows beyond the built-in ones, as adapters add them
+    for (int clients : {1, 2}) speed.push_back(speed_record("adapter-" + std::to_string(i), clients, 12, {40, 41, 39}));
+  std::vector<std::string> plots = draw_run(speed, dir.path());
+  std::filesystem::create_directory(dir.file("dep"));
+  for (const std::string& p : draw_run(dependability_run("levy1989"), dir.file("dep"))) plots.push_back("dep/" + p);
+  size_t most = 0;
+  for (const std::string& name : plots) {
+    std::string gp = read_whole_file(dir.file(name + ".gp"));
+    std::string plot = gp.substr(gp.find("\nplot "), gp.find("\nset terminal svg") - gp.find("\nplot "));
+    std::set<std::string> colours, styles;
+    size_t series = 0;
+    std::regex each(" index [0-9]+ using [^\n]*");
+    for (auto it = std::sregex_iterator(plot.begin(), plot.end(), each); it != std::sregex_iterator(); ++it) {
+      std::string line = it->str();
+      std::smatch lc, dt;
+      ASSERT_TRUE(std::regex_search(line, lc, std::regex("lc rgb '(#[0-9a-f]{6})'"))) << name << ": " << line;
+      ASSERT_TRUE(std::regex_search(line, dt, std::regex(" dt ([0-9]+)"))) << name << ": " << line;
+      ++series;
+      colours.insert(lc[1]);
+      styles.insert(lc[1].str() + " " + dt[1].str());
+    }
+    most = std::max(most, series);
+    EXPECT_EQ(styles.size(), series) << name << ": two series drawn alike";
+    if (series <= 12) EXPECT_EQ(colours.size(), series) << name << ": two series of one colour";
+  }
+  EXPECT_GE(most, 9u) << "a plot with more series than gnuplot's 8 colours";
+}
+
+// Sizes are written for a reader, B, KiB and MiB (a histogram was titled
+// "8K B"); the files keep their short names.
+TEST(Plots, SizesAreWrittenInBytesKiBAndMiB) {
+  EXPECT_EQ(size_words(12), "12 B");
+  EXPECT_EQ(size_words(8192), "8 KiB");
+  EXPECT_EQ(size_words(1 << 20), "1 MiB");
+  EXPECT_EQ(size_words(1500), "1500 B");
+  TempDir dir;
+  draw_run(speed_run_with_histograms("quick"), dir.path());
+  for (const char* name : {"latency-histogram-8K", "latency-cdf-8K", "latency-histogram-12"}) {
+    std::string title = setting(read_whole_file(dir.file(std::string(name) + ".gp")), "title");
+    EXPECT_TRUE(title.find(" 8 KiB ") != std::string::npos || title.find(" 12 B ") != std::string::npos)
+        << name << ": " << title;
+    EXPECT_EQ(title.find("K B"), std::string::npos) << name << ": " << title;
+  }
 }
 
 // An axis from `lo` to `hi` that shows 0 and reaches below it only by the

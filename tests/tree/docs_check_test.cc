@@ -132,6 +132,43 @@ TEST(DocsCheck, AnchorsAreGitHubs) {
   EXPECT_EQ(r.exit_code, 0) << r.out;
 }
 
+// What a preset plans, as `rpclab presets --markdown` writes it into
+// docs/presets.md: the quick preset's three tables, 15 cells, 45 trials.
+const char* const kPresetsPage =
+    "# Presets\n\n## `rpclab dependability`\n\n### `quick`\n\n"
+    "`rpclab dependability --preset quick`: every transport, then 5% duplication (about a minute).\n\n"
+    "| table | `clean` | `udp-dup` | `stream-dup` |\n|---|---:|---:|---:|\n| cells | 7 | 2 | 6 |\n"
+    "| trials a cell | 3 | 3 | 3 |\n\n## Why these sizes\n\nProse.\n";
+
+ProcessResult with_presets(const std::string& readme_line) {
+  PlantedDocs docs;
+  docs.file("docs/README.md", "# The map\n\n[speed](speed.md), [found](results/speed.md), [presets](presets.md)\n");
+  docs.file("docs/presets.md", kPresetsPage);
+  docs.file("README.md", "# rpclab\n\nStart at [the map](docs/README.md).\n\n" + readme_line + "\n");
+  return docs.check();
+}
+
+// Counts and times README states about a preset are what the preset plans
+// (issue 39: "11 cells of 3 trials" stayed in README after quick grew to 15).
+TEST(DocsCheck, AStaleCountOrTimeAboutAPresetFails) {
+  ProcessResult right = with_presets("    make run-dependability PRESET=quick   # 15 cells, 45 trials, about a minute");
+  EXPECT_EQ(right.exit_code, 0) << right.out;
+  EXPECT_NE(right.out.find("1 lines about a preset state what it plans"), std::string::npos) << right.out;
+  EXPECT_EQ(with_presets("The quick preset runs 2 cells of 3 trials under duplication.").exit_code, 0)
+      << "a table's cells and a cell's trials are what it plans too";
+  ProcessResult stale = with_presets("    make run-dependability PRESET=quick   # 11 cells, 33 trials, under a minute");
+  EXPECT_EQ(stale.exit_code, 1) << stale.out;
+  EXPECT_NE(stale.out.find("README.md:5: says 11 cells of dependability quick, which plans 15 cells"),
+            std::string::npos) << stale.out;
+  EXPECT_NE(stale.out.find("README.md:5: says 33 trials of dependability quick, which plans 45 in all"),
+            std::string::npos) << stale.out;
+  EXPECT_NE(stale.out.find("README.md:5: says 'under a minute' of dependability quick"), std::string::npos)
+      << stale.out;
+  ProcessResult other = with_presets("`rpclab dependability --preset quick` (12 cells) is the CI matrix.");
+  EXPECT_EQ(other.exit_code, 1) << other.out;
+  EXPECT_NE(other.out.find("README.md:5: says 12 cells of dependability quick"), std::string::npos) << other.out;
+}
+
 TEST(DocsCheck, APageOffTheMapFails) {
   PlantedDocs docs;
   docs.file("docs/nfs.md", "# NFS\n");
