@@ -23,6 +23,7 @@ build_packages=(
   gnuplot-nox sockperf                              # plots, speed calibration
   help2man                                          # man pages from --help
   libpcap-dev                                       # the wire capture (nflog) for the causes of duplicates
+  zlib1g-dev                                        # a shipped run's results.jsonl.gz (docs/results/runs/), read in place
   libhiredis-dev redis-server                       # --at-most-once-shared: the table in Redis (hiredis 0.14), and its tests' Redis
   haproxy nginx libnginx-mod-stream caddy           # the paths preset's proxies (harness/paths/): HAProxy 2.6, nginx 1.22 (+ stream for Sun RPC), Caddy 2.6
   libthrift-dev thrift-compiler                     # adapters/thrift: Apache Thrift 0.17, the first adapter (docs/adapters.md)

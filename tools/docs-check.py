@@ -27,13 +27,21 @@ file and line, when
     be in the preset's own summary, unless the line links to the results
     page that lists the run it was measured in. What a preset plans is
     read from docs/presets.md, which `rpclab presets --markdown` writes
-    and a test holds to the presets (PresetsPage.QuotesWhatThePresetsPlan).
+    and a test holds to the presets (PresetsPage.QuotesWhatThePresetsPlan);
+  - a run that "## The runs" lists is neither shipped (its metadata.json
+    and results.jsonl.gz under docs/results/runs/<run id>/, made by
+    tools/ship-run.sh) nor marked "not shipped" in its row;
+  - with --rpclab PATH: a quoted table from a shipped run differs from
+    what `rpclab report --markdown --table TABLE` prints from the shipped
+    data today (tools/docs-tables.sh refreshes it), so every quoted figure
+    can be re-derived by anyone from the repository alone.
 
 Exit 0 when all hold, 1 when one does not, 2 on bad usage.
 """
 import argparse
 import os
 import re
+import subprocess
 import sys
 import unicodedata
 
@@ -41,6 +49,9 @@ RUN_ID = re.compile(r"(?<![0-9])(20[0-9]{6}-[0-9]{6})(?:-[0-9a-f]{8})?(?![0-9])"
 RUN_FOLDER = re.compile(r"/work/runs/|(?<![A-Za-z0-9_/.-])results/20[0-9]{6}")
 QUOTED_TABLE = "<!-- begin rpclab report"
 RUNS_HEADING = "## The runs"
+SHIPPED_RUNS = "docs/results/runs"
+NOT_SHIPPED = "not shipped"
+QUOTED_RUN = re.compile(r"^Run `(20[0-9]{6}-[0-9]{6}-[0-9a-f]{8})`")
 INLINE_LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 REFERENCE_DEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s+<?(\S+?)>?(?:\s|$)")
 HTML_ANCHOR = re.compile(r"<a\s+(?:id|name)=\"([^\"]+)\"")
@@ -204,8 +215,10 @@ def presets_named(line, presets):
 
 
 class Docs:
-    def __init__(self, root):
+    def __init__(self, root, rpclab=None):
         self.root = root
+        self.rpclab = rpclab
+        self.regenerated = 0
         self.pages = {}  # path relative to root -> lines
         paths = ["README.md"] if os.path.isfile(os.path.join(root, "README.md")) else []
         for folder, dirs, files in os.walk(os.path.join(root, "docs")):
@@ -271,6 +284,68 @@ class Docs:
                     self.problem(path, number, f"cites run {run}, which '{RUNS_HEADING}' does not list "
                                  "(add its id, date and command there)")
 
+    def shipped(self, run):
+        folder = os.path.join(self.root, SHIPPED_RUNS, run)
+        return os.path.isfile(os.path.join(folder, "metadata.json")) and \
+            os.path.isfile(os.path.join(folder, "results.jsonl.gz"))
+
+    def check_runs_shipped(self, path, lines):
+        if not self.is_results(path):
+            return
+        start = next((i for i, line in enumerate(lines) if line.strip() == RUNS_HEADING), None)
+        if start is None:
+            return  # check_runs_listed names it
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+        for number in range(start + 2, end + 1):
+            line = lines[number - 1]
+            if not line.lstrip().startswith("|"):
+                continue
+            full = re.findall(r"20[0-9]{6}-[0-9]{6}-[0-9a-f]{8}", line)
+            if full and any(self.shipped(run) for run in full):
+                continue
+            if NOT_SHIPPED not in line and (full or RUN_ID.search(line)):
+                self.problem(path, number, f"lists a run that is not under {SHIPPED_RUNS}/: ship it "
+                             f"(tools/ship-run.sh RUN) or say '{NOT_SHIPPED}' in its row")
+
+    def check_quoted_tables(self, path, lines):
+        """Each quoted table of a shipped run, against what rpclab prints from the shipped data."""
+        if not self.rpclab or not self.is_results(path):
+            return
+        number = 0
+        while number < len(lines):
+            line = lines[number].strip()
+            number += 1
+            if not line.startswith(QUOTED_TABLE) or not line.endswith("-->"):
+                continue
+            begin = number
+            spec = line[len(QUOTED_TABLE):-3].split()
+            end = next((i for i in range(begin, len(lines)) if lines[i].strip() == "<!-- end rpclab report -->"),
+                       None)
+            if end is None or len(spec) != 2:
+                self.problem(path, begin, "a quoted table without its end marker or without PRESET TABLE")
+                continue
+            quoted = lines[begin:end]
+            m = QUOTED_RUN.match(quoted[0]) if quoted else None
+            if not m or not self.shipped(m.group(1)):
+                continue  # a run not shipped: its row says so (check_runs_shipped)
+            folder = os.path.join(self.root, SHIPPED_RUNS, m.group(1))
+            out = subprocess.run([self.rpclab, "report", "--markdown", "--if-preset", spec[0], "--table", spec[1],
+                                  folder], capture_output=True, text=True)
+            printed = out.stdout.rstrip("\n").split("\n")
+            self.regenerated += 1
+            if out.returncode != 0:
+                self.problem(path, begin, f"rpclab report of shipped run {m.group(1)} failed "
+                             f"({out.returncode}): {out.stderr.strip()}")
+            elif printed != quoted:
+                differ = next((i for i, (a, b) in enumerate(zip(printed, quoted)) if a != b),
+                              min(len(printed), len(quoted)))
+                self.problem(path, begin + differ + 1, f"the quoted {spec[0]} {spec[1]} table differs from what "
+                             f"`rpclab report` prints from shipped run {m.group(1)} (refresh: tools/docs-tables.sh "
+                             f"RPCLAB {SHIPPED_RUNS}/{m.group(1)}): the page has "
+                             f"{quoted[differ] if differ < len(quoted) else '(nothing)'!r}, the run gives "
+                             f"{printed[differ] if differ < len(printed) else '(nothing)'!r}")
+            number = end + 1
+
     def check_links(self, path, lines):
         for number, target, linked, anchor in relative_links(path, lines):
             self.links += 1
@@ -324,6 +399,8 @@ class Docs:
         for path, lines in self.pages.items():
             self.check_runs_cited_where_allowed(path, lines)
             self.check_runs_listed(path, lines)
+            self.check_runs_shipped(path, lines)
+            self.check_quoted_tables(path, lines)
             self.check_links(path, lines)
         self.check_map()
         self.check_preset_facts()
@@ -334,11 +411,16 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                         help="the repository to check (default: this script's)")
+    parser.add_argument("--rpclab", help="an rpclab binary: regenerate every quoted table of a shipped run with it "
+                        "and fail on any difference")
     args = parser.parse_args()
     if not os.path.isdir(os.path.join(args.root, "docs")):
         print(f"docs-check: {args.root} has no docs/ folder; give the repository with --root", file=sys.stderr)
         return 2
-    docs = Docs(args.root)
+    if args.rpclab and not os.access(args.rpclab, os.X_OK):
+        print(f"docs-check: --rpclab {args.rpclab} is not an executable (build it: make build)", file=sys.stderr)
+        return 2
+    docs = Docs(args.root, args.rpclab)
     problems = docs.check()
     for p in problems:
         print(p)
@@ -347,8 +429,11 @@ def main():
         print(f"docs-check: {len(problems)} problem(s) in {len(docs.pages)} pages")
         return 1
     print(f"docs-check: {len(docs.pages)} pages ({results} results pages), {docs.links} relative links: "
-          "runs cited only on results pages and listed there, every link and heading found, every page on the map; "
-          f"{docs.preset_lines} lines about a preset state what it plans")
+          "runs cited only on results pages and listed there, each shipped or marked not shipped, every link and "
+          "heading found, every page on the map; "
+          f"{docs.preset_lines} lines about a preset state what it plans" +
+          (f"; {docs.regenerated} quoted tables regenerated from shipped runs with no difference" if args.rpclab
+           else ""))
     return 0
 
 

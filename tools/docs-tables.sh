@@ -21,7 +21,7 @@ fi
 rpclab=$1
 run=$2
 shift 2
-if [ ! -f "$run/metadata.json" ] || [ ! -f "$run/results.jsonl" ]; then
+if [ ! -f "$run/metadata.json" ] || { [ ! -f "$run/results.jsonl" ] && [ ! -f "$run/results.jsonl.gz" ]; }; then
   echo "$0: $run is not a run folder (no metadata.json and results.jsonl); give one, e.g. RUN=results/latest" >&2
   exit 2
 fi

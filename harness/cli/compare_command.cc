@@ -44,8 +44,8 @@ Run load_run(const std::string& dir) {
     throw std::invalid_argument(dir + (std::filesystem::exists(dir) ? " is not a folder" : " does not exist") +
                                 ": give a run folder, e.g. results/latest");
   std::optional<RunMetadata> metadata = read_run_metadata(dir + "/metadata.json");
-  if (!metadata || !std::filesystem::is_regular_file(dir + "/results.jsonl"))
-    throw std::invalid_argument(dir + " is not a run folder (it needs metadata.json and results.jsonl): give the "
+  if (!metadata || !records_present(dir + "/results.jsonl"))
+    throw std::invalid_argument(dir + " is not a run folder (it needs metadata.json and results.jsonl, or a shipped run's results.jsonl.gz): give the "
                                       "folder a run wrote, e.g. results/latest");
   Run run{*metadata, {}};
   std::vector<std::string> warnings;

@@ -22,6 +22,7 @@ struct Flags {
   bool markdown = false;
   std::vector<std::string> tables;
   std::string if_preset;
+  std::string views_dir;
 };
 
 // What the tables came from, in words a reader can check: the run's id,
@@ -36,11 +37,17 @@ std::string markdown_heading(const RunMetadata& meta, const std::vector<CellReco
 
 // report.html and its plots again; the gnuplot lines are not added to the
 // run's commands.log, which records the run.
-int rerender_html(const Experiment& experiment, const std::string& run_dir) {
+int rerender_html(const Experiment& experiment, const std::string& run_dir, const std::string& views_dir) {
   process::CommandLog log;
   std::vector<std::string> notes;
+  if (views_dir.empty() && !std::filesystem::exists(run_dir + "/results.jsonl")) {
+    std::fprintf(stderr, "rpclab report: %s is a shipped run (results.jsonl.gz): report.html and the plots are not "
+                 "written into it; give --views DIR to have them\n", run_dir.c_str());
+    return kExitOk;
+  }
   try {
-    HtmlReportFiles files = write_html_report(experiment, run_dir, log, &notes);
+    if (!views_dir.empty()) std::filesystem::create_directories(views_dir);
+    HtmlReportFiles files = write_html_report(experiment, run_dir, log, &notes, views_dir);
     for (const std::string& n : notes) std::fprintf(stderr, "rpclab report: %s\n", n.c_str());
     std::fprintf(stderr, "Report: %s\n", files.html.c_str());
     return kExitOk;
@@ -63,8 +70,8 @@ int run(const Flags& f) {
                  "--resume %s runs its trials\n", f.run_dir.c_str(), f.run_dir.c_str());
     return kExitOk;
   }
-  if (!meta || !std::filesystem::exists(f.run_dir + "/results.jsonl")) {
-    std::fprintf(stderr, "rpclab report: %s is not a run folder (it needs metadata.json and results.jsonl): give "
+  if (!meta || !records_present(f.run_dir + "/results.jsonl")) {
+    std::fprintf(stderr, "rpclab report: %s is not a run folder (it needs metadata.json and results.jsonl, or a shipped run's results.jsonl.gz): give "
                  "the folder a run wrote, e.g. results/latest\n", f.run_dir.c_str());
     return kExitUsage;
   }
@@ -106,7 +113,7 @@ int run(const Flags& f) {
   if (!f.markdown) text = with_title(meta->title.value_or(""), text);
   std::printf("%s%s", f.markdown ? markdown_heading(*meta, records).c_str() : "", text.c_str());
   if (f.markdown || !f.tables.empty()) return kExitOk;  // for docs: the tables alone
-  return rerender_html(*experiment, f.run_dir);
+  return rerender_html(*experiment, f.run_dir, f.views_dir);
 }
 
 // "dependability: levy-load, ...; speed: levy, ...", from the experiments'
@@ -127,6 +134,8 @@ std::function<int()> add_report_command(CLI::App& app) {
   cmd->add_option("run", f->run_dir, "the run folder, e.g. results/latest")->required();
   cmd->add_flag("--markdown", f->markdown, "Markdown tables headed by the run's id, date and command");
   cmd->add_option("--table", f->tables, "only these tables (" + table_ids_by_experiment() + ")")->delimiter(',');
+  cmd->add_option("--views", f->views_dir, "write report.html and the plots into this folder (made if absent) "
+                  "instead of the run folder: for a run shipped with the docs (docs/results/runs/)");
   cmd->add_option("--if-preset", f->if_preset, "print nothing (exit 0) unless the run is of this preset: for "
                   "tools/docs-tables.sh");
   return [f] { return run(*f); };

@@ -2,9 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <zlib.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <sstream>
 
 namespace rpclab::harness {
 namespace {
@@ -37,10 +42,32 @@ nlohmann::json parse_record_line(const std::string& line) {
   });
 }
 
+// The file, or its gzip'd copy beside it when the file itself is absent: a
+// run shipped with the docs (docs/results/runs/) keeps its records as
+// results.jsonl.gz, read in place. An absent file reads as empty, as an
+// ifstream of it would.
+std::unique_ptr<std::istream> open_records(const std::string& path) {
+  if (std::filesystem::exists(path) || !std::filesystem::exists(path + kShippedSuffix))
+    return std::make_unique<std::ifstream>(path);
+  std::string gz = path + kShippedSuffix;
+  gzFile file = gzopen(gz.c_str(), "rb");
+  if (!file) throw std::runtime_error(gz + ": cannot be opened");
+  std::string text;
+  char buffer[1 << 16];
+  int n;
+  while ((n = gzread(file, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<size_t>(n));
+  int error = 0;
+  std::string message = n < 0 ? gzerror(file, &error) : "";
+  gzclose(file);
+  if (n < 0) throw std::runtime_error(gz + ": not a whole gzip file (" + message + ")");
+  return std::make_unique<std::istringstream>(std::move(text));
+}
+
 template <typename Record>
 std::vector<Record> read_lines(const std::string& path, std::vector<std::string>* warnings) {
   std::vector<Record> records;
-  std::ifstream in(path);
+  std::unique_ptr<std::istream> stream = open_records(path);
+  std::istream& in = *stream;
   size_t line_no = 0;
   for (std::string line; std::getline(in, line);) {
     ++line_no;
@@ -61,8 +88,13 @@ std::vector<Record> read_lines(const std::string& path, std::vector<std::string>
 
 }  // namespace
 
+bool records_present(const std::string& path) {
+  return std::filesystem::exists(path) || std::filesystem::exists(path + kShippedSuffix);
+}
+
 void check_record_versions(const std::string& path) {
-  std::ifstream in(path);
+  std::unique_ptr<std::istream> stream = open_records(path);
+  std::istream& in = *stream;
   size_t line_no = 0;
   for (std::string line; std::getline(in, line);) {
     ++line_no;
@@ -86,7 +118,8 @@ std::vector<TrialRecord> read_trial_records(const std::string& path, std::vector
 
 bool any_trial_finished(const std::string& run_dir) {
   for (const char* name : {"/results.jsonl", "/trials.jsonl"}) {
-    std::ifstream in(run_dir + name);
+    std::unique_ptr<std::istream> stream = open_records(run_dir + name);
+    std::istream& in = *stream;
     for (std::string line; std::getline(in, line);)
       if (line.find_first_not_of(" \t\r") != std::string::npos) return true;
   }

@@ -18,6 +18,13 @@ class RecordVersionError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// A run shipped with the docs (docs/results/runs/<run id>/, tools/ship-run.sh)
+// keeps results.jsonl gzip'd beside its metadata.json; each reader below
+// reads PATH, or PATH.gz where PATH is absent.
+inline constexpr const char* kShippedSuffix = ".gz";
+// PATH or PATH.gz is there: what makes a folder with metadata.json a run.
+bool records_present(const std::string& path);
+
 // One record per line. A line that is not a record (torn by a crash
 // mid-write, not JSON, no `version` or `cell`, a damaged field) is skipped
 // and reported through `warnings`, never fatal; the next append starts on

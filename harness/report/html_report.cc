@@ -192,21 +192,22 @@ std::string html_report(const HtmlReportInput& in) {
 }
 
 HtmlReportFiles write_html_report(const Experiment& experiment, const std::string& run_dir, process::CommandLog& log,
-                                  std::vector<std::string>* notes) {
+                                  std::vector<std::string>* notes, const std::string& views_dir) {
+  const std::string& out_dir = views_dir.empty() ? run_dir : views_dir;
   HtmlReportInput in;
   std::optional<RunMetadata> meta = read_run_metadata(run_dir + "/metadata.json");
-  if (!meta || !fs::exists(run_dir + "/results.jsonl"))
-    throw std::runtime_error(run_dir + " is not a run folder (it needs metadata.json and results.jsonl)");
+  if (!meta || !records_present(run_dir + "/results.jsonl"))
+    throw std::runtime_error(run_dir + " is not a run folder (it needs metadata.json and results.jsonl, or a shipped run's results.jsonl.gz)");
   in.metadata = *meta;
   in.records = latest_per_cell(read_cell_records(run_dir + "/results.jsonl", notes));
   ReportOptions options;
   options.data_dir = reference_data_dir();
   options.markdown = true;
   in.tables_markdown = experiment.report(in.records, options);
-  in.plot_pngs = experiment.plots(in.records, run_dir, log, notes);
+  in.plot_pngs = experiment.plots(in.records, out_dir, log, notes);
   in.commands_log = read_text(run_dir + "/commands.log");
   in.cell_figures = experiment.cell_figures;
-  std::string path = run_dir + "/report.html";
+  std::string path = out_dir + "/report.html";
   if (!absent_or_regular_file(path)) throw std::runtime_error(path + " exists and is not a regular file: left alone");
   write_file_atomically(path, html_report(in));
   return {fs::absolute(path).lexically_normal().string(), in.plot_pngs};

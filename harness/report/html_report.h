@@ -39,11 +39,13 @@ struct HtmlReportFiles {
   std::vector<std::string> pngs;  // the plots drawn (an SVG beside each)
 };
 
-// Draws the run's plots and writes <run_dir>/report.html from results.jsonl
-// and metadata.json, with `experiment`'s tables and plots. Throws
+// Draws the run's plots and writes report.html from <run_dir>'s
+// results.jsonl and metadata.json, with `experiment`'s tables and plots,
+// into `views_dir` (empty: the run folder; a shipped run's folder is kept
+// as the repository holds it, so its views go elsewhere). Throws
 // std::runtime_error (not a run folder, report.html is not a regular file).
 HtmlReportFiles write_html_report(const Experiment& experiment, const std::string& run_dir, process::CommandLog& log,
-                                  std::vector<std::string>* notes);
+                                  std::vector<std::string>* notes, const std::string& views_dir = "");
 
 // Writes report.html as a run ends; a failure becomes a note, since the
 // run's results are on disk whatever happens to one view of them.

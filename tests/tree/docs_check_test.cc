@@ -4,6 +4,9 @@
 // two, and one thing wrong, which the check must name with its line.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -25,7 +28,7 @@ ProcessResult docs_check(const std::vector<std::string>& args) {
 const char* const kResultsPage =
     "# Speed: what the runs found\n\nThe method: [../speed.md](../speed.md#the-matrix).\n\n"
     "## The runs\n\n| run | date | command |\n|---|---|---|\n"
-    "| `20261126-090234-64b10083` | 2026-11-26 | `rpclab speed --preset levy1989` |\n\n"
+    "| `20261126-090234-64b10083` (not shipped) | 2026-11-26 | `rpclab speed --preset levy1989` |\n\n"
     "## Levy's table and today's\n\nRun `20261126-090234`: 13.3 us a call.\n\n"
     "<!-- begin rpclab report levy1989 levy -->\n<!-- end rpclab report -->\n";
 
@@ -45,6 +48,7 @@ class PlantedDocs {
     return *this;
   }
   ProcessResult check() const { return docs_check({"--root", dir_.path()}); }
+  const std::string& root() const { return dir_.path(); }
 
  private:
   TempDir dir_;
@@ -175,6 +179,109 @@ TEST(DocsCheck, APageOffTheMapFails) {
   ProcessResult r = docs.check();
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_NE(r.out.find("docs/README.md:1: does not link to docs/nfs.md"), std::string::npos) << r.out;
+}
+
+// --- Shipped runs (issue 39): every run a results page lists is in the
+// repository or marked as not; every table quoted from a shipped run is
+// what rpclab prints from the shipped data today.
+
+TEST(DocsCheck, ARunNeitherShippedNorMarkedFails) {
+  PlantedDocs docs;
+  std::string page = kResultsPage;
+  page.replace(page.find(" (not shipped)"), 14, "");
+  docs.file("docs/results/speed.md", page);
+  ProcessResult r = docs.check();
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("docs/results/speed.md:9: lists a run that is not under docs/results/runs/"),
+            std::string::npos)
+      << r.out;
+}
+
+const std::string kShippedRun = "20261206-201918-47cc8606";  // the paths run docs/results/dependability.md quotes
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The `paths paths` block as docs/results/dependability.md quotes it from
+// the shipped run, markers included.
+std::string quoted_paths_block() {
+  std::string page = read_file(std::string(RPCLAB_SOURCE_DIR) + "/docs/results/dependability.md");
+  size_t begin = page.find("<!-- begin rpclab report paths paths -->");
+  size_t end = page.find("<!-- end rpclab report -->", begin);
+  if (begin == std::string::npos || end == std::string::npos) return "";
+  return page.substr(begin, end + std::string("<!-- end rpclab report -->").size() - begin) + "\n";
+}
+
+// A results page quoting the shipped paths run, with the run copied in.
+class PlantedShippedRun : public PlantedDocs {
+ public:
+  explicit PlantedShippedRun(const std::string& block) {
+    std::string from = std::string(RPCLAB_SOURCE_DIR) + "/docs/results/runs/" + kShippedRun;
+    for (const char* name : {"metadata.json", "results.jsonl.gz"})
+      file("docs/results/runs/" + kShippedRun + "/" + name, read_file(from + "/" + name));
+    file("docs/results/dependability.md",
+         "# Dependability: what the runs found\n\n## The runs\n\n| run | date |\n|---|---|\n| `" + kShippedRun +
+             "` (shipped) | 2026-12-06 |\n\n## Paths\n\n" + block);
+    file("docs/README.md",
+         "# The map\n\n[speed](speed.md), [found](results/speed.md), [more](results/dependability.md)\n");
+  }
+  ProcessResult check_with_rpclab() const { return run_program({"python3", kScript, "--root", root(), "--rpclab",
+                                                                 bin("rpclab")}); }
+};
+
+TEST(DocsCheck, AQuotedTableOfAShippedRunIsRegeneratedFromIt) {
+  std::string block = quoted_paths_block();
+  ASSERT_NE(block.find("Run `" + kShippedRun + "`"), std::string::npos) << "the page no longer quotes the run";
+  PlantedShippedRun docs(block);
+  ProcessResult r = docs.check_with_rpclab();
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("1 quoted tables regenerated from shipped runs with no difference"), std::string::npos)
+      << r.out;
+}
+
+TEST(DocsCheck, AQuotedTableThatDiffersFromItsShippedRunFails) {
+  std::string block = quoted_paths_block();
+  size_t at = block.find("| 0 in 3 |");
+  ASSERT_NE(at, std::string::npos) << block;
+  block.replace(at, 10, "| 1 in 3 |");  // one figure changed by hand
+  PlantedShippedRun docs(block);
+  ProcessResult r = docs.check_with_rpclab();
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("differs from what `rpclab report` prints from shipped run " + kShippedRun),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("1 in 3"), std::string::npos) << "the line that differs is named: " << r.out;
+}
+
+// The repository's own pages, every shipped table regenerated.
+TEST(DocsCheck, TheseDocsQuoteTheirShippedRunsExactly) {
+  ProcessResult r = docs_check({"--rpclab", bin("rpclab")});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("quoted tables regenerated from shipped runs with no difference"), std::string::npos) << r.out;
+}
+
+// rpclab reads a shipped run in place and writes nothing into it; its views
+// go where --views says.
+TEST(ShippedRuns, ReportReadsOneInPlaceAndDrawsItsViewsElsewhere) {
+  TempDir views;
+  std::string run = std::string(RPCLAB_SOURCE_DIR) + "/docs/results/runs/" + kShippedRun;
+  ProcessResult r = run_program({bin("rpclab"), "report", run});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("The path people deploy"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("is a shipped run (results.jsonl.gz): report.html and the plots are not written into it"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(run + "/report.html"));
+  r = run_program({bin("rpclab"), "report", run, "--views", views.path() + "/v"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::is_regular_file(views.path() + "/v/report.html")) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(run + "/report.html"));
+  r = run_program({bin("rpclab"), "compare", run, run});
+  EXPECT_NE(r.out.find(kShippedRun), std::string::npos) << r.out << r.err;
 }
 
 }  // namespace
