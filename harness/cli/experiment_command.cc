@@ -21,6 +21,7 @@
 #include "harness/record/records_file.h"
 #include "harness/run/result_record.h"
 #include "harness/run/run_cells.h"
+#include "harness/run/time_estimate.h"
 #include "netem/topology/capabilities.h"
 
 namespace rpclab::harness {
@@ -73,7 +74,8 @@ size_t trials_in(const std::vector<CellConfig>& cells) {
 
 // The views of the finished run. Returns report.html's path ("" when it
 // could not be written: the notes say why).
-std::string print_views(const Experiment& experiment, RunFolder& folder, const RunOptions& run) {
+std::string print_views(const Experiment& experiment, RunFolder& folder, const RunOptions& run,
+                        const WallTime& wall_time) {
   std::vector<std::string> warnings;
   std::vector<CellRecord> records = latest_per_cell(read_cell_records(folder.results_path(), &warnings));
   ReportOptions options;
@@ -81,6 +83,10 @@ std::string print_views(const Experiment& experiment, RunFolder& folder, const R
   std::string every = experiment.report(records, options);
   options.brief = true;
   std::string terminal = experiment.report(records, options);
+  // The run's time beside its tables: its plan said how long it would take.
+  std::string time = "\nThe trials " + wall_time_words(wall_time) + ".\n";
+  every += time;
+  terminal += time;
   write_file_atomically(folder.path("report.txt"), with_title(run.title, every));
   write_file_atomically(folder.path("results.csv"), records_to_csv(records));
   std::vector<std::string> notes;
@@ -174,7 +180,7 @@ int run(const Experiment& experiment, ExperimentFlags& own, CommonFlags& f) {
   meta.ended_at = iso8601_now();
   meta.summary = summary_json(summary);
   folder.write_metadata(meta);
-  std::string html = print_views(experiment, folder, f.run);
+  std::string html = print_views(experiment, folder, f.run, summary.wall_time);
   std::fflush(stdout);  // the tables before the closing words on stderr
   print_closing_words(summary, folder);
   if (!html.empty()) std::fprintf(stderr, "Report: %s\n", html.c_str());  // last, where a person looks
