@@ -73,6 +73,16 @@ std::optional<double> trial_estimate_s(const TimeConstants& table, const CellCon
   return calls_s + c->overhead_s;
 }
 
+std::optional<double> cells_estimate_s(const TimeConstants& table, const std::vector<CellConfig>& cells) {
+  double total = 0;
+  for (const CellConfig& cell : cells) {
+    std::optional<double> one = trial_estimate_s(table, cell);
+    if (!one) return std::nullopt;
+    total += *one * std::max(1, cell.trials);
+  }
+  return total;
+}
+
 std::optional<TrialTime> trial_time(const TrialRecord& t) {
   if (!t.ok() || !t.wall_s) return std::nullopt;
   TrialTime time{t.cell.config, *t.wall_s, 0, t.run_id};

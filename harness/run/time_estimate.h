@@ -54,6 +54,10 @@ const TimeConstant* constant_for(const TimeConstants& table, const CellConfig& c
 // nullopt when no row matches it.
 std::optional<double> trial_estimate_s(const TimeConstants& table, const CellConfig& cell);
 
+// Every trial of `cells` (each cell's `trials`, at least one); nullopt
+// when one of them has no row.
+std::optional<double> cells_estimate_s(const TimeConstants& table, const std::vector<CellConfig>& cells);
+
 // What a finished trial spent: its wall time and, of that, the time its
 // calls took (one client's sequence: the dependability clients' own
 // wall time, or a speed trial's calls x mean latency); calls_s is 0 when

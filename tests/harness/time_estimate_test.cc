@@ -92,6 +92,7 @@ TEST(TimeEstimate, ConstantsFittedFromAPlantedRunEstimateItsTrialsAgain) {
   double estimate = 0;
   for (const CellConfig& c : plan) estimate += *trial_estimate_s(table, c);
   EXPECT_NEAR(estimate, actual, 1e-9);
+  EXPECT_NEAR(*cells_estimate_s(table, plan), actual, 1e-9) << "a dry run says the same";
   // A transport the run did not measure gets the experiment's mean figures.
   const TimeConstant* any = constant_for(table, cell("xmlrpc", TopologyKind::kLoopback, 1));
   ASSERT_TRUE(any);
