@@ -21,6 +21,7 @@
 #include "harness/record/records_file.h"
 #include "harness/run/result_record.h"
 #include "harness/run/run_cells.h"
+#include "harness/run/time_estimate.h"
 #include "netem/topology/capabilities.h"
 
 namespace rpclab::harness {
@@ -73,11 +74,14 @@ size_t trials_in(const std::vector<CellConfig>& cells) {
 
 // The views of the finished run. Returns report.html's path ("" when it
 // could not be written: the notes say why).
-std::string print_views(const Experiment& experiment, RunFolder& folder, const RunOptions& run) {
+std::string print_views(const Experiment& experiment, RunFolder& folder, const RunOptions& run,
+                        const WallTime& wall_time) {
   if (!any_trial_finished(folder.dir())) {
     // Stopped before the first trial ended: no results.jsonl to name, no report to write.
-    std::fprintf(human_out(run), "\nNo trial finished, so there is nothing to report: %s holds metadata.json and "
-                 "commands.log\n", folder.dir().c_str());
+    std::fprintf(human_out(run), "
+No trial finished, so there is nothing to report: %s holds metadata.json and "
+                 "commands.log
+", folder.dir().c_str());
     return "";
   }
   std::vector<std::string> warnings;
@@ -87,6 +91,10 @@ std::string print_views(const Experiment& experiment, RunFolder& folder, const R
   std::string every = experiment.report(records, options);
   options.brief = true;
   std::string terminal = experiment.report(records, options);
+  // The run's time beside its tables: its plan said how long it would take.
+  std::string time = "\nThe trials " + wall_time_words(wall_time) + ".\n";
+  every += time;
+  terminal += time;
   write_file_atomically(folder.path("report.txt"), with_title(run.title, every));
   write_file_atomically(folder.path("results.csv"), records_to_csv(records));
   std::vector<std::string> notes;
@@ -123,6 +131,11 @@ int run(const Experiment& experiment, ExperimentFlags& own, CommonFlags& f) {
         code != kExitOk)
       return code;
     list_cells(cells, f.run);
+    // How long the run would take, as the run itself would say before its first trial.
+    std::optional<double> estimate = cells_estimate_s(read_time_constants(time_constants_path()), cells);
+    std::fprintf(stderr, "rpclab %s: %zu trials, estimated time: %s (%s)\n", experiment.name.c_str(),
+                 trials_in(cells), estimate ? format_duration(*estimate).c_str() : "not known",
+                 time_constants_path().c_str());
     return kExitOk;
   }
   CellEnvironment env;
@@ -180,7 +193,7 @@ int run(const Experiment& experiment, ExperimentFlags& own, CommonFlags& f) {
   meta.ended_at = iso8601_now();
   meta.summary = summary_json(summary);
   folder.write_metadata(meta);
-  std::string html = print_views(experiment, folder, f.run);
+  std::string html = print_views(experiment, folder, f.run, summary.wall_time);
   std::fflush(stdout);  // the tables before the closing words on stderr
   print_closing_words(summary, folder);
   if (!html.empty()) std::fprintf(stderr, "Report: %s\n", html.c_str());  // last, where a person looks

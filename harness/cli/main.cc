@@ -16,6 +16,7 @@
 #include "harness/cli/experiment_command.h"
 #include "harness/cli/experiments.h"
 #include "harness/cli/report_command.h"
+#include "harness/cli/time_constants_command.h"
 #include "harness/report/preset_page.h"
 #include "harness/run/experiment_run.h"
 #include "harness/placement/guest_cell.h"
@@ -91,6 +92,7 @@ int main(int argc, char** argv) {
   auto report = rpclab::harness::add_report_command(app);
   auto compare = rpclab::harness::add_compare_command(app);
   auto adapter = rpclab::harness::add_adapter_command(app);
+  auto time_constants = rpclab::harness::add_time_constants_command(app);
   bool presets_markdown = false;
   std::vector<std::string> presets_of;
   CLI::App* presets = app.add_subcommand(
@@ -152,6 +154,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("report")) return report();
     if (app.got_subcommand("compare")) return compare();
     if (app.got_subcommand("adapter")) return adapter();
+    if (app.got_subcommand("time-constants")) return time_constants();
     if (app.got_subcommand("presets")) {
       for (const rpclab::harness::Experiment& e : rpclab::harness::experiments())
         if (presets_of.empty() || std::find(presets_of.begin(), presets_of.end(), e.name) != presets_of.end())

@@ -1,6 +1,8 @@
 #include "harness/placement/cell_processes.h"
 
+#include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -330,6 +332,29 @@ Ledger read_server_ledger(const CellFiles& files) {
   }
 }
 
+namespace {
+
+// Sleeps until one of the clients still running exits, or `most` passes:
+// a pidfd is readable when its process ends, so a trial ends the moment
+// its last client does instead of at the loop's next 5 ms tick, which cost
+// a speed trial 2.5 ms on average (its calls take 10-100 ms). Without
+// pidfds (Linux before 5.3) it sleeps.
+void wait_for_an_exit(std::vector<std::unique_ptr<process::ChildProcess>>& clients, std::chrono::milliseconds most) {
+  std::vector<pollfd> fds;
+  size_t running = 0;
+  for (auto& c : clients) {
+    if (c->poll()) continue;  // reaped: its pid may be another process's now
+    ++running;
+    int fd = static_cast<int>(::syscall(SYS_pidfd_open, c->pid(), 0));
+    if (fd >= 0) fds.push_back({fd, POLLIN, 0});
+  }
+  if (fds.size() < running) std::this_thread::sleep_for(most);
+  else ::poll(fds.data(), fds.size(), static_cast<int>(most.count()));
+  for (const pollfd& f : fds) ::close(f.fd);
+}
+
+}  // namespace
+
 ClientResults run_clients(const CellConfig& cell, const std::vector<std::string>& extra_args,
                           const netem::Host& host, const std::string& endpoint, const CellFiles& files,
                           const ProcessPlacement& placement, std::chrono::seconds limit,
@@ -363,7 +388,7 @@ ClientResults run_clients(const CellConfig& cell, const std::vector<std::string>
       tick();
       next_tick = now + 1s;
     }
-    std::this_thread::sleep_for(5ms);
+    wait_for_an_exit(clients, 5ms);
   }
   for (int k = 1; k <= cell.clients; ++k) {
     int status = *clients[k - 1]->poll();

@@ -15,6 +15,7 @@
 #include "harness/kit/plot.h"
 #include "harness/record/records_file.h"
 #include "harness/record/run_metadata.h"
+#include "harness/run/time_estimate.h"
 #include "harness/kit/text_table.h"
 
 namespace rpclab::harness {
@@ -56,6 +57,8 @@ std::vector<std::vector<std::string>> run_facts(const RunMetadata& meta) {
       {"CPU", host.cpu_model.value_or("?") + " x " + text_of(host.cpu_count)},
       {"started, ended", text_of(meta.started_at) + ", " + text_of(meta.ended_at)},
       {"command", text_of(meta.command_line)}};
+  if (meta.summary && meta.summary->contains("wall_time"))  // not a record: the summary, written whole (run_cells.h)
+    rows.push_back({"time", wall_time_words(meta.summary->at("wall_time").get<WallTime>())});  // not a record: as above
   for (const std::string& skipped : meta.adapters_skipped.value_or(std::vector<std::string>{}))
     rows.push_back({"not in this run", skipped});
   return rows;

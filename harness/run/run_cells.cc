@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 
 #include "harness/run/cell_failure.h"
 #include "harness/run/output_flags.h"
 #include "harness/run/result_record.h"
+#include "harness/run/time_estimate.h"
 #include "harness/run/trial_book.h"
 #include "harness/run/trial_run.h"
 #include "netem/topology/topology.h"
@@ -65,7 +67,8 @@ nlohmann::json summary_json(const RunSummary& s) {
           {"trials_run", s.trials_run},
           {"trials_failed", s.trials_failed},
           {"trials_resumed", s.trials_resumed},
-          {"interrupted", s.interrupted}};
+          {"interrupted", s.interrupted},
+          {"wall_time", s.wall_time}};
 }
 
 void print_closing_words(const RunSummary& s, const RunFolder& folder) {
@@ -124,6 +127,37 @@ TrialWork work_of(const CellConfig& cell) {
   return TrialWork{cell.total_calls(), 0};
 }
 
+// The plan's estimate of the trials to run: nullopt when one of them has
+// no row in the time constants.
+std::optional<double> plan_estimate_s(const std::vector<TrialSlot>& todo, const std::vector<CellConfig>& cells,
+                                      const TimeConstants& constants) {
+  double total = 0;
+  for (const TrialSlot& slot : todo) {
+    std::optional<double> one = trial_estimate_s(constants, cells[slot.cell]);
+    if (!one) return std::nullopt;
+    total += *one;
+  }
+  return total;
+}
+
+// The line before the first trial: how long the plan will take, and from
+// which measured constants; or why there is no estimate.
+void say_estimate(std::optional<double> estimate_s, size_t trials, const std::string& experiment,
+                  const std::string& path, const TimeConstants& constants) {
+  if (trials == 0) return;
+  if (!estimate_s) {
+    std::fprintf(stderr, "rpclab: no estimate of this run's time: %s has no row for some of the %s experiment's "
+                 "cells (rpclab time-constants RUN_DIR adds them from a run)\n", path.c_str(), experiment.c_str());
+    return;
+  }
+  std::string runs;
+  for (const TimeConstant& row : constants.rows)
+    if (row.experiment == experiment && runs.find(row.run) == std::string::npos)
+      runs += (runs.empty() ? "" : ", ") + row.run;
+  std::fprintf(stderr, "rpclab: estimated time: %s for %zu trials (each trial's calls and overhead, from the time "
+               "constants of run %s)\n", format_duration(*estimate_s).c_str(), trials, runs.c_str());
+}
+
 
 // The loop's state: the folder, what is on disk, and the counts so far.
 struct Loop {
@@ -167,6 +201,7 @@ struct Loop {
 
 RunSummary run_cells(const Experiment& experiment, const std::vector<CellConfig>& cells, const RunOptions& options,
                      RunFolder& folder, const std::atomic<bool>& stop, CellEnvironment& env) {
+  auto started = std::chrono::steady_clock::now();
   std::vector<std::string> warnings;
   Loop loop{experiment, cells, folder, env, TrialBook(folder.trials_path(), folder.results_path(), &warnings), {},
             std::vector<bool>(cells.size(), false), options.json_lines};
@@ -179,6 +214,8 @@ RunSummary run_cells(const Experiment& experiment, const std::vector<CellConfig>
   env.cell_time_limit_s = options.cell_time_limit_s;
   env.run_id = folder.run_id();
 
+  std::string constants_path = time_constants_path();
+  TimeConstants constants = read_time_constants(constants_path);
   std::vector<TrialSlot> todo;
   TrialWork work;
   for (size_t i = 0; i < cells.size(); ++i) loop.summary.resumed += loop.book.cell_done(cells[i].id()) ? 1 : 0;
@@ -196,6 +233,12 @@ RunSummary run_cells(const Experiment& experiment, const std::vector<CellConfig>
                  loop.summary.trials_resumed, loop.summary.resumed, todo.size());
   for (size_t i = 0; i < cells.size(); ++i) loop.finish_cell_if_complete(i, nullptr);  // killed between two appends
 
+  std::optional<double> estimate = plan_estimate_s(todo, cells, constants);
+  say_estimate(estimate, todo.size(), experiment.name, constants_path, constants);
+  loop.summary.wall_time.estimated_s = estimate;
+  std::optional<PlanClock> clock;
+  if (estimate) clock.emplace(*estimate);
+  auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
   TrialRunner runner = experiment.trial_runner(folder.dir(), env);
   Progress progress(todo.size(), work);
   env.progress = &progress;
@@ -208,6 +251,7 @@ RunSummary run_cells(const Experiment& experiment, const std::vector<CellConfig>
     }
     if (loop.book.cell_skipped(cell.id())) {  // an earlier trial found that this cell cannot run here
       progress.skip_trial(work_of(cell));
+      if (clock) clock->trial_done(*trial_estimate_s(constants, cell), false);
       continue;
     }
     TrialPlace place = loop.place(slot);
@@ -227,10 +271,16 @@ RunSummary run_cells(const Experiment& experiment, const std::vector<CellConfig>
     loop.book.add_trial(trial);
     ++loop.summary.trials_run;
     loop.summary.trials_failed += trial.status == "failed" ? 1 : 0;
-    progress.end_trial(outcome_words(trial, experiment.trial_words));
+    std::string words = outcome_words(trial, experiment.trial_words);
+    if (clock) {
+      clock->trial_done(*trial_estimate_s(constants, cell), true);
+      words += "; " + clock->words(elapsed_s());
+    }
+    progress.end_trial(words);
     loop.finish_cell_if_complete(slot.cell, &progress);
   }
   env.progress = nullptr;
+  loop.summary.wall_time.actual_s = elapsed_s();
   return loop.summary;
 }
 

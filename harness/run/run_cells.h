@@ -13,6 +13,7 @@
 #include "harness/run/experiment.h"
 #include "harness/run/experiment_run.h"
 #include "harness/run/run_folder.h"
+#include "harness/run/time_estimate.h"
 
 namespace rpclab::harness {
 
@@ -21,6 +22,7 @@ struct RunSummary {
   size_t ok = 0, skipped = 0, failed = 0, resumed = 0;  // cells
   size_t trials_run = 0, trials_failed = 0, trials_resumed = 0;
   bool interrupted = false;
+  WallTime wall_time;  // the plan's estimate of the trials to run, and what they took
   int exit_code() const;  // 130 interrupted, 1 if a cell or a trial failed, else 0
 };
 

@@ -1,6 +1,14 @@
 #include "harness/speed/speed_session.h"
 
+#include <fcntl.h>
+#include <sched.h>
 #include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -23,6 +31,7 @@
 #include "harness/speed/sockperf.h"
 #include "harness/speed/speed_matrix.h"
 #include "harness/speed/speed_metrics.h"
+#include "netem/faults/netem_qdisc.h"
 #include "process/command_runner.h"
 #include "server/server_stats.h"
 #include "client/call_record_header.h"
@@ -49,21 +58,44 @@ int64_t realtime_ns() {
 // The client's end of the two-host link, each way: what it sends (tx) is
 // the requests, with the ACKs of the replies; what it receives (rx), the
 // replies with the ACKs of the requests. Packets as the kernel counts them
-// (`ip -s link`; an offloaded run of segments is one), headers included;
+// (/proc/net/dev, as `ip -s link`; an offloaded run of segments is one), headers included;
 // speed_summary takes the headers off.
 struct WireCounters {
   uint64_t tx_bytes = 0, tx_packets = 0, rx_bytes = 0, rx_packets = 0;
 };
 
-// iproute2's JSON (`ip -s -j link show`), not a record.
+// The interface's counters as the kernel keeps them for /proc/net/dev,
+// read from inside the client's namespace by this thread alone (setns,
+// then back). Two `ip netns exec ... ip -s -j link show` a trial cost each
+// two-host trial two program starts, a mount namespace and a sysfs mount
+// each: 120 and 147 ms of one trial's 661 ms between calls (strace -f -tt
+// of a sunrpc-tcp two-host trial, the machine at a load of 27), the
+// largest share of what two-host paid beyond loopback.
 WireCounters read_wire(const netem::Host& client, process::CommandLog& log) {
-  process::CommandResult r = process::run_checked({"ip", "-s", "-j", "link", "show", "dev", client.ifname}, log, client.netns);
-  json j = json::parse(r.out);
-  const json& s = j.at(0).at("stats64");
-  const json& tx = s.at("tx");  // not a record: iproute2's JSON
-  const json& rx = s.at("rx");  // not a record: iproute2's JSON
-  return {tx.at("bytes").get<uint64_t>(), tx.at("packets").get<uint64_t>(),  // not a record: iproute2's JSON
-          rx.at("bytes").get<uint64_t>(), rx.at("packets").get<uint64_t>()};  // not a record: iproute2's JSON
+  log.comment("counters of " + client.ifname + " in netns " + client.netns + " (/proc/net/dev, read in-process)");
+  auto fail = [&](const std::string& what, int err) {
+    return CellFailure("cannot read " + client.ifname + "'s counters in netns " + client.netns + ": " + what + ": " +
+                       std::strerror(err));
+  };
+  int home = ::open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+  if (home < 0) throw fail("/proc/thread-self/ns/net", errno);
+  int there = ::open(("/run/netns/" + client.netns).c_str(), O_RDONLY | O_CLOEXEC);
+  if (there < 0 || ::setns(there, CLONE_NEWNET) != 0) {
+    int err = errno;
+    if (there >= 0) ::close(there);
+    ::close(home);
+    throw fail("setns", err);
+  }
+  std::ifstream dev("/proc/thread-self/net/dev");
+  std::string text((std::istreambuf_iterator<char>(dev)), std::istreambuf_iterator<char>());
+  bool back = ::setns(home, CLONE_NEWNET) == 0;
+  int err = errno;
+  ::close(there);
+  ::close(home);
+  if (!back) throw fail("setns back", err);  // this thread would run everything after in the client's namespace
+  std::optional<netem::InterfaceStats> c = netem::parse_net_dev(text, client.ifname);
+  if (!c) throw CellFailure("no line for " + client.ifname + " in /proc/net/dev of netns " + client.netns);
+  return {c->tx_bytes, c->tx_packets, c->rx_bytes, c->rx_packets};
 }
 
 WireCounts wire_delta(const WireCounters& before, const WireCounters& after) {
@@ -250,7 +282,14 @@ void SpeedSession::measure_rpc(const CellConfig& cell, const TrialPlace& place, 
   at.describe(trial);
   auto* path = dynamic_cast<PathServers*>(&srv);
   if (path) path->describe(trial);  // which path, its proxy's version and configuration
-  auto before = srv.stats();
+  // The server's counters after its last trial are its counters before
+  // this one: nothing calls a kept server between its cells' trials but
+  // ghz's calibration, which forgets them. One stats request a trial, where
+  // two cost a SIGUSR1 and the server's fsync'd stats file each (75 and 44
+  // ms in the trace of read_wire's comment).
+  std::optional<json>& last = servers_[server_key(cell)].last_stats;
+  std::optional<json> before = last ? last : srv.stats();
+  last.reset();  // until this trial has its own `after`
   if (!before) throw CellFailure("the server did not answer a stats request (SIGUSR1)");
   std::optional<double> proxy_before = path ? path->proxy_cpu_us() : std::nullopt;
   // The link's counters are read where the client's end is this machine's
@@ -276,6 +315,7 @@ void SpeedSession::measure_rpc(const CellConfig& cell, const TrialPlace& place, 
                                          open_gate);
   auto after = srv.stats();
   if (!after) throw CellFailure("the server did not answer a stats request after the trial");
+  last = after;
   if (proxy_before) trial.speed.proxy_cpu_us = *path->proxy_cpu_us() - *proxy_before;
   learn_start(cell, clients.records, launched);
   SpeedMetrics m = speed_metrics({clients.records});
@@ -364,6 +404,7 @@ void SpeedSession::measure_ghz(const CellConfig& cell, const TrialPlace& place, 
   grpc.transport = calibrated_row(cell.transport);
   Placement& at = placement(grpc, env, log);
   TrialServer& srv = server(grpc, at, env);
+  servers_[server_key(grpc)].last_stats.reset();  // ghz's calls are no trial's of that server
   at.describe(trial);
   std::string data = place.dir + "/ghz-request.json", report = place.dir + "/ghz-report.json";
   write_file_atomically(data, ghz_echo_request(cell.size));

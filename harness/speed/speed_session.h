@@ -8,6 +8,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,7 @@ class SpeedSession {
   struct RunningServer {
     std::unique_ptr<CellFiles> files;
     std::unique_ptr<TrialServer> server;
+    std::optional<nlohmann::json> last_stats;  // its stats after its last trial
   };
 
   std::string run_dir_;

@@ -86,6 +86,30 @@ InterfaceStats parse_interface_stats(const std::string& json_text) {
   return s;
 }
 
+std::optional<InterfaceStats> parse_net_dev(const std::string& text, const std::string& ifname) {
+  // "  estv-a:    2328      10    0 ...": the name right-aligned before a
+  // colon, then 8 receive and 8 transmit counters; a byte count of 8 digits
+  // or more follows the colon with no space.
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    size_t begin = line.find_first_not_of(' ');
+    if (line.compare(begin, colon - begin, ifname) != 0 || colon - begin != ifname.size()) continue;
+    std::istringstream fields(line.substr(colon + 1));
+    uint64_t v[10] = {};
+    for (uint64_t& x : v)
+      if (!(fields >> x)) return std::nullopt;
+    InterfaceStats s;
+    s.rx_bytes = v[0];
+    s.rx_packets = v[1];
+    s.tx_bytes = v[8];
+    s.tx_packets = v[9];
+    return s;
+  }
+  return std::nullopt;
+}
+
 std::map<std::string, uint64_t> parse_snmp(const std::string& text) {
   // Lines come in pairs: "Ip: Forwarding DefaultTTL ..." then "Ip: 1 64 ...".
   std::map<std::string, uint64_t> out;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct InterfaceStats {
 };
 // From `ip -s -j link show dev IF`. Throws std::runtime_error on bad JSON.
 InterfaceStats parse_interface_stats(const std::string& json_text);
+// `ifname`'s line of /proc/net/dev (the same 64-bit counters, read without
+// starting a program); nullopt when it has none.
+std::optional<InterfaceStats> parse_net_dev(const std::string& text, const std::string& ifname);
 
 // From /proc/net/snmp: {"Ip.OutRequests": n, "Udp.RcvbufErrors": n, ...}.
 std::map<std::string, uint64_t> parse_snmp(const std::string& text);

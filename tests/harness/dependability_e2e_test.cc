@@ -77,6 +77,16 @@ TEST(DependabilityE2E, QuickPresetFindsWhatEachTransportDoes) {
       << "one record per trial, each as it ended";
   json meta = json::parse(read_whole_file(dir.file("run/metadata.json")));
   EXPECT_TRUE(meta["shuffle_seed"].is_number()) << "the trial order's seed is recorded";
+  // The plan said how long it would take before its first trial
+  // (docs/data/time-constants.json), and it was right within 2x.
+  EXPECT_NE(r.err.find("rpclab: estimated time: "), std::string::npos) << r.err;
+  const json& wall_time = meta["summary"]["wall_time"];
+  ASSERT_TRUE(wall_time["estimated_s"].is_number()) << meta.dump();
+  double estimated = wall_time["estimated_s"].get<double>(), actual = wall_time["actual_s"].get<double>();
+  EXPECT_GT(actual, 0.0);
+  EXPECT_LE(estimated, 2 * actual) << "estimated " << estimated << " s, took " << actual << " s";
+  EXPECT_LE(actual, 2 * estimated) << "estimated " << estimated << " s, took " << actual << " s";
+  EXPECT_NE(r.out.find("The trials took "), std::string::npos) << "the report says both times";
 
   size_t clean_cells = 0;
   for (const json& clean : records) {  // no faults: every call correct

@@ -63,6 +63,26 @@ TEST(InterfaceCounters, IpLinkStats64) {
   EXPECT_THROW(parse_interface_stats("[{\"ifname\":\"lo\"}]"), std::runtime_error);
 }
 
+TEST(InterfaceCounters, ProcNetDevSaysWhatIpLinkSays) {
+  // Captured in a namespace of a veth pair after three datagrams; `ip -s -j
+  // link show dev estv-a` said rx 2328 bytes / 10 packets, tx 3684 / 10.
+  std::optional<InterfaceStats> s = parse_net_dev(fixture("proc-net-dev-veth.txt"), "estv-a");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->rx_bytes, 2328u);
+  EXPECT_EQ(s->rx_packets, 10u);
+  EXPECT_EQ(s->tx_bytes, 3684u);
+  EXPECT_EQ(s->tx_packets, 10u);
+  EXPECT_FALSE(parse_net_dev(fixture("proc-net-dev-veth.txt"), "estv")) << "a prefix of a name is not the name";
+  EXPECT_FALSE(parse_net_dev(fixture("proc-net-dev-veth.txt"), "eth0"));
+  // The kernel's "%6s:%8llu": nine digits of bytes touch the colon.
+  std::optional<InterfaceStats> big =
+      parse_net_dev("rpclab-cli:123456789    7 0 0 0 0 0 0 987654321 8 0 0 0 0 0 0\n", "rpclab-cli");
+  ASSERT_TRUE(big);
+  EXPECT_EQ(big->rx_bytes, 123456789u);
+  EXPECT_EQ(big->tx_bytes, 987654321u);
+  EXPECT_EQ(big->tx_packets, 8u);
+}
+
 TEST(Snmp, ReadsEveryGroup) {
   auto snmp = parse_snmp(fixture("proc-net-snmp-sender.txt"));
   EXPECT_EQ(snmp["Ip.OutRequests"], 5000u);
