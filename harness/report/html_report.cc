@@ -176,7 +176,9 @@ std::string html_report(const HtmlReportInput& in) {
   std::string heading =
       fmt::format("rpclab {} run {}", in.metadata.experiment.value_or("?"), in.metadata.run_id.value_or("?"));
   if (!title.empty()) heading = title + " (" + heading + ")";
-  std::string body = html::heading(1, heading) +
+  std::string verdict =
+      in.headline_markdown.empty() ? "" : html::heading(2, "Verdict", "verdict") + html::from_markdown(in.headline_markdown);
+  std::string body = html::heading(1, heading) + verdict +
                      html::paragraph("A view of this folder's results.jsonl; `rpclab report FOLDER` makes it again. "
                                      "docs/running.md says how to read it.", "note") +
                      metadata_section(in.metadata) + tables_section(in.tables_markdown) +
@@ -196,6 +198,8 @@ HtmlReportFiles write_html_report(const Experiment& experiment, const std::strin
   ReportOptions options;
   options.data_dir = reference_data_dir();
   options.markdown = true;
+  in.headline_markdown = experiment.headline(in.records, options);
+  options.headline = false;  // drawn above everything, not again among the tables
   in.tables_markdown = experiment.report(in.records, options);
   in.plot_pngs = experiment.plots(in.records, run_dir, log, notes);
   in.commands_log = read_text(run_dir + "/commands.log");
