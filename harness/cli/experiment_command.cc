@@ -108,6 +108,10 @@ No trial finished, so there is nothing to report: %s holds metadata.json and "
                all_shown ? "\n" : "", folder.dir().c_str(), all_shown ? "report.txt, " : "");
   for (const std::string& p : views.pngs) std::fprintf(out, ", %s", p.substr(folder.dir().size() + 1).c_str());
   std::fprintf(out, ")\n");
+  // The answer last, where the person looks when the run ends.
+  options.brief = false;
+  if (std::string verdict = experiment.headline(records, options); !verdict.empty())
+    std::fprintf(out, "\n%s", verdict.c_str());
   return views.html;
 }
 

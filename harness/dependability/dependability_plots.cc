@@ -1,6 +1,7 @@
 #include "harness/dependability/dependability_plots.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -49,6 +50,7 @@ std::vector<std::string> dependability_plots(const std::vector<CellRecord>& reco
                      y_label(), XAxis::kCategory};
   by_load.symlogy = by_faults.symlogy = true;
   std::map<std::string, size_t> load_series, fault_series;
+  std::map<std::string, std::vector<std::string>> prices;  // by variant, in column order
   for (const CellRecord& r : records) {
     if (!r.is("dependability") || !r.ok()) continue;
     if (has_events(r)) continue;  // the failures table shows them; neither axis here is theirs
@@ -70,8 +72,13 @@ std::vector<std::string> dependability_plots(const std::vector<CellRecord>& reco
         by_faults.series.push_back({variant});
       }
       add_point(by_faults.series[fault_series[variant]], x, r);
+      if (std::string price = told_failed_share(r); !price.empty()) prices[variant].push_back(price);
     }
   }
+  // A remedy's zero with its price in the legend: the calls it reported
+  // failed although they ran, per column, as the Levy faults table shows.
+  for (Series& s : by_faults.series)
+    if (prices.count(s.title)) s.title += " (" + fmt::format("{}", fmt::join(prices[s.title], ", ")) + " told failed)";
   std::vector<std::string> pngs;
   for (const PlotSpec* p : {&by_load, &by_faults}) {
     if (p->series.empty()) continue;

@@ -13,6 +13,7 @@
 #include "harness/causes/causes_report.h"
 #include "harness/dependability/paths_report.h"
 #include "harness/dependability/surface.h"
+#include "harness/dependability/verdict.h"
 #include "harness/kit/data_csv.h"
 #include "transport/settings_table.h"
 #include "harness/kit/text_table.h"
@@ -43,10 +44,20 @@ double duplicate_calls_per_million(const CellRecord& r) {
   return rates && rates->duplicate_calls ? rates->duplicate_calls->value : 0;
 }
 
+// With the cell's price beside it: a zero bought by telling the client
+// that calls which ran had failed is not free (issue 39).
 std::string silent_and_dup(const CellRecord& r) {
   double silent = r.dependability.silent_per_million ? r.dependability.silent_per_million->value : 0;
-  return per_million(silent) + " / " + per_million(duplicate_calls_per_million(r));
+  std::string price = told_failed_share(r);
+  return per_million(silent) + " / " + per_million(duplicate_calls_per_million(r)) +
+         (price.empty() ? "" : " (" + price + " told failed)");
 }
+
+// The Levy tables' words for the price beside a cell's figures.
+const char* const kPriceNote =
+    " (N% told failed): the share of the cell's calls the server ran although the client was told they failed "
+    "(indeterminate, and calls run twice reported failed), what a remedy's zero costs the caller, who must find "
+    "out whether each ran.";
 
 // A figure over the cell's trials; none in a record from before trials.
 const OverTrials* over(const CellRecord& r, OverTrials OverTrialsFigures::*figure) {
@@ -251,7 +262,8 @@ std::string levy_load(const std::vector<CellRecord>& records, const ReportOption
                      "client saw succeed) / duplicate "
                      "calls (calls run twice or more, whatever the client was told), each per 1,000,000 calls over "
                      "all the cell's trials. Load = CPU-bound hogs on the server's CPU; below, what that CPU's run "
-                     "queue and the server's own wait to run measured. Over trials, with intervals: next table.",
+                     "queue and the server's own wait to run measured. Over trials, with intervals: next table." +
+                     kPriceNote,
                  t, o);
 }
 
@@ -293,7 +305,8 @@ std::string levy_faults(const std::vector<CellRecord>& records, const ReportOpti
   if (by.empty()) by = "no backend";
   return section("Dependability under network faults (two-host link" + g.clients_note() +
                      "): silent errors / duplicate calls per 1,000,000 calls over all the cell's trials; measured = "
-                     "what the link's counters saw in every cell of the column (range over the rows), by " + by + ".",
+                     "what the link's counters saw in every cell of the column (range over the rows), by " + by + "." +
+                     kPriceNote,
                  t, o);
 }
 
@@ -451,48 +464,11 @@ std::string not_measured(const std::vector<CellRecord>& records) {
 
 }  // namespace
 
-bool has_events(const CellRecord& record) { return !record.cell.config.faults.events.empty(); }
-
-bool has_faults(const CellRecord& record) {
-  // The faults table's own control cell (loss 0, dup 0 on the link) belongs
-  // with the faults table, not in the load table.
-  return record.cell.config.block == "faults" || !netem::is_empty(record.cell.config.faults);
-}
-
-namespace {
-
-// The library's own retransmit interval, "15 s" for libtirpc's.
-std::string default_retry(const TransportRow& row) {
-  ClientOptions defaults;
-  defaults.transport = std::string(row.name);
-  int ms = row.client_settings(defaults).retry_timeout_ms;
-  return ms % 1000 == 0 ? fmt::format("{} s", ms / 1000) : fmt::format("{} ms", ms);
-}
-
-}  // namespace
-
-std::string row_variant(const CellRecord& record, bool with_clients) {
-  const CellConfig& c = record.cell.config;
-  std::string v = c.transport;
-  const TransportRow* row = find_transport(v);
-  if (row && row->traits.retransmits) {  // the retransmit interval is part of what the row measures
-    auto retry = c.settings.get(kRetryTimeout);
-    v += retry ? fmt::format(" retry {} ms", *retry) : fmt::format(" retry {}", default_retry(*row));
-  }
-  v += row_words(c.settings);  // " +drc +drain": each setting the cell set
-  // "+app:5", "+library retry": the client's retry policy, apart from
-  // sunrpc-udp's retransmit interval ("retry 20 ms") above.
-  if (c.retry.policy == RetryPolicy::kApp) v += " +" + c.retry.name();
-  if (c.retry.policy == RetryPolicy::kLibrary) v += " +library retry";
-  if (c.at_most_once) v += " +at-most-once";
-  if (c.connect == ConnectMode::kPerCall) v += " per-call";
-  if (with_clients && c.clients > 1) v += fmt::format(" x{} clients", c.clients);
-  return v;
-}
-
 const std::vector<ReportTable>& dependability_tables() {
   using Records = std::vector<CellRecord>;
   static const std::vector<ReportTable> tables = {
+      {"verdict", "the answer at a glance: which cells lost or ran calls twice in how many trials, which were clean, "
+                  "what each remedy cost", verdict_section, true, false, true},
       {"levy-load", "silent errors and calls run twice per 1,000,000 against server load, beside Levy's 1989 figures",
        levy_load},
       {"levy-faults", "the same under network loss and duplication", levy_faults},

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/dependability/cell_words.h"  // row_variant, has_faults: the rows every view names
 #include "harness/record/cell_record.h"
 #include "harness/run/experiment.h"
 
@@ -24,12 +25,5 @@ const std::vector<ReportTable>& dependability_tables();
 CellFigures dependability_cell_figures();
 // Those tables, as the row's report would render them.
 std::string dependability_report(const std::vector<CellRecord>& records, const ReportOptions& options);
-
-// "sunrpc-udp retry 20 ms", "grpc": the transport and the settings that make
-// a row, without the load and fault axes that make the columns.
-std::string row_variant(const CellRecord& record, bool with_clients = true);
-
-bool has_faults(const CellRecord& record);  // steady faults or timed events
-bool has_events(const CellRecord& record);  // timed events (the failures table's cells)
 
 }  // namespace rpclab::harness

@@ -4,6 +4,7 @@
 // `silent_per_million` and `rates_per_million`.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -35,6 +36,13 @@ struct ClassCounts {
   std::map<std::string, uint64_t> client_errors;  // reported errors by kind
 
   uint64_t silent() const { return silent_loss + silent_duplicates; }
+  // Calls the server ran although the client was told they failed
+  // (indeterminate, and duplicates told failure): what a remedy that
+  // leaves no silent error or duplicate still costs the caller, who must
+  // find out whether the call ran.
+  uint64_t ran_but_told_failed() const {
+    return indeterminate + duplicate_calls - std::min(duplicate_calls, silent_duplicates);
+  }
   // The counts of several trials add up; clients_with_silent_errors then
   // counts client-trials.
   ClassCounts& operator+=(const ClassCounts& other);

@@ -184,10 +184,13 @@ std::string html_report(const HtmlReportInput& in) {
   std::string heading =
       fmt::format("rpclab {} run {}", in.metadata.experiment.value_or("?"), in.metadata.run_id.value_or("?"));
   if (!title.empty()) heading = title + " (" + heading + ")";
-  std::string body = html::heading(1, heading) +
+  std::string verdict =
+      in.headline_markdown.empty() ? "" : html::heading(2, "Verdict", "verdict") + html::from_markdown(in.headline_markdown);
+  std::string body = html::heading(1, heading) + verdict +
                      "<p class=\"note\">A view of this folder&#39;s results.jsonl; `rpclab report FOLDER` makes it "
                      "again. How to read it: <a href=\"" + html::escape(kReportGuide) + "\">docs/guide.md, "
-                     "&ldquo;How to read the report&rdquo;</a>.</p>\n" +
+                     "&ldquo;How to read the report&rdquo;</a>.</p>
+" +
                      metadata_section(in.metadata) + tables_section(in.tables_markdown) +
                      plots_section(in.plot_pngs) + cells_section(in.records, in.cell_figures) +
                      cell_details_section(in.records, in.commands_log);
@@ -206,6 +209,8 @@ HtmlReportFiles write_html_report(const Experiment& experiment, const std::strin
   ReportOptions options;
   options.data_dir = reference_data_dir();
   options.markdown = true;
+  in.headline_markdown = experiment.headline(in.records, options);
+  options.headline = false;  // drawn above everything, not again among the tables
   in.tables_markdown = experiment.report(in.records, options);
   in.plot_pngs = experiment.plots(in.records, out_dir, log, notes);
   in.commands_log = read_text(run_dir + "/commands.log");

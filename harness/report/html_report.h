@@ -21,7 +21,8 @@ struct HtmlReportInput {
   RunMetadata metadata;                  // metadata.json
   std::vector<CellRecord> records;       // the latest record of each cell
   std::vector<std::string> plot_pngs;    // drawn plots; the SVG beside each is inlined
-  std::string tables_markdown;           // the experiment's report, as Markdown
+  std::string headline_markdown;         // the answer at a glance (the verdict), as Markdown: first of all
+  std::string tables_markdown;           // the experiment's report without it, as Markdown
   std::string commands_log;              // commands.log, to cut into cells
   CellFigures cell_figures;              // the experiment's own columns of "Every cell"
 };

@@ -102,7 +102,19 @@ std::string from_markdown(const std::string& markdown) {
     if (!text.empty()) out += paragraph(text);
     text.clear();
   };
+  std::string items;  // "- " lines: a list (the verdict's sentences)
+  auto flush_list = [&] {
+    if (!items.empty()) out += "<ul>\n" + items + "</ul>\n";
+    items.clear();
+  };
   while (std::getline(in, line)) {
+    if (line.rfind("- ", 0) == 0) {
+      flush_table();
+      flush_text();
+      items += "<li>" + escape(line.substr(2)) + "</li>\n";
+      continue;
+    }
+    flush_list();
     if (line.rfind("|", 0) == 0) {
       flush_text();
       if (header.empty()) header = markdown_cells(line);
@@ -113,6 +125,7 @@ std::string from_markdown(const std::string& markdown) {
     if (line.empty()) flush_text();
     else text += (text.empty() ? "" : " ") + line;
   }
+  flush_list();
   flush_table();
   flush_text();
   return out;

@@ -1,6 +1,7 @@
 #include "harness/run/experiment.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "transport/adapter_table.h"
 
@@ -15,7 +16,7 @@ std::string render_report(const std::vector<ReportTable>& tables, const std::vec
         if (t.id == id) chosen.push_back(&t);
   } else {
     for (const ReportTable& t : tables)
-      if (options.brief ? t.on_terminal : t.in_file) chosen.push_back(&t);
+      if ((options.brief ? t.on_terminal : t.in_file) && (options.headline || !t.headline)) chosen.push_back(&t);
   }
   std::string out;
   for (const ReportTable* t : chosen) {
@@ -27,6 +28,15 @@ std::string render_report(const std::vector<ReportTable>& tables, const std::vec
 
 std::string Experiment::report(const std::vector<CellRecord>& records, const ReportOptions& options) const {
   return render_report(tables, records, options);
+}
+
+std::string Experiment::headline(const std::vector<CellRecord>& records, const ReportOptions& options) const {
+  std::vector<ReportTable> chosen;
+  std::copy_if(tables.begin(), tables.end(), std::back_inserter(chosen), [](const ReportTable& t) { return t.headline; });
+  ReportOptions all = options;
+  all.brief = false;
+  all.tables.clear();
+  return render_report(chosen, records, all);
 }
 
 std::vector<std::string> Experiment::table_ids() const {

@@ -58,6 +58,7 @@ struct ReportOptions {
   bool markdown = false;            // Markdown tables for docs, instead of aligned text
   bool brief = false;               // the terminal's tables rather than every table
   std::vector<std::string> tables;  // only these tables (by id), in this order; empty = all
+  bool headline = true;             // with the headline tables (report.html draws them apart, first)
 };
 
 // One table of an experiment's report: named once, here, and found by its
@@ -68,6 +69,10 @@ struct ReportTable {
   std::function<std::string(const std::vector<CellRecord>& records, const ReportOptions& options)> render;
   bool in_file = true;      // report.txt, report.html, `rpclab report`
   bool on_terminal = true;  // what the run prints as it ends
+  // The answer at a glance (the verdict): first in report.txt and report.md,
+  // above everything in report.html, and the run's last words on the
+  // terminal, after the other tables (so not among on_terminal's).
+  bool headline = false;
 };
 
 // report.html's "Every cell" table: an experiment's own figures of one
@@ -155,6 +160,8 @@ struct Experiment {
 
   // The report: its tables (render_report below).
   std::string report(const std::vector<CellRecord>& records, const ReportOptions& options) const;
+  // The headline tables alone (ReportTable::headline), "" when there are none.
+  std::string headline(const std::vector<CellRecord>& records, const ReportOptions& options) const;
   std::vector<std::string> table_ids() const;
 };
 

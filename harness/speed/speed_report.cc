@@ -126,7 +126,7 @@ std::string percentile_table(const std::vector<CellRecord>& records, const std::
   std::vector<std::vector<std::string>> rows;  // an empty row: a rule
   std::map<std::pair<int, size_t>, std::vector<const CellRecord*>> groups;
   std::string last;
-  bool wire = false, tails_hidden = false, from_proc = false;
+  bool wire = false, tails_hidden = false, from_proc = false, noise = false;
   for (const CellRecord& r : records) {
     if (!measured(r) || calibration(r) || topology(r) != topo || connect(r) != mode) continue;
     if (one_client_only && clients(r) != 1) continue;
@@ -142,9 +142,17 @@ std::string percentile_table(const std::vector<CellRecord>& records, const std::
     from_proc = from_proc || (cpu && cpu->server_from);
     const std::optional<uint64_t>& n = s.latency.calls_measured;
     wire = wire || s.wire.has_value();
-    rows.push_back({variant(r), std::to_string(clients(r)), size_label(size(r)), opt_fixed(s.latency.p50_us, 1),
-                    opt_fixed(s.latency.p90_us, 1), tail(s.latency.p99_us, n, 0.99, &tails_hidden),
-                    tail(s.latency.p999_us, n, 0.999, &tails_hidden), opt_fixed(s.latency.max_us, 1),
+    auto mark = [&noise](const std::string& figure, bool noisy) {
+      std::string out = marked(figure, noisy);
+      noise = noise || out != figure;
+      return out;
+    };
+    rows.push_back({variant(r), std::to_string(clients(r)), size_label(size(r)),
+                    mark(opt_fixed(s.latency.p50_us, 1), below_floor(r) || few_beyond(n, 0.5)),
+                    mark(opt_fixed(s.latency.p90_us, 1), few_beyond(n, 0.9)),
+                    mark(tail(s.latency.p99_us, n, 0.99, &tails_hidden), few_beyond(n, 0.99)),
+                    mark(tail(s.latency.p999_us, n, 0.999, &tails_hidden), few_beyond(n, 0.999)),
+                    opt_fixed(s.latency.max_us, 1),
                     opt_fixed(s.latency.calls_per_s, 0), cpu ? fixed(cpu->client, 1) : "-",
                     cpu ? fixed(cpu->server, 1) + (cpu->server_from ? "^" : "") : "-",
                     s.wire.has_value() ? fixed(s.wire->bytes_per_call, 0) : "-", ratio});
@@ -172,6 +180,7 @@ std::string percentile_table(const std::vector<CellRecord>& records, const std::
   if (tails_hidden)
     out += "(- in p99 or p99.9: the cell measured fewer than 100 or 1,000 calls, where that percentile is the "
            "maximum)\n";
+  if (noise) out += noise_note() + "\n";
   if (!wire) out += "(no bytes/call: bytes on the wire are counted on the two-host link only)\n";
   if (from_proc)
     out += "(^ in srv: the harness measured the server's CPU from /proc/<pid>/stat around each trial, in 10 ms "
@@ -363,11 +372,15 @@ CellFigures speed_cell_figures() {
   f.values = [](const CellRecord& r) -> std::vector<std::string> {
     const LatencyFigures& l = r.speed.latency;
     if (!l.p50_us) return {};
-    return {grouped(l.calls_measured.value_or(0)), fixed(*l.p50_us, 1),
-            fixed(l.p90_us.value_or(0.0), 1),      fixed(l.p99_us.value_or(0.0), 1),
-            fixed(l.max_us.value_or(0.0), 1),      fixed(l.calls_per_s.value_or(0.0), 0)};
+    const std::optional<uint64_t>& n = l.calls_measured;
+    return {grouped(n.value_or(0)),
+            marked(fixed(*l.p50_us, 1), below_floor(r) || few_beyond(n, 0.5)),
+            marked(fixed(l.p90_us.value_or(0.0), 1), few_beyond(n, 0.9)),
+            marked(fixed(l.p99_us.value_or(0.0), 1), few_beyond(n, 0.99)),
+            fixed(l.max_us.value_or(0.0), 1),
+            fixed(l.calls_per_s.value_or(0.0), 0)};
   };
-  f.note = "Each cell's latency over its measured calls.";
+  f.note = "Each cell's latency over its measured calls. " + noise_note();
   return f;
 }
 

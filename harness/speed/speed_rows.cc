@@ -1,5 +1,7 @@
 #include "harness/speed/speed_rows.h"
 
+#include <fmt/format.h>
+
 #include "transport/transport.h"
 #include "transport/settings_table.h"
 #include "harness/speed/speed_matrix.h"
@@ -37,6 +39,23 @@ std::string size_words(size_t bytes) {
 
 bool echo_run(const CellRecord& record) {
   return record.is("speed") && workload_of(record.cell.config.op) == "echo" && !record.cell.config.rate_per_s;
+}
+
+bool below_floor(const CellRecord& record) {
+  const MaybeNull<double>& ratio = record.speed.ratio_to_floor;
+  return ratio.has_value() && *ratio < 1;
+}
+
+bool few_beyond(const std::optional<uint64_t>& calls, double q) {
+  return calls && static_cast<double>(*calls) * (1 - q) < static_cast<double>(kLeastBeyond) - 1e-9;
+}
+
+std::string marked(const std::string& figure, bool noisy) { return noisy && figure != "-" ? figure + kNoiseMark : figure; }
+
+std::string noise_note() {
+  return fmt::format("({} = noise, not a finding: a p50 below its raw floor's p50 in this run, or a percentile with "
+                     "fewer than {} of the cell's calls beyond it)",
+                     kNoiseMark, kLeastBeyond);
 }
 
 }  // namespace rpclab::harness

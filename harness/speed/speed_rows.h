@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "harness/record/cell_record.h"
@@ -22,5 +24,19 @@ std::string variant(const CellRecord& record);
 // tables and the latency plots show; NEXT of the at-most-once workload
 // and the open-loop cells, rate_report.h, have their own).
 bool echo_run(const CellRecord& record);
+
+// Noise, marked in every view of a speed cell (issue 39): a p50 below its
+// floor's in the same run (no RPC is faster than the raw socket it runs
+// on: the difference is the machine's noise), or a percentile that rests
+// on fewer than kLeastBeyond calls beyond it (p99 from 300 calls is the
+// 3rd slowest call).
+inline constexpr uint64_t kLeastBeyond = 10;
+inline constexpr const char* kNoiseMark = "~";
+bool below_floor(const CellRecord& record);
+bool few_beyond(const std::optional<uint64_t>& calls, double q);
+// The figure with the mark when `noisy`, e.g. "41.2~".
+std::string marked(const std::string& figure, bool noisy);
+// The mark's one explanation, under a table that shows it.
+std::string noise_note();
 
 }  // namespace rpclab::harness

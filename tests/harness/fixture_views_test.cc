@@ -62,7 +62,9 @@ void check_views(const std::string& experiment_name) {
   HtmlReportInput in;
   in.metadata = *read_run_metadata(folder + "/metadata.json");
   in.records = records;
-  in.tables_markdown = markdown;
+  in.headline_markdown = experiment.headline(records, options);
+  options.headline = false;
+  in.tables_markdown = experiment.report(records, options);
   in.commands_log = read_text(folder + "/commands.log");
   in.cell_figures = experiment.cell_figures;
   expect_view(folder, "report.html", html_report(in));

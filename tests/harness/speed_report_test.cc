@@ -143,6 +143,40 @@ TEST(SpeedReport, ATableShowsOnlyWhatItsCellsMeasured) {
   EXPECT_EQ(ends[0], ends[1]) << table;
 }
 
+// Noise is marked where it is shown (issue 39): a p50 below the raw
+// floor's in the same run, and a percentile with fewer than 10 of the
+// cell's calls beyond it (p99 of 300 calls), in the text table, its
+// Markdown and report.html's "Every cell", the mark explained once; a
+// cell measured well keeps its figures bare.
+TEST(SpeedReport, NoiseIsMarkedInEveryView) {
+  std::vector<nlohmann::json> records = {speed_record("raw-tcp", 1, 12, kRawTcp),
+                                         speed_record("sunrpc-tcp", 1, 12, {77, 77, 77, 77, 77}),
+                                         speed_record("grpc", 1, 12, kGrpc)};
+  records[0]["calls_measured"] = 100000;
+  records[1]["calls_measured"] = 300;
+  records[1]["ratio_to_floor"] = 0.77;
+  records[2]["calls_measured"] = 100000;
+  records[2]["ratio_to_floor"] = 1.03;
+  std::vector<CellRecord> typed = typed_records(records);
+  for (bool markdown : {false, true}) {
+    std::string table = speed_report(typed, {RPCLAB_SOURCE_DIR "/docs/data", markdown, false, {"loopback-persistent"}});
+    EXPECT_NE(table.find("77.0~"), std::string::npos) << "p50 below the floor's:\n" << table;
+    EXPECT_NE(table.find("154.0~"), std::string::npos) << "p99 of 300 calls: 3 beyond it:\n" << table;
+    EXPECT_EQ(table.find("103.0~"), std::string::npos) << "grpc is measured well:\n" << table;
+    EXPECT_EQ(table.find("100.0~"), std::string::npos) << "the floor is measured well:\n" << table;
+    size_t note = table.find("~ = noise, not a finding");
+    ASSERT_NE(note, std::string::npos) << table;
+    EXPECT_EQ(table.find("~ = noise", note + 1), std::string::npos) << "explained once";
+  }
+  CellFigures figures = speed_cell_figures();
+  EXPECT_NE(figures.note.find("~ = noise, not a finding"), std::string::npos);
+  std::vector<std::string> noisy = figures.values(typed[1]), clean = figures.values(typed[2]);
+  EXPECT_EQ(noisy[1], "77.0~");
+  EXPECT_EQ(noisy[3], "154.0~");
+  EXPECT_EQ(clean[1], "103.0");
+  EXPECT_EQ(clean[3], "206.0");
+}
+
 // `rpclab report --table` (and through it tools/docs-tables.sh) gets
 // the tables it names and no other, in the order it names them.
 TEST(SpeedReport, TablesByIdAreThoseTablesAlone) {
