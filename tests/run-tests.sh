@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every rpclab GoogleTest program in BUILD (default build/) and ends with
-# one summary: passed, failed, and each skipped test with the reason it gave.
+# one summary: passed, failed, and each skipped test with the reason it gave
+# (also written to BUILD/tests/skipped.txt, one a line: test, where, why).
 #   tests/run-tests.sh [BUILD] [gtest flags...]
 #
 # Programs run side by side in RPCLAB_TEST_LANES lanes (default: 2, or the
@@ -84,10 +85,40 @@ echo
 echo "=== Summary ($(( $(date +%s) - start )) s, $lanes lane(s))"
 grep -h '^\[  PASSED  \]' "$log_dir"/*.log | sed 's/^/  /'
 grep -h '^\[  FAILED  \] [^ ]*\.[^ ]*' "$log_dir"/*.log | sed 's/^/  /'
-# A skipped test prints its reason on the lines just before "[  SKIPPED ]".
-skips=$(grep -h -B3 '^\[  SKIPPED \] [^ ]*\.' "$log_dir"/*.log | grep -E 'Skipped|SKIPPED \]' || true)
-if [[ -n "$skips" ]]; then
-  echo "  Skipped tests and why:"
-  grep -h -B2 '^\[  SKIPPED \] [^ ]*\.' "$log_dir"/*.log | grep -vE '^\[ RUN|^--$' | sed 's/^/    /'
+
+# Every skipped test, one a line: its name, where it skipped, and the
+# reason it printed (the lines between gtest's "FILE:LINE: Skipped" and
+# its "[  SKIPPED ]"), tab-separated, into BUILD/tests/skipped.txt, so a
+# skip is counted, not only shown: .ci/run holds each reason against the
+# list of the machine's reasons (tests/check-skips.sh).
+skipped_file="$build/tests/skipped.txt"
+for log in "$log_dir"/*.log; do
+  awk '
+    /^\[ RUN      \] / { where = ""; reason = ""; taking = 0; next }
+    /^[^ ]+:[0-9]+: Skipped$/ { where = $1; sub(/:$/, "", where); sub(/^(\.\.\/)+/, "", where); reason = ""; taking = 1; next }
+    /^\[  SKIPPED \] [^ ]+ \(/ {
+      if (reason == "") reason = "(no reason printed)"
+      printf "%s\t%s\t%s\n", $4, (where == "" ? "?" : where), reason
+      where = ""; reason = ""; taking = 0; next
+    }
+    /^\[       OK \]|^\[  FAILED  \]/ { taking = 0 }
+    taking && NF { reason = (reason == "" ? "" : reason " ") $0 }
+  ' "$log"
+done >"$skipped_file.tmp" && mv "$skipped_file.tmp" "$skipped_file"
+skipped=$(wc -l <"$skipped_file")
+if [[ $skipped -gt 0 ]]; then
+  echo "  Skipped tests and why (also in $skipped_file):"
+  awk -F'\t' '{ printf "    %s (%s): %s\n", $1, $2, $3 }' "$skipped_file"
 fi
+# The counts on one closing line; a program that ended without gtest's
+# summary (a crash) counts as one failure.
+passed=$(grep -h '^\[  PASSED  \] [0-9]* test' "$log_dir"/*.log | awk '{ n += $4 } END { print n + 0 }')
+failures=$(for log in "$log_dir"/*.log; do
+  if grep -q '^\[  FAILED  \] [0-9]* tests\?, listed below' "$log"; then
+    grep -h '^\[  FAILED  \] [0-9]* tests\?, listed below' "$log" | awk '{ print $4 }'
+  elif ! grep -q '^\[  PASSED  \] [0-9]* test' "$log"; then
+    echo 1
+  fi
+done | awk '{ n += $1 } END { print n + 0 }')
+echo "tests: $passed passed, $failures failed, $skipped skipped"
 exit $failed

@@ -7,10 +7,19 @@
 # gRPC-Go adapter: the go found is used as it is (Debian 12's 1.19 and
 # newer ones). A build that fails does not stop rpclab's: it leaves
 # OUT/ghz.build-failed saying why, and the speed run skips the ghz cells
-# with that reason.
+# with that reason. With RPCLAB_REQUIRE_ALL_PARTS=1 (CI, whose machine
+# builds every part) it stops the build instead, naming ghz.
 #
 #   tools/ghz.sh OUT     (run by every build: the rpclab_ghz target)
 set -u
+# A part that did not build: fatal where every part must build.
+failed() {
+  if [ "${RPCLAB_REQUIRE_ALL_PARTS:-}" = 1 ]; then
+    echo "rpclab: the build part ghz failed, and RPCLAB_REQUIRE_ALL_PARTS=1 asks for every part: $(head -n 1 "$out/ghz.build-failed")" >&2
+    exit 1
+  fi
+  exit 0
+}
 # v0.117.0: the newest that Debian 12's Go 1.19 builds (v0.120.0 pulls
 # prometheus/common v0.53, which needs Go 1.20: strings.CutPrefix); built
 # and run with Go 1.19.13 and 1.26 alike (2026-11-29).
@@ -26,7 +35,7 @@ rm -f "$out/ghz.build-failed"
 if ! command -v go >/dev/null 2>&1; then
   echo "no go toolchain (apt-get install golang-go)" > "$out/ghz.build-failed"
   echo "rpclab: ghz not built: no go toolchain; the speed run skips its cells" >&2
-  exit 0
+  failed
 fi
 log="$out/ghz.build.log"
 if env GOTOOLCHAIN=local GOFLAGS="-mod=mod -modcacherw" CGO_ENABLED=0 GOPATH="$out/go" GOMODCACHE="$out/go/mod" \
@@ -38,5 +47,6 @@ else
   { echo "go install github.com/bojand/ghz/cmd/ghz@$GHZ_VERSION failed ($(go version 2>&1)):"; tail -n 5 "$log"; } \
     > "$out/ghz.build-failed"
   echo "rpclab: ghz did not build (see $out/ghz.build-failed); the speed run skips its cells" >&2
+  failed
 fi
 exit 0

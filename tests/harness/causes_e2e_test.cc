@@ -17,6 +17,7 @@
 #include "harness/placement/local_placement.h"
 #include "harness/causes/wire_record.h"
 #include "netem/topology/topology.h"
+#include "capture_probe.h"
 #include "harness_e2e_util.h"
 #include "support/temp_dir.h"
 
@@ -50,6 +51,14 @@ bool captured(const json& r) {
   return c == "bpf" || c.rfind("nflog", 0) == 0;
 }
 
+// The cell had the capture this kernel can run (capture_probe.h asked the
+// kernel before the run): none is the product's failure.
+::testing::AssertionResult had_capture(const json& r, const std::string& backend) {
+  if (captured(r)) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "this kernel can run the " << backend
+                                       << " capture, and the cell recorded none: " << r["causes"]["capture"];
+}
+
 uint64_t cause(const json& r, const char* key) { return r["causes"][key].get<uint64_t>(); }
 
 uint64_t sum_of_causes(const json& r) {
@@ -69,11 +78,12 @@ void expect_all_explained(const json& r) {
 // The copy `dup` makes passes the eBPF capture before its original, and
 // nflog's after: both must make it a copy of that transmission.
 void expect_network_copies(const std::string& backend) {
+  if (auto why = why_no_capture_here(backend); !why.empty()) GTEST_SKIP() << why;
   TempDir dir;
   json r = run_cell(dir, {"--dup", "10", "--direction", "to-server", "--retry-timeouts", "default", "--drain", "on",
                           "--fault-calls", "400", "--clients", "1", "--wire-capture", backend});
   ASSERT_EQ(r.value("status", ""), "ok") << r.dump();
-  if (!captured(r)) GTEST_SKIP() << "no " << backend << " capture on this kernel: " << r["causes"]["capture"];
+  ASSERT_TRUE(had_capture(r, backend));
   EXPECT_GT(cause(r, "network_copy"), 0u) << r["causes"];
   EXPECT_EQ(cause(r, "capture_drops"), 0u) << r["causes"];
   expect_all_explained(r);
@@ -95,10 +105,11 @@ TEST(CausesE2E, DuplicatedRequestsAreNetworkCopiesOnNflog) {
 // up the whole 1 s budget and the call times out instead of resending.)
 TEST(CausesE2E, ADuplicatedReplyMakesStaleReplyResends) {
   if (!is_root()) GTEST_SKIP() << "needs root: network namespaces, nftables and the capture";
+  if (auto why = why_no_capture_here("on"); !why.empty()) GTEST_SKIP() << why;
   TempDir dir;
   json r = run_cell(dir, {"--dup", "5", "--direction", "to-client", "--fault-calls", "300", "--clients", "1"});
   ASSERT_EQ(r.value("status", ""), "ok") << r.dump();
-  if (!captured(r)) GTEST_SKIP() << "no capture on this kernel: " << r["causes"]["capture"];
+  ASSERT_TRUE(had_capture(r, "on"));
   EXPECT_GT(cause(r, "stale_reply_resend"), 0u) << r["causes"];
   EXPECT_EQ(cause(r, "network_copy"), 0u) << r["causes"] << ": the requests were not duplicated";
   expect_all_explained(r);
@@ -108,11 +119,12 @@ TEST(CausesE2E, ADuplicatedReplyMakesStaleReplyResends) {
 // again with no reply in between, and the server runs it again.
 TEST(CausesE2E, ALostReplyMakesARetransmitTimeout) {
   if (!is_root()) GTEST_SKIP() << "needs root: network namespaces, nftables and the capture";
+  if (auto why = why_no_capture_here("on"); !why.empty()) GTEST_SKIP() << why;
   TempDir dir;
   json r = run_cell(dir, {"--dup", "0", "--loss", "10", "--direction", "to-client", "--retry-timeouts", "20",
                           "--drain", "on", "--fault-calls", "200", "--clients", "1"});
   ASSERT_EQ(r.value("status", ""), "ok") << r.dump();
-  if (!captured(r)) GTEST_SKIP() << "no capture on this kernel: " << r["causes"]["capture"];
+  ASSERT_TRUE(had_capture(r, "on"));
   EXPECT_GT(cause(r, "retransmit_timeout"), 0u) << r["causes"];
   expect_all_explained(r);
 }
@@ -192,11 +204,12 @@ TEST(CausesE2E, AGrpcRetryAfterUnavailableIsLibraryRetry) {
 // once, so with no retransmission (libtirpc's 15 s interval) and no faults
 // the wire holds each call exactly once as sent and once as answered.
 void expect_each_request_and_reply_once(const std::string& backend) {
+  if (auto why = why_no_capture_here(backend); !why.empty()) GTEST_SKIP() << why;
   TempDir dir;
   json r = run_table(dir, "clean", {"--topology", "loopback", "--calls", "500", "--clients", "1", "--wire-capture",
                                     backend});
   ASSERT_EQ(r.value("status", ""), "ok") << r.dump();
-  if (!captured(r)) GTEST_SKIP() << "no " << backend << " capture on this kernel: " << r["causes"]["capture"];
+  ASSERT_TRUE(had_capture(r, backend));
   ASSERT_EQ(r["calls"], 500u);
   ASSERT_EQ(r["classes"]["extra_executions"], 0u);
   harness::Wire wire =

@@ -4,7 +4,10 @@
 // their expected/ folders what the build before typed records made of
 // them: the tables as text and as Markdown, results.csv, report.html
 // (without its plots, which gnuplot draws) and each plot's data and
-// script. RPCLAB_WRITE_VIEWS=1 writes expected/ instead of comparing.
+// script. RPCLAB_WRITE_VIEWS=1 writes expected/ instead of comparing, and
+// fails each view it wrote: a run that writes them checks nothing, so it
+// is never green; the new files are read in `git diff` as a change of
+// the views' specification, and a run without it then compares.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -37,8 +40,11 @@ std::string read_text(const std::string& path) {
 void expect_view(const std::string& folder, const std::string& name, const std::string& text) {
   std::string path = folder + "/expected/" + name;
   if (std::getenv("RPCLAB_WRITE_VIEWS")) {
+    bool same = fs::exists(path) && read_text(path) == text;
     fs::create_directories(folder + "/expected");
     std::ofstream(path) << text;
+    ADD_FAILURE() << "RPCLAB_WRITE_VIEWS: wrote " << path << (same ? " (unchanged)" : " (changed)")
+                  << " from the code under test, compared with nothing; review `git diff`, then run without it";
     return;
   }
   ASSERT_TRUE(fs::exists(path)) << path;

@@ -38,8 +38,16 @@ std::string which(const std::string& program) {
   return r.exit_code == 0 ? r.out.substr(0, r.out.find('\n')) : "";
 }
 
-bool wait_for_file(const std::string& path, std::chrono::milliseconds timeout) {
-  return wait_until([&path] { return ::access(path.c_str(), F_OK) == 0; }, timeout);
+// Waits until `path` exists or `process` has ended, whichever comes first:
+// the condition that decides, not a guess at how long a namespace or
+// rpcbind takes. True when the file is there. The limit only ends a hang,
+// and one that passes is a failure of the test, not a skip.
+bool wait_for_file_or_exit(const std::string& path, Child& process) {
+  constexpr auto kHang = std::chrono::seconds(60);
+  bool done = wait_until([&] { return ::access(path.c_str(), F_OK) == 0 || process.exit_code().has_value(); }, kHang);
+  bool there = ::access(path.c_str(), F_OK) == 0;
+  if (!done) ADD_FAILURE() << "neither " << path << " appeared nor did its process end in " << kHang.count() << " s";
+  return there;
 }
 
 // A mount + network namespace with a private /run and an rpcbind in it.
@@ -64,7 +72,7 @@ class PrivateRpcbind {
                                  "ip link set lo up && mount -t tmpfs rpclab-run /run && touch " + ready +
                                      " && exec sleep 3600"},
         dir.file("namespace.log"));
-    if (!wait_for_file(ready, std::chrono::seconds(5))) {
+    if (!wait_for_file_or_exit(ready, *holder_)) {
       skip_ = "cannot make a mount+network namespace with a private /run: " + read(dir.file("namespace.log"));
       return;
     }
@@ -73,7 +81,7 @@ class PrivateRpcbind {
     rpcbind.insert(rpcbind.end(), {"rpcbind", "-f", "-w"});
     rpcbind_ = std::make_unique<Child>(rpcbind, dir.file("rpcbind.log"));
     std::string sock = "/proc/" + std::to_string(holder_->pid()) + "/root/run/rpcbind.sock";
-    if (!wait_for_file(sock, std::chrono::seconds(5)))
+    if (!wait_for_file_or_exit(sock, *rpcbind_))
       skip_ = "rpcbind -f -w did not start in the private namespace: " + read(dir.file("rpcbind.log"));
   }
 
