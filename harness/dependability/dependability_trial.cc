@@ -43,7 +43,7 @@ ClientResults run_clients_with_events(Placement& at, const CellConfig& cell, Tri
                                       const CellFiles& files, const TrialPlace& place, CellEnvironment& env,
                                       const std::function<void()>& tick, process::CommandLog& log,
                                       TrialRecord& trial, std::string& events_not_met) {
-  CellEvents events(cell.faults, cell.duration_ms, link.events_backend(), server.control(), log);
+  CellEvents events(cell.faults, cell.duration_ms, link.events_backend(), server.controls(), log);
   try {
     ClientResults clients = at.run_clients(cell, {}, server.endpoint(), files, place,
                                            std::chrono::seconds(env.cell_time_limit_s), tick,

@@ -294,7 +294,7 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
     if (!mount_options.empty()) trial.mount_options = mount_options;
     // The spec's timed events (the reset column), polled while the clients
     // run, as the dependability trial's are; the first poll is their start.
-    CellEvents events(o.faults, std::nullopt, link.events_backend(), nullptr, log);
+    CellEvents events(o.faults, std::nullopt, link.events_backend(), {}, log);
     events.poll();
     auto deadline = clients_start + limit;
     for (uint32_t k = 1; k <= o.clients; ++k) {

@@ -76,12 +76,36 @@ ClientResults PathPlacement::run_clients(const CellConfig& cell, const std::vect
                               log_, poll);
 }
 
+std::string path_event_refusal(const CellConfig& cell, const PathRow& path, bool host_netem) {
+  for (const netem::FaultEvent& e : cell.faults.events) {
+    if (e.kind->target == netem::EventTarget::kLink) continue;
+    int replicas = path.proxy || path.client_balances ? cell.replicas : 1;
+    if (e.replica > replicas)
+      return fmt::format("event {} strikes replica {}: path {} has {} replica(s)", e.kind->name, e.replica, path.name,
+                         replicas);
+    if (e.kind->target == netem::EventTarget::kPool && !path.proxy)
+      return fmt::format("event {}: path {} has no proxy, so no pool to take a replica out of ({})", e.kind->name,
+                         path.name,
+                         path.client_balances ? "the client balances by itself over the addresses it was given"
+                                              : "the client calls one server");
+    if (e.kind->target == netem::EventTarget::kPool && path.proxy->pool == PoolControl::kNone)
+      return fmt::format("event {}: {}'s pool cannot be changed by rpclab yet (HAProxy's can, through its runtime "
+                         "API)", e.kind->name, path.proxy->title);
+    if (e.kind->target == netem::EventTarget::kServerLink && !host_netem)
+      return fmt::format("event {}: a delay on one replica's link needs netem (tc qdisc netem), and this kernel has "
+                         "none (no sch_netem); nftables cannot delay a packet, so the slow replica is not faked",
+                         e.kind->name);
+  }
+  return "";
+}
+
 std::string path_cannot_run(const CellConfig& cell, const netem::Capabilities& caps) {
   const PathRow* path = find_path(cell.path);
   if (!path) return fmt::format("unknown path '{}' (known: {})", cell.path, path_names());
   const TransportRow* row = find_transport(cell.transport);
   if (!row) return "unknown transport " + cell.transport;
   if (std::string why = path_refusal(*path, *row, cell.replicas); !why.empty()) return why;
+  if (std::string why = path_event_refusal(cell, *path, caps.host_netem); !why.empty()) return why;
   if (!caps.root) return "a path needs root: its client, middle host and replicas are network namespaces (run as root)";
   if (!caps.netns) return "this kernel or container cannot create network namespaces (ip netns add failed)";
   if (path->proxy && ::access(std::string(path->proxy->program).c_str(), X_OK) != 0)

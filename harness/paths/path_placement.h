@@ -45,8 +45,15 @@ class PathPlacement : public Placement {
   process::CommandLog& log_;
 };
 
+// Why a cell's server events cannot strike on `path`, or "": an event names
+// a replica the path does not have, takes a replica out of a pool where
+// no proxy keeps one (or one whose pool rpclab cannot change yet), or
+// slows a replica's link on a kernel without netem (`host_netem`).
+std::string path_event_refusal(const CellConfig& cell, const PathRow& path, bool host_netem);
+
 // Why a path cell cannot run here (no root for namespaces, a proxy or Redis
-// not installed, a path that cannot carry the transport), or "".
+// not installed, a path that cannot carry the transport, an event it
+// cannot strike), or "".
 std::string path_cannot_run(const CellConfig& cell, const netem::Capabilities& caps);
 
 }  // namespace rpclab::harness

@@ -13,6 +13,7 @@
 #include "harness/paths/path_causes.h"
 #include "harness/run/cell_failure.h"
 #include "server/journal_reader.h"
+#include "netem/events/link_event_rules.h"
 #include "process/command_runner.h"
 
 namespace rpclab::harness {
@@ -44,6 +45,43 @@ void for_each_count(const Ledger& l, F f) {
         f(client, seq, byte < std::numeric_limits<uint8_t>::max() ? uint32_t{byte} : l.count(client, seq));
       }
 }
+
+// Replica k as server events see it: its process and its connections
+// (ServerUnderTest), and its entry in the pool of the proxy in front of
+// it. The proxy starts after the replicas, so this holds where it will be.
+class ReplicaControl : public netem::ServerControl {
+ public:
+  ReplicaControl(ServerUnderTest& replica, const std::unique_ptr<ProxyProcess>& proxy, const netem::Host& host,
+                 int k, process::CommandLog& log)
+      : replica_(replica), proxy_(proxy), host_(host), k_(k), log_(log) {}
+  nlohmann::json kill() override { return replica_.kill(); }
+  nlohmann::json restart() override { return replica_.restart(); }
+  nlohmann::json pause() override { return replica_.pause(); }
+  nlohmann::json resume() override { return replica_.resume(); }
+  nlohmann::json reset_connections() override { return replica_.reset_connections(); }
+  nlohmann::json leave_pool() override { return proxy().set_in_pool(k_, false); }
+  nlohmann::json join_pool() override { return proxy().set_in_pool(k_, true); }
+  // Its own link's root qdisc: nothing else of the trial is on it.
+  nlohmann::json slow(int64_t delay_ms) override {
+    process::run_checked(netem::tc_delay_argv(host_.ifname, delay_ms), log_, host_.netns);
+    return {{"tool", "tc netem"}, {"dev", host_.ifname}, {"netns", host_.netns}, {"delay_ms", delay_ms}};
+  }
+  nlohmann::json unslow() override {
+    process::run_checked(netem::tc_remove_root_argv(host_.ifname), log_, host_.netns);
+    return {{"tool", "tc"}, {"dev", host_.ifname}, {"removed", "netem"}};
+  }
+
+ private:
+  ProxyProcess& proxy() {
+    if (!proxy_) throw CellFailure("no proxy in front of the replicas: there is no pool to take one out of");
+    return *proxy_;
+  }
+  ServerUnderTest& replica_;
+  const std::unique_ptr<ProxyProcess>& proxy_;
+  const netem::Host& host_;
+  int k_;
+  process::CommandLog& log_;
+};
 
 }  // namespace
 
@@ -107,6 +145,8 @@ PathServers::PathServers(const CellConfig& cell, const PathRow& path, const nete
     replicas_.push_back(
         std::make_unique<ServerUnderTest>(cell, topology.replica(k), replica_files_.back(), cpus, log, how));
   }
+  for (int k = 1; k <= topology.replica_count(); ++k)
+    controls_.push_back(std::make_unique<ReplicaControl>(*replicas_[k - 1], proxy_, topology.replica(k), k, log));
   if (!path.proxy) return;
   ProxyConfigInput in;
   for (int k = 1; k <= topology.replica_count(); ++k) in.replica_addrs.push_back(topology.replica(k).address);
@@ -126,6 +166,12 @@ PathServers::PathServers(const CellConfig& cell, const PathRow& path, const nete
 }
 
 PathServers::~PathServers() = default;
+
+std::vector<netem::ServerControl*> PathServers::controls() {
+  std::vector<netem::ServerControl*> out;
+  for (auto& c : controls_) out.push_back(c.get());
+  return out;
+}
 
 std::string PathServers::endpoint() const {
   if (proxy_) return proxy_->endpoint();

@@ -6,7 +6,9 @@
 // TrialServer: its endpoint is the proxy's (or, for a client that
 // balances, every replica's), its ledger the union of the replicas'
 // (a (client, seq) run on two replicas is a duplicate like any other),
-// and server events strike replica 1.
+// and a server event strikes the replica it names (target=replica:K, 1
+// unless given): its process, its connections, or its place in the
+// proxy's pool.
 #pragma once
 
 #include <deque>
@@ -53,7 +55,8 @@ class PathServers : public TrialServer {
   void check_alive() override;
   // Stops the proxy, then each replica; the union of their ledgers.
   Ledger stop_and_read_ledger(const CellFiles& files) override;
-  netem::ServerControl* control() override { return replicas_.front().get(); }
+  netem::ServerControl* control() override { return controls_.front().get(); }
+  std::vector<netem::ServerControl*> controls() override;
   std::optional<pid_t> local_pid() const override { return replicas_.front()->local_pid(); }
   void describe(TrialRecord& trial) const override;
   // The causes across replicas (path_causes.h) and the trial's `path`:
@@ -77,6 +80,7 @@ class PathServers : public TrialServer {
   std::string store_version_;
   std::vector<std::unique_ptr<ServerUnderTest>> replicas_;
   std::unique_ptr<ProxyProcess> proxy_;
+  std::vector<std::unique_ptr<netem::ServerControl>> controls_;  // replica k's, index k-1
   std::vector<Ledger> ledgers_;
 };
 

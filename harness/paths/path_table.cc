@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -44,8 +45,13 @@ const std::vector<ProxyRow>& proxies() {
       {"haproxy", "HAProxy", "/usr/sbin/haproxy", "haproxy", "haproxy-h2.cfg", "haproxy-http1.cfg", "haproxy-tcp.cfg",
        "", "haproxy.cfg", true, "-v",
        // -db: in the foreground, its log (`log stdout`) on standard output.
-       [](const std::string& config, const std::string&) { return Args{"/usr/sbin/haproxy", "-db", "-f", config}; },
-       [](const std::string&) { return Args{}; }},
+       // -C: in the trial's folder, where its runtime API's socket is
+       // (a relative name: a full path may pass a socket's 107 bytes).
+       [](const std::string& config, const std::string& dir) {
+         return Args{"/usr/sbin/haproxy", "-db", "-C", std::filesystem::absolute(dir).string(), "-f",
+                     std::filesystem::absolute(config).string()};
+       },
+       [](const std::string&) { return Args{}; }, PoolControl::kRuntimeApi},
       {"nginx", "nginx", "/usr/sbin/nginx", "nginx", "nginx-grpc.conf", "nginx-http1.conf", "nginx-stream-tcp.conf",
        "nginx-stream-udp.conf", "nginx.conf", false, "-v",
        // -e stderr: its start-up errors in proxy.err, not /var/log/nginx.

@@ -29,6 +29,13 @@ Carriage carriage_of(const TransportRow& row);
 // gives up, and shorter than the paths preset's stall.
 inline constexpr int kUpstreamTimeoutMs = 300;
 
+// How rpclab takes a replica out of a proxy's pool and back
+// (server-out-of-pool), in the proxy's own mechanism.
+enum class PoolControl {
+  kNone,        // not built yet: the event is refused on its paths, with the reason
+  kRuntimeApi,  // HAProxy's runtime API on its stats socket: set server replicas/rK state maint | ready
+};
+
 struct ProxyRow {
   std::string_view name;      // "haproxy"
   std::string_view title;     // "HAProxy"
@@ -46,6 +53,7 @@ struct ProxyRow {
   // The environment it needs beyond the inherited one (Caddy's data and
   // config folders, kept in the trial's folder).
   std::vector<std::string> (*env)(const std::string& dir);
+  PoolControl pool = PoolControl::kNone;
   std::string_view template_for(Carriage c) const;
 };
 const std::vector<ProxyRow>& proxies();

@@ -1,15 +1,23 @@
 #include "harness/paths/proxy_process.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -150,7 +158,8 @@ std::string proxy_version(const ProxyRow& proxy, process::CommandLog& log) {
 
 ProxyProcess::ProxyProcess(const PathRow& path, Carriage carriage, const netem::Host& middle, ProxyConfigInput in,
                            const CellFiles& files, process::CommandLog& log)
-    : address_(middle.address), config_name_(std::string(path.proxy->config_name)),
+    : proxy_(*path.proxy), dir_(files.dir), log_(log), address_(middle.address),
+      config_name_(std::string(path.proxy->config_name)),
       version_(proxy_version(*path.proxy, log)) {
   const ProxyRow& proxy = *path.proxy;
   in.dir = files.dir;
@@ -178,5 +187,73 @@ ProxyProcess::ProxyProcess(const PathRow& path, Carriage carriage, const netem::
 }
 
 std::string ProxyProcess::endpoint() const { return fmt::format("{}:{}", address_, kListenPort); }
+
+nlohmann::json ProxyProcess::set_in_pool(int k, bool in) {
+  if (proxy_.pool != PoolControl::kRuntimeApi)
+    throw CellFailure(fmt::format("{}'s pool cannot be changed by rpclab yet", proxy_.title));
+  std::string server = fmt::format("replicas/r{}", k);
+  std::string command = fmt::format("set server {} state {}", server, in ? "ready" : "maint");
+  std::string reply, state;
+  try {
+    reply = haproxy_runtime_command(dir_, command, log_);
+    state = haproxy_server_state(haproxy_runtime_command(dir_, "show servers state replicas", log_), k);
+  } catch (const std::exception& e) {
+    throw CellFailure(e.what());
+  }
+  // An empty reply is HAProxy's yes; anything else is its refusal.
+  if (reply.find_first_not_of(" \r\n") != std::string::npos)
+    throw CellFailure(fmt::format("HAProxy refused \"{}\": {}", command, reply));
+  nlohmann::json did = {{"tool", "haproxy runtime API"}, {"command", command}, {"server_state", state}};
+  // srv_admin_state, the 7th field: bit 0x01 is "forced maintenance".
+  std::istringstream fields(state);
+  std::string field;
+  for (int i = 0; i < 7 && fields >> field; ++i) {
+  }
+  if (!field.empty() && std::isdigit(static_cast<unsigned char>(field[0]))) {
+    int admin = std::stoi(field);
+    did["admin_state"] = admin;
+    if (((admin & 1) != 0) == in)
+      throw CellFailure(fmt::format("HAProxy took \"{}\" and reports {} in admin state {}", command, server, admin));
+  }
+  return did;
+}
+
+std::string haproxy_runtime_command(const std::string& dir, const std::string& command, process::CommandLog& log) {
+  log.comment(fmt::format("haproxy runtime API ({}/haproxy.sock): {}", dir, command));
+  // Through the folder's descriptor: the socket's full path may pass the
+  // 107 bytes a socket address holds.
+  int folder = ::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (folder < 0) throw std::runtime_error(fmt::format("cannot open {}: {}", dir, std::strerror(errno)));
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "/proc/self/fd/%d/haproxy.sock", folder);
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  timeval two_s{2, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &two_s, sizeof two_s);
+  int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  int err = errno;
+  ::close(folder);
+  if (rc != 0) {
+    ::close(fd);
+    throw std::runtime_error(fmt::format("cannot reach HAProxy's runtime API at {}/haproxy.sock: {}", dir,
+                                         std::strerror(err)));
+  }
+  std::string line = command + "\n", reply;
+  bool sent = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+  // Not in interactive mode, HAProxy answers one command and closes.
+  char buf[4096];
+  for (ssize_t n; sent && (n = ::read(fd, buf, sizeof buf)) > 0;) reply.append(buf, static_cast<size_t>(n));
+  ::close(fd);
+  if (!sent) throw std::runtime_error("HAProxy's runtime API took no command: " + command);
+  return reply;
+}
+
+std::string haproxy_server_state(const std::string& show_servers_state, int k) {
+  std::istringstream lines(show_servers_state);
+  std::string want = fmt::format(" r{} ", k);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty() && line[0] != '#' && line.find(want) != std::string::npos) return line;
+  return "";
+}
 
 }  // namespace rpclab::harness

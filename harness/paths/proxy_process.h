@@ -59,11 +59,26 @@ class ProxyProcess {
   void stop() { process_->stop(); }
   // Its CPU time so far, workers included (process_tree_cpu_us).
   double cpu_us() const { return process_tree_cpu_us(process_->pid()); }
+  // Replica k out of its pool (in: false) or back in, by the proxy's own
+  // mechanism (ProxyRow::pool); what it did, with the state the proxy
+  // reports afterwards as the evidence. Throws CellFailure when the proxy
+  // refuses or has no such mechanism here.
+  nlohmann::json set_in_pool(int k, bool in);
 
  private:
+  const ProxyRow& proxy_;
+  std::string dir_;
+  process::CommandLog& log_;
   std::string address_, log_path_, config_name_, version_;
   std::unique_ptr<ListeningProcess> process_;
 };
+
+// One command to HAProxy's runtime API on the socket haproxy.sock in
+// `dir` (its templates' `stats socket`), logged to the commands log; its
+// reply. Throws std::runtime_error when the socket does not answer.
+std::string haproxy_runtime_command(const std::string& dir, const std::string& command, process::CommandLog& log);
+// Replica k's line (server rK) of `show servers state`, or "".
+std::string haproxy_server_state(const std::string& show_servers_state, int k);
 
 // "HAProxy version 2.6.12-1+deb12u4 ..." -> "HAProxy 2.6.12": the first
 // line of the program's version output, asked once per process.

@@ -9,10 +9,10 @@
 namespace rpclab::harness {
 
 CellEvents::CellEvents(const netem::FaultSpec& spec, std::optional<int64_t> duration_ms, netem::FaultBackend* link,
-                       netem::ServerControl* server, process::CommandLog& log) {
+                       std::vector<netem::ServerControl*> servers, process::CommandLog& log) {
   if (spec.events.empty()) return;
   try {
-    runner_.emplace(spec, netem::EventTargets{link, server}, log);
+    runner_.emplace(spec, netem::EventTargets{link, std::move(servers)}, log);
   } catch (const netem::SpecError& e) {
     throw CellFailure(e.what());
   }

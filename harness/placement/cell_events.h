@@ -22,8 +22,9 @@ class CellEvents {
   // lacks its target (a link event on a trial without a fault backend, a
   // server event where nothing can act on the server).
   // With `duration_ms`, no occurrence starts at or after it.
+  // `servers`: replica K is element K-1 (TrialServer::controls()).
   CellEvents(const netem::FaultSpec& spec, std::optional<int64_t> duration_ms, netem::FaultBackend* link,
-             netem::ServerControl* server, process::CommandLog& log);
+             std::vector<netem::ServerControl*> servers, process::CommandLog& log);
 
   // From the clients' wait loop; the first call is the clients' start.
   void poll();

@@ -15,6 +15,8 @@
 #include "common/cli_support.h"
 #include "server/journal_reader.h"
 #include "harness/run/cell_failure.h"
+#include "netem/events/link_event_rules.h"
+#include "process/command_runner.h"
 #include "process/process_cpu.h"
 #include "transport/settings_table.h"
 #include "transport/transport.h"
@@ -297,6 +299,25 @@ nlohmann::json ServerUnderTest::pause() {
 nlohmann::json ServerUnderTest::resume() {
   ::kill(process_->pid(), SIGCONT);
   return {{"signal", "SIGCONT"}, {"pid", process_->pid()}};
+}
+
+nlohmann::json ServerUnderTest::reset_connections() {
+  if (host_.netns.empty())
+    throw CellFailure("server-reset closes every TCP connection of the server's namespace: this server runs in the "
+                      "host's own (a loopback cell), where that would reset the host's connections; give it a "
+                      "namespace (--topology two-host, or a path)");
+  check_alive();
+  size_t closed = netem::count_socket_lines(process::run_checked(netem::ss_kill_connected_argv(), log_, host_.netns).out);
+  nlohmann::json did = {{"tool", "ss"}, {"netns", host_.netns}, {"closed", closed}};
+  // ss -K skips silently what the kernel cannot close (no
+  // CONFIG_INET_DIAG_DESTROY); none open is a reset that struck nothing.
+  if (closed == 0) {
+    size_t open = netem::count_socket_lines(process::run_checked(netem::ss_connected_argv(), log_, host_.netns).out);
+    did["warning"] = open > 0 ? fmt::format("ss -K closed none of the {} connections: the kernel needs "
+                                            "CONFIG_INET_DIAG_DESTROY=y", open)
+                              : std::string("server-reset closed nothing: the server had no connection open");
+  }
+  return did;
 }
 
 Ledger ServerUnderTest::stop_and_read_ledger(const CellFiles&) {

@@ -81,6 +81,12 @@ class TrialServer {
   virtual Ledger stop_and_read_ledger(const CellFiles& files) = 0;
   // What server events (a crash, a stall) act on; null where none can.
   virtual netem::ServerControl* control() { return nullptr; }
+  // Every server an event can name (target=replica:K is element K-1): one,
+  // control(), unless the trial has several (a path's replicas).
+  virtual std::vector<netem::ServerControl*> controls() {
+    if (netem::ServerControl* one = control()) return {one};
+    return {};
+  }
   // Its process id on this kernel, for the load meter; none elsewhere.
   virtual std::optional<pid_t> local_pid() const { return std::nullopt; }
   // A server kept for many trials (speed): made ready for one more that
@@ -133,6 +139,9 @@ class ServerUnderTest : public netem::ServerControl, public TrialServer {
   nlohmann::json restart() override;  // throws CellFailure when it does not serve again
   nlohmann::json pause() override;
   nlohmann::json resume() override;
+  // ss -K on its connected TCP sockets, in its namespace (a server on the
+  // host's own namespace refuses: that would reset the host's connections).
+  nlohmann::json reset_connections() override;
 
  private:
   // Starts one life of the server on `port` (0: any); false when it exited

@@ -1,5 +1,7 @@
 #include "harness/placement/local_placement.h"
 
+#include <fmt/format.h>
+
 #include "harness/run/cell_failure.h"
 #include "netem/config/backend_choice.h"
 #include "netem/faults/backend_factory.h"
@@ -95,6 +97,15 @@ std::unique_ptr<LocalPlacement> place_here(const CellConfig& cell, const netem::
 }
 
 std::string cannot_run_here(const CellConfig& cell, const netem::Capabilities& caps) {
+  // A cell without a path has one server, its own link and no proxy.
+  for (const netem::FaultEvent& e : cell.faults.events) {
+    if (e.replica != 1)
+      return fmt::format("event {} strikes replica {}: a cell without a path has one server (give --paths and "
+                         "--replicas)", e.kind->name, e.replica);
+    if (e.kind->target == netem::EventTarget::kPool || e.kind->target == netem::EventTarget::kServerLink)
+      return fmt::format("event {} acts on a replica of a path (its place in a proxy's pool, its own link): give "
+                         "--paths", e.kind->name);
+  }
   if (cell.topology == netem::TopologyKind::kTwoHost && !caps.root)
     return netem::is_empty(cell.faults)
                ? "the two-host topology needs root for network namespaces (run as root, or --topology loopback)"

@@ -18,7 +18,7 @@ namespace rpclab::netem {
 
 namespace {
 
-constexpr const char* kKeys = "at, for, every, jitter";
+constexpr const char* kKeys = "at, for, every, jitter, target, delay";
 
 // "2000ms", "2s", "1.5s" -> milliseconds; whole milliseconds only.
 int64_t parse_duration(const std::string& key, const std::string& text) {
@@ -75,6 +75,19 @@ bool can_overlap(const FaultEvent& a, const FaultEvent& b) {
 
 std::string ms(int64_t v) { return fmt::format("{}ms", v); }
 
+// "replica:2" -> 2: the vocabulary for the server an event strikes.
+int parse_target(const std::string& text) {
+  const std::string prefix = "replica:";
+  std::string number = text.rfind(prefix, 0) == 0 ? text.substr(prefix.size()) : "";
+  char* end = nullptr;
+  errno = 0;
+  long k = number.empty() ? 0 : std::strtol(number.c_str(), &end, 10);
+  if (number.empty() || *end != '\0' || errno != 0 || k < 1 || k > 1000)
+    throw SpecError(fmt::format("target = \"{}\": give replica:K, K the replica's number from 1 (e.g. "
+                                "target=replica:2)", text));
+  return static_cast<int>(k);
+}
+
 }  // namespace
 
 const std::vector<EventKind>& event_kinds() {
@@ -88,6 +101,15 @@ const std::vector<EventKind>& event_kinds() {
        "the server SIGKILLed, restarted on the same address after for= ms", apply_server_crash},
       {"server-stall", EventTarget::kServer, true, "server", kByNetem | kByNftables,
        "the server SIGSTOPped, SIGCONTinued after for= ms", apply_server_stall},
+      {"server-reset", EventTarget::kServer, false, "server", kByNetem | kByNftables,
+       "every TCP connection of the server reset, in its own namespace (ss -K: the kernel sends each peer a "
+       "reset); the server runs on", apply_server_reset},
+      {"server-out-of-pool", EventTarget::kPool, true, "pool", kByNetem | kByNftables,
+       "the server taken out of the proxy's pool (HAProxy: its runtime API's state maint), back in after for= "
+       "ms; the server runs on", apply_server_out_of_pool},
+      {"server-slow", EventTarget::kServerLink, true, "server-link", kByNetem,
+       "delay=D added to every packet the server sends, on its own link only (tc netem), for for= ms",
+       apply_server_slow},
   };
   return table;
 }
@@ -110,6 +132,17 @@ void validate(const FaultEvent& e) {
   for (auto [key, v] : {std::pair{"at", e.at_ms}, {"for", e.for_ms}, {"jitter", e.jitter_ms}})
     if (v < 0 || v > kMaxEventMs) fail(fmt::format("{} = {}: must be between 0 and 24 hours", key, ms(v)));
   if (e.kind->needs_duration && e.for_ms == 0) fail("needs for=DURATION (how long it lasts), e.g. for=2s");
+  // A server event without a duration is one instant: nothing of it lasts.
+  if (e.kind->target != EventTarget::kLink && !e.kind->needs_duration && e.for_ms > 0)
+    fail("is one instant: it takes no for=");
+  if (e.replica < 1) fail(fmt::format("target = replica:{}: replicas count from 1", e.replica));
+  if (e.kind->target == EventTarget::kLink && e.replica != 1)
+    fail("acts on the link between the client and the server (or a path's middle host), not on one server: it "
+         "takes no target=");
+  bool slows = e.kind->target == EventTarget::kServerLink;
+  if (slows && (e.delay_ms <= 0 || e.delay_ms > kMaxEventMs))
+    fail("needs delay=DURATION (what its link adds to each packet), e.g. delay=100ms");
+  if (!slows && e.delay_ms != 0) fail("takes no delay= (only an event that slows a server's link does)");
   if (!e.every_ms) return;
   int64_t every = *e.every_ms;
   if (every <= 0 || every > kMaxEventMs) fail(fmt::format("every = {}: must be between 1ms and 24 hours", ms(every)));
@@ -124,6 +157,10 @@ void to_json(nlohmann::json& j, const FaultEvent& e) {
        {"for_ms", e.for_ms},
        {"every_ms", e.every_ms ? nlohmann::json(*e.every_ms) : nlohmann::json(nullptr)},
        {"jitter_ms", e.jitter_ms}};
+  // Only when given: a spec without them writes exactly what records made
+  // before replicas held, so --resume and compare still match them.
+  if (e.replica != 1) j["replica"] = e.replica;
+  if (e.delay_ms != 0) j["delay_ms"] = e.delay_ms;
 }
 
 void from_json(const nlohmann::json& j, FaultEvent& out) {
@@ -131,7 +168,8 @@ void from_json(const nlohmann::json& j, FaultEvent& out) {
   FaultEvent e;
   try {
     for (const auto& [key, value] : j.items())
-      if (key != "kind" && key != "at_ms" && key != "for_ms" && key != "every_ms" && key != "jitter_ms")
+      if (key != "kind" && key != "at_ms" && key != "for_ms" && key != "every_ms" && key != "jitter_ms" &&
+          key != "replica" && key != "delay_ms")
         throw SpecError("event: unknown field \"" + key + "\"");
     std::string name = j.at("kind").get<std::string>();
     e.kind = find_event_kind(name);
@@ -140,6 +178,14 @@ void from_json(const nlohmann::json& j, FaultEvent& out) {
     e.for_ms = json_ms(j, "for_ms");
     e.jitter_ms = json_ms(j, "jitter_ms");
     if (!j.at("every_ms").is_null()) e.every_ms = json_ms(j, "every_ms");
+    if (j.contains("replica")) {
+      if (!j["replica"].is_number_integer())
+        throw SpecError("event: replica = " + j["replica"].dump() + ": not a number");
+      int64_t k = j["replica"].get<int64_t>();
+      if (k < 1 || k > 1000) throw SpecError(fmt::format("event: replica = {}: replicas count from 1", k));
+      e.replica = static_cast<int>(k);
+    }
+    if (j.contains("delay_ms")) e.delay_ms = json_ms(j, "delay_ms");
   } catch (const nlohmann::json::exception& ex) {
     throw SpecError(std::string("event: ") + ex.what());
   }
@@ -152,6 +198,8 @@ std::string summary(const FaultEvent& e) {
   if (e.for_ms) s += " for " + ms(e.for_ms);
   if (e.every_ms) s += " every " + ms(*e.every_ms);
   if (e.jitter_ms) s += " jitter " + ms(e.jitter_ms);
+  if (e.delay_ms) s += " delay " + ms(e.delay_ms);
+  if (e.replica != 1) s += fmt::format(" on replica {}", e.replica);
   return s;
 }
 
@@ -175,6 +223,8 @@ FaultEvent parse_event(const std::string& text) {
       else if (key == "for") e.for_ms = parse_duration(key, value);
       else if (key == "every") e.every_ms = parse_duration(key, value);
       else if (key == "jitter") e.jitter_ms = parse_duration(key, value);
+      else if (key == "target") e.replica = parse_target(value);
+      else if (key == "delay") e.delay_ms = parse_duration(key, value);
       else throw SpecError(fmt::format("unknown parameter \"{}\" (known: {})", key, kKeys));
     } catch (const SpecError& ex) {
       throw SpecError(fmt::format("event {}: {}", name, ex.what()));
@@ -189,7 +239,8 @@ void validate_events(const std::vector<FaultEvent>& events) {
   for (size_t i = 0; i < events.size(); ++i)
     for (size_t j = i + 1; j < events.size(); ++j) {
       const FaultEvent &a = events[i], &b = events[j];
-      if (std::string_view(a.kind->group) != b.kind->group || !can_overlap(a, b)) continue;
+      // One group on two replicas acts on two things.
+      if (std::string_view(a.kind->group) != b.kind->group || a.replica != b.replica || !can_overlap(a, b)) continue;
       throw SpecError(fmt::format("events \"{}\" and \"{}\" can overlap{}: move one, or make each shorter than the gap "
                                   "between them", summary(a), summary(b),
                                   a.kind == b.kind ? "" : " (both act on the " + std::string(a.kind->group) + ")"));

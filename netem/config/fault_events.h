@@ -38,7 +38,8 @@ void to_json(nlohmann::json& j, const FaultEvent& event);
 void from_json(const nlohmann::json& j, FaultEvent& event);
 
 // The value of a profile's `event =` line: a kind, then key=value pairs
-// (at, for, every, jitter; durations in ms or s). Throws SpecError.
+// (at, for, every, jitter, delay; durations in ms or s; target=replica:K,
+// the server a server event strikes, 1 unless given). Throws SpecError.
 FaultEvent parse_event(const std::string& text);
 
 }  // namespace rpclab::netem

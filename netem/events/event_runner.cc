@@ -18,9 +18,12 @@ double ms_between(EventRunner::Clock::time_point from, EventRunner::Clock::time_
 double tenth(double v) { return static_cast<double>(static_cast<int64_t>(v * 10 + (v < 0 ? -0.5 : 0.5))) / 10; }
 
 void check_target(const FaultEvent& e, const EventTargets& t) {
-  if (e.kind->target == EventTarget::kServer) {
-    if (!t.server)
-      throw SpecError(fmt::format("event {} acts on the server process, and nothing here owns one", e.kind->name));
+  if (e.kind->target != EventTarget::kLink) {
+    if (t.servers.empty())
+      throw SpecError(fmt::format("event {} acts on a server, and nothing here owns one", e.kind->name));
+    if (!t.server(e.replica))
+      throw SpecError(fmt::format("event {} strikes replica {}, and this trial has {} server(s)", e.kind->name,
+                                  e.replica, t.servers.size()));
     return;
   }
   if (!t.link)
@@ -45,7 +48,10 @@ void EventRunner::start(Clock::time_point clients_start) {
 nlohmann::json& EventRunner::entry(const EventAction& a) {
   for (auto it = record_.rbegin(); it != record_.rend(); ++it)
     if ((*it)["event"] == a.event && (*it)["occurrence"] == a.occurrence) return *it;
-  record_.push_back({{"kind", events_[a.event].kind->name}, {"event", a.event}, {"occurrence", a.occurrence}});
+  const FaultEvent& e = events_[a.event];
+  record_.push_back({{"kind", e.kind->name}, {"event", a.event}, {"occurrence", a.occurrence}});
+  // Which server it struck: with replicas, what each did is read per replica.
+  if (e.kind->target != EventTarget::kLink) record_.back()["replica"] = e.replica;
   return record_.back();
 }
 
@@ -53,8 +59,9 @@ void EventRunner::run(const EventAction& a, Clock::time_point now, bool at_end) 
   const FaultEvent& e = events_[a.event];
   std::string phase(event_phase_name(a.phase));
   double actual = tenth(ms_between(start_, now));
-  log_.comment(fmt::format("event {} #{} {}: planned at {} ms, now {} ms{}", e.kind->name, a.occurrence, phase,
-                           a.planned.count(), actual, at_end ? " (the clients are done)" : ""));
+  log_.comment(fmt::format("event {} #{} {}{}: planned at {} ms, now {} ms{}", e.kind->name, a.occurrence, phase,
+                           e.replica != 1 ? fmt::format(" on replica {}", e.replica) : "", a.planned.count(), actual,
+                           at_end ? " (the clients are done)" : ""));
   {
     nlohmann::json& rec = entry(a);
     rec["planned_" + phase + "_ms"] = a.planned.count();

@@ -69,6 +69,18 @@ std::vector<std::string> ss_established_argv(const std::string& peer) {
   return {"ss", "-t", "-n", "-H", "state", "established", "dst", peer};
 }
 
+std::vector<std::string> ss_kill_connected_argv() { return {"ss", "-K", "-t", "-n", "-H", "state", "connected"}; }
+
+std::vector<std::string> ss_connected_argv() { return {"ss", "-t", "-n", "-H", "state", "connected"}; }
+
+std::vector<std::string> tc_delay_argv(const std::string& ifname, int64_t delay_ms) {
+  return {"tc", "qdisc", "add", "dev", ifname, "root", "netem", "delay", std::to_string(delay_ms) + "ms"};
+}
+
+std::vector<std::string> tc_remove_root_argv(const std::string& ifname) {
+  return {"tc", "qdisc", "del", "dev", ifname, "root"};
+}
+
 size_t count_socket_lines(const std::string& ss_output) {
   std::istringstream in(ss_output);
   size_t n = 0;

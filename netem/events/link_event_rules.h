@@ -47,7 +47,19 @@ uint64_t parse_tc_dropped(const std::string& json_text);
 // closed; `ss` without -K lists the established ones.
 std::vector<std::string> ss_kill_argv(const std::string& peer);
 std::vector<std::string> ss_established_argv(const std::string& peer);
-size_t count_socket_lines(const std::string& ss_output);  // one socket per non-empty line (-H: no header)
+size_t count_socket_lines(const std::string& ss_output);
+// The same for every TCP connection of a namespace, whoever the peer
+// (server-reset: one server's own namespace). "connected" is every state
+// but listening and closed: the listening socket stays, so the server
+// accepts new connections at once.
+std::vector<std::string> ss_kill_connected_argv();
+std::vector<std::string> ss_connected_argv();
+
+// server-slow: a netem qdisc that delays every packet `ifname` sends (the
+// root qdisc of one replica's own link, which no steady fault uses), and
+// its removal.
+std::vector<std::string> tc_delay_argv(const std::string& ifname, int64_t delay_ms);
+std::vector<std::string> tc_remove_root_argv(const std::string& ifname);  // one socket per non-empty line (-H: no header)
 
 // Reset by iptables, for the netem backend (the user-mode-linux guest has
 // neither nft's netdev family nor `ss -K`, CONFIG_INET_DIAG_DESTROY): a

@@ -31,9 +31,12 @@ constexpr std::string_view event_phase_name(EventPhase phase) {  // "start" | "e
 }
 
 // What an event acts on: the link (applied by the fault backend's tool in
-// the hosts' namespaces) or the server process (applied by the harness,
-// which owns it, through ServerControl).
-enum class EventTarget { kLink, kServer };
+// the hosts' namespaces), or one server, through the harness's
+// ServerControl (netem/events/event_targets.h): its process or its TCP
+// connections (kServer), its entry in the pool of the proxy in front of
+// it (kPool: only a path with a proxy has one), or its own link (kServerLink:
+// a path's replica has one link of its own).
+enum class EventTarget { kLink, kServer, kPool, kServerLink };
 
 // Does one phase of an event and says what it did (JSON for the record).
 // Called from the thread that drives the cell, never from a helper thread.
@@ -61,6 +64,11 @@ struct FaultEvent {
   int64_t for_ms = 0;               // how long each occurrence lasts; 0: one instant (reset)
   std::optional<int64_t> every_ms;  // repeated with this period; unset: once
   int64_t jitter_ms = 0;            // each start is later by a seeded draw from 0..jitter_ms
+  // The server it strikes (target=replica:K): replica K of a path. 1, the
+  // default, is also the only server of a trial without a path, so a spec
+  // that names none means what it meant before replicas existed.
+  int replica = 1;
+  int64_t delay_ms = 0;             // a slow replica's added delay (delay=); 0 for every other kind
 
   // When its first occurrence has surely ended (latest jitter): a cell must
   // last at least this long for the event to happen whole.

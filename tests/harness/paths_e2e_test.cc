@@ -15,6 +15,7 @@
 #include <regex>
 #include <set>
 
+#include "common/atomic_file.h"
 #include "harness_e2e_util.h"
 #include "netem/topology/capabilities.h"
 #include "server/ledger.h"
@@ -117,6 +118,58 @@ TEST(PathsE2E, EveryExecutionBlamedOnTheProxyIsARetryInItsOwnLog) {
   EXPECT_GT(blamed, 0u) << "3 trials of stalls past HAProxy's upstream timeout and no call ran twice: a retry-on "
                            "all-retryable-errors path that never re-sends is not what this row says it is";
   EXPECT_GE(found, blamed);
+}
+
+// Events for replicas: one short trial (JSON-RPC through HAProxy's
+// default path, two replicas) whose events all name replica 2. Each struck
+// replica 2 and not replica 1, by the evidence each leaves where rpclab
+// does not write it: the kernel's count of the connections ss -K closed in
+// replica 2's namespace, HAProxy's own words and server state for r2, and
+// a second life (server-2.log) in replica 2's folder only.
+TEST(PathsE2E, EventsThatNameReplicaTwoStrikeReplicaTwoOnly) {
+  if (std::string why = why_not_here(); !why.empty()) GTEST_SKIP() << why;
+  TempDir dir;
+  std::string profile = dir.plant("replica-2.profile",
+                                  "event = server-reset at=300ms target=replica:2\n"
+                                  "event = server-out-of-pool at=600ms for=500ms target=replica:2\n"
+                                  "event = server-crash at=1400ms for=300ms target=replica:2\n");
+  ProcessResult r = run_program({bin("rpclab"), "dependability", "--preset", "paths-events", "--transports", "jsonrpc",
+                                 "--paths", "haproxy", "--profile", profile, "--duration", "2", "--trials", "1", "--out",
+                                 dir.file("run"), "--results-root", dir.file("results")},
+                                120s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto trials = read_jsonl(dir.file("run/trials.jsonl"));
+  ASSERT_EQ(trials.size(), 1u);
+  const json& t = trials[0];
+  ASSERT_EQ(t["status"], "ok") << t["reason"];
+  ASSERT_EQ(t["events"].size(), 3u) << t["events"].dump();
+  for (const json& e : t["events"]) {
+    SCOPED_TRACE(e.dump());
+    EXPECT_EQ(e["replica"], 2);
+    const std::string kind = e["kind"];
+    if (kind == "server-reset") {
+      EXPECT_GT(e["start"]["closed"].get<uint64_t>(), 0u) << "replica 2 had HAProxy's connections open";
+      EXPECT_NE(e["start"]["netns"].get<std::string>().find("-r2"), std::string::npos);
+    } else if (kind == "server-out-of-pool") {
+      EXPECT_EQ(e["start"]["admin_state"], 1) << "HAProxy reports r2 in forced maintenance";
+      EXPECT_EQ(e["end"]["admin_state"], 0) << "and back in the pool at the end";
+    } else {
+      EXPECT_EQ(kind, "server-crash");
+      EXPECT_EQ(e["start"]["signal"], "SIGKILL");
+    }
+  }
+  fs::path folder;
+  for (const auto& cell : fs::directory_iterator(dir.file("run/cells")))
+    if (fs::exists(cell.path() / "trial-1" / "haproxy.cfg")) folder = cell.path() / "trial-1";
+  ASSERT_FALSE(folder.empty());
+  EXPECT_TRUE(fs::exists(folder / "replica-2" / "server-2.log")) << "replica 2 was restarted after its crash";
+  EXPECT_FALSE(fs::exists(folder / "replica-1" / "server-2.log")) << "replica 1 was never crashed";
+  std::string haproxy = read_whole_file(folder / "proxy.err") + read_whole_file(folder / "proxy.log");
+  EXPECT_NE(haproxy.find("replicas/r2 is going DOWN for maintenance"), std::string::npos) << haproxy;
+  EXPECT_EQ(haproxy.find("replicas/r1 is going DOWN for maintenance"), std::string::npos) << haproxy;
+  // Both replicas served: an event on replica 2 did not stop the trial.
+  EXPECT_FALSE(executed(folder / "replica-1" / "ledger.bin").empty());
+  EXPECT_FALSE(executed(folder / "replica-2" / "ledger.bin").empty());
 }
 
 }  // namespace

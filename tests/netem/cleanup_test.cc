@@ -158,7 +158,7 @@ TEST(Topology, APartitionLeftByASigkilledRunGoesWithItsNamespaces) {
     static auto t = Topology::create(TopologyKind::kTwoHost, log);
     static auto backend = make_backend(BackendKind::kNftables, *t, log);
     backend->apply(FaultSpec{});
-    EventTargets targets{backend.get(), nullptr};
+    EventTargets targets{backend.get(), {}};
     FaultEvent partition = parse_event("partition at=0s for=10s");
     partition.kind->apply(targets, partition, EventPhase::kStart);  // never ended: the owner is killed
   });

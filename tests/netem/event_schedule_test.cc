@@ -114,7 +114,7 @@ TEST(EventRunner, AppliesServerEventsWhenDueAndRecordsPlannedAndActualTimes) {
   FaultSpec spec = parse_profile("event = server-crash at=1s for=500ms every=3s\n", "t");
   NotingServer server;
   CommandLog log;
-  EventRunner runner(spec, {nullptr, &server}, log);
+  EventRunner runner(spec, {nullptr, {&server}}, log);
   // The clients started 4.1 s ago: the first crash is over, the second due.
   auto now = EventRunner::Clock::now();
   runner.start(now - 4100ms);
@@ -148,7 +148,7 @@ TEST(EventRunner, AFailedRestartIsRecordedAndThrown) {
   NotingServer server;
   server.fail_restart = true;
   CommandLog log;
-  EventRunner runner(spec, {nullptr, &server}, log);
+  EventRunner runner(spec, {nullptr, {&server}}, log);
   auto now = EventRunner::Clock::now();
   runner.start(now - 200ms);
   EXPECT_THROW(runner.poll(now), std::runtime_error);
@@ -158,7 +158,7 @@ TEST(EventRunner, AFailedRestartIsRecordedAndThrown) {
 TEST(EventRunner, RefusesEventsWithoutTheirTarget) {
   CommandLog log;
   NotingServer server;
-  EXPECT_THROW(EventRunner(parse_profile("event = partition at=1s for=1s\n", "t"), {nullptr, &server}, log),
+  EXPECT_THROW(EventRunner(parse_profile("event = partition at=1s for=1s\n", "t"), {nullptr, {&server}}, log),
                SpecError);
   EXPECT_THROW(EventRunner(parse_profile("event = server-stall at=1s for=1s\n", "t"), {}, log), SpecError);
   EXPECT_NO_THROW(EventRunner(parse_profile("loss=5\n", "t"), {}, log));

@@ -67,10 +67,12 @@ TEST(FaultEvents, JsonRoundTripAndNoEventsKeyWithoutEvents) {
 }
 
 TEST(FaultEvents, SyntaxErrorsNameTheEventAndTheFix) {
-  expect_error("event =", "give a kind (partition, reset, server-crash, server-stall)");
+  expect_error("event =",
+               "give a kind (partition, reset, server-crash, server-stall, server-reset, server-out-of-pool, server-slow)");
   expect_error("event = meteor at=1s", "event \"meteor\": unknown kind (known: partition, reset");
   expect_error("event = partition at2s for=1s", "event partition: \"at2s\" is not key=value");
-  expect_error("event = partition at=1s for=1s colour=red", "unknown parameter \"colour\" (known: at, for, every, jitter)");
+  expect_error("event = partition at=1s for=1s colour=red",
+               "unknown parameter \"colour\" (known: at, for, every, jitter, target, delay)");
   expect_error("event = partition at=1s at=2s for=1s", "event partition: at is given twice");
   expect_error("event = partition at=2000 for=1s", "at = \"2000\": a duration needs a unit, ms or s");
   expect_error("event = partition at=soon for=1s", "at = \"soon\": a duration needs a unit");

@@ -123,7 +123,7 @@ struct Link {
     backend->apply(spec);
   }
   nlohmann::json apply(const FaultEvent& event, EventPhase phase) {
-    EventTargets targets{backend.get(), nullptr};
+    EventTargets targets{backend.get(), {}};
     return event.kind->apply(targets, event, phase);
   }
 };
@@ -190,7 +190,7 @@ TEST(PartitionLink, TimedByTheRunnerLastsItsDuration) {
   FaultSpec spec = parse_profile("event = partition at=300ms for=300ms every=600ms\n", "t");
   Link link(BackendKind::kNftables, spec);
   UdpPair udp(*link.topology);
-  EventRunner runner(spec, {link.backend.get(), nullptr}, link.log);
+  EventRunner runner(spec, {link.backend.get(), {}}, link.log);
   auto t0 = Clock::now();
   runner.start(t0);
   std::vector<double> sent_ms;

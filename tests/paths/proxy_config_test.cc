@@ -164,7 +164,11 @@ TEST(ProxyConfig, EveryShippedTemplateRendersForEveryAcceptedPath) {
       ASSERT_NO_THROW(config = render_proxy_config(row, s.carriage, input(2))) << where;
       for (const std::string& line : lines_of(config)) {
         if (!is_comment(line)) {
-          EXPECT_EQ(line.find('@'), std::string::npos) << where << ": " << line;
+          // HAProxy's own address prefix (its runtime API's `unix@haproxy.sock`)
+          // is its syntax, not a field left unfilled.
+          std::string rest = line;
+          if (size_t at = rest.find("unix@"); at != std::string::npos) rest.erase(at, 5);
+          EXPECT_EQ(rest.find('@'), std::string::npos) << where << ": " << line;
         }
       }
       EXPECT_EQ(lines_with(config, "10.77.1.2:17001").size(), 1u) << where << "\n" << config;

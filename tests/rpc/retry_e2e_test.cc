@@ -230,7 +230,7 @@ TEST_P(RetryPolicyE2E, AppRetryAcrossAServerCrashAndRestart) {
   args.insert(args.end(), {"--record", record});
   Child client(args, dir.file("client.log"));
   process::CommandLog log;
-  netem::EventRunner runner(netem::parse_profile("event = server-crash at=0s for=500ms\n", "t"), {nullptr, &server},
+  netem::EventRunner runner(netem::parse_profile("event = server-crash at=0s for=500ms\n", "t"), {nullptr, {&server}},
                             log);
   std::optional<int> code;
   bool started = false, stopping = false;
