@@ -189,8 +189,7 @@ std::string html_report(const HtmlReportInput& in) {
   std::string body = html::heading(1, heading) + verdict +
                      "<p class=\"note\">A view of this folder&#39;s results.jsonl; `rpclab report FOLDER` makes it "
                      "again. How to read it: <a href=\"" + html::escape(kReportGuide) + "\">docs/guide.md, "
-                     "&ldquo;How to read the report&rdquo;</a>.</p>
-" +
+                     "&ldquo;How to read the report&rdquo;</a>.</p>\n" +
                      metadata_section(in.metadata) + tables_section(in.tables_markdown) +
                      plots_section(in.plot_pngs) + cells_section(in.records, in.cell_figures) +
                      cell_details_section(in.records, in.commands_log);
