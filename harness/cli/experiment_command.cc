@@ -78,10 +78,8 @@ std::string print_views(const Experiment& experiment, RunFolder& folder, const R
                         const WallTime& wall_time) {
   if (!any_trial_finished(folder.dir())) {
     // Stopped before the first trial ended: no results.jsonl to name, no report to write.
-    std::fprintf(human_out(run), "
-No trial finished, so there is nothing to report: %s holds metadata.json and "
-                 "commands.log
-", folder.dir().c_str());
+    std::fprintf(human_out(run), "\nNo trial finished, so there is nothing to report: %s holds metadata.json and "
+                 "commands.log\n", folder.dir().c_str());
     return "";
   }
   std::vector<std::string> warnings;
