@@ -143,7 +143,7 @@ std::optional<double> plan_estimate_s(const std::vector<TrialSlot>& todo, const 
 // The line before the first trial: how long the plan will take, and from
 // which measured constants; or why there is no estimate.
 void say_estimate(std::optional<double> estimate_s, size_t trials, const std::string& experiment,
-                  const std::string& path, const TimeConstants& constants) {
+                  const std::string& path, const TimeConstants& constants, const std::string& borrowing) {
   if (trials == 0) return;
   if (!estimate_s) {
     std::fprintf(stderr, "rpclab: no estimate of this run's time: %s has no row for some of the %s experiment's "
@@ -155,7 +155,8 @@ void say_estimate(std::optional<double> estimate_s, size_t trials, const std::st
     if (row.experiment == experiment && runs.find(row.run) == std::string::npos)
       runs += (runs.empty() ? "" : ", ") + row.run;
   std::fprintf(stderr, "rpclab: estimated time: %s for %zu trials (each trial's calls and overhead, from the time "
-               "constants of run %s)\n", format_duration(*estimate_s).c_str(), trials, runs.c_str());
+               "constants of run %s)%s\n", format_duration(*estimate_s).c_str(), trials, runs.c_str(),
+               borrowing.c_str());
 }
 
 
@@ -234,7 +235,7 @@ RunSummary run_cells(const Experiment& experiment, const std::vector<CellConfig>
   for (size_t i = 0; i < cells.size(); ++i) loop.finish_cell_if_complete(i, nullptr);  // killed between two appends
 
   std::optional<double> estimate = plan_estimate_s(todo, cells, constants);
-  say_estimate(estimate, todo.size(), experiment.name, constants_path, constants);
+  say_estimate(estimate, todo.size(), experiment.name, constants_path, constants, borrowing_note(constants, cells));
   loop.summary.wall_time.estimated_s = estimate;
   std::optional<PlanClock> clock;
   if (estimate) clock.emplace(*estimate);

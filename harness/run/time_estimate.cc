@@ -1,5 +1,7 @@
 #include "harness/run/time_estimate.h"
 
+#include <fmt/format.h>
+
 #include <fstream>
 #include <algorithm>
 #include <map>
@@ -62,6 +64,24 @@ const TimeConstant* constant_for(const TimeConstants& table, const CellConfig& c
     for (const TimeConstant& row : table.rows)
       if (key_of(row) == key_of(level)) return &row;
   return nullptr;
+}
+
+size_t trials_borrowing(const TimeConstants& table, const std::vector<CellConfig>& cells) {
+  size_t n = 0;
+  for (const CellConfig& cell : cells)
+    if (const TimeConstant* c = constant_for(table, cell); !c || c->block != cell.block)
+      n += static_cast<size_t>(std::max(1, cell.trials));
+  return n;
+}
+
+std::string borrowing_note(const TimeConstants& table, const std::vector<CellConfig>& cells) {
+  size_t borrowing = trials_borrowing(table, cells), all = 0;
+  for (const CellConfig& cell : cells) all += static_cast<size_t>(std::max(1, cell.trials));
+  if (borrowing == 0) return "";
+  return fmt::format("; {} of its {} trials are of kinds of cell no run has measured and borrow the nearest kind's "
+                     "figures, so it is likely low (a full run of this preset, then rpclab time-constants RUN, "
+                     "measures them)",
+                     borrowing, all);
 }
 
 std::optional<double> trial_estimate_s(const TimeConstants& table, const CellConfig& cell) {

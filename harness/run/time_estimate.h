@@ -58,6 +58,15 @@ std::optional<double> trial_estimate_s(const TimeConstants& table, const CellCon
 // when one of them has no row.
 std::optional<double> cells_estimate_s(const TimeConstants& table, const std::vector<CellConfig>& cells);
 
+// The trials of `cells` whose kind of cell (its block: clean, load,
+// faults, ...) no run has measured, so that their figures are borrowed
+// from the nearest kind that has been: the estimate says how many, since
+// a borrowed figure is usually low (a loaded or faulted trial takes longer
+// than a clean one).
+size_t trials_borrowing(const TimeConstants& table, const std::vector<CellConfig>& cells);
+// "" when none borrow, else "; N of M trials borrow ... (run: rpclab time-constants ...)".
+std::string borrowing_note(const TimeConstants& table, const std::vector<CellConfig>& cells);
+
 // What a finished trial spent: its wall time and, of that, the time its
 // calls took (one client's sequence: the dependability clients' own
 // wall time, or a speed trial's calls x mean latency); calls_s is 0 when

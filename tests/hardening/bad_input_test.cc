@@ -155,7 +155,7 @@ const std::vector<BadInput>& table() {
        "start a new run with --out"},
       {dependability({"--out", "{dir}/a-run", "--dry-run"}), kUsage, "this folder already holds a run",
        "--resume {dir}/a-run"},
-      {{"rpclab", "frobnicate"}, kUsage, "unknown command 'frobnicate'", "dependability, speed, nfs, report, compare, adapter, presets, doctor"},
+      {{"rpclab", "frobnicate"}, kUsage, "unknown command 'frobnicate'", "(commands: dependability, speed, nfs, report, compare, adapter, time-constants, presets, doctor, clean-net)"},
       // a slip of the keyboard gets the nearest name (issue 39); bare rpclab lists its commands
       {{"rpclab", "compair", "a", "b"}, kUsage, "unknown command 'compair'; did you mean compare?", "commands: "},
       {dependability({"--tranports", "grpc"}), kUsage, "--tranports: did you mean --transports?", "--help"},

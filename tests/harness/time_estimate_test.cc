@@ -59,6 +59,24 @@ TEST(TimeEstimate, EachCellTakesTheMostSpecificRowThatMatchesIt) {
   EXPECT_FALSE(trial_estimate_s(table, speed)) << "no row of the speed experiment: no estimate, not a guess";
 }
 
+// A kind of cell no run has measured borrows the nearest kind's figures,
+// and the estimate says how many trials do: a full preset estimated from
+// the quick preset's clean cells alone said 4 min for a 30 min run.
+TEST(TimeEstimate, TrialsOfAKindNoRunMeasuredAreCountedAsBorrowing) {
+  TimeConstants table;
+  table.rows = {row("*", "*", "*", "*", 0.010, 5.0), row("clean", "grpc", "two-host", "persistent", 0.001, 1.0)};
+  CellConfig own = cell("grpc", TopologyKind::kTwoHost, 1000);
+  own.trials = 3;
+  CellConfig load = cell("grpc", TopologyKind::kTwoHost, 1000, "load");
+  load.trials = 5;
+  EXPECT_EQ(trials_borrowing(table, {own}), 0u);
+  EXPECT_EQ(borrowing_note(table, {own}), "");
+  EXPECT_EQ(trials_borrowing(table, {own, load}), 5u);
+  EXPECT_NE(borrowing_note(table, {own, load}).find("5 of its 8 trials are of kinds of cell no run has measured"),
+            std::string::npos)
+      << borrowing_note(table, {own, load});
+}
+
 TEST(TimeEstimate, ConstantsFittedFromAPlantedRunEstimateItsTrialsAgain) {
   // A planted plan: each trial took calls x its transport's call time plus
   // its topology's overhead; the fit finds the constants, and the estimate
