@@ -134,10 +134,13 @@ int run(const Experiment& experiment, ExperimentFlags& own, CommonFlags& f) {
       return code;
     list_cells(cells, f.run);
     // How long the run would take, as the run itself would say before its first trial.
-    std::optional<double> estimate = cells_estimate_s(read_time_constants(time_constants_path()), cells);
-    std::fprintf(stderr, "rpclab %s: %zu trials, estimated time: %s (%s)\n", experiment.name.c_str(),
+    TimeConstants constants = read_time_constants(time_constants_path());
+    std::optional<double> estimate = cells_estimate_s(constants, cells);
+    // The estimate alone, not the table's path: an installed rpclab and the
+    // build's say the same of the same plan.
+    std::fprintf(stderr, "rpclab %s: %zu trials, estimated time: %s%s\n", experiment.name.c_str(),
                  trials_in(cells), estimate ? format_duration(*estimate).c_str() : "not known",
-                 time_constants_path().c_str());
+                 estimate ? borrowing_note(constants, cells).c_str() : "");
     return kExitOk;
   }
   CellEnvironment env;

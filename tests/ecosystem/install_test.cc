@@ -32,7 +32,7 @@ const std::vector<std::string> kManPages = {"rpclab",           "rpclab-dependab
                                             "rpclab-client",    "rpclab-linktest",      "rpclab-linkprobe",
                                             "rpclab-nfs-client", "rpclab-nfs-fsops",    "rpclab-nfs-libnfs",
                                             "rpclab-nfs-cell",
-                                            "rpclab-adapter",   "rpclab-presets"};
+                                            "rpclab-adapter",   "rpclab-presets",       "rpclab-time-constants"};
 
 // A man page's section, from `.SH heading` to the next `.SH` ("" when it
 // has none).
