@@ -50,6 +50,12 @@ std::string ganesha_missing() {
   if (::access(kGanesha, X_OK) != 0) return std::string(kGanesha) + " is missing (apt-get install nfs-ganesha)";
   if (::access(kVfsFsal, R_OK) != 0) return std::string(kVfsFsal) + " is missing (apt-get install nfs-ganesha-vfs)";
   if (::access(kRpcbind, X_OK) != 0) return "rpcbind is missing (apt-get install rpcbind)";
+  // ganesha's VFS FSAL finds the export's file system in /etc/mtab, and
+  // fails the export without it (its MNT answers status 13): a booted
+  // Debian has the link, a bare chroot or debootstrap root may not.
+  if (::access("/etc/mtab", R_OK) != 0)
+    return "/etc/mtab is missing, which nfs-ganesha's VFS reads to find the export's file system (as root: ln -s "
+           "/proc/self/mounts /etc/mtab, as a booted Debian has it)";
   return "";
 }
 

@@ -117,6 +117,11 @@ prepare_inside() {
     command -v ccache >/dev/null && CCACHE_DIR=$RPCLAB_FRESH_CCACHE ccache --zero-stats >/dev/null
   fi
   cp -L /etc/resolv.conf "$root/etc/resolv.conf"  # what DHCP would have written on a new machine
+  # What a booted Debian 12 has and a debootstrap root lacks: /etc/mtab,
+  # which nfs-ganesha's VFS reads to find an export's file system (without
+  # it every ganesha cell of nfs-quick failed, its MNT answered 13; CI,
+  # 2026-12-07). rpclab says so and skips ganesha where it is missing.
+  [[ -e $root/etc/mtab ]] || ln -s ../proc/self/mounts "$root/etc/mtab"
   # This network's own certificate authorities, as its admin gives every
   # new machine on it: here the registries' HTTPS passes an egress proxy
   # whose CA is no Debian CA, so without them Go's module downloads fail
