@@ -146,6 +146,10 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingDirectory)->excludes(start_at);
   app.add_option("--record", record_path, "write the call record here, - for standard output "
                  "(format: docs/results-format.md)")->check(rpclab::writable_file());
+  bool record_unsynced = false;
+  app.add_flag("--record-unsynced", record_unsynced,
+               "write the record without fsync: the caller syncs its file system in batches (rpclab speed does, "
+               "where the fsync cost a trial more than its calls)");
   rpclab::add_version_flags(app);
   app.footer(kExitStatus);
   rpclab::parse_or_exit(app, argc, argv);
@@ -220,7 +224,7 @@ int main(int argc, char** argv) {
   bool failed = nothing_worked(record, server);
   if (!record_path.empty()) {
     try {
-      record.write_file(record_path);
+      record.write_file(record_path, record_unsynced ? rpclab::Sync::kLater : rpclab::Sync::kEach);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "rpclab-client: cannot write the record: %s\n", e.what());
       return rpclab::kExitFailed;

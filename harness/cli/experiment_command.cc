@@ -158,6 +158,7 @@ int run(const Experiment& experiment, ExperimentFlags& own, CommonFlags& f) {
   std::unique_ptr<RunFolder> opened = open_run_folder(f.run, cells, experiment.name, &exit_code);
   if (!opened) return exit_code;
   RunFolder& folder = *opened;
+  if (experiment.sync_batch.count()) folder.sync_in_batches(experiment.sync_batch);
   bool resume = !f.run.resume_dir.empty();
   try {
     if (own.shuffles()) f.run.shuffle_seed = settle_shuffle_seed(folder.dir(), resume, own.shuffle_seed());

@@ -9,6 +9,7 @@
 // files, with no copy of either.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -146,6 +147,12 @@ struct Experiment {
   // A runner for one run, whose folder is `run_dir` (speed's keeps its
   // servers and links for the run, its servers' files there).
   std::function<TrialRunner(const std::string& run_dir, CellEnvironment&)> trial_runner;
+  // 0: every trial's line is fsynced as it is written. Otherwise the run
+  // folder syncs its lines and the trials' records (written with
+  // Sync::kLater) at most this far apart (RunFolder::sync_in_batches): for
+  // thousands of trials of a few milliseconds each (speed), where the
+  // fsyncs cost more than the calls.
+  std::chrono::milliseconds sync_batch{0};
   CellSummary summarize;
   std::vector<ReportTable> tables;  // in the order they print
   CellFigures cell_figures;         // report.html's "Every cell" columns

@@ -173,7 +173,30 @@ void RunFolder::append_line(const std::string& file, const nlohmann::json& recor
     in.seekg(static_cast<std::streamoff>(size) - 1);
     if (in.get() != '\n') line.insert(0, "\n");
   }
-  append_line_durably(file, line);
+  append_line_durably(file, line, batch_.count() ? Sync::kLater : Sync::kEach);
+  if (!batch_.count()) return;
+  unsynced_ = true;
+  if (std::chrono::steady_clock::now() - synced_at_ >= batch_) sync_now();
+}
+
+void RunFolder::sync_in_batches(std::chrono::milliseconds every) {
+  batch_ = every;
+  synced_at_ = std::chrono::steady_clock::now();
+}
+
+void RunFolder::sync_now() {
+  sync_file_system(dir_);
+  unsynced_ = false;
+  synced_at_ = std::chrono::steady_clock::now();
+}
+
+RunFolder::~RunFolder() {
+  if (!unsynced_) return;
+  try {
+    sync_now();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rpclab: %s\n", e.what());
+  }
 }
 
 void RunFolder::write_metadata(RunMetadata metadata) {

@@ -184,6 +184,10 @@ Experiment speed_experiment() {
     return [session](const CellConfig& cell, const TrialPlace& place, CellEnvironment& env, process::CommandLog& log,
                      TrialRecord& trial) { session->run_trial(cell, place, env, log, trial); };
   };
+  // A speed trial is 100 calls of ~100 us: its record's fsync (2-24 ms on
+  // this VM) and its lines' cost more than it does; a second's batch
+  // costs a power cut at most a second of trials, which --resume runs again.
+  e.sync_batch = std::chrono::seconds(1);
   e.summarize = summarize_speed;
   e.tables = speed_tables();
   e.cell_figures = speed_cell_figures();

@@ -24,6 +24,7 @@
 #include "harness/run/cell_failure.h"
 #include "harness/paths/path_placement.h"
 #include "harness/paths/path_servers.h"
+#include "harness/paths/proxy_process.h"
 #include "harness/placement/local_placement.h"
 #include "transport/settings_table.h"
 #include "harness/run/result_record.h"
@@ -241,6 +242,10 @@ std::vector<std::string> SpeedSession::call_args(const CellConfig& cell, const S
   std::vector<std::string> args = {"--op", cell.op, "--size", std::to_string(cell.size), "--warmup",
                                    std::to_string(cell.warmup)};
   if (cell.rate_per_s) args.insert(args.end(), {"--rate", fmt::format("{:g}", *cell.rate_per_s)});
+  // The run folder syncs in batches (the speed row's sync_batch); an
+  // adapter's client writes its record its own way.
+  const TransportRow* row = find_transport(cell.transport);
+  if (row && !row->adapter) args.push_back("--record-unsynced");
   *barrier = cell.clients > 1 && !gate ? barrier_ms(cell) : 0;
   if (gate) args.insert(args.end(), {"--start-gate", gate->dir()});
   else if (cell.clients > 1)
@@ -379,14 +384,16 @@ void SpeedSession::measure_sockperf(const CellConfig& cell, const TrialPlace& pl
   process::SpawnOptions s;
   s.netns = server_host.netns;
   s.stdout_path = s.stderr_path = place.dir + "/sockperf-server.log";
-  process::ChildProcess server(server_argv, s, log);
-  std::this_thread::sleep_for(300ms);  // sockperf has no readiness signal
+  // Ready once its socket is bound (sockperf says nothing when it is): a
+  // fixed 300 ms sleep here was most of what a cell spent besides
+  // sockperf's own 2 s.
+  ListeningProcess server("sockperf server", server_argv, s, kSockperfPort, !tcp, s.stdout_path, log);
   process::SpawnOptions c;
   c.netns = client_host.netns;
   c.stdout_path = c.stderr_path = place.dir + "/sockperf-client.log";
   process::ChildProcess client(client_argv, c, log);
   auto status = client.wait_for(30s);
-  server.stop(2s);
+  server.stop();
   std::string output = read_whole_file(place.dir + "/sockperf-client.log");
   auto r = parse_sockperf(output);
   if (!status || !r) throw CellFailure("sockperf ping-pong gave no result: " + log_tail(place.dir + "/sockperf-client.log"));

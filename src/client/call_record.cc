@@ -198,7 +198,9 @@ CallRecord CallRecord::parse(std::string_view text) {
   return record;
 }
 
-void CallRecord::write_file(const std::string& path) const { write_file_atomically(path, format()); }
+void CallRecord::write_file(const std::string& path, Sync sync) const {
+  write_file_atomically(path, format(), sync);
+}
 
 CallRecord CallRecord::read_file(const std::string& path) {
   try {

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/atomic_file.h"
 #include "transport/outcome.h"
 
 namespace rpclab {
@@ -75,7 +76,7 @@ class CallRecord {
 
   std::string format() const;
   static CallRecord parse(std::string_view text);  // throws RecordError
-  void write_file(const std::string& path) const;
+  void write_file(const std::string& path, Sync sync = Sync::kEach) const;
   static CallRecord read_file(const std::string& path);
 
  private:

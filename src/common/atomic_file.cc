@@ -94,7 +94,7 @@ void write_in_place(const std::string& path, std::string_view content) {
 
 // A temporary file in the file's own folder (so rename stays on one file
 // system), made with O_EXCL so it never takes over anything already there.
-void replace(const Target& t, std::string_view content) {
+void replace(const Target& t, std::string_view content, Sync sync) {
   static std::atomic<unsigned> serial{0};
   std::string tmp = t.file + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(serial++);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -107,7 +107,7 @@ void replace(const Target& t, std::string_view content) {
     ::unlink(tmp.c_str());
     throw;
   }
-  ::fsync(fd);
+  if (sync == Sync::kEach) ::fsync(fd);
   ::close(fd);
   if (::rename(tmp.c_str(), t.file.c_str()) != 0) {
     int saved = errno;
@@ -119,12 +119,12 @@ void replace(const Target& t, std::string_view content) {
 
 }  // namespace
 
-void write_file_atomically(const std::string& path, std::string_view content) {
+void write_file_atomically(const std::string& path, std::string_view content, Sync sync) {
   Target t = target_of(path);
   switch (t.way) {
     case Way::kStdout: return write_all(STDOUT_FILENO, content, "standard output");
     case Way::kInPlace: return write_in_place(path, content);
-    case Way::kReplace: return replace(t, content);
+    case Way::kReplace: return replace(t, content, sync);
     case Way::kRefuse: throw std::runtime_error(t.problem);
   }
 }
@@ -147,7 +147,7 @@ bool absent_or_regular_file(const std::string& path) {
   return S_ISREG(st.st_mode);
 }
 
-void append_line_durably(const std::string& path, std::string_view line) {
+void append_line_durably(const std::string& path, std::string_view line, Sync sync) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) fail("cannot open", path);
   std::string whole(line);
@@ -158,8 +158,18 @@ void append_line_durably(const std::string& path, std::string_view line) {
     ::close(fd);
     throw;
   }
-  ::fsync(fd);
+  if (sync == Sync::kEach) ::fsync(fd);
   ::close(fd);
+}
+
+void sync_file_system(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail("cannot open", path);
+  int rc = ::syncfs(fd);
+  int saved = errno;
+  ::close(fd);
+  errno = saved;
+  if (rc != 0) fail("cannot sync the file system of", path);
 }
 
 std::string read_whole_file(const std::string& path) {

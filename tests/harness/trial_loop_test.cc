@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <set>
 
@@ -190,6 +191,34 @@ TEST(RunCells, KilledRunResumesWithoutRerunningFinishedTrials) {
     EXPECT_EQ(r["per_trial"].size(), 4u);
   }
   EXPECT_EQ(second.exit_code(), 1) << "a failed trial makes the run's exit code 1";
+}
+
+// Speed's folder syncs in batches (Experiment::sync_batch): a line is
+// still on disk, whole, as its trial ends (a crash of rpclab loses none),
+// and a resume of an interrupted batched run reruns nothing that finished.
+TEST(RunCells, ABatchedFolderKeepsEachTrialAsItEndsAndResumes) {
+  test::TempDir dir;
+  auto cells = cells_of(2, 3);
+  RunOptions options;
+  CellEnvironment env;
+  env.caps.root = false;
+  FakeExperiment fake;
+  fake.stop_after = 4;
+  {
+    RunFolder folder(dir.file("results"), dir.file("run"), FolderUse::kNew);
+    folder.sync_in_batches(std::chrono::hours(1));  // no sync while the run lasts
+    run_cells(fake.row(), cells, options, folder, fake.stop, env);
+    EXPECT_EQ(read_trial_records(dir.file("run/trials.jsonl"), nullptr).size(), 4u)
+        << "each trial readable as it ended, before any sync";
+  }
+  size_t first = fake.ran.size();
+  fake.stop = false;
+  fake.stop_after = SIZE_MAX;
+  RunFolder again(dir.file("results"), dir.file("run"), FolderUse::kResume);
+  again.sync_in_batches(std::chrono::milliseconds(1));
+  RunSummary second = run_cells(fake.row(), cells, options, again, fake.stop, env);
+  EXPECT_EQ(first + 6 - second.trials_resumed, fake.ran.size()) << "only the unfinished trials ran again";
+  EXPECT_EQ(read_cell_records(dir.file("run/results.jsonl"), nullptr).size(), 2u);
 }
 
 TEST(RunCells, ASkippedTrialSkipsItsCell) {
