@@ -1,5 +1,5 @@
 // `rpclab adapter check` end to end, and adapters as rows of the real
-// rpclab program: the Thrift and gRPC-Go adapters pass every step; each broken
+// rpclab program: the Thrift, gRPC-Go and tonic adapters pass every step; each broken
 // fixture (fixtures/pycounter.py --bug ...) fails the step it breaks, with
 // the words that say why (every step that can fail but build and ready); a manifest with a bad field is skipped
 // naming the file and the field; an adapter that is not built is listed as
@@ -77,6 +77,16 @@ TEST(AdapterCheck, GrpcGoPassesEveryStep) {
   if (std::string why = go_missing(); !why.empty()) GTEST_SKIP() << why;
   // 180 s: a first build downloads its modules and compiles gRPC-Go.
   expect_check_passes("grpc-go", 180s);
+}
+
+// tonic's build needs Rust 1.88 or newer (adapters/tonic/toolchain.sh says
+// why not, in one line: a machine fact, on tests/ci-skip-reasons.txt) and,
+// the first time, crates.io.
+TEST(AdapterCheck, TonicPassesEveryStep) {
+  ProcessResult toolchain = run_program({"sh", RPCLAB_SOURCE_DIR "/adapters/tonic/toolchain.sh"});
+  if (toolchain.exit_code != 0) GTEST_SKIP() << "this machine cannot build tonic: " << toolchain.out;
+  // 600 s: a cold build downloads the crates and compiles tokio, hyper, h2 and tonic.
+  expect_check_passes("tonic", 600s);
 }
 
 TEST(AdapterCheck, APythonCounterWrittenToTheContractPasses) {
