@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -87,6 +88,23 @@ TEST(AdapterCheck, TonicPassesEveryStep) {
   if (toolchain.exit_code != 0) GTEST_SKIP() << "this machine cannot build tonic: " << toolchain.out;
   // 600 s: a cold build downloads the crates and compiles tokio, hyper, h2 and tonic.
   expect_check_passes("tonic", 600s);
+}
+
+// Debian 12's own Rust (1.63) is older than tonic 0.14 needs: the build
+// stops before cargo runs, with the one line the presets then print as
+// the reason, whatever rustc this machine has (a planted one, first on PATH).
+TEST(AdapterBuild, TonicOnDebiansOwnRustStopsWithTheReasonInOneLine) {
+  TempDir dir;
+  for (const auto& [name, text] : {std::pair<std::string, std::string>{"bin/rustc", "echo 'rustc 1.63.0 (4b91a6ea7 2022-08-08)'"},
+                                   {"bin/cargo", "echo 'cargo ran' >&2; exit 99"}}) {
+    std::string path = dir.plant(name, "#!/bin/sh\n" + text + "\n");
+    std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  }
+  ProcessResult r = run_program({"env", "PATH=" + dir.file("bin") + ":/usr/bin:/bin", "make", "-s", "-C",
+                                 RPCLAB_SOURCE_DIR "/adapters/tonic", "OUT=" + dir.file("out")});
+  EXPECT_NE(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("tonic: rustc 1.63.0 is older than 1.88, which tonic 0.14 needs"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("cargo ran"), std::string::npos) << r.err;
 }
 
 TEST(AdapterCheck, APythonCounterWrittenToTheContractPasses) {
