@@ -28,6 +28,8 @@ build_packages=(
   haproxy nginx libnginx-mod-stream caddy           # the paths preset's proxies (harness/paths/): HAProxy 2.6, nginx 1.22 (+ stream for Sun RPC), Caddy 2.6
   libthrift-dev thrift-compiler                     # adapters/thrift: Apache Thrift 0.17, the first adapter (docs/adapters.md)
   golang-go ca-certificates                         # adapters/grpc-go: Go 1.19; its modules (go.sum) come from proxy.golang.org over HTTPS
+                                                    # (adapters/tonic needs Rust 1.88 or newer, which Debian 12 does not package (1.63):
+                                                    #  rustup.rs; without it the tonic row is skipped with that reason, adapters/tonic/toolchain.sh)
   clang libbpf-dev bpftool                          # ... and its cheaper eBPF backend
 )
 # The NFS presets' servers and tools (`make run-dependability PRESET=nfs|nfs-quick`

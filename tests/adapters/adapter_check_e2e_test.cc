@@ -1,5 +1,5 @@
 // `rpclab adapter check` end to end, and adapters as rows of the real
-// rpclab program: the Thrift and gRPC-Go adapters pass every step; each broken
+// rpclab program: the Thrift, gRPC-Go and tonic adapters pass every step; each broken
 // fixture (fixtures/pycounter.py --bug ...) fails the step it breaks, with
 // the words that say why (every step that can fail but build and ready); a manifest with a bad field is skipped
 // naming the file and the field; an adapter that is not built is listed as
@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -77,6 +78,33 @@ TEST(AdapterCheck, GrpcGoPassesEveryStep) {
   if (std::string why = go_missing(); !why.empty()) GTEST_SKIP() << why;
   // 180 s: a first build downloads its modules and compiles gRPC-Go.
   expect_check_passes("grpc-go", 180s);
+}
+
+// tonic's build needs Rust 1.88 or newer (adapters/tonic/toolchain.sh says
+// why not, in one line: a machine fact, on tests/ci-skip-reasons.txt) and,
+// the first time, crates.io.
+TEST(AdapterCheck, TonicPassesEveryStep) {
+  ProcessResult toolchain = run_program({"sh", RPCLAB_SOURCE_DIR "/adapters/tonic/toolchain.sh"});
+  if (toolchain.exit_code != 0) GTEST_SKIP() << "this machine cannot build tonic: " << toolchain.out;
+  // 600 s: a cold build downloads the crates and compiles tokio, hyper, h2 and tonic.
+  expect_check_passes("tonic", 600s);
+}
+
+// Debian 12's own Rust (1.63) is older than tonic 0.14 needs: the build
+// stops before cargo runs, with the one line the presets then print as
+// the reason, whatever rustc this machine has (a planted one, first on PATH).
+TEST(AdapterBuild, TonicOnDebiansOwnRustStopsWithTheReasonInOneLine) {
+  TempDir dir;
+  for (const auto& [name, text] : {std::pair<std::string, std::string>{"bin/rustc", "echo 'rustc 1.63.0 (4b91a6ea7 2022-08-08)'"},
+                                   {"bin/cargo", "echo 'cargo ran' >&2; exit 99"}}) {
+    std::string path = dir.plant(name, "#!/bin/sh\n" + text + "\n");
+    std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  }
+  ProcessResult r = run_program({"env", "PATH=" + dir.file("bin") + ":/usr/bin:/bin", "make", "-s", "-C",
+                                 RPCLAB_SOURCE_DIR "/adapters/tonic", "OUT=" + dir.file("out")});
+  EXPECT_NE(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("tonic: rustc 1.63.0 is older than 1.88, which tonic 0.14 needs"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("cargo ran"), std::string::npos) << r.err;
 }
 
 TEST(AdapterCheck, APythonCounterWrittenToTheContractPasses) {
@@ -187,7 +215,7 @@ print('refused' if list(check.iter_errors(bad)) else 'accepted', len(files))
 )";
   ProcessResult r = run_program({"python3", "-c", script, RPCLAB_SOURCE_DIR});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "refused 11\n") << r.out;
+  EXPECT_EQ(r.out, "refused 12\n") << r.out;  // 3 shipped adapters, 9 fixtures
 }
 
 }  // namespace

@@ -64,7 +64,7 @@ TEST(AdapterPresets, TheQuickPlanRunsTheBuiltAdaptersAndNamesTheOthersWithTheRea
   EXPECT_EQ(lines_with(plan.out, "py-good"), 2u) << plan.out;  // clean, stream-dup
   EXPECT_EQ(lines_with(plan.out, "ghost-preset"), 0u) << plan.out;
   EXPECT_EQ(lines_with(plan.err, "rpclab dependability: adapter ghost-preset skipped: not built: "), 1u) << plan.err;
-  for (const char* shipped : {"thrift", "grpc-go"}) {
+  for (const char* shipped : {"thrift", "grpc-go", "tonic"}) {
     bool planned = lines_with(plan.out, shipped) > 0;
     bool said = lines_with(plan.err, std::string("adapter ") + shipped + " skipped: ") == 1;
     EXPECT_NE(planned, said) << shipped << " must be either in the plan or skipped with its reason:\n"

@@ -144,7 +144,7 @@ TEST_F(Installed, AdaptersTheBuildBuiltRunFromThePrefix) {
   EXPECT_EQ(installed.out, built.out);
   EXPECT_EQ(installed.err, built.err) << "the installed rpclab skips what the build's runs (or the other way)";
   size_t adapters = 0;
-  for (const char* name : {"thrift", "grpc-go"}) {
+  for (const char* name : {"thrift", "grpc-go", "tonic"}) {
     EXPECT_TRUE(std::filesystem::exists(prefix(std::string("share/rpclab/adapters/") + name + "/manifest.json")))
         << name;
     if (!std::filesystem::exists(std::string(RPCLAB_BIN_DIR "/adapters/") + name + "/build-failed") &&
