@@ -294,8 +294,8 @@ void add_cells(const NfsAxes& a, Plan& plan) {
                                        ? "the restart struck in flight is for clients without a step gate; the " +
                                              client.name + " client's are left out"
                                        : "the restart column's step gate is rpclab's client's; the " + client.name +
-                                             " client's restart cells strike its call in flight, in cells of their "
-                                             "own (the reset group's steps)");
+                                             " client's cells of it are left out (a client without one is struck "
+                                             "at its call in flight, in the preset's cells that ask for it)");
               continue;
             }
             CellConfig c;
