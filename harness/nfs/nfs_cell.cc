@@ -208,7 +208,7 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
     // The gate's FIFO on a local tmpfs: in the guest the out folder is
     // hostfs, where a FIFO would block UML's kernel thread, not the client.
     restart = std::make_unique<RestartEvent>(1, o.restart_at, rpclab::nfs::parse_ops(o.ops).front(), o.transport,
-                                             o.in_guest ? "/run" : out);
+                                             o.in_guest ? "/run" : out, client_row.step_gate, o.version);
     netem::FaultEvent as_partition;  // the backend chosen as for a partition: it drops one way the same way
     as_partition.kind = netem::find_event_kind("partition");
     as_partition.for_ms = 1;
@@ -289,7 +289,8 @@ NfsTrial run_nfs_cell(const NfsCellOptions& o) {
     }
     if (restart) {
       if (!link.events_backend()) throw std::runtime_error("the restart event needs a fault backend (" + choice.reason + ")");
-      restart->run(server, *link.events_backend(), *clients[restart->client() - 1], clients_start, std::chrono::seconds(20));
+      restart->run(server, *link.events_backend(), *clients[restart->client() - 1], clients_start, std::chrono::seconds(20),
+                   counters_before);
     }
     if (!mount_options.empty()) trial.mount_options = mount_options;
     // The spec's timed events (the reset column), polled while the clients

@@ -46,6 +46,8 @@ struct NfsCellOptions {
   // (0: none) the replies dropped, the server seen to run the step's first
   // call, restarted, the replies let through; the record's `restart`. That
   // call needs a timeout_ms that outlasts the restart (knfsd ~1 s, ganesha ~3 s).
+  // A client row without a step gate (kernel, libnfs) is struck at its call
+  // in flight once the server has run restart_at - 1 of them.
   uint32_t restart_at = 0;
   // The speed view (nfs_speed.h): each operation of `ops` on its own, one
   // after the other, with its own clients (a mounting client mounts

@@ -56,7 +56,8 @@ int main(int argc, char** argv) {
                "after the workload, restart the server in place and read its counters again");
   app.add_option("--restart-at", o.restart_at,
                  "client 1's step at which the server is restarted between the call's execution and its "
-                 "retransmission (replies dropped meanwhile; harness/nfs/restart_event.h); 0: none")
+                 "retransmission (replies dropped meanwhile; harness/nfs/restart_event.h); a client without a step gate "
+                 "(kernel, libnfs) is struck at its call in flight once the server ran the steps before; 0: none")
       ->check(in_range<uint32_t>(0, 1000000));
   std::vector<std::string> events;
   app.add_option("--event", events, "a timed event of the link (repeatable), as a profile's `event =` line: "

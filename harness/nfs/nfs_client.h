@@ -64,6 +64,10 @@ struct NfsClientRow {
   // cache in the client): rpclab's. The kernel client's system calls may be
   // answered from its caches, so only a server's own counter shows them.
   bool every_call_on_wire = false;
+  // It waits at a step's gate (src/nfs/step_gate.h: --gate-step,
+  // --gate-fifo), so the restart event strikes a chosen step; a client
+  // without one is struck at the call in flight (restart_event.h).
+  bool step_gate = false;
 };
 
 const std::vector<NfsClientRow>& nfs_clients();

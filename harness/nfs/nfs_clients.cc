@@ -42,7 +42,7 @@ NfsClientCommand rpclab_command(const NfsClientRun& r) {
 NfsClientCommand libnfs_command(const NfsClientRun& r) {
   if (!r.extra_args.empty())
     throw std::runtime_error("the libnfs NFS client takes no " + r.extra_args.front() +
-                             " (no raw clnt_dg, no step gate: the restart event runs with rpclab's client)");
+                             " (no raw clnt_dg, no step gate: a restart strikes its call in flight)");
   std::vector<std::string> argv = {r.program, "--server", r.server_address, "--export", r.export_path,
                                    "--timeout-ms", std::to_string(r.timeout_ms), "--autoreconnect", "-1"};
   for (const auto& f : workload_flags(r)) argv.push_back(f);
@@ -75,7 +75,7 @@ std::string kernel_mount_options(const NfsClientRun& r) {
 NfsClientCommand kernel_command(const NfsClientRun& r) {
   if (!r.extra_args.empty())
     throw std::runtime_error("the kernel NFS client takes no " + r.extra_args.front() +
-                             " (no raw clnt_dg, no step gate: the restart event runs with rpclab's client)");
+                             " (no raw clnt_dg, no step gate: a restart strikes its call in flight)");
   std::string options = kernel_mount_options(r);
   std::string mnt = r.work_dir + "/client-" + std::to_string(r.client_id) + ".mnt";
   // NFSv4.1 mounts the server's pseudo root (the fsid=0 export); v3 the export's path.
@@ -108,7 +108,8 @@ std::string kernel_missing() {
 const std::vector<NfsClientRow>& nfs_clients() {
   static const std::vector<NfsClientRow> rows = {
       {"rpclab", "rpclab-nfs-client: rpcgen stubs over libtirpc, clnt_dg (UDP, its retransmit interval) and clnt_vc",
-       "rpclab-nfs-client", {"nfs3-udp", "nfs3-tcp"}, false, {}, [] { return std::string(); }, rpclab_command, true},
+       "rpclab-nfs-client", {"nfs3-udp", "nfs3-tcp"}, false, {}, [] { return std::string(); }, rpclab_command, true,
+       true},
       {"kernel",
        "Linux's NFS client (6.1, user-mode-linux guest): mount -t nfs vers=3|4.1,proto=tcp,timeo,retrans,soft, "
        "rpclab-nfs-fsops's system calls on the mount; its UDP is compiled out",

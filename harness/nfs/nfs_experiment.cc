@@ -41,6 +41,9 @@ struct NfsFault {
   std::string name;  // the block's name: none, dup, reply-loss, restart
   netem::FaultSpec spec;
   bool restart = false;  // the restart event at the middle step (harness/nfs/restart_event.h)
+  // The restart strikes the call in flight (clients without a step gate),
+  // not the gated step (rpclab's client): each client row runs one kind.
+  bool in_flight = false;
 };
 
 NfsFault no_fault() { return {"none", {}}; }
@@ -58,9 +61,10 @@ NfsFault reply_loss(double pct) {
 }
 // The server restarted between a step's execution and its retransmission
 // (replies dropped meanwhile): the replay no reply cache in memory prevents.
-NfsFault server_restart() {
+NfsFault server_restart(bool in_flight = false) {
   NfsFault f{"restart", {}};
   f.restart = true;
+  f.in_flight = in_flight;
   return f;
 }
 
@@ -87,9 +91,33 @@ NfsFault connection_reset() {
   return f;
 }
 
+// libnfs on ganesha: a reset catches a MKDIR whose reply was lost after it
+// ran only by chance (one call in flight at a time), so a trial gives it
+// many chances: a reset every kResetEveryMs for as long as the calls run.
+// After each, the call in flight waits 1.2 to 1.5 s before libnfs resends
+// it on a new connection (its reconnect stall: 25 of 26 resets in a cell of
+// 60,000 MKDIRs, 2026-12-07); 2 s leaves the next reset after it. With a
+// reset every second each reconnect was struck again (minutes of stall).
+// 60,000 steps: 26 resets in 51 s on a loaded machine (0.3 ms a MKDIR
+// between them); a quiet one makes them 3 times faster, so fewer resets.
+constexpr int kResetEveryMs = 2000;
+constexpr uint64_t kSpacedResetSteps = 60000;
+NfsFault connection_resets_spaced() {
+  NfsFault f = connection_reset();
+  f.spec.events.front().every_ms = kResetEveryMs;
+  return f;
+}
+
 // A restarted server answers after ~1 s (knfsd) to ~3 s (ganesha): the
 // struck call's time must outlast it (and clnt_dg's doubling interval).
 constexpr int kRestartCallMs = 30000;
+
+// Struck in flight (no step gate), the restart is armed after this many
+// steps, early: the guest's tc drop then goes in while the client still
+// calls. Armed at the middle of 12,000 steps (about 5.8 s in, the machine
+// loaded), the kernel client had made all 12,000 before the drop was in
+// (7.9 s; 2026-12-07).
+constexpr uint32_t kInFlightArmStep = 100;
 
 // A few more cells beside the axes' product: other operations on a few
 // rows and columns, so the preset measures them without multiplying its
@@ -111,15 +139,15 @@ struct NfsCellGroup {
 // libnfs MKDIR on ganesha takes ~0.09 ms: 3,000 were done in 276 ms, before
 // the reset (run nfs-preset-0358), so libnfs makes 12,000 (about 1.1 s);
 // the kernel client's take ~0.33 ms in the guest: 12,000 (about 4 s).
-NfsCellGroup reset_group(const std::string& server, const std::string& client, std::vector<std::string> transports,
-                         std::vector<bool> caches, uint64_t steps) {
+NfsCellGroup mkdir_group(const std::string& server, const std::string& client, std::vector<std::string> transports,
+                         std::vector<bool> caches, uint64_t steps, NfsFault fault) {
   NfsCellGroup g;
   g.steps = steps;
   g.ops = "mkdir";
   g.servers = {server};
   g.transports = std::move(transports);
   g.caches = std::move(caches);
-  g.faults = {connection_reset()};
+  g.faults = {std::move(fault)};
   g.clients = {client};
   return g;
 }
@@ -173,8 +201,21 @@ NfsAxes nfs_preset(const std::string& name) {
       g.faults = {request_dup(10)};
       a.groups.push_back(g);
     }
-    a.groups.push_back(reset_group("nfs-ganesha", "libnfs", {"nfs3-tcp"}, {false, true}, 12000));
-    a.groups.push_back(reset_group("knfsd", "kernel", {"nfs3-tcp", "nfs4.1-tcp"}, {true}, 12000));
+    a.groups.push_back(mkdir_group("nfs-ganesha", "libnfs", {"nfs3-tcp"}, {false, true}, kSpacedResetSteps,
+                                   connection_resets_spaced()));
+    a.groups.push_back(mkdir_group("knfsd", "kernel", {"nfs3-tcp", "nfs4.1-tcp"}, {true}, 12000, connection_reset()));
+    // libnfs against knfsd (in the guest beside it, as every knfsd cell's
+    // clients): its resend after a reconnect meets knfsd's v3 cache, which
+    // keys on the client's address and port, not on the connection.
+    // 3,000 steps: libnfs in the guest took 4 ms a MKDIR on a loaded
+    // machine (12,000 took 50 s); the rule went in 5 s after the 300 ms.
+    a.groups.push_back(mkdir_group("knfsd", "libnfs", {"nfs3-tcp"}, {true}, 3000, connection_reset()));
+    // The kernel client through a knfsd restart (the client has no step
+    // gate: its call in flight at the middle step is struck): what NFSv3
+    // replays to a reply cache emptied by the restart, and what NFSv4.1's
+    // session, gone with it, does. 12,000 steps: the kernel client made
+    // them in 7.9 s on a loaded machine; armed after 100 (kInFlightArmStep).
+    a.groups.push_back(mkdir_group("knfsd", "kernel", {"nfs3-tcp", "nfs4.1-tcp"}, {true}, 12000, server_restart(true)));
   } else if (name == "nfs-quick") {
     a.faults = {no_fault(), request_dup(10)};
     a.transports = {"nfs3-udp"};
@@ -248,9 +289,13 @@ void add_cells(const NfsAxes& a, Plan& plan) {
             continue;
           }
           for (const NfsFault& fault : a.faults) {
-            if (fault.restart && client.in_guest) {
-              plan.notes.push_back("the restart column runs with rpclab's own client (its step gate); the " +
-                                   client.name + " client's restart cells are left out");
+            if (fault.restart && fault.in_flight == client.step_gate) {
+              plan.notes.push_back(client.step_gate
+                                       ? "the restart struck in flight is for clients without a step gate; the " +
+                                             client.name + " client's are left out"
+                                       : "the restart column's step gate is rpclab's client's; the " + client.name +
+                                             " client's cells of it are left out (a client without one is struck "
+                                             "at its call in flight, in the preset's cells that ask for it)");
               continue;
             }
             CellConfig c;
@@ -266,7 +311,7 @@ void add_cells(const NfsAxes& a, Plan& plan) {
             c.faults = fault.spec;
             c.timeout_ms = a.timeout_ms;
             if (fault.restart) {
-              c.restart_at_step = static_cast<uint32_t>((a.steps + 1) / 2);
+              c.restart_at_step = fault.in_flight ? kInFlightArmStep : static_cast<uint32_t>((a.steps + 1) / 2);
               c.timeout_ms = std::max(a.timeout_ms, kRestartCallMs);
             }
             c.op = a.ops;

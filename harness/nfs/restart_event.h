@@ -21,10 +21,19 @@
 //      connection and clnt_vc does not send the call again (no replay;
 //      the reason is said).
 //
+// A client without the gate (the kernel's, libnfs: the row's step_gate is
+// false) is struck at the call in flight instead: step 1 waits until the
+// server has run `step` - 1 of the step's first operation (its own counter:
+// knfsd's proc3 or proc4ops), the replies are dropped, and step 3 waits for
+// the count to rise once more; that call, the step-th, is the one struck.
+// One call at a time per client, so no other call runs meanwhile. Without
+// the gate it needs a server that counts the operation (knfsd).
+//
 // Each phase is an NfsEventStep with the time and the server's counters.
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -44,22 +53,26 @@ class RestartEvent {
   // At client `client`'s step `step`, whose first operation is `op` (one
   // that makes the step's name; throws std::invalid_argument otherwise,
   // naming those that do); the gate's FIFO is
-  // made in `dir` (throws std::runtime_error when it cannot be).
+  // made in `dir` (throws std::runtime_error when it cannot be). Without
+  // `gate`, no FIFO: the call in flight once `step` - 1 have run is struck,
+  // counted as NFS `version` counts it.
   RestartEvent(uint32_t client, uint32_t step, rpclab::nfs::NfsOp op, const std::string& transport,
-               const std::string& dir);
+               const std::string& dir, bool gate = true, const std::string& version = "3");
   ~RestartEvent();  // removes the FIFO
   RestartEvent(const RestartEvent&) = delete;
   RestartEvent& operator=(const RestartEvent&) = delete;
 
   uint32_t client() const { return restart_.client; }
-  // rpclab-nfs-client's flags for that client: --gate-step, --gate-fifo.
+  // rpclab-nfs-client's flags for that client: --gate-step, --gate-fifo
+  // (none without the gate).
   std::vector<std::string> client_args() const;
 
   // Steps 1 to 5, from the thread that owns the processes, while the
   // client runs; each wait ends by `within` (std::runtime_error naming
-  // what was not seen). The drop is lifted however it ends.
+  // what was not seen). The drop is lifted however it ends. `start`: the
+  // server's counters before the clients started (the gateless count's base).
   void run(NfsServer& server, netem::FaultBackend& link, process::ChildProcess& client, Clock::time_point clients_start,
-           std::chrono::milliseconds within);
+           std::chrono::milliseconds within, const nlohmann::json& start = nlohmann::json::object());
 
   // What the client was told for the step, its class from the end state
   // (or, when a later call of the step changes the name, from the server
@@ -70,9 +83,16 @@ class RestartEvent {
  private:
   void note(const std::string& what, Clock::time_point clients_start, NfsServer& server,
             std::optional<nlohmann::json> link = std::nullopt, std::optional<std::string> text = std::nullopt);
+  // Without the gate: steps 1 and 2 up to the replies dropped, the struck
+  // step found by the server's count.
+  void strike_in_flight(NfsServer& server, process::ChildProcess& client, Clock::time_point clients_start,
+                        std::chrono::milliseconds within, const nlohmann::json& start,
+                        const std::function<void()>& drop_replies);
 
   NfsRestart restart_;
   rpclab::nfs::NfsOp op_;
+  bool gate_ = true;
+  std::string version_;
   std::string fifo_;
 };
 

@@ -193,10 +193,20 @@ GuestRun run_in_guest(const std::vector<std::string>& argv, const GuestOptions& 
   auto deadline = std::chrono::steady_clock::now() + options.timeout;
   std::optional<int> status;
   bool stopped = false;
+  // The command's exit code written, the guest only syncs and halts; a
+  // linux.uml that printed "reboot: System halted" and then spun for 10
+  // minutes on a loaded host (2026-12-07) is stopped after kHaltGrace.
+  constexpr auto kHaltGrace = std::chrono::seconds(30);
+  std::optional<std::chrono::steady_clock::time_point> halting;
   while (!status && std::chrono::steady_clock::now() < deadline) {
     status = guest.wait_for(std::chrono::milliseconds(100));
     if (!status && options.stop && options.stop->load()) {
       stopped = true;
+      break;
+    }
+    if (!status && !halting && ::access(f.exit_code.c_str(), F_OK) == 0) halting = std::chrono::steady_clock::now();
+    if (!status && halting && std::chrono::steady_clock::now() - *halting > kHaltGrace) {
+      log.comment("the guest wrote its exit code but did not halt within 30 s: stopped");
       break;
     }
   }

@@ -6,7 +6,8 @@
 // is correct over NFSv3/TCP and v4.1; under reply loss NFSv4.1 shows no
 // replay: no EEXIST, knfsd ran CREATE once per MKDIR, and its v3 reply
 // cache did not move (v4.1 answers a resend from its session slot); under
-// the reset column's one reset neither version replays a MKDIR. Each test
+// the reset column's one reset neither version replays a MKDIR; through a
+// knfsd restart the struck call's answer agrees with knfsd's count. Each test
 // is one guest, 10 to 25 s here.
 #include <unistd.h>
 
@@ -209,6 +210,50 @@ TEST_P(KernelClientUnderReset, NoMkdirIsReplayedAfterTheReconnect) {
 
 INSTANTIATE_TEST_SUITE_P(Versions, KernelClientUnderReset, ::testing::Values("3", "4.1"),
                          [](const auto& info) { return std::string(info.param) == "3" ? "Nfs3Tcp" : "Nfs41"; });
+
+}  // namespace
+}  // namespace rpclab::harness::nfs
+
+namespace rpclab::harness::nfs {
+namespace {
+
+// The nfs preset's restart cells for the kernel client (issue 42): it has
+// no step gate, so the restart strikes its call in flight once 99 MKDIRs
+// ran (restart_event.h). The event's phases are all recorded, the struck
+// step is one the server ran, and the outcome agrees with knfsd's own
+// count: told NFS3ERR_EXIST (replayed, cause restart) exactly when CREATE
+// ran once more than there were steps, or told NFS3_OK when it ran once
+// each (TCP delivered the old server's queued reply). In run
+// 20261207-024924-c17eeff0 v4.1 replayed in 3 of 3 trials. One guest,
+// 12,000 MKDIRs: 23 to 33 s there on a loaded machine.
+TEST(KernelClientThroughRestart, Nfs41TheStruckCallsAnswerAgreesWithTheServersCount) {
+  constexpr uint32_t kSteps = 12000;
+  if (auto why = why_not(); !why.empty()) GTEST_SKIP() << why;
+  NfsCellOptions o = options("restart", "4.1");
+  o.count = kSteps;
+  o.timeout_ms = 30000;  // the preset's restart cells': the call outlasts the restart
+  o.restart_at = 100;
+  NfsTrial r = run_nfs_cell(o);
+
+  ASSERT_TRUE(r.restart && r.classes && r.told);
+  std::vector<std::string> phases;
+  for (const NfsEventStep& e : r.restart->events) phases.push_back(e.what);
+  EXPECT_EQ(phases, (std::vector<std::string>{"armed", "replies_dropped", "executed", "requests_dropped", "restarted",
+                                              "replies_pass", "requests_pass"}));
+  EXPECT_GE(r.restart->step, 100u);
+  EXPECT_LE(r.restart->step, kSteps);
+  uint64_t ran = delta(r, "proc4ops", "CREATE");
+  bool replayed = r.restart->told == "NFS3ERR_EXIST";
+  EXPECT_EQ(ran, replayed ? kSteps + 1 : kSteps) << r.server_counters->dump();
+  EXPECT_EQ(r.classes->replayed_told_failure, replayed ? 1u : 0u);
+  EXPECT_EQ(r.restart->cause.value_or(""), replayed ? "restart" : "");
+  if (!replayed) {
+    EXPECT_EQ(r.restart->told, "NFS3_OK");
+  }
+  ::testing::Test::RecordProperty("replayed", replayed ? "yes" : "no");
+  expect_nothing_left(o.out_dir);
+  std::filesystem::remove_all(o.out_dir);
+}
 
 }  // namespace
 }  // namespace rpclab::harness::nfs
