@@ -119,12 +119,13 @@ std::optional<ProxyRequest> parse_proxy_line(std::string_view line) {
   ProxyRequest r;
   r.session = session;
   r.status = field(line, "status");
+  r.worker = field(line, "worker");
   if (std::string retries = field(line, "retries"); !retries.empty()) {  // HAProxy: %rc, "+N" after a redispatch
     if (retries[0] == '+') retries.erase(0, 1);
     r.attempts = 1 + std::max(0, std::atoi(retries.c_str()));
-    r.upstream = field(line, "server");
+    r.upstreams = r.upstream = field(line, "server");
   } else {  // nginx: $upstream_addr, "A, B" for two attempts ("A : B" for an internal redirect)
-    std::string upstream = field(line, "upstream");
+    std::string upstream = r.upstreams = field(line, "upstream");
     r.attempts = 1;
     for (char ch : upstream) r.attempts += ch == ',';
     size_t last = upstream.find_last_of(", ");

@@ -21,6 +21,8 @@ struct ProxyRequest {
   bool session = false;  // a TCP connection or a UDP session, not one request
   int attempts = 1;      // upstream attempts: HAProxy's 1 + %rc, nginx's addresses in $upstream_addr
   std::string upstream;  // the last attempt's replica, as the proxy names it
+  std::string upstreams; // every attempt's, as logged (nginx's $upstream_addr "A, B")
+  std::string worker;    // the process that carried it (nginx's $pid), or ""
   std::string status;    // the status the client got, as logged
   std::optional<std::pair<uint32_t, uint32_t>> call;  // (client id, seq) from the logged body
 };

@@ -5,9 +5,9 @@
 //   HAProxy in mode tcp (haproxy-tcp.cfg):
 //     rpclab-session client=%ci:%cp server=%s retries=%rc term=%ts bytes_in=%U bytes_out=%B
 //   nginx (nginx-grpc.conf, nginx-http1.conf):
-//     rpclab-request client=$remote_addr:$remote_port upstream=$upstream_addr upstream_status=$upstream_status status=$status rt=$request_time
+//     rpclab-request worker=$pid client=$remote_addr:$remote_port upstream=$upstream_addr upstream_status=$upstream_status status=$status rt=$request_time
 //   nginx's stream module (nginx-stream-*.conf):
-//     rpclab-session client=$remote_addr:$remote_port upstream=$upstream_addr status=$status
+//     rpclab-session worker=$pid client=$remote_addr:$remote_port upstream=$upstream_addr status=$status
 // HAProxy's hex converter writes capitals; its %rc is "+N" after a
 // redispatch. The bodies are the NEXT requests each adapter's client
 // sends (idl/rpclab.proto, src/xmlrpc/xmlrpc_wire.h, src/jsonrpc/jsonrpc_wire.h).
@@ -72,7 +72,7 @@ std::string haproxy_line(const std::string& server, const std::string& retries, 
 }
 
 std::string nginx_line(const std::string& upstream, const std::string& upstream_status, const std::string& status) {
-  return "rpclab-request client=10.77.0.2:40312 upstream=" + upstream + " upstream_status=" + upstream_status +
+  return "rpclab-request worker=20429 client=10.77.0.2:40312 upstream=" + upstream + " upstream_status=" + upstream_status +
          " status=" + status + " rt=0.305";
 }
 
@@ -183,6 +183,8 @@ TEST(ProxyLogLine, NginxUpstreamListIsAttempts) {
   ASSERT_TRUE(two);
   EXPECT_EQ(two->attempts, 2);
   EXPECT_EQ(two->upstream, "10.77.2.2:17001");
+  EXPECT_EQ(two->upstreams, "10.77.1.2:17001, 10.77.2.2:17001");  // every attempt: out-of-pool's check reads it
+  EXPECT_EQ(two->worker, "20429");  // the worker, so the configuration it carried it under
   EXPECT_EQ(two->status, "200");  // the client's, not upstream_status's list
   auto three = parse_proxy_line(nginx_line("10.77.1.2:17001, 10.77.2.2:17001, 10.77.3.2:17001", "504, 504, 504", "504"));
   ASSERT_TRUE(three);
@@ -194,7 +196,7 @@ TEST(ProxyLogLine, NginxUpstreamListIsAttempts) {
 }
 
 TEST(ProxyLogLine, NginxStreamSession) {
-  auto r = parse_proxy_line("rpclab-session client=10.77.0.2:834 upstream=10.77.2.2:17001 status=200");
+  auto r = parse_proxy_line("rpclab-session worker=20429 client=10.77.0.2:834 upstream=10.77.2.2:17001 status=200");
   ASSERT_TRUE(r);
   EXPECT_TRUE(r->session);
   EXPECT_EQ(r->attempts, 1);
