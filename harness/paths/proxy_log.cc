@@ -7,6 +7,8 @@
 #include <fstream>
 #include <regex>
 
+#include <nlohmann/json.hpp>
+
 namespace rpclab::harness {
 namespace {
 
@@ -120,6 +122,7 @@ std::optional<ProxyRequest> parse_proxy_line(std::string_view line) {
   r.session = session;
   r.status = field(line, "status");
   r.worker = field(line, "worker");
+  r.ended = std::atof(field(line, "t").c_str());
   if (std::string retries = field(line, "retries"); !retries.empty()) {  // HAProxy: %rc, "+N" after a redispatch
     if (retries[0] == '+') retries.erase(0, 1);
     r.attempts = 1 + std::max(0, std::atoi(retries.c_str()));
@@ -143,6 +146,20 @@ ProxyLog read_proxy_log(const std::string& path) {
     else ++log.lines_skipped;
   }
   return log;
+}
+
+std::vector<CaddyRoundtrip> read_caddy_roundtrips(const std::string& path) {
+  std::vector<CaddyRoundtrip> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("\"upstream roundtrip\"") == std::string::npos) continue;
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);  // not a record: Caddy's log line
+    if (j.is_discarded() || !j.contains("ts") || !j["ts"].is_number() || !j.contains("upstream") ||
+        !j["upstream"].is_string())
+      continue;
+    out.push_back({j["ts"].get<double>(), j["upstream"].get<std::string>()});
+  }
+  return out;
 }
 
 }  // namespace rpclab::harness

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -243,6 +244,10 @@ namespace {
 
 constexpr auto kReloadTimeout = 10s;
 
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
 std::string read_from(const std::string& path, uint64_t from) {
   std::ifstream f(path, std::ios::binary);
   f.seekg(static_cast<std::streamoff>(from));
@@ -284,14 +289,27 @@ nlohmann::json ProxyProcess::set_in_pool_nginx(int k, bool in) {
                         {"command", fmt::format("server {}{};", replica(k), in ? "" : " down")},
                         {"master_pid", master}};
   if (in && !out_worker_.empty()) {
-    // What the worker that ran with rK down carried, by its own log lines.
-    uint64_t carried = 0, to_replica = 0;
+    // What the worker that ran with rK down carried, by its own log lines;
+    // and what the old workers still sent rK after it took over: requests
+    // in flight at the change, and new ones on the connections an old
+    // worker keeps until they close (its graceful shutdown).
+    uint64_t carried = 0, to_replica = 0, old_to_replica = 0;
+    double last_old = out_since_;
     for (const ProxyRequest& r : read_proxy_log(log_path_).requests) {
-      if (r.worker != out_worker_) continue;
-      ++carried;
-      to_replica += r.upstreams.find(replica(k)) != std::string::npos;
+      bool to_k = r.upstreams.find(replica(k)) != std::string::npos;
+      if (r.worker == out_worker_) {
+        ++carried;
+        to_replica += to_k;
+      } else if (r.ended >= out_since_ && to_k) {
+        ++old_to_replica;
+        last_old = std::max(last_old, r.ended);
+      }
     }
-    did["while_out"] = {{"worker_pid", std::stoi(out_worker_)}, {"requests", carried}, {"to_replica", to_replica}};
+    did["while_out"] = {{"worker_pid", std::stoi(out_worker_)},
+                        {"requests", carried},
+                        {"to_replica", to_replica},
+                        {"old_workers_to_replica", old_to_replica},
+                        {"last_to_replica_ms", std::round((last_old - out_since_) * 1e4) / 10}};
     if (to_replica > 0)
       throw CellFailure(fmt::format("nginx's worker {}, started with {} down, logged {} of its {} requests as sent "
                                     "to it",
@@ -321,6 +339,7 @@ nlohmann::json ProxyProcess::set_in_pool_nginx(int k, bool in) {
   }
   did["worker_pid"] = std::stoi(worker);
   out_worker_ = in ? "" : worker;
+  out_since_ = unix_now();
   return did;
 }
 
@@ -347,6 +366,26 @@ std::vector<std::string> caddy_upstreams(const nlohmann::json& config) {
 // builds the new handler and lets the old server finish the requests it
 // holds; then the API's /config/ is asked which upstreams it dials now.
 nlohmann::json ProxyProcess::set_in_pool_caddy(int k, bool in) {
+  nlohmann::json did = {
+      {"tool", fmt::format("caddy reload (its admin API at {} in the proxy's namespace)", kCaddyAdmin)},
+      {"command", fmt::format("reverse_proxy {} to {}", in ? "with" : "without", replica(k))}};
+  if (in) {
+    // What Caddy's own log says reached rK while it was out: round trips
+    // in flight at the change, and those the old configuration's handler
+    // still served (a connection Caddy keeps past a reload).
+    uint64_t roundtrips = 0, to_replica = 0;
+    double last = out_since_;
+    for (const CaddyRoundtrip& r : read_caddy_roundtrips(dir_ + "/proxy-error.log")) {
+      if (r.ended < out_since_) continue;
+      ++roundtrips;
+      if (r.upstream != replica(k)) continue;
+      ++to_replica;
+      last = std::max(last, r.ended);
+    }
+    did["while_out"] = {{"roundtrips", roundtrips},
+                        {"to_replica", to_replica},
+                        {"last_to_replica_ms", std::round((last - out_since_) * 1e4) / 10}};
+  }
   in_.out_of_pool.at(k - 1) = !in;
   write_config();
   std::string config = dir_ + "/" + config_name_;
@@ -369,9 +408,9 @@ nlohmann::json ProxyProcess::set_in_pool_caddy(int k, bool in) {
   if (listed != in)
     throw CellFailure(fmt::format("Caddy took the reload and its admin API {} {}", listed ? "still lists" : "lacks",
                                   replica(k)));
-  return {{"tool", fmt::format("caddy reload (its admin API at {} in the proxy's namespace)", kCaddyAdmin)},
-          {"command", fmt::format("reverse_proxy {} to {}", in ? "with" : "without", replica(k))},
-          {"upstreams", upstreams}};
+  did["upstreams"] = upstreams;
+  out_since_ = unix_now();
+  return did;
 }
 
 std::string haproxy_runtime_command(const std::string& dir, const std::string& command, process::CommandLog& log) {

@@ -84,6 +84,7 @@ class ProxyProcess {
   std::string address_, log_path_, config_name_, version_;
   ProxyConfigInput in_;
   std::string out_worker_;  // nginx: the worker started with a replica down
+  double out_since_ = 0;    // when the replica's leaving took effect, Unix seconds
   std::unique_ptr<ListeningProcess> process_;
 };
 
