@@ -336,13 +336,15 @@ std::vector<Block> paths_preset() {
 // preset took 17 min 50 s of its 25, and these three as a fault axis of its
 // first table would add two thirds to it. Replica 1's connections reset
 // (ss -K in its namespace) while calls are in flight, replica 1 out of
-// HAProxy's pool for 600 ms (nginx's and Caddy's pools, and a path without
-// a proxy, refuse it with their reason), and replica 1's link slowed past
-// the proxies' upstream timeout (skipped, with the reason, on a kernel
-// without netem).
+// the proxy's pool for 600 ms by the proxy's own mechanism (HAProxy's
+// runtime API, nginx's reload, Caddy's admin API; a path without a proxy
+// refuses it with the reason), and replica 1's link slowed past the
+// proxies' upstream timeout (skipped, with the reason, on a kernel
+// without netem). Caddy's default path only: its retry row re-sent
+// nothing in the paths preset.
 std::vector<Block> paths_events_preset() {
   Block b = path_block("paths-events", {"grpc", "jsonrpc", "sunrpc-tcp"},
-                       {"haproxy", "haproxy-retry-all", "nginx", "nginx-retry", "grpc-round-robin"});
+                       {"haproxy", "haproxy-retry-all", "nginx", "nginx-retry", "caddy", "grpc-round-robin"});
   b.faults = {event_only("server-reset at=300ms every=600ms"),
               event_only("server-out-of-pool at=300ms for=600ms every=1200ms"),
               event_only("server-slow at=300ms for=600ms every=1200ms delay=400ms")};

@@ -89,8 +89,8 @@ std::string path_event_refusal(const CellConfig& cell, const PathRow& path, bool
                          path.client_balances ? "the client balances by itself over the addresses it was given"
                                               : "the client calls one server");
     if (e.kind->target == netem::EventTarget::kPool && path.proxy->pool == PoolControl::kNone)
-      return fmt::format("event {}: {}'s pool cannot be changed by rpclab yet (HAProxy's can, through its runtime "
-                         "API)", e.kind->name, path.proxy->title);
+      return fmt::format("event {}: {}'s pool cannot be changed by rpclab (its row has no PoolControl)",
+                         e.kind->name, path.proxy->title);
     if (e.kind->target == netem::EventTarget::kServerLink && !host_netem)
       return fmt::format("event {}: a delay on one replica's link needs netem (tc qdisc netem), and this kernel has "
                          "none (no sch_netem); nftables cannot delay a packet, so the slow replica is not faked",

@@ -58,7 +58,7 @@ const std::vector<ProxyRow>& proxies() {
        [](const std::string& config, const std::string& dir) {
          return Args{"/usr/sbin/nginx", "-e", "stderr", "-p", dir, "-c", config};
        },
-       [](const std::string&) { return Args{}; }},
+       [](const std::string&) { return Args{}; }, PoolControl::kReload},
       {"caddy", "Caddy", "/usr/bin/caddy", "caddy", "caddy-h2c.Caddyfile", "caddy-http1.Caddyfile", "", "",
        "Caddyfile", false, "version",
        [](const std::string& config, const std::string&) {
@@ -66,7 +66,8 @@ const std::vector<ProxyRow>& proxies() {
        },
        [](const std::string& dir) {
          return Args{"HOME=" + dir, "XDG_DATA_HOME=" + dir + "/caddy-data", "XDG_CONFIG_HOME=" + dir + "/caddy-config"};
-       }},
+       },
+       PoolControl::kAdminApi},
   };
   return rows;
 }

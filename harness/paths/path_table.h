@@ -32,8 +32,17 @@ inline constexpr int kUpstreamTimeoutMs = 300;
 // How rpclab takes a replica out of a proxy's pool and back
 // (server-out-of-pool), in the proxy's own mechanism.
 enum class PoolControl {
-  kNone,        // not built yet: the event is refused on its paths, with the reason
+  kNone,        // none: the event is refused on its paths, with the reason
   kRuntimeApi,  // HAProxy's runtime API on its stats socket: set server replicas/rK state maint | ready
+  // nginx without nginx-plus's API: its configuration rewritten with
+  // `server ... down` on rK's line (the template's @DOWN@) and SIGHUP to
+  // the master rpclab started, which starts new workers on it and lets
+  // the old ones finish what they carry.
+  kReload,
+  // Caddy's admin API (its templates' `admin` on loopback in the proxy's
+  // own namespace): `caddy reload` with the Caddyfile rendered without
+  // rK's `to` line, then the upstreams the API reports.
+  kAdminApi,
 };
 
 struct ProxyRow {

@@ -45,8 +45,12 @@ std::string render_proxy_template(const std::string& name, const std::string& te
       out += line + "\n";
       continue;
     }
+    bool marks_down = line.find("@DOWN@") != std::string::npos;
     for (size_t k = 1; k <= in.replica_addrs.size(); ++k) {
+      bool gone = k <= in.out_of_pool.size() && in.out_of_pool[k - 1];
+      if (gone && !marks_down) continue;
       std::string one = line;
+      replace_all(one, "@DOWN@", gone ? " down" : "");
       replace_all(one, "@REPLICA_ADDR@", in.replica_addrs[k - 1]);
       replace_all(one, "@REPLICA_PORT@", std::to_string(in.replica_port));
       replace_all(one, "@K@", std::to_string(k));

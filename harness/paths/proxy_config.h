@@ -1,6 +1,9 @@
 // A proxy's configuration for one trial, rendered from its template
 // (harness/paths/templates/): @NAME@ fields filled; a line that names a
 // replica (@REPLICA_ADDR@) is written once per replica, @K@ its number.
+// A replica out of the pool (server-out-of-pool, on a proxy that takes it
+// by a new configuration): its line gets @DOWN@ filled (nginx's " down"),
+// or, on a line without @DOWN@ (Caddy's `to`), is left out.
 #pragma once
 
 #include <string>
@@ -17,6 +20,7 @@ struct ProxyConfigInput {
   int listen_port = 0;
   std::vector<std::string> replica_addrs;  // index k-1
   int replica_port = 0;
+  std::vector<bool> out_of_pool;  // index k-1; absent: in the pool
 };
 
 // The configuration text. Throws std::runtime_error when a field is left

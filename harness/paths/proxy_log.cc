@@ -7,6 +7,8 @@
 #include <fstream>
 #include <regex>
 
+#include <nlohmann/json.hpp>
+
 namespace rpclab::harness {
 namespace {
 
@@ -119,12 +121,14 @@ std::optional<ProxyRequest> parse_proxy_line(std::string_view line) {
   ProxyRequest r;
   r.session = session;
   r.status = field(line, "status");
+  r.worker = field(line, "worker");
+  r.ended = std::atof(field(line, "t").c_str());
   if (std::string retries = field(line, "retries"); !retries.empty()) {  // HAProxy: %rc, "+N" after a redispatch
     if (retries[0] == '+') retries.erase(0, 1);
     r.attempts = 1 + std::max(0, std::atoi(retries.c_str()));
-    r.upstream = field(line, "server");
+    r.upstreams = r.upstream = field(line, "server");
   } else {  // nginx: $upstream_addr, "A, B" for two attempts ("A : B" for an internal redirect)
-    std::string upstream = field(line, "upstream");
+    std::string upstream = r.upstreams = field(line, "upstream");
     r.attempts = 1;
     for (char ch : upstream) r.attempts += ch == ',';
     size_t last = upstream.find_last_of(", ");
@@ -142,6 +146,20 @@ ProxyLog read_proxy_log(const std::string& path) {
     else ++log.lines_skipped;
   }
   return log;
+}
+
+std::vector<CaddyRoundtrip> read_caddy_roundtrips(const std::string& path) {
+  std::vector<CaddyRoundtrip> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("\"upstream roundtrip\"") == std::string::npos) continue;
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);  // not a record: Caddy's log line
+    if (j.is_discarded() || !j.contains("ts") || !j["ts"].is_number() || !j.contains("upstream") ||
+        !j["upstream"].is_string())
+      continue;
+    out.push_back({j["ts"].get<double>(), j["upstream"].get<std::string>()});
+  }
+  return out;
 }
 
 }  // namespace rpclab::harness

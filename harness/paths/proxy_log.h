@@ -21,6 +21,9 @@ struct ProxyRequest {
   bool session = false;  // a TCP connection or a UDP session, not one request
   int attempts = 1;      // upstream attempts: HAProxy's 1 + %rc, nginx's addresses in $upstream_addr
   std::string upstream;  // the last attempt's replica, as the proxy names it
+  std::string upstreams; // every attempt's, as logged (nginx's $upstream_addr "A, B")
+  std::string worker;    // the process that carried it (nginx's $pid), or ""
+  double ended = 0;      // when it ended, Unix seconds (nginx's $msec), or 0
   std::string status;    // the status the client got, as logged
   std::optional<std::pair<uint32_t, uint32_t>> call;  // (client id, seq) from the logged body
 };
@@ -36,6 +39,14 @@ struct ProxyLog {
 std::optional<ProxyRequest> parse_proxy_line(std::string_view line);
 ProxyLog read_proxy_log(const std::string& path);  // a missing file: an empty log
 
+// Caddy's own log (its templates' `debug`, JSON lines): each "upstream
+// roundtrip", when it ended (its `ts`, Unix seconds) and to which
+// upstream. Other lines are skipped.
+struct CaddyRoundtrip {
+  double ended = 0;
+  std::string upstream;
+};
+std::vector<CaddyRoundtrip> read_caddy_roundtrips(const std::string& path);
 // The (client, seq) of a NEXT request's body as the proxy logged it in hex
 // (HAProxy's req.body,hex): a gRPC message (5-byte frame header, protobuf
 // fields 1 and 2), an XML-RPC call (its first two <i4>/<int> values) or a

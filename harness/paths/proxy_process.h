@@ -65,13 +65,38 @@ class ProxyProcess {
   // refuses or has no such mechanism here.
   nlohmann::json set_in_pool(int k, bool in);
 
+  // Caddy's admin API, on loopback in the proxy's namespace (its
+  // templates' `admin`).
+  static constexpr const char* kCaddyAdmin = "127.0.0.1:2019";
+
  private:
+  nlohmann::json set_in_pool_haproxy(int k, bool in);
+  nlohmann::json set_in_pool_nginx(int k, bool in);
+  nlohmann::json set_in_pool_caddy(int k, bool in);
+  void write_config();  // rendered from in_, which says who is out of the pool
+  std::string replica(int k) const;  // "ADDR:PORT", as the proxies name it
+
   const ProxyRow& proxy_;
-  std::string dir_;
+  const PathRow& path_;
+  Carriage carriage_;
+  std::string dir_, netns_;
   process::CommandLog& log_;
   std::string address_, log_path_, config_name_, version_;
+  ProxyConfigInput in_;
+  std::string out_worker_;  // nginx: the worker started with a replica down
+  double out_since_ = 0;    // when the replica's leaving took effect, Unix seconds
   std::unique_ptr<ListeningProcess> process_;
 };
+
+// nginx's error log from `from` on, after a SIGHUP: the pid of the worker
+// the master started on the new configuration (its "start worker process
+// N"), "" when not yet; throws std::runtime_error with nginx's words when
+// it refused the configuration ([emerg] or [alert]).
+std::string nginx_reloaded_worker(const std::string& error_log_tail);
+
+// Every upstream address ("dial") in a Caddy JSON configuration (its
+// admin API's /config/ answer), in order.
+std::vector<std::string> caddy_upstreams(const nlohmann::json& config);
 
 // One command to HAProxy's runtime API on the socket haproxy.sock in
 // `dir` (its templates' `stats socket`), logged to the commands log; its

@@ -172,5 +172,105 @@ TEST(PathsE2E, EventsThatNameReplicaTwoStrikeReplicaTwoOnly) {
   EXPECT_FALSE(executed(folder / "replica-2" / "ledger.bin").empty());
 }
 
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// server-out-of-pool on nginx and Caddy, by the operator's own mechanism
+// (a rewritten upstream and SIGHUP; a Caddyfile reloaded through the admin
+// API): one run of two cells, JSON-RPC through each proxy's default path,
+// replica 2 out for 500 ms of a 2 s trial (about 7 s for both). The
+// evidence is read where rpclab does not write it: nginx's error log says
+// its master reconfigured and started a worker, and its access log
+// (worker=$pid on each line) shows that worker sent nothing to replica 2
+// and that the worker after the return did; Caddy's admin API listed
+// replica 1 alone while it was out, and its own log shows both loads.
+TEST(PathsE2E, OutOfPoolOnNginxAndCaddyIsTheirOwnReload) {
+  if (std::string why = why_not_here(); !why.empty()) GTEST_SKIP() << why;
+  for (const char* p : {"/usr/sbin/nginx", "/usr/bin/caddy"})
+    if (!fs::exists(p)) GTEST_SKIP() << p << " is not installed (tools/deps.sh build installs it)";
+  TempDir dir;
+  std::string profile = dir.plant("out-of-pool.profile", "event = server-out-of-pool at=600ms for=500ms target=replica:2\n");
+  ProcessResult r = run_program({bin("rpclab"), "dependability", "--preset", "paths-events", "--transports", "jsonrpc",
+                                 "--paths", "nginx,caddy", "--profile", profile, "--duration", "2", "--trials", "1",
+                                 "--out", dir.file("run"), "--results-root", dir.file("results")},
+                                120s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto trials = read_jsonl(dir.file("run/trials.jsonl"));
+  ASSERT_EQ(trials.size(), 2u);
+  std::set<std::string> seen;
+  for (const json& t : trials) {
+    ASSERT_EQ(t["status"], "ok") << t["reason"];
+    const std::string path = t["path"]["path"];
+    SCOPED_TRACE(path);
+    seen.insert(path);
+    ASSERT_EQ(t["events"].size(), 1u) << t["events"].dump();
+    const json& e = t["events"][0];
+    EXPECT_EQ(e["kind"], "server-out-of-pool");
+    EXPECT_EQ(e["replica"], 2);
+    fs::path folder = fs::path(t["trial_dir"].get<std::string>());
+    if (!folder.is_absolute()) folder = fs::path(dir.file("run")) / folder;
+    std::string r2 = e["start"]["command"];  // "server ADDR:PORT down;" / "reverse_proxy without ADDR:PORT"
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r2, m, std::regex(R"((\d+\.\d+\.\d+\.\d+:\d+))"))) << r2;
+    r2 = m[1];
+    if (path == "nginx") {
+      std::string errors = read_whole_file(folder / "proxy-error.log");
+      int out_worker = e["start"]["worker_pid"], back_worker = e["end"]["worker_pid"];
+      EXPECT_NE(errors.find("start worker process " + std::to_string(out_worker)), std::string::npos) << errors;
+      EXPECT_NE(errors.find("start worker process " + std::to_string(back_worker)), std::string::npos) << errors;
+      EXPECT_EQ(occurrences(errors, "signal 1 (SIGHUP) received"), 2u) << "nginx's master: two reloads";
+      // nginx's access log, read here by hand: each line's worker and upstreams.
+      std::map<int, std::pair<int, int>> by_worker;  // worker -> (requests, to replica 2)
+      std::ifstream log(folder / "proxy.log");
+      static const std::regex line(R"(rpclab-request worker=(\d+) .* upstream=(.*) upstream_status=)");
+      for (std::string l; std::getline(log, l);)
+        if (std::regex_search(l, m, line)) {
+          auto& [n, to] = by_worker[std::stoi(m[1])];
+          ++n;
+          to += m[2].str().find(r2) != std::string::npos;
+        }
+      EXPECT_GT(by_worker[out_worker].first, 0) << "the worker started with replica 2 down carried requests";
+      EXPECT_EQ(by_worker[out_worker].second, 0) << "and sent none of them to replica 2";
+      EXPECT_GT(by_worker[back_worker].second, 0) << "the worker after the return sent requests to replica 2";
+      EXPECT_EQ(e["end"]["while_out"]["to_replica"], 0);
+    } else {
+      EXPECT_EQ(path, "caddy");
+      std::vector<std::string> out = e["start"]["upstreams"], back = e["end"]["upstreams"];
+      EXPECT_EQ(out.size(), 1u) << "Caddy's admin API lists replica 1 alone while 2 is out";
+      EXPECT_EQ(std::count(out.begin(), out.end(), r2), 0);
+      EXPECT_EQ(back.size(), 2u);
+      EXPECT_EQ(std::count(back.begin(), back.end(), r2), 1);
+      std::string caddy = read_whole_file(folder / "proxy-error.log");
+      EXPECT_EQ(occurrences(caddy, "\"load complete\""), 2u) << "Caddy's own log: two loads through its admin API";
+      // Its log, read here by hand: the round trips that ended between
+      // the two loads, and how many went to replica 2 (requests on
+      // connections Caddy kept from before the reload: the record's
+      // while_out says how many and for how long; a finding, not a rule).
+      std::ifstream log(folder / "proxy-error.log");
+      int loads = 0, between = 0, to_r2 = 0;
+      for (std::string l; std::getline(log, l);) {
+        loads += l.find("\"load complete\"") != std::string::npos;
+        if (loads == 1 && l.find("\"upstream roundtrip\"") != std::string::npos) {
+          ++between;
+          to_r2 += l.find("\"upstream\":\"" + r2 + "\"") != std::string::npos;
+        }
+      }
+      EXPECT_GT(between, 0) << "Caddy carried calls while replica 2 was out";
+      EXPECT_GT(e["end"]["while_out"]["roundtrips"].get<uint64_t>(), 0u);
+      std::cout << "caddy's log between its loads: " << to_r2 << " of " << between << " round trips to replica 2\n";
+    }
+    // Both replicas served: out of the pool is not out of the trial.
+    EXPECT_FALSE(executed(folder / "replica-1" / "ledger.bin").empty());
+    EXPECT_FALSE(executed(folder / "replica-2" / "ledger.bin").empty());
+    // The operator's question: did the change run a call twice or lose one?
+    std::cout << "out-of-pool on " << path << ": while out " << e["end"]["while_out"].dump() << "; "
+              << t["classes"].dump() << " per replica " << t["path"]["executions_per_replica"].dump() << "\n";
+  }
+  EXPECT_EQ(seen, (std::set<std::string>{"nginx", "caddy"}));
+}
+
 }  // namespace
 }  // namespace rpclab::test

@@ -157,10 +157,9 @@ TEST(ReplicaEvents, APathRefusesWhatItCannotStrikeWithTheReason) {
   EXPECT_NE(refusal("grpc-round-robin", "server-out-of-pool at=1s for=1s").find("no proxy, so no pool"),
             std::string::npos);
   EXPECT_NE(refusal("direct", "server-out-of-pool at=1s for=1s").find("no proxy, so no pool"), std::string::npos);
-  EXPECT_NE(refusal("nginx", "server-out-of-pool at=1s for=1s").find("nginx's pool cannot be changed by rpclab yet"),
-            std::string::npos);
-  EXPECT_NE(refusal("caddy", "server-out-of-pool at=1s for=1s").find("Caddy's pool cannot be changed"),
-            std::string::npos);
+  // Every proxy's pool is changed by its own mechanism (PoolControl).
+  EXPECT_EQ(refusal("nginx", "server-out-of-pool at=1s for=1s"), "");
+  EXPECT_EQ(refusal("caddy-retry", "server-out-of-pool at=1s for=1s target=replica:2"), "");
   EXPECT_NE(refusal("haproxy", "server-slow at=1s for=1s delay=50ms").find("needs netem"), std::string::npos);
   EXPECT_EQ(refusal("haproxy", "server-slow at=1s for=1s delay=50ms", true), "");
   EXPECT_EQ(refusal("haproxy", "server-reset at=1s target=replica:2"), "");
@@ -202,6 +201,42 @@ TEST(ReplicaEvents, AMissingRuntimeSocketIsAClearError) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("cannot reach HAProxy's runtime API"), std::string::npos) << e.what();
   }
+}
+
+// nginx 1.22.1's error log after SIGHUP to its master (captured on this
+// machine): the worker started on the new configuration is the answer.
+constexpr const char* kNginxReload =
+    "2026/12/07 02:14:27 [notice] 19383#19383: signal 1 (SIGHUP) received from 19334, reconfiguring\n"
+    "2026/12/07 02:14:27 [notice] 19383#19383: reconfiguring\n"
+    "2026/12/07 02:14:27 [notice] 19383#19383: using the \"epoll\" event method\n"
+    "2026/12/07 02:14:27 [notice] 19383#19383: start worker processes\n"
+    "2026/12/07 02:14:27 [notice] 19383#19383: start worker process 20429\n"
+    "2026/12/07 02:14:27 [notice] 19404#19404: gracefully shutting down\n";
+
+TEST(ReplicaEvents, NginxsReloadIsDoneWhenItsMasterStartsAWorker) {
+  EXPECT_EQ(nginx_reloaded_worker(kNginxReload), "20429");
+  // Before the master has got that far: not yet.
+  std::string half(kNginxReload);
+  EXPECT_EQ(nginx_reloaded_worker(half.substr(0, half.find("start worker processes"))), "");
+  // A configuration it refuses: its own words, and it keeps the old workers.
+  try {
+    nginx_reloaded_worker("2026/12/07 02:14:27 [emerg] 19383#19383: invalid parameter \"dwn\" in nginx.conf:25\n");
+    FAIL() << "an [emerg] line read as a reload";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("invalid parameter \"dwn\""), std::string::npos) << e.what();
+  }
+}
+
+// Caddy 2.6.2's admin API, GET /config/apps/http/servers after a reload
+// that left 127.0.0.1:17002 out (captured on this machine).
+TEST(ReplicaEvents, CaddysUpstreamsAreReadFromItsAdminApi) {
+  auto config = nlohmann::json::parse(
+      R"({"srv0":{"automatic_https":{"disable":true,"skip":["127.0.0.1"]},"listen":["127.0.0.1:17100"],)"
+      R"("routes":[{"handle":[{"handler":"subroute","routes":[{"handle":[{"handler":"reverse_proxy",)"
+      R"("load_balancing":{"selection_policy":{"policy":"round_robin"}},"upstreams":[{"dial":"127.0.0.1:17001"}]}]}]}],)"
+      R"("match":[{"host":["127.0.0.1"]}],"terminal":true}]}})");
+  EXPECT_EQ(caddy_upstreams(config), std::vector<std::string>{"127.0.0.1:17001"});
+  EXPECT_TRUE(caddy_upstreams(nlohmann::json::object()).empty());
 }
 
 }  // namespace

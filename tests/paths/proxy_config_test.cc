@@ -107,6 +107,30 @@ TEST(ProxyConfig, CaddyUpstreamsAndTryDuration) {
   EXPECT_EQ(lines_with(config, "\t\tto 10.77.").size(), 2u) << config;
 }
 
+// server-out-of-pool on a proxy that takes it by a new configuration:
+// nginx marks the replica's line down (it keeps the slot, so its round
+// robin's other servers are unchanged); Caddy has no such word for a
+// static upstream, so its `to` line is left out.
+TEST(ProxyConfig, AReplicaOutOfThePoolIsDownInNginxAndAbsentInCaddy) {
+  ProxyConfigInput in = input(2);
+  in.out_of_pool = {false, true};
+  for (Carriage c : {Carriage::kH2, Carriage::kHttp1, Carriage::kStream, Carriage::kDatagram}) {
+    std::vector<std::string> servers = lines_with(render_proxy_config(path("nginx"), c, in), "    server 10.77.");
+    ASSERT_EQ(servers.size(), 2u) << carriage_name(c);
+    EXPECT_EQ(servers[0], "    server 10.77.1.2:17001;");
+    EXPECT_EQ(servers[1], "    server 10.77.2.2:17001 down;");
+  }
+  for (Carriage c : {Carriage::kH2, Carriage::kHttp1}) {
+    std::string config = render_proxy_config(path("caddy"), c, in);
+    std::vector<std::string> to = lines_with(config, "\t\tto 10.77.");
+    ASSERT_EQ(to.size(), 1u) << config;
+    EXPECT_EQ(to[0], "\t\tto 10.77.1.2:17001");
+    EXPECT_TRUE(has_line(config, "\tadmin 127.0.0.1:2019")) << "the admin API the reload goes through";
+  }
+  in.out_of_pool = {false, false};  // back in: as at the start
+  EXPECT_EQ(render_proxy_config(path("nginx"), Carriage::kH2, in), render_proxy_config(path("nginx"), Carriage::kH2, input(2)));
+}
+
 TEST(ProxyConfig, OneReplicaWritesOneUpstreamLine) {
   std::string config = render_proxy_config(path("nginx"), Carriage::kDatagram, input(1));
   std::vector<std::string> servers = lines_with(config, "    server 10.77.");

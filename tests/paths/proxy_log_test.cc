@@ -5,9 +5,9 @@
 //   HAProxy in mode tcp (haproxy-tcp.cfg):
 //     rpclab-session client=%ci:%cp server=%s retries=%rc term=%ts bytes_in=%U bytes_out=%B
 //   nginx (nginx-grpc.conf, nginx-http1.conf):
-//     rpclab-request client=$remote_addr:$remote_port upstream=$upstream_addr upstream_status=$upstream_status status=$status rt=$request_time
+//     rpclab-request worker=$pid t=$msec client=$remote_addr:$remote_port upstream=$upstream_addr upstream_status=$upstream_status status=$status rt=$request_time
 //   nginx's stream module (nginx-stream-*.conf):
-//     rpclab-session client=$remote_addr:$remote_port upstream=$upstream_addr status=$status
+//     rpclab-session worker=$pid t=$msec client=$remote_addr:$remote_port upstream=$upstream_addr status=$status
 // HAProxy's hex converter writes capitals; its %rc is "+N" after a
 // redispatch. The bodies are the NEXT requests each adapter's client
 // sends (idl/rpclab.proto, src/xmlrpc/xmlrpc_wire.h, src/jsonrpc/jsonrpc_wire.h).
@@ -72,7 +72,7 @@ std::string haproxy_line(const std::string& server, const std::string& retries, 
 }
 
 std::string nginx_line(const std::string& upstream, const std::string& upstream_status, const std::string& status) {
-  return "rpclab-request client=10.77.0.2:40312 upstream=" + upstream + " upstream_status=" + upstream_status +
+  return "rpclab-request worker=20429 t=1796611898.213 client=10.77.0.2:40312 upstream=" + upstream + " upstream_status=" + upstream_status +
          " status=" + status + " rt=0.305";
 }
 
@@ -183,6 +183,9 @@ TEST(ProxyLogLine, NginxUpstreamListIsAttempts) {
   ASSERT_TRUE(two);
   EXPECT_EQ(two->attempts, 2);
   EXPECT_EQ(two->upstream, "10.77.2.2:17001");
+  EXPECT_EQ(two->upstreams, "10.77.1.2:17001, 10.77.2.2:17001");  // every attempt: out-of-pool's check reads it
+  EXPECT_EQ(two->worker, "20429");  // the worker, so the configuration it carried it under
+  EXPECT_DOUBLE_EQ(two->ended, 1796611898.213);  // when it ended: before or after a reload
   EXPECT_EQ(two->status, "200");  // the client's, not upstream_status's list
   auto three = parse_proxy_line(nginx_line("10.77.1.2:17001, 10.77.2.2:17001, 10.77.3.2:17001", "504, 504, 504", "504"));
   ASSERT_TRUE(three);
@@ -194,7 +197,7 @@ TEST(ProxyLogLine, NginxUpstreamListIsAttempts) {
 }
 
 TEST(ProxyLogLine, NginxStreamSession) {
-  auto r = parse_proxy_line("rpclab-session client=10.77.0.2:834 upstream=10.77.2.2:17001 status=200");
+  auto r = parse_proxy_line("rpclab-session worker=20429 client=10.77.0.2:834 upstream=10.77.2.2:17001 status=200");
   ASSERT_TRUE(r);
   EXPECT_TRUE(r->session);
   EXPECT_EQ(r->attempts, 1);
@@ -244,6 +247,26 @@ TEST(ProxyLogFile, ReadsRequestsAndCountsTheRest) {
   EXPECT_EQ(log.retried(), 1u);
   EXPECT_EQ(log.requests[1].call, (Call{1, 1}));
   EXPECT_EQ(log.requests[1].attempts, 2);
+}
+
+// Caddy 2.6.2's own log with `debug` (captured on this machine, the
+// request's headers cut): each upstream round trip, when and to which.
+TEST(ProxyLogFile, CaddysRoundtripsFromItsDebugLog) {
+  test::TempDir dir;
+  std::string path = dir.plant(
+      "proxy-error.log",
+      "{\"level\":\"info\",\"ts\":1796611897.9,\"logger\":\"admin.api\",\"msg\":\"load complete\"}\n"
+      "{\"level\":\"debug\",\"ts\":1796611898.2130485,\"logger\":\"http.handlers.reverse_proxy\",\"msg\":"
+      "\"upstream roundtrip\",\"upstream\":\"198.18.12.2:32095\",\"duration\":0.006782052,\"request\":{\"remote_ip\":"
+      "\"198.18.1.2\",\"proto\":\"HTTP/1.1\",\"method\":\"POST\",\"uri\":\"/\"}}\n"
+      "{\"level\":\"debug\",\"ts\":1796611898.25,\"logger\":\"http.handlers.reverse_proxy\",\"msg\":\"selected "
+      "upstream\",\"dial\":\"198.18.11.2:32095\"}\n"
+      "not json, \"upstream roundtrip\"\n");
+  std::vector<CaddyRoundtrip> r = read_caddy_roundtrips(path);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_DOUBLE_EQ(r[0].ended, 1796611898.2130485);
+  EXPECT_EQ(r[0].upstream, "198.18.12.2:32095");
+  EXPECT_TRUE(read_caddy_roundtrips(dir.file("none")).empty());
 }
 
 TEST(ProxyLogFile, MissingFileIsAnEmptyLog) {

@@ -139,6 +139,35 @@ TEST(SunrpcUdp, DecodesPastTheEndOfAShortDatagram) {
   EXPECT_EQ(ledger.count(kRogueClient + 1, 5), 1u) << "libtirpc no longer reads stale bytes: " << describe(ledger);
 }
 
+// Stock libtirpc's reply cache (svc_dg_enablecache) keys an entry on the
+// XID, the procedure and the caller's whole address, its port included
+// (cache_get compares xp_rtaddr byte for byte). A resend from the same
+// socket gets the cached reply; the same call from another port runs
+// again. Behind nginx's UDP balancer that is what happens to a client's
+// resend that outlives nginx's session: nginx sends it from a new socket,
+// and the replica runs it again (the wire showed it:
+// docs/results/dependability.md, "Levy's remedy fails silently behind a
+// UDP balancer").
+TEST(SunrpcUdp, TheReplyCacheAnswersAResendFromTheSamePortOnly) {
+  ServerProcess server(ServerSpec{"sunrpc-udp", {"--drc", "64"}});
+  const std::string call = rpc_call(7, kProgram, 1, 1, next_args(kRogueClient, 1));
+  // next_result's last field, times_executed: the reply's last 4 bytes.
+  auto times_executed = [&](int fd) -> uint32_t {
+    udp_send(fd, server.port(), call);
+    std::string reply;
+    if (recv_within(fd, &reply, 5000) < 4) return 0;
+    const auto* b = reinterpret_cast<const unsigned char*>(reply.data() + reply.size() - 4);
+    return uint32_t{b[0]} << 24 | uint32_t{b[1]} << 16 | uint32_t{b[2]} << 8 | b[3];
+  };
+  int first = udp_socket(), other = udp_socket();
+  EXPECT_EQ(times_executed(first), 1u);
+  EXPECT_EQ(times_executed(first), 1u) << "the same port's resend: the cached reply";
+  EXPECT_EQ(times_executed(other), 2u) << "the same call from another port ran again";
+  ::close(first);
+  ::close(other);
+  EXPECT_EQ(server.stop().count(kRogueClient, 1), 2u);
+}
+
 // A forged length makes libtirpc allocate before it runs out of bytes:
 // an AVERAGE or LOGTRANSFORM claiming 2^20 doubles (8 MiB) that brings
 // two. Stock libtirpc and rpcgen's dispatcher answer GARBAGE_ARGS and keep
