@@ -214,6 +214,15 @@ def presets_named(line, presets):
     return named
 
 
+def runs_rows(lines):
+    """The table rows of a page's RUNS_HEADING section, as (line number, line); None without the section."""
+    start = next((i for i, line in enumerate(lines) if line.strip() == RUNS_HEADING), None)
+    if start is None:
+        return None
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    return [(i + 1, lines[i]) for i in range(start + 1, end) if lines[i].lstrip().startswith("|")]
+
+
 class Docs:
     def __init__(self, root, rpclab=None):
         self.root = root
@@ -269,15 +278,13 @@ class Docs:
     def check_runs_listed(self, path, lines):
         if not self.is_results(path):
             return
-        start = next((i for i, line in enumerate(lines) if line.strip() == RUNS_HEADING), None)
-        if start is None:
+        rows = runs_rows(lines)
+        if rows is None:
             self.problem(path, 1, f"a results page has no '{RUNS_HEADING}' section listing the runs it cites")
             return
-        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
         listed = set()
-        for line in lines[start + 1:end]:
-            if line.lstrip().startswith("|"):
-                listed.update(RUN_ID.findall(line))
+        for _, line in rows:
+            listed.update(RUN_ID.findall(line))
         for number, line in enumerate(lines, 1):
             for run in RUN_ID.findall(line):
                 if run not in listed:
@@ -292,14 +299,7 @@ class Docs:
     def check_runs_shipped(self, path, lines):
         if not self.is_results(path):
             return
-        start = next((i for i, line in enumerate(lines) if line.strip() == RUNS_HEADING), None)
-        if start is None:
-            return  # check_runs_listed names it
-        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
-        for number in range(start + 2, end + 1):
-            line = lines[number - 1]
-            if not line.lstrip().startswith("|"):
-                continue
+        for number, line in runs_rows(lines) or []:  # no section: check_runs_listed names it
             full = re.findall(r"20[0-9]{6}-[0-9]{6}-[0-9a-f]{8}", line)
             if full and any(self.shipped(run) for run in full):
                 continue
