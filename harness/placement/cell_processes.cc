@@ -193,7 +193,9 @@ ServerUnderTest::ServerUnderTest(const CellConfig& cell, const netem::Host& host
                                 "down): {}", kTries, port + kTries, log_tail(log_path())));
 }
 
-ServerUnderTest::~ServerUnderTest() = default;
+ServerUnderTest::~ServerUnderTest() {
+  if (stats_watch_ >= 0) ::close(stats_watch_);
+}
 
 std::string ServerUnderTest::log_path() const {
   return lives_ <= 1 ? files_.path("server.log") : files_.path(fmt::format("server-{}.log", lives_));
@@ -251,11 +253,17 @@ std::optional<nlohmann::json> ServerUnderTest::stats() {
   // The server renames its new stats file into its folder: woken by that
   // rename rather than a 2 ms poll (a speed trial asks once, and the poll's
   // sleep was a millisecond of each). Watched before the signal, so the
-  // rename cannot come first.
-  int watch = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-  if (watch >= 0 && ::inotify_add_watch(watch, files_.dir.c_str(), IN_MOVED_TO | IN_CLOSE_WRITE) < 0) {
-    ::close(watch);
-    watch = -1;
+  // rename cannot come first; events of earlier requests are drained.
+  if (stats_watch_ < 0) {
+    stats_watch_ = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+    if (stats_watch_ >= 0 && ::inotify_add_watch(stats_watch_, files_.dir.c_str(), IN_MOVED_TO | IN_CLOSE_WRITE) < 0) {
+      ::close(stats_watch_);
+      stats_watch_ = -1;
+    }
+  }
+  int watch = stats_watch_;
+  char events[4096];
+  while (watch >= 0 && ::read(watch, events, sizeof events) > 0) {
   }
   ::kill(process_->pid(), SIGUSR1);
   // A server pinned beside hogs, on a machine busy with other work, can
@@ -277,12 +285,10 @@ std::optional<nlohmann::json> ServerUnderTest::stats() {
     }
     pollfd p{watch, POLLIN, 0};
     if (::poll(&p, 1, 50) > 0) {
-      char events[4096];
       while (::read(watch, events, sizeof events) > 0) {
       }
     }
   }
-  if (watch >= 0) ::close(watch);
   return answer;
 }
 

@@ -163,6 +163,10 @@ class ServerUnderTest : public netem::ServerControl, public TrialServer {
   int lives_ = 0;            // starts so far: the first, then one per restart
   bool killed_ = false;      // down because an event killed it
   int stats_generation_ = 0;
+  // An inotify instance on files_.dir, made at the first stats request and
+  // kept: closing one waits for an RCU grace period (9 ms in a speed
+  // trial's trace), more than the request it served.
+  int stats_watch_ = -1;
   std::unique_ptr<process::ChildProcess> process_;
 };
 
