@@ -270,7 +270,7 @@ const std::vector<SpeedPresetRow>& speed_presets() {
   static const std::vector<SpeedPresetRow> rows = {
       {"levy1989",
        "Levy's timing table: 12 B to 1 MiB, 1/2/4 clients, new and kept connections, loopback and two "
-       "hosts, every transport (make run-speed; over 20 minutes on 2 cores)",
+       "hosts, every transport (make run-speed; about 15 minutes on 2 cores)",
        apply_levy1989},
       {"quick", "12 B and 8 KiB, 1 and 2 clients, 3 short trials (about a minute)", apply_quick},
       {"paths",
