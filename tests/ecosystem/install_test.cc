@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -142,7 +143,18 @@ TEST_F(Installed, AdaptersTheBuildBuiltRunFromThePrefix) {
   ASSERT_EQ(built.exit_code, 0) << built.err;
   ASSERT_EQ(installed.exit_code, 0) << installed.err;
   EXPECT_EQ(installed.out, built.out);
-  EXPECT_EQ(installed.err, built.err) << "the installed rpclab skips what the build's runs (or the other way)";
+  // The same adapters skipped, each with its own words: the build's says
+  // its build failed (a machine without cargo: tonic), the prefix's that
+  // its programs were not installed.
+  auto skipped_names = [](const std::string& err) {
+    static const std::regex skipped(R"(adapter (\S+) skipped: [^\n]*\n)");
+    std::string names;
+    for (std::sregex_iterator it(err.begin(), err.end(), skipped), end; it != end; ++it) names += (*it)[1].str() + " ";
+    return std::make_pair(names, std::regex_replace(err, skipped, ""));
+  };
+  EXPECT_EQ(skipped_names(installed.err), skipped_names(built.err))
+      << "the installed rpclab skips what the build's runs (or the other way)\n"
+      << installed.err << "\n" << built.err;
   size_t adapters = 0;
   for (const char* name : {"thrift", "grpc-go", "tonic"}) {
     EXPECT_TRUE(std::filesystem::exists(prefix(std::string("share/rpclab/adapters/") + name + "/manifest.json")))

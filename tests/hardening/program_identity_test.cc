@@ -64,7 +64,9 @@ TEST(ProgramIdentity, HelpNamesTheProgramNotItsPath) {
     ProcessResult r = run_with(p, "--help");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("Usage: " + p.name), std::string::npos) << r.out;
-    EXPECT_EQ(r.out.find(bin("")), std::string::npos) << "the path it was started by: " << r.out;
+    // Its own path, not any path under the build: a skipped adapter's
+    // reason may name its build log (a machine without cargo skips tonic).
+    EXPECT_EQ(r.out.find(bin(p.argv[0])), std::string::npos) << "the path it was started by: " << r.out;
   }
 }
 
