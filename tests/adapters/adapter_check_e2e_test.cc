@@ -180,7 +180,9 @@ TEST(AdapterRows, AnUnbuiltAdapterIsListedAsSkippedWithTheReason) {
   // Wherever a transport is named, the skipped one is said with its reason.
   ProcessResult run = rpclab({"dependability", "--transports", "ghost", "--preset", "quick"}, dir.path());
   EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
-  EXPECT_NE(run.err.find("skipped adapters: ghost (not built"), std::string::npos) << run.err;
+  // (after any other skipped adapter: tonic where this machine has no Rust 1.88)
+  EXPECT_NE(run.err.find("; skipped adapters: "), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("ghost (not built"), std::string::npos) << run.err;
   // Its build fails: the check says so, and the next start gives that reason.
   ProcessResult check = rpclab({"adapter", "check", "ghost", "--dir", dir.file("check")}, dir.path());
   EXPECT_EQ(check.exit_code, 1);
