@@ -84,8 +84,16 @@ TEST(DependabilityE2E, QuickPresetFindsWhatEachTransportDoes) {
   ASSERT_TRUE(wall_time["estimated_s"].is_number()) << meta.dump();
   double estimated = wall_time["estimated_s"].get<double>(), actual = wall_time["actual_s"].get<double>();
   EXPECT_GT(actual, 0.0);
+  // The constants are a plain build's; under ASan and UBSan the same run
+  // took 71 s against a 35 s estimate (CI's sanitizer stage alone,
+  // 2026-12-07), so there the run may take up to 4x what the plan says.
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr double kSlower = 4;
+#else
+  constexpr double kSlower = 2;
+#endif
   EXPECT_LE(estimated, 2 * actual) << "estimated " << estimated << " s, took " << actual << " s";
-  EXPECT_LE(actual, 2 * estimated) << "estimated " << estimated << " s, took " << actual << " s";
+  EXPECT_LE(actual, kSlower * estimated) << "estimated " << estimated << " s, took " << actual << " s";
   EXPECT_NE(r.out.find("The trials took "), std::string::npos) << "the report says both times";
 
   size_t clean_cells = 0;
