@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "common/atomic_file.h"
+#include "common/sanitizer.h"
 #include "server/journal_reader.h"
 #include "harness/dependability/matrix.h"
 #include "harness/run/experiment_run.h"
@@ -87,11 +88,7 @@ TEST(DependabilityE2E, QuickPresetFindsWhatEachTransportDoes) {
   // The constants are a plain build's; under ASan and UBSan the same run
   // took 71 s against a 35 s estimate (CI's sanitizer stage alone,
   // 2026-12-07), so there the run may take up to 4x what the plan says.
-#if defined(__SANITIZE_ADDRESS__)
-  constexpr double kSlower = 4;
-#else
-  constexpr double kSlower = 2;
-#endif
+  constexpr double kSlower = RPCLAB_ASAN ? 4 : 2;
   EXPECT_LE(estimated, 2 * actual) << "estimated " << estimated << " s, took " << actual << " s";
   EXPECT_LE(actual, kSlower * estimated) << "estimated " << estimated << " s, took " << actual << " s";
   EXPECT_NE(r.out.find("The trials took "), std::string::npos) << "the report says both times";
