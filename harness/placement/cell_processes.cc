@@ -262,9 +262,12 @@ std::optional<nlohmann::json> ServerUnderTest::stats() {
     }
   }
   int watch = stats_watch_;
-  char events[4096];
-  while (watch >= 0 && ::read(watch, events, sizeof events) > 0) {
-  }
+  auto drain = [watch] {
+    char events[4096];
+    while (watch >= 0 && ::read(watch, events, sizeof events) > 0) {
+    }
+  };
+  drain();
   ::kill(process_->pid(), SIGUSR1);
   // A server pinned beside hogs, on a machine busy with other work, can
   // take far longer than its usual millisecond to answer: 100 ms failed 173
@@ -284,10 +287,7 @@ std::optional<nlohmann::json> ServerUnderTest::stats() {
       continue;
     }
     pollfd p{watch, POLLIN, 0};
-    if (::poll(&p, 1, 50) > 0) {
-      while (::read(watch, events, sizeof events) > 0) {
-      }
-    }
+    if (::poll(&p, 1, 50) > 0) drain();
   }
   return answer;
 }
