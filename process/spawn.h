@@ -1,4 +1,4 @@
-// The one fork/exec used by command_runner and ChildProcess: the child dies
+// The one vfork/exec used by command_runner and ChildProcess: the child dies
 // with its parent (PR_SET_PDEATHSIG=SIGKILL, set before exec), optionally
 // leads its own process group and is pinned to CPUs, and an exec failure
 // comes back to the parent as an exception instead of a silent exit 127.
@@ -19,7 +19,7 @@ struct SpawnSpec {
   bool own_group = true;          // setpgid(0, 0)
 };
 
-// Throws CommandError when fork fails or the program cannot be executed.
+// Throws CommandError when vfork fails or the program cannot be executed.
 pid_t spawn(const SpawnSpec& spec);
 
 // Opens `path` for the child's stdout/stderr (truncating) or stdin; -1 for "".
