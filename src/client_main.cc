@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <iostream>
 
 #include "common/cli_support.h"
 #include "client/client_run.h"
@@ -92,6 +93,86 @@ void print_summary(const rpclab::CallRecord& record) {
                rate, h["outcomes"].dump().c_str());
 }
 
+
+// What every record's header says about the client beside its calls.
+struct RecordContext {
+  const rpclab::ClientOptions& options;
+  const rpclab::TransportRow& row;
+  const rpclab::ClientSettings& settings;
+  const std::string& server;
+  const std::string& connect;
+};
+
+void describe(rpclab::CallRecord& record, const RecordContext& c) {
+  record.header["transport"] = c.options.transport;
+  record.header["server"] = c.server;
+  // Only with a list, so a one-server record is as it was (docs/results-format.md).
+  for (const rpclab::Endpoint& e : c.options.replicas) record.header["servers"].push_back(rpclab::format_endpoint(e));
+  record.header["connect"] = c.connect;
+  record.header["settings"] = settings_json(c.settings);
+  // In the header since before settings were rows (docs/results-format.md).
+  record.header["drain_stale_replies"] = c.options.settings.on(rpclab::sunrpc::kDrainStaleReplies);
+  record.header["retry"] = retry_json(c.options, c.row);
+  record.header["pid"] = getpid();
+}
+
+bool write_record(const rpclab::CallRecord& record, const std::string& path, bool unsynced) {
+  try {
+    record.write_file(path, unsynced ? rpclab::Sync::kLater : rpclab::Sync::kEach);
+    return true;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rpclab-client: cannot write the record: %s\n", e.what());
+    return false;
+  }
+}
+
+// --trials-from-stdin: one handle kept for many trials, so that a speed
+// cell's trials measure calls rather than a client's launch (loading an
+// RPC stack costs 4 to 23 ms of CPU before the first call: docs/speed.md).
+// Each line is a trial, a JSON object {"record": PATH, "start_gate": DIR}
+// (start_gate optional); its warm-up, gate and recorded calls run as a
+// whole run would, and when its record is written a line
+// "rpclab-trial-done EXIT" (EXIT as this program's own) goes to standard
+// output. Ends at the end of the input, or after the trial a SIGTERM cut.
+constexpr const char* kTrialDone = "rpclab-trial-done";
+
+int serve_trials(const rpclab::ClientOptions& options, const rpclab::ClientPlan& plan, const RecordContext& context,
+                 bool unsynced, const std::atomic<bool>& stop) {
+  std::unique_ptr<rpclab::RpcClient> client;
+  try {
+    client = rpclab::connect_client(options);
+  } catch (const rpclab::SetupError& e) {
+    std::fprintf(stderr, "rpclab-client: %s\n", e.what());
+    return rpclab::kExitSetup;
+  }
+  for (std::string line; !stop.load() && std::getline(std::cin, line);) {
+    rpclab::ClientPlan trial = plan;
+    std::string record_path;
+    try {
+      nlohmann::json j = nlohmann::json::parse(line);
+      record_path = j.at("record").get<std::string>();
+      if (j.contains("start_gate")) trial.start_gate = j["start_gate"].get<std::string>();
+    } catch (const nlohmann::json::exception& e) {
+      std::fprintf(stderr, "rpclab-client: --trials-from-stdin: '%s' is not a trial ({\"record\": PATH}): %s\n",
+                   line.c_str(), e.what());
+      return rpclab::kExitUsage;
+    }
+    rpclab::CallRecord record;
+    try {
+      record = rpclab::run_plan(*client, trial, stop);
+    } catch (const rpclab::SetupError& e) {  // a start gate that is not there
+      std::fprintf(stderr, "rpclab-client: %s\n", e.what());
+      return rpclab::kExitSetup;
+    }
+    describe(record, context);
+    print_summary(record);
+    bool failed = nothing_worked(record, context.server);
+    int exit = !write_record(record, record_path, unsynced) || failed ? rpclab::kExitFailed : rpclab::kExitOk;
+    std::printf("%s %d\n", kTrialDone, exit);
+    std::fflush(stdout);
+  }
+  return rpclab::kExitOk;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -150,10 +231,23 @@ int main(int argc, char** argv) {
   app.add_flag("--record-unsynced", record_unsynced,
                "write the record without fsync: the caller syncs its file system in batches (rpclab speed does, "
                "where the fsync cost a trial more than its calls)");
+  bool trials_from_stdin = false;
+  auto* trials_flag = app.add_flag(
+      "--trials-from-stdin", trials_from_stdin,
+      "keep this client for many trials: one per line read from standard input, {\"record\": PATH, "
+      "\"start_gate\": DIR} (start_gate optional), each answered on standard output with a line "
+      "'rpclab-trial-done EXIT' once its record is written; the warm-up is made again for each (rpclab speed "
+      "keeps its clients so, docs/running.md)");
+  trials_flag->excludes(start_at);
   rpclab::add_version_flags(app);
   app.footer(kExitStatus);
   rpclab::parse_or_exit(app, argc, argv);
 
+  if (trials_from_stdin && (!record_path.empty() || !start_gate.empty())) {
+    std::fprintf(stderr, "rpclab-client: --trials-from-stdin: each trial's line names its record and start gate, "
+                         "not --record or --start-gate\n");
+    return rpclab::kExitUsage;
+  }
   const rpclab::TransportRow* row = rpclab::find_transport(options.transport);
   if (!row) {
     std::fprintf(stderr, "rpclab-client: --transport: unknown transport '%s' (known: %s)\n",
@@ -173,6 +267,10 @@ int main(int argc, char** argv) {
   options.retry_policy = retry.grpc_retry ? rpclab::RetryPolicy::kLibrary : *rpclab::parse_retry_policy(retry.policy);
   if (auto refusal = rpclab::retry_policy_refusal(*row, options.retry_policy)) {
     std::fprintf(stderr, "rpclab-client: %s\n", refusal->c_str());
+    return rpclab::kExitUsage;
+  }
+  if (trials_from_stdin && options.retry_policy == rpclab::RetryPolicy::kApp) {
+    std::fprintf(stderr, "rpclab-client: --trials-from-stdin keeps one handle; --retry-policy app makes new ones\n");
     return rpclab::kExitUsage;
   }
   plan.op = *rpclab::parse_operation(op_name);
@@ -203,6 +301,8 @@ int main(int argc, char** argv) {
   }
 
   rpclab::SignalWatcher signals;
+  RecordContext context{options, *row, settings, server, connect};
+  if (trials_from_stdin) return serve_trials(options, plan, context, record_unsynced, signals.stop_requested());
   rpclab::CallRecord record;
   try {
     record = make_calls(options, plan, signals.stop_requested());
@@ -210,25 +310,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "rpclab-client: %s\n", e.what());
     return rpclab::kExitSetup;
   }
-  record.header["transport"] = options.transport;
-  record.header["server"] = server;
-  // Only with a list, so a one-server record is as it was (docs/results-format.md).
-  for (const rpclab::Endpoint& e : options.replicas) record.header["servers"].push_back(rpclab::format_endpoint(e));
-  record.header["connect"] = connect;
-  record.header["settings"] = settings_json(settings);
-  // In the header since before settings were rows (docs/results-format.md).
-  record.header["drain_stale_replies"] = options.settings.on(rpclab::sunrpc::kDrainStaleReplies);
-  record.header["retry"] = retry_json(options, *row);
-  record.header["pid"] = getpid();
+  describe(record, context);
   print_summary(record);
   bool failed = nothing_worked(record, server);
-  if (!record_path.empty()) {
-    try {
-      record.write_file(record_path, record_unsynced ? rpclab::Sync::kLater : rpclab::Sync::kEach);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "rpclab-client: cannot write the record: %s\n", e.what());
-      return rpclab::kExitFailed;
-    }
-  }
+  if (!record_path.empty() && !write_record(record, record_path, record_unsynced)) return rpclab::kExitFailed;
   return failed ? rpclab::kExitFailed : rpclab::kExitOk;
 }

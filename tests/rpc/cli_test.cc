@@ -150,5 +150,40 @@ TEST(TransportModules, AMissingModuleIsASetupErrorNamingTheFile) {
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "make build builds it", r.err);
 }
 
+
+// A kept client (--trials-from-stdin, as rpclab speed keeps a cell's):
+// one process, one trial per line, each with its own record, warm-up and
+// answer line; it leaves at the end of its input. Its record and gate come
+// on the line only.
+TEST(KeptClient, RunsATrialPerLineInOneProcess) {
+  TempDir dir;
+  ServerProcess server("raw-tcp");
+  std::string lines = "{\"record\": \"" + dir.file("one.rec") + "\"}\n{\"record\": \"" + dir.file("two.rec") +
+                      "\"}\n";
+  ProcessResult r = run_program({"sh", "-c", "printf '%s' \"$1\" | \"$2\" --transport raw-tcp --server \"$3\" "
+                                 "--op echo --size 12 --calls 5 --warmup 3 --trials-from-stdin",
+                                 "sh", lines, bin("rpclab-client"), server.address()},
+                                std::chrono::seconds(30));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "rpclab-trial-done 0\nrpclab-trial-done 0\n");
+  CallRecord one = CallRecord::read_file(dir.file("one.rec")), two = CallRecord::read_file(dir.file("two.rec"));
+  EXPECT_EQ(one.calls.size(), 5u);
+  EXPECT_EQ(two.calls.size(), 5u);
+  EXPECT_EQ(one.header["pid"], two.header["pid"]) << "both trials ran in the one process";
+  EXPECT_EQ(two.header["warmup"], 3u);
+  EXPECT_LE(one.header["end_realtime_ns"].get<int64_t>(), two.header["start_realtime_ns"].get<int64_t>());
+
+  ProcessResult both = run_program({bin("rpclab-client"), "--transport", "raw-tcp", "--server", server.address(),
+                                    "--trials-from-stdin", "--record", dir.file("three.rec")},
+                                   std::chrono::seconds(30));
+  EXPECT_EQ(both.exit_code, 2) << both.err;
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "each trial's line names its record", both.err);
+  ProcessResult garbled = run_program({"sh", "-c", "echo 'not a trial' | \"$1\" --transport raw-tcp --server \"$2\" "
+                                       "--trials-from-stdin", "sh", bin("rpclab-client"), server.address()},
+                                      std::chrono::seconds(30));
+  EXPECT_EQ(garbled.exit_code, 2) << garbled.err;
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "'not a trial' is not a trial", garbled.err);
+}
+
 }  // namespace
 }  // namespace rpclab::test
