@@ -76,6 +76,11 @@ ClientResults PathPlacement::run_clients(const CellConfig& cell, const std::vect
                               log_, poll);
 }
 
+std::unique_ptr<KeptClients> PathPlacement::keep_clients(const CellConfig& cell, const std::vector<std::string>& extra_args,
+                                                 const std::string& endpoint, const std::string& dir) {
+  return std::make_unique<KeptClients>(cell, extra_args, topology_->client(), endpoint, dir, processes(cell), log_);
+}
+
 std::string path_event_refusal(const CellConfig& cell, const PathRow& path, bool host_netem) {
   for (const netem::FaultEvent& e : cell.faults.events) {
     if (e.kind->target == netem::EventTarget::kLink) continue;

@@ -89,6 +89,11 @@ ClientResults LocalPlacement::run_clients(const CellConfig& cell, const std::vec
                               log_, poll);
 }
 
+std::unique_ptr<KeptClients> LocalPlacement::keep_clients(const CellConfig& cell, const std::vector<std::string>& extra_args,
+                                                 const std::string& endpoint, const std::string& dir) {
+  return std::make_unique<KeptClients>(cell, extra_args, topology_->client(), endpoint, dir, processes(cell), log_);
+}
+
 std::unique_ptr<LocalPlacement> place_here(const CellConfig& cell, const netem::Choice& backend,
                                            const CellEnvironment& env, process::CommandLog& log) {
   auto where = why_host_loopback(env.caps).empty() ? netem::LoopbackPlace::kPrivateNamespace

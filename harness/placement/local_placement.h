@@ -34,6 +34,8 @@ class LocalPlacement : public Placement {
                             const std::string& endpoint, const CellFiles& files, const TrialPlace& place,
                             std::chrono::seconds limit, const std::function<void()>& tick,
                             const std::function<void()>& poll) override;
+  std::unique_ptr<KeptClients> keep_clients(const CellConfig& cell, const std::vector<std::string>& extra_args,
+                                            const std::string& endpoint, const std::string& dir) override;
 
  private:
   std::unique_ptr<netem::Topology> topology_;

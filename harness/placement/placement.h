@@ -28,6 +28,7 @@
 #include "server/ledger.h"
 #include "harness/record/cell_config.h"
 #include "harness/placement/cell_processes.h"
+#include "harness/placement/kept_clients.h"
 #include "harness/record/trial_record.h"
 #include "netem/events/event_runner.h"
 #include "netem/faults/fault_backend.h"
@@ -110,6 +111,13 @@ class Placement {
                                     const std::string& endpoint, const CellFiles& files, const TrialPlace& place,
                                     std::chrono::seconds limit, const std::function<void()>& tick,
                                     const std::function<void()>& poll) = 0;
+  // The cell's clients started once to run its trials one after another
+  // (placement/kept_clients.h), their FIFOs and logs in `dir`; null where
+  // this placement cannot keep them (another host's clients).
+  virtual std::unique_ptr<KeptClients> keep_clients(const CellConfig&, const std::vector<std::string>&,
+                                                    const std::string&, const std::string&) {
+    return nullptr;
+  }
 };
 
 }  // namespace rpclab::harness

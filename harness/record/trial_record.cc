@@ -39,6 +39,7 @@ void describe_speed(Io& io, S& s) {
   describe_latency(io, s.latency);
   io("start_barrier_ms", s.start_barrier_ms);
   io("start_by", s.start_by);
+  io("clients_kept", s.clients_kept);
   io("client_cpu_us", s.client_cpu_us);
   io("calls_served", s.calls_served);
   io("echo_served", s.echo_served);

@@ -91,6 +91,10 @@ struct SpeedTrial {
   // warm-up and all were let go at once, common/start_gate.h) or "instant"
   // (a CLOCK_REALTIME instant guessed ahead, --start-at); absent for one.
   std::optional<std::string> start_by;
+  // An RPC cell's clients were kept from its first trial (one rpclab-client
+  // each, --trials-from-stdin) rather than started for this one; absent in
+  // calibration trials and in records from before clients were kept.
+  std::optional<bool> clients_kept;
   std::optional<double> client_cpu_us;     // the clients' CPU in all
   std::optional<double> calls_served;      // the server's count, warm-up included
   std::optional<double> echo_served;       // calls_served's name before Allman's operations

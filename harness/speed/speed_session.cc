@@ -164,6 +164,7 @@ std::string start_key(const CellConfig& cell) {
 }  // namespace
 
 SpeedSession::~SpeedSession() {
+  kept_.clear();     // before the servers they call
   servers_.clear();  // before the namespaces they serve in
   placements_.clear();
 }
@@ -237,8 +238,7 @@ double SpeedSession::barrier_ms(const CellConfig& cell) const {
   return std::clamp(3 * launch->second * std::ceil(cell.clients / cpus) * doubling, kLeastBarrierMs, kFirstBarrierMs);
 }
 
-std::vector<std::string> SpeedSession::call_args(const CellConfig& cell, const StartGate* gate,
-                                                double* barrier) const {
+std::vector<std::string> SpeedSession::call_args(const CellConfig& cell) const {
   std::vector<std::string> args = {"--op", cell.op, "--size", std::to_string(cell.size), "--warmup",
                                    std::to_string(cell.warmup)};
   if (cell.rate_per_s) args.insert(args.end(), {"--rate", fmt::format("{:g}", *cell.rate_per_s)});
@@ -246,11 +246,45 @@ std::vector<std::string> SpeedSession::call_args(const CellConfig& cell, const S
   // adapter's client writes its record its own way.
   const TransportRow* row = find_transport(cell.transport);
   if (row && !row->adapter) args.push_back("--record-unsynced");
-  *barrier = cell.clients > 1 && !gate ? barrier_ms(cell) : 0;
-  if (gate) args.insert(args.end(), {"--start-gate", gate->dir()});
-  else if (cell.clients > 1)
-    args.insert(args.end(), {"--start-at", std::to_string(realtime_ns() + static_cast<int64_t>(*barrier * 1e6))});
   return args;
+}
+
+std::vector<std::string> SpeedSession::start_args(const CellConfig& cell, const StartGate* gate,
+                                                  double* barrier) const {
+  *barrier = cell.clients > 1 && !gate ? barrier_ms(cell) : 0;
+  if (gate) return {"--start-gate", gate->dir()};
+  if (cell.clients > 1) return {"--start-at", std::to_string(realtime_ns() + static_cast<int64_t>(*barrier * 1e6))};
+  return {};
+}
+
+ClientResults SpeedSession::run_clients(const CellConfig& cell, const TrialPlace& place, Placement& at,
+                                        TrialServer& srv, CellEnvironment& env, const StartGate* gate,
+                                        const std::function<void()>& open_gate, TrialRecord& trial,
+                                        double* barrier) {
+  CellFiles files{place.dir};
+  auto limit = std::chrono::seconds(env.cell_time_limit_s);
+  auto tick = [&] { srv.check_alive(); };
+  std::unique_ptr<KeptClients>& kept = kept_[place.cell_index];
+  // Kept clients pass a start gate, so they need one where they are many.
+  if (!kept && clients_can_be_kept(cell) && (gate || cell.clients == 1))
+    kept = at.keep_clients(cell, call_args(cell), srv.endpoint(), std::filesystem::path(place.dir).parent_path());
+  if (!kept) {
+    std::vector<std::string> args = call_args(cell);
+    for (std::string& a : start_args(cell, gate, barrier)) args.push_back(std::move(a));
+    kept_.erase(place.cell_index);
+    trial.speed.clients_kept = false;
+    return at.run_clients(cell, args, srv.endpoint(), files, place, limit, tick, open_gate);
+  }
+  *barrier = 0;
+  trial.speed.clients_kept = true;
+  try {
+    ClientResults results = kept->run_trial(files, gate ? gate->dir() : "", limit, tick, open_gate);
+    if (kept->spent() || place.trial >= place.trials) kept_.erase(place.cell_index);
+    return results;
+  } catch (...) {
+    kept_.erase(place.cell_index);  // the next trial starts new ones
+    throw;
+  }
 }
 
 // Parallel clients on this machine whose program takes --start-gate
@@ -302,11 +336,9 @@ void SpeedSession::measure_rpc(const CellConfig& cell, const TrialPlace& place, 
   const netem::Host* client = at.client_end().host;
   bool two_host = client && !client->netns.empty() && cell.topology == netem::TopologyKind::kTwoHost;
   WireCounters wire_before = two_host ? read_wire(*client, log) : WireCounters{};
-  CellFiles files{place.dir};
   double barrier = 0;
   int64_t launched = realtime_ns();
   std::unique_ptr<StartGate> gate = start_gate(cell, at, place);
-  std::vector<std::string> args = call_args(cell, gate.get(), &barrier);
   auto open_gate = [&] {
     if (!gate || gate->poll() || gate->waited_ms() < kGateGiveUpMs) return;
     // A client that died before it was ready must not hold the others
@@ -315,14 +347,12 @@ void SpeedSession::measure_rpc(const CellConfig& cell, const TrialPlace& place, 
                             cell.clients, gate->waited_ms()));
     gate->release();
   };
-  ClientResults clients = at.run_clients(cell, args, srv.endpoint(), files, place,
-                                         std::chrono::seconds(env.cell_time_limit_s), [&] { srv.check_alive(); },
-                                         open_gate);
+  ClientResults clients = run_clients(cell, place, at, srv, env, gate.get(), open_gate, trial, &barrier);
   auto after = srv.stats();
   if (!after) throw CellFailure("the server did not answer a stats request after the trial");
   last = after;
   if (proxy_before) trial.speed.proxy_cpu_us = *path->proxy_cpu_us() - *proxy_before;
-  learn_start(cell, clients.records, launched);
+  if (!*trial.speed.clients_kept) learn_start(cell, clients.records, launched);
   SpeedMetrics m = speed_metrics({clients.records});
   SpeedTrial& s = trial.speed;
   s.latency.calls_measured = m.calls;

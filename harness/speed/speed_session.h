@@ -3,7 +3,9 @@
 // whole run and one server per transport and topology while it lasts. The
 // trials of one (connection, clients, size) group take turns (floor, A, B,
 // floor, A, B, ...: speed_matrix.h), so every server of a topology serves
-// in turn; each trial is one run of the clients.
+// in turn. A cell's clients are kept across its trials too (each trial is
+// one run of their calls, behind its own warm-up and start gate), so the
+// trials measure calls rather than a client program's launch.
 #pragma once
 
 #include <map>
@@ -46,7 +48,13 @@ class SpeedSession {
   void measure_ghz(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env, process::CommandLog& log,
                         TrialRecord& trial);
   double barrier_ms(const CellConfig& cell) const;
-  std::vector<std::string> call_args(const CellConfig& cell, const StartGate* gate, double* barrier) const;
+  std::vector<std::string> call_args(const CellConfig& cell) const;
+  std::vector<std::string> start_args(const CellConfig& cell, const StartGate* gate, double* barrier) const;
+  // The trial's clients: the cell's kept ones where they can be kept
+  // (placement/kept_clients.h), started for the trial otherwise.
+  ClientResults run_clients(const CellConfig& cell, const TrialPlace& place, Placement& at, TrialServer& srv,
+                            CellEnvironment& env, const StartGate* gate, const std::function<void()>& open_gate,
+                            TrialRecord& trial, double* barrier);
   std::unique_ptr<StartGate> start_gate(const CellConfig& cell, const Placement& at, const TrialPlace& place) const;
   void learn_start(const CellConfig& cell, const std::vector<CallRecord>& records, int64_t launched_ns);
   static std::string server_key(const CellConfig& cell);
@@ -61,6 +69,10 @@ class SpeedSession {
   bool latency_pinned_;
   std::map<std::string, std::unique_ptr<Placement>> placements_;  // by placement_key
   std::map<std::string, RunningServer> servers_;  // by server_key
+  // Each cell's clients, kept from its first trial to its last (by the
+  // cell's index); a failed or cut trial lets them go, and the next starts
+  // new ones.
+  std::map<size_t, std::unique_ptr<KeptClients>> kept_;
   // Parallel clients whose program cannot pass a start gate begin their
   // recorded calls together at an instant (--start-at), learnt from how long one client took to launch and warm
   // up, by topology, transport, connection and size (see barrier_ms), and

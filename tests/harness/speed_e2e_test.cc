@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
+#include <set>
 
+#include "client/call_record.h"
 #include "common/atomic_file.h"
 #include "transport/transport.h"
 #include "harness/speed/speed_matrix.h"
@@ -133,7 +136,27 @@ TEST(SpeedE2E, ParallelClientsBeginTogetherBehindTheStartGate) {
     EXPECT_LT(trial["start_skew_ms"].get<double>(), 50) << trial["label"];
   }
   EXPECT_EQ(gated, 2u * 2u) << "two transports, two trials of three clients";
-  // The gate's FIFOs leave with it.
+  // A cell's clients are kept across its trials (placement/kept_clients.h):
+  // client k of a cell is one process in both trials, and each cell has
+  // its own.
+  std::map<std::string, std::set<int64_t>> pids;  // by cell folder and client
+  std::set<int64_t> every;
+  size_t kept = 0;
+  for (const json& trial : read_jsonl(dir.file("run/trials.jsonl"))) {
+    if (trial.value("record", "") != "trial") continue;
+    kept += trial.value("clients_kept", false);
+    std::filesystem::path trial_dir = trial["trial_dir"].get<std::string>();
+    for (int k = 1; k <= trial["cell"]["clients"].get<int>(); ++k) {
+      std::string rec = (trial_dir / ("client-" + std::to_string(k) + ".rec")).string();
+      int64_t pid = CallRecord::read_file(rec).header["pid"].get<int64_t>();
+      pids[trial_dir.parent_path().string() + "/" + std::to_string(k)].insert(pid);
+      every.insert(pid);
+    }
+  }
+  EXPECT_EQ(kept, 2u * 2u * 2u) << "every trial of the four cells";
+  for (const auto& [client, its] : pids) EXPECT_EQ(its.size(), 1u) << client << ": one process for both trials";
+  EXPECT_EQ(every.size(), pids.size()) << "each cell's clients are its own";
+  // The gate's FIFOs leave with it, and the kept clients' with them.
   for (const auto& entry : std::filesystem::recursive_directory_iterator(dir.file("run")))
     EXPECT_FALSE(entry.is_fifo()) << entry.path();
 }
