@@ -46,8 +46,9 @@ std::string time_constants_path();
 TimeConstants read_time_constants(const std::string& path);
 
 // The key of `cell` at each level, most specific first: block, transport,
-// topology and connection; then without the block; without the
-// transport; without the connection; the experiment alone.
+// topology and connection; then without the transport; without the
+// block (with the transport); without either; without the connection;
+// the experiment alone.
 std::vector<TimeConstant> key_levels(const CellConfig& cell);
 const TimeConstant* constant_for(const TimeConstants& table, const CellConfig& cell);
 // One trial of `cell`: its calls (or its fixed duration) and overhead;
@@ -111,7 +112,8 @@ class PlanClock {
 
 // The rows at every level of key_levels() for the trials given.
 TimeConstants fit_time_constants(const std::vector<TrialTime>& trials);
-// `fresh`'s rows, and those of `old` whose key `fresh` has no row for.
+// `fresh`'s rows, and those of `old` whose key `fresh` has no row for or,
+// for a row of any block, whose row in `fresh` is from fewer trials.
 TimeConstants merge_time_constants(const TimeConstants& old, const TimeConstants& fresh);
 
 }  // namespace rpclab::harness

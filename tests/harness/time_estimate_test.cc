@@ -77,6 +77,25 @@ TEST(TimeEstimate, TrialsOfAKindNoRunMeasuredAreCountedAsBorrowing) {
       << borrowing_note(table, {own, load});
 }
 
+// A transport no run has measured in a block takes that block's figures
+// before its own from another block: the quick preset's tonic clean cells
+// took the load block's 8 ms a call (rpclab's other clean rows: 0.1-0.7
+// ms) and its estimate was 92 s for a run of 37 s, past the 2x its test
+// allows (CI, 2026-12-07).
+TEST(TimeEstimate, ATransportNewToABlockTakesTheBlocksFiguresNotItsOwnFromAnotherBlock) {
+  TimeConstants table;
+  table.rows = {row("load", "tonic", "loopback", "persistent", 0.008, 0.3),
+                row("*", "tonic", "loopback", "persistent", 0.008, 0.3),
+                row("clean", "*", "loopback", "persistent", 0.0003, 0.2),
+                row("*", "*", "loopback", "persistent", 0.004, 0.3)};
+  EXPECT_DOUBLE_EQ(*trial_estimate_s(table, cell("tonic", TopologyKind::kLoopback, 1000)), 0.5);
+  EXPECT_EQ(trials_borrowing(table, {cell("tonic", TopologyKind::kLoopback, 1000)}), 0u)
+      << "its kind of cell was measured, by other transports";
+  // A block no run has measured still takes the transport's own figures.
+  EXPECT_DOUBLE_EQ(*trial_estimate_s(table, cell("tonic", TopologyKind::kLoopback, 1000, "faults")), 8.3);
+  EXPECT_EQ(trials_borrowing(table, {cell("tonic", TopologyKind::kLoopback, 1000, "faults")}), 1u);
+}
+
 TEST(TimeEstimate, ConstantsFittedFromAPlantedRunEstimateItsTrialsAgain) {
   // A planted plan: each trial took calls x its transport's call time plus
   // its topology's overhead; the fit finds the constants, and the estimate
@@ -130,6 +149,28 @@ TEST(TimeEstimate, ARefreshReplacesItsOwnRowsAndKeepsTheOthers) {
   CellConfig speed = cell("grpc", TopologyKind::kLoopback, 1);
   speed.experiment = "speed";
   EXPECT_DOUBLE_EQ(constant_for(merged, speed)->overhead_s, 1.0);
+}
+
+// The rows for any block are what presets whose blocks no run measured
+// use: refreshing the quick preset's clean cells must not put its 51
+// trials in place of levy1989's 540 there, while its own blocks' rows are
+// replaced whatever their size.
+TEST(TimeEstimate, ASmallerRefreshKeepsTheAnyBlockRowsOfALargerRun) {
+  TimeConstants old;
+  old.rows = {row("*", "*", "loopback", "persistent", 0.006, 0.4), row("clean", "*", "loopback", "persistent", 0.001, 0.2)};
+  old.rows[0].trials = 540, old.rows[1].trials = 200;
+  TimeConstants fresh;
+  fresh.rows = {row("*", "*", "loopback", "persistent", 0.0003, 0.15),
+                row("clean", "*", "loopback", "persistent", 0.0003, 0.15)};
+  fresh.rows[0].trials = fresh.rows[1].trials = 51;
+  TimeConstants merged = merge_time_constants(old, fresh);
+  EXPECT_DOUBLE_EQ(constant_for(merged, cell("grpc", TopologyKind::kLoopback, 1, "faults"))->call_s, 0.006);
+  EXPECT_DOUBLE_EQ(constant_for(merged, cell("grpc", TopologyKind::kLoopback, 1, "clean"))->call_s, 0.0003);
+  fresh.rows[0].trials = 600;
+  EXPECT_DOUBLE_EQ(constant_for(merge_time_constants(old, fresh), cell("grpc", TopologyKind::kLoopback, 1, "faults"))
+                       ->call_s,
+                   0.0003)
+      << "a refresh from as many trials or more replaces it";
 }
 
 TEST(TimeEstimate, ATrialsCallsAreItsClientsWallOrItsCallsAtTheirMeanLatency) {
