@@ -94,7 +94,7 @@ std::string print_views(const Experiment& experiment, RunFolder& folder, const R
   every += time;
   terminal += time;
   write_file_atomically(folder.path("report.txt"), with_title(run.title, every));
-  write_file_atomically(folder.path("results.csv"), records_to_csv(records));
+  write_file_atomically(folder.path("results.csv"), records_to_csv(records, experiment.csv_columns));
   std::vector<std::string> notes;
   HtmlReportFiles views = html_report_at_end(experiment, folder.dir(), folder.log(), &notes);
   std::FILE* out = human_out(run);

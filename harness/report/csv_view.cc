@@ -38,8 +38,15 @@ std::string csv_field(const std::string& s) {
 
 }  // namespace
 
-std::string records_to_csv(const std::vector<CellRecord>& records) {
-  return csv_of(std::vector<json>(records.begin(), records.end()));  // each as results.jsonl holds it
+std::string records_to_csv(const std::vector<CellRecord>& records,
+                           const std::function<json(const CellRecord&)>& derived) {
+  std::vector<json> objects;
+  for (const CellRecord& r : records) {
+    json j = r;  // as results.jsonl holds it
+    if (derived) j.merge_patch(derived(r));
+    objects.push_back(std::move(j));
+  }
+  return csv_of(objects);
 }
 
 std::string csv_of(const std::vector<json>& objects) {

@@ -3,6 +3,7 @@
 // the cell's own JSON) stays in results.jsonl.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -10,7 +11,10 @@
 
 namespace rpclab::harness {
 
-std::string records_to_csv(const std::vector<CellRecord>& records);
+// `derived`, when given, adds an object's fields to each record's
+// (Experiment::csv_columns).
+std::string records_to_csv(const std::vector<CellRecord>& records,
+                           const std::function<nlohmann::json(const CellRecord&)>& derived = {});
 // The same of any JSON objects, each a row.
 std::string csv_of(const std::vector<nlohmann::json>& objects);
 

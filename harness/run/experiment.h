@@ -156,6 +156,11 @@ struct Experiment {
   CellSummary summarize;
   std::vector<ReportTable> tables;  // in the order they print
   CellFigures cell_figures;         // report.html's "Every cell" columns
+  // Figures results.csv gives beside a record's own fields, worked out
+  // from it as the tables work them out (speed: which percentiles are
+  // noise, so a spreadsheet shows the mark the tables show); an object
+  // merged into the record's (null: none).
+  std::function<nlohmann::json(const CellRecord& record)> csv_columns;
   // Draws the plots (PNG and SVG) into the run folder; returns the PNGs.
   std::function<std::vector<std::string>(const std::vector<CellRecord>& records, const std::string& dir,
                                          process::CommandLog& log, std::vector<std::string>* notes)>

@@ -11,6 +11,7 @@
 #include "harness/run/setting_axes.h"
 #include "harness/speed/speed_matrix.h"
 #include "harness/speed/speed_report.h"
+#include "harness/speed/speed_rows.h"
 #include "harness/speed/speed_session.h"
 #include "harness/speed/speed_summary.h"
 
@@ -192,6 +193,11 @@ Experiment speed_experiment() {
   e.tables = speed_tables();
   e.cell_figures = speed_cell_figures();
   e.plots = speed_plots;
+  // noisy_percentiles: those the tables mark "~", space-separated ("" none).
+  e.csv_columns = [](const CellRecord& r) {
+    if (!r.speed.latency.p50_us) return nlohmann::json::object();
+    return nlohmann::json{{"noisy_percentiles", fmt::format("{}", fmt::join(noisy_percentiles(r), " "))}};
+  };
   e.trial_words = [](const TrialRecord& t) { return latency_words(t.speed.latency); };
   e.cell_words = [](const CellRecord& r) { return latency_words(r.speed.latency); };
   return e;

@@ -323,14 +323,13 @@ std::string speed_report(const std::vector<CellRecord>& records, const ReportOpt
   return render_report(speed_tables(), records, options);
 }
 
-std::vector<std::string> speed_plots(const std::vector<CellRecord>& records, const std::string& dir,
-                                     process::CommandLog& log,
-                                     std::vector<std::string>* notes) {
+std::vector<PlotSpec> speed_plot_specs(const std::vector<CellRecord>& records) {
   PlotSpec by_size{"latency-vs-size", "Call latency vs payload size (loopback, persistent, 1 client; bars p50..p99)",
                    "payload bytes", "microseconds per call", XAxis::kMeasure, true, true};
   PlotSpec by_clients{"throughput-vs-clients", "Throughput vs parallel clients (loopback, persistent, 12 B)",
                       "parallel clients", "calls per second (all clients)", XAxis::kCount};
   std::map<std::string, size_t> size_series, client_series;
+  std::map<std::string, std::vector<size_t>> noisy_sizes;  // a series' points that are noise: its legend says so
   for (const CellRecord& r : records) {
     if (!measured(r) || calibration(r) || topology(r) != "loopback" || connect(r) != "persistent") continue;
     std::string t = variant(r);
@@ -342,6 +341,9 @@ std::vector<std::string> speed_plots(const std::vector<CellRecord>& records, con
       s.y.push_back(l.p50_us.value_or(0.0));
       s.low.push_back(l.p50_us.value_or(0.0));
       s.high.push_back(l.p99_us.value_or(0.0));
+      std::vector<std::string> noisy = noisy_percentiles(r);
+      if (std::count(noisy.begin(), noisy.end(), "p50") || std::count(noisy.begin(), noisy.end(), "p99"))
+        noisy_sizes[t].push_back(size(r));
     }
     if (size(r) == 12) {
       if (!client_series.count(t)) client_series[t] = by_clients.series.size(), by_clients.series.push_back({t});
@@ -353,11 +355,18 @@ std::vector<std::string> speed_plots(const std::vector<CellRecord>& records, con
       s.high.push_back(v);
     }
   }
-  std::vector<std::string> pngs = allman_plots(records, dir, log, notes);
+  for (auto& [t, sizes] : noisy_sizes) by_size.series[size_series[t]].title = series_title(t, sizes);
   std::vector<PlotSpec> plots = {by_size, by_clients};
   for (PlotSpec& d : latency_distribution_specs(records)) plots.push_back(std::move(d));
   for (PlotSpec& r : rate_plot_specs(records)) plots.push_back(std::move(r));
-  for (const PlotSpec& p : plots) {
+  return plots;
+}
+
+std::vector<std::string> speed_plots(const std::vector<CellRecord>& records, const std::string& dir,
+                                     process::CommandLog& log,
+                                     std::vector<std::string>* notes) {
+  std::vector<std::string> pngs = allman_plots(records, dir, log, notes);
+  for (const PlotSpec& p : speed_plot_specs(records)) {
     if (p.series.empty()) continue;
     std::string why, png = draw(p, dir, log, &why);
     if (!png.empty()) pngs.push_back(png);

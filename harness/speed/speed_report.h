@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/kit/plot.h"
 #include "harness/record/cell_record.h"
 
 #include "harness/run/experiment.h"
@@ -21,6 +22,10 @@ CellFigures speed_cell_figures();
 // Those tables, as the row's report would render them.
 std::string speed_report(const std::vector<CellRecord>& records, const ReportOptions& options);
 
+// The plots the report draws besides Allman's (latency against size,
+// throughput against clients, the latency distributions, the rate
+// sweeps), each series titled as its legend says it, noise marked.
+std::vector<PlotSpec> speed_plot_specs(const std::vector<CellRecord>& records);
 std::vector<std::string> speed_plots(const std::vector<CellRecord>& records, const std::string& dir,
                                      process::CommandLog& log, std::vector<std::string>* notes);
 

@@ -52,6 +52,25 @@ bool few_beyond(const std::optional<uint64_t>& calls, double q) {
 
 std::string marked(const std::string& figure, bool noisy) { return noisy && figure != "-" ? figure + kNoiseMark : figure; }
 
+std::vector<std::string> noisy_percentiles(const CellRecord& record) {
+  const LatencyFigures& l = record.speed.latency;
+  if (!record.is("speed") || !l.p50_us) return {};
+  const std::optional<uint64_t>& n = l.calls_measured;
+  std::vector<std::string> noisy;
+  if (below_floor(record) || few_beyond(n, 0.5)) noisy.push_back("p50");
+  if (l.p90_us && few_beyond(n, 0.9)) noisy.push_back("p90");
+  if (l.p99_us && few_beyond(n, 0.99)) noisy.push_back("p99");
+  if (l.p999_us && few_beyond(n, 0.999)) noisy.push_back("p99.9");
+  return noisy;
+}
+
+std::string series_title(const std::string& row, const std::vector<size_t>& noisy_sizes) {
+  if (noisy_sizes.empty()) return row;
+  std::vector<std::string> words;
+  for (size_t bytes : noisy_sizes) words.push_back(size_words(bytes));
+  return fmt::format("{} ({} noise at {})", row, kNoiseMark, fmt::join(words, ", "));
+}
+
 std::string noise_note() {
   return fmt::format("({} = noise, not a finding: a p50 below its raw floor's p50 in this run, or a percentile with "
                      "fewer than {} of the cell's calls beyond it)",

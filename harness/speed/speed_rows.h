@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "harness/record/cell_record.h"
 
@@ -38,5 +39,11 @@ bool few_beyond(const std::optional<uint64_t>& calls, double q);
 std::string marked(const std::string& figure, bool noisy);
 // The mark's one explanation, under a table that shows it.
 std::string noise_note();
+// The percentiles of `record` that are noise, by these rules, in order:
+// "p50", "p90", "p99", "p99.9"; none for a record without latencies.
+std::vector<std::string> noisy_percentiles(const CellRecord& record);
+// What a series of a plot is called when some of its points are noise:
+// "sunrpc-udp (~ noise at 12 B, 8 KiB)", or just the row's name.
+std::string series_title(const std::string& row, const std::vector<size_t>& noisy_sizes);
 
 }  // namespace rpclab::harness

@@ -36,12 +36,14 @@
 #include "harness/cli/experiments.h"
 #include "harness/run/experiment.h"
 #include "harness/record/records_file.h"
+#include "support/csv_rows.h"
 #include "support/temp_dir.h"
 
 namespace rpclab::harness {
 namespace {
 
 namespace fs = std::filesystem;
+using test::csv_rows;
 
 const std::string kFixtures = RPCLAB_SOURCE_DIR "/tests/harness/fixtures/views/";
 
@@ -80,7 +82,7 @@ void check_views(const std::string& experiment_name) {
   options.markdown = true;
   std::string markdown = experiment.report(records, options);
   expect_view(folder, "report.md", markdown);
-  expect_view(folder, "results.csv", records_to_csv(records));
+  expect_view(folder, "results.csv", records_to_csv(records, experiment.csv_columns));
   HtmlReportInput in;
   in.metadata = *read_run_metadata(folder + "/metadata.json");
   in.records = records;
@@ -304,32 +306,6 @@ void expect_in_tables(const std::string& text, const std::vector<Expected>& expe
     EXPECT_EQ(found, 1) << "row " << ::testing::PrintToString(e.key) << " under '" << e.column << "' in a table titled '"
                         << e.table_title << "...' found " << found << " times";
   }
-}
-
-// A minimal RFC 4180 reader: quoted cells may hold commas and doubled quotes.
-std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
-  std::vector<std::vector<std::string>> rows(1);
-  std::string cell;
-  bool quoted = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') cell += text[++i];
-      else if (c == '"') quoted = false;
-      else cell += c;
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      rows.back().push_back(cell), cell.clear();
-    } else if (c == '\n') {
-      rows.back().push_back(cell), cell.clear();
-      rows.emplace_back();
-    } else {
-      cell += c;
-    }
-  }
-  if (rows.back().empty()) rows.pop_back();
-  return rows;
 }
 
 // results.csv, as csv_view.h specifies it: one row per latest record, in

@@ -13,6 +13,9 @@
 #include "harness/speed/rate_report.h"
 #include "harness/speed/speed_report.h"
 #include "harness/speed/speed_rows.h"
+#include "harness/speed/speed_experiment.h"
+#include "harness/report/csv_view.h"
+#include "support/csv_rows.h"
 #include "harness/kit/stats.h"
 #include "synthetic_records.h"
 
@@ -175,6 +178,24 @@ TEST(SpeedReport, NoiseIsMarkedInEveryView) {
   EXPECT_EQ(noisy[3], "154.0~");
   EXPECT_EQ(clean[1], "103.0");
   EXPECT_EQ(clean[3], "206.0");
+  // results.csv: a column of the percentiles marked, empty where none is.
+  EXPECT_EQ(noisy_percentiles(typed[1]), (std::vector<std::string>{"p50", "p99"})) << "no p99.9 recorded";
+  std::string csv = records_to_csv(typed, speed_experiment().csv_columns);
+  std::vector<std::vector<std::string>> rows = test::csv_rows(csv);
+  ASSERT_EQ(rows.size(), 4u) << csv;
+  const std::vector<std::string>& columns = rows.front();
+  size_t noise = static_cast<size_t>(std::find(columns.begin(), columns.end(), "noisy_percentiles") - columns.begin());
+  ASSERT_LT(noise, columns.size()) << csv;
+  std::vector<std::string> noise_of;
+  for (size_t i = 1; i < rows.size(); ++i) noise_of.push_back(rows[i].at(noise));
+  EXPECT_EQ(noise_of, (std::vector<std::string>{"", "p50 p99", ""})) << csv;
+  // The plots: the legend of a series with a noisy point says where.
+  std::vector<PlotSpec> plots = speed_plot_specs(typed);
+  ASSERT_FALSE(plots.empty());
+  std::vector<std::string> titles;
+  for (const Series& series : plots.front().series) titles.push_back(series.title);
+  EXPECT_EQ(plots.front().name, "latency-vs-size");
+  EXPECT_EQ(titles, (std::vector<std::string>{"raw-tcp", "sunrpc-tcp (~ noise at 12 B)", "grpc"}));
 }
 
 // `rpclab report --table` (and through it tools/docs-tables.sh) gets
