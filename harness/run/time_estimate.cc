@@ -193,10 +193,14 @@ TimeConstants merge_time_constants(const TimeConstants& old, const TimeConstants
   // A row for any block is the fallback of every preset whose blocks no
   // run has measured: a refresh from a smaller run (the quick preset's 51
   // trials of clean and duplication cells) does not replace one fitted
-  // over more trials of more kinds (levy1989's 540 of load and faults).
+  // over more trials of more kinds (levy1989's 540 of load and faults),
+  // nor does one of timed trials alone, which says nothing of a call's
+  // time (the failures preset's 5 s trials), replace one that does.
   for (const TimeConstant& row : fresh.rows) {
     auto old_row = rows.find(key_of(row));
-    if (row.block == "*" && old_row != rows.end() && old_row->second.trials > row.trials) continue;
+    if (row.block == "*" && old_row != rows.end() &&
+        (old_row->second.trials > row.trials || (old_row->second.call_s > 0 && row.call_s == 0)))
+      continue;
     rows[key_of(row)] = row;
   }
   TimeConstants merged;

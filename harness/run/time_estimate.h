@@ -113,7 +113,8 @@ class PlanClock {
 // The rows at every level of key_levels() for the trials given.
 TimeConstants fit_time_constants(const std::vector<TrialTime>& trials);
 // `fresh`'s rows, and those of `old` whose key `fresh` has no row for or,
-// for a row of any block, whose row in `fresh` is from fewer trials.
+// for a row of any block, whose row in `fresh` is from fewer trials or
+// has no call time where the old one has one.
 TimeConstants merge_time_constants(const TimeConstants& old, const TimeConstants& fresh);
 
 }  // namespace rpclab::harness

@@ -171,6 +171,12 @@ TEST(TimeEstimate, ASmallerRefreshKeepsTheAnyBlockRowsOfALargerRun) {
                        ->call_s,
                    0.0003)
       << "a refresh from as many trials or more replaces it";
+  // Timed trials (the failures preset's 5 s) say nothing of a call's time:
+  // however many, their row does not replace one that does.
+  fresh.rows[0].call_s = 0;
+  EXPECT_DOUBLE_EQ(constant_for(merge_time_constants(old, fresh), cell("grpc", TopologyKind::kLoopback, 1, "faults"))
+                       ->call_s,
+                   0.006);
 }
 
 TEST(TimeEstimate, ATrialsCallsAreItsClientsWallOrItsCallsAtTheirMeanLatency) {
