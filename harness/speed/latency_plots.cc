@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -66,9 +65,7 @@ std::vector<PlotSpec> latency_distribution_specs(const std::vector<CellRecord>& 
       it->second.first.style = "steps";
       it->second.second.style = "steps";
     }
-    std::vector<std::string> noisy = noisy_percentiles(r);
-    bool noisy_p50 = std::count(noisy.begin(), noisy.end(), "p50") > 0;
-    std::string title = series_title(variant(r), noisy_p50 ? std::vector<size_t>{size} : std::vector<size_t>{});
+    std::string title = series_title(variant(r), noisy_at(r, "p50") ? std::vector<size_t>{size} : std::vector<size_t>{});
     add_distribution(*r.speed.latency.latency_histogram, title, it->second.first, it->second.second);
   }
   std::vector<PlotSpec> specs;

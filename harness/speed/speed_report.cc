@@ -148,10 +148,10 @@ std::string percentile_table(const std::vector<CellRecord>& records, const std::
       return out;
     };
     rows.push_back({variant(r), std::to_string(clients(r)), size_label(size(r)),
-                    mark(opt_fixed(s.latency.p50_us, 1), below_floor(r) || few_beyond(n, 0.5)),
-                    mark(opt_fixed(s.latency.p90_us, 1), few_beyond(n, 0.9)),
-                    mark(tail(s.latency.p99_us, n, 0.99, &tails_hidden), few_beyond(n, 0.99)),
-                    mark(tail(s.latency.p999_us, n, 0.999, &tails_hidden), few_beyond(n, 0.999)),
+                    mark(opt_fixed(s.latency.p50_us, 1), noisy_at(r, "p50")),
+                    mark(opt_fixed(s.latency.p90_us, 1), noisy_at(r, "p90")),
+                    mark(tail(s.latency.p99_us, n, 0.99, &tails_hidden), noisy_at(r, "p99")),
+                    mark(tail(s.latency.p999_us, n, 0.999, &tails_hidden), noisy_at(r, "p99.9")),
                     opt_fixed(s.latency.max_us, 1),
                     opt_fixed(s.latency.calls_per_s, 0), cpu ? fixed(cpu->client, 1) : "-",
                     cpu ? fixed(cpu->server, 1) + (cpu->server_from ? "^" : "") : "-",
@@ -341,9 +341,7 @@ std::vector<PlotSpec> speed_plot_specs(const std::vector<CellRecord>& records) {
       s.y.push_back(l.p50_us.value_or(0.0));
       s.low.push_back(l.p50_us.value_or(0.0));
       s.high.push_back(l.p99_us.value_or(0.0));
-      std::vector<std::string> noisy = noisy_percentiles(r);
-      if (std::count(noisy.begin(), noisy.end(), "p50") || std::count(noisy.begin(), noisy.end(), "p99"))
-        noisy_sizes[t].push_back(size(r));
+      if (noisy_at(r, "p50") || noisy_at(r, "p99")) noisy_sizes[t].push_back(size(r));
     }
     if (size(r) == 12) {
       if (!client_series.count(t)) client_series[t] = by_clients.series.size(), by_clients.series.push_back({t});
@@ -383,9 +381,9 @@ CellFigures speed_cell_figures() {
     if (!l.p50_us) return {};
     const std::optional<uint64_t>& n = l.calls_measured;
     return {grouped(n.value_or(0)),
-            marked(fixed(*l.p50_us, 1), below_floor(r) || few_beyond(n, 0.5)),
-            marked(fixed(l.p90_us.value_or(0.0), 1), few_beyond(n, 0.9)),
-            marked(fixed(l.p99_us.value_or(0.0), 1), few_beyond(n, 0.99)),
+            marked(fixed(*l.p50_us, 1), noisy_at(r, "p50")),
+            marked(fixed(l.p90_us.value_or(0.0), 1), noisy_at(r, "p90")),
+            marked(fixed(l.p99_us.value_or(0.0), 1), noisy_at(r, "p99")),
             fixed(l.max_us.value_or(0.0), 1),
             fixed(l.calls_per_s.value_or(0.0), 0)};
   };

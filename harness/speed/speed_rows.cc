@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "transport/transport.h"
 #include "transport/settings_table.h"
 #include "harness/speed/speed_matrix.h"
@@ -62,6 +64,11 @@ std::vector<std::string> noisy_percentiles(const CellRecord& record) {
   if (l.p99_us && few_beyond(n, 0.99)) noisy.push_back("p99");
   if (l.p999_us && few_beyond(n, 0.999)) noisy.push_back("p99.9");
   return noisy;
+}
+
+bool noisy_at(const CellRecord& record, const std::string& percentile) {
+  std::vector<std::string> noisy = noisy_percentiles(record);
+  return std::find(noisy.begin(), noisy.end(), percentile) != noisy.end();
 }
 
 std::string series_title(const std::string& row, const std::vector<size_t>& noisy_sizes) {

@@ -42,6 +42,8 @@ std::string noise_note();
 // The percentiles of `record` that are noise, by these rules, in order:
 // "p50", "p90", "p99", "p99.9"; none for a record without latencies.
 std::vector<std::string> noisy_percentiles(const CellRecord& record);
+// Whether `percentile` ("p50", ...) is among them: what every view asks.
+bool noisy_at(const CellRecord& record, const std::string& percentile);
 // What a series of a plot is called when some of its points are noise:
 // "sunrpc-udp (~ noise at 12 B, 8 KiB)", or just the row's name.
 std::string series_title(const std::string& row, const std::vector<size_t>& noisy_sizes);
