@@ -133,14 +133,25 @@ int run(const Experiment& experiment, ExperimentFlags& own, CommonFlags& f) {
         code != kExitOk)
       return code;
     list_cells(cells, f.run);
-    // How long the run would take, as the run itself would say before its first trial.
+    // How long the run would take, as the run itself would say before its
+    // first trial: the cells that cannot run on this machine left out
+    // (with --server-host, as if every server cell could run there).
+    CellEnvironment env;
+    env.bin_dir = program_dir();
+    env.caps = netem::probe_capabilities();
+    std::vector<bool> runs = cells_that_run(experiment, cells, env);
+    std::vector<CellConfig> running;
+    for (size_t i = 0; i < cells.size(); ++i)
+      if (runs[i]) running.push_back(cells[i]);
     TimeConstants constants = read_time_constants(time_constants_path());
-    std::optional<double> estimate = cells_estimate_s(constants, cells);
+    std::optional<double> estimate = cells_estimate_s(constants, running);
+    size_t left_out = trials_in(cells) - trials_in(running);
+    std::string skipped = left_out ? fmt::format(" ({} trials of cells that cannot run here left out)", left_out) : "";
     // The estimate alone, not the table's path: an installed rpclab and the
     // build's say the same of the same plan.
-    std::fprintf(stderr, "rpclab %s: %zu trials, estimated time: %s%s\n", experiment.name.c_str(),
-                 trials_in(cells), estimate ? format_duration(*estimate).c_str() : "not known",
-                 estimate ? borrowing_note(constants, cells).c_str() : "");
+    std::fprintf(stderr, "rpclab %s: %zu trials, estimated time: %s%s%s\n", experiment.name.c_str(),
+                 trials_in(running), estimate ? format_duration(*estimate).c_str() : "not known", skipped.c_str(),
+                 estimate ? borrowing_note(constants, running).c_str() : "");
     return kExitOk;
   }
   CellEnvironment env;

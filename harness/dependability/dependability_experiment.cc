@@ -230,6 +230,7 @@ Experiment dependability_experiment() {
   };
   e.schedule = shuffled_trials;
   e.trial_runner = [](const std::string&, CellEnvironment&) -> TrialRunner { return run_dependability_trial; };
+  e.cannot_run = dependability_cannot_run;
   e.summarize = summarize_dependability;
   e.tables = dependability_tables();
   e.cell_figures = dependability_cell_figures();

@@ -47,7 +47,10 @@ ClientResults run_clients_with_events(Placement& at, const CellConfig& cell, Tri
   try {
     ClientResults clients = at.run_clients(cell, {}, server.endpoint(), files, place,
                                            std::chrono::seconds(env.cell_time_limit_s), tick,
-                                           [&events] { events.poll(); });
+                                           [&events] {
+                                             events.poll();
+                                             return -1;  // the events keep time by the 5 ms pass
+                                           });
     events.finish();
     events.add_to(trial);
     events_not_met = events.not_met();
@@ -63,16 +66,12 @@ ClientResults run_clients_with_events(Placement& at, const CellConfig& cell, Tri
 // delay on one replica's link is left for a kernel that has netem).
 void run_path_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env, process::CommandLog& log,
                     TrialRecord& trial) {
-  if (std::string why = path_cannot_run(cell, env.caps); !why.empty()) return mark(trial, "skipped", why);
   netem::Choice choice;
   try {
     choice = netem::choose_backend(cell.faults_backend, cell.faults, env.caps);
   } catch (const netem::SpecError& e) {
-    if (cell.faults_backend == "auto") return mark(trial, "skipped", e.what());
-    throw CellFailure(e.what());
+    throw CellFailure(e.what());  // a backend named by --faults-backend (dependability_cannot_run skips "auto")
   }
-  if (choice.kind == netem::BackendKind::kUmlNetem)
-    return mark(trial, "skipped", "a path's faults need netem on this kernel (a path does not run in a guest)");
   PathPlacement at(cell, *find_path(cell.path), choice, env, log);
   run_placed_trial(at, cell, place, env, log, trial);
 }
@@ -125,27 +124,41 @@ void run_placed_trial(Placement& at, const CellConfig& cell, const TrialPlace& p
                                   join.classes.calls, cell.total_calls()));
 }
 
+std::string dependability_cannot_run(const CellConfig& cell, const CellEnvironment& env) {
+  if (std::string why = adapter_cannot_run(cell, static_cast<bool>(env.remote)); !why.empty()) return why;
+  // A path's proxy and replicas live in this machine's namespaces: across
+  // two machines there is no middle host to put them in (yet).
+  if (env.remote)
+    return cell.path.empty() ? "" : "a path runs on one machine (its proxy and replicas in namespaces here): leave "
+                                    "out --server-host, or --paths";
+  if (std::string why = cell.path.empty() ? cannot_run_here(cell, env.caps) : path_cannot_run(cell, env.caps);
+      !why.empty())
+    return why;
+  bool here = cell.path.empty();
+  netem::Choice choice;
+  try {
+    choice = netem::choose_backend(here && env.inside_guest ? "netem" : cell.faults_backend, cell.faults, env.caps);
+  } catch (const netem::SpecError& e) {
+    // Nothing here can make the faults: with "auto" that is a skip; a
+    // backend asked for by name that is missing is the trial's failure.
+    return cell.faults_backend == "auto" ? e.what() : "";
+  }
+  if (!here && choice.kind == netem::BackendKind::kUmlNetem)
+    return "a path's faults need netem on this kernel (a path does not run in a guest)";
+  return "";
+}
+
 void run_dependability_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env,
                              process::CommandLog& log, TrialRecord& trial) {
   trial.dependability.calls_planned = cell.total_calls();
-  if (std::string why = adapter_cannot_run(cell, static_cast<bool>(env.remote)); !why.empty())
-    return mark(trial, "skipped", why);
-  // A path's proxy and replicas live in this machine's namespaces: across
-  // two machines there is no middle host to put them in (yet).
-  if (env.remote && !cell.path.empty())
-    return mark(trial, "skipped", "a path runs on one machine (its proxy and replicas in namespaces here): leave "
-                                  "out --server-host, or --paths");
+  if (std::string why = dependability_cannot_run(cell, env); !why.empty()) return mark(trial, "skipped", why);
   if (env.remote) return run_placed_trial(*env.remote(cell, log), cell, place, env, log, trial);
   if (!cell.path.empty()) return run_path_trial(cell, place, env, log, trial);
-  if (std::string why = cannot_run_here(cell, env.caps); !why.empty()) return mark(trial, "skipped", why);
   netem::Choice choice;
   try {
     choice = netem::choose_backend(env.inside_guest ? "netem" : cell.faults_backend, cell.faults, env.caps);
   } catch (const netem::SpecError& e) {
-    // Nothing here can make these faults: with "auto" that is a skip, an
-    // explicitly requested backend that is missing is a failure.
-    if (cell.faults_backend == "auto") return mark(trial, "skipped", e.what());
-    throw CellFailure(e.what());
+    throw CellFailure(e.what());  // a backend named by --faults-backend (dependability_cannot_run skips "auto")
   }
   // This kernel cannot make the faults: the whole trial moves into a guest
   // whose kernel can, and runs this same function there.

@@ -17,6 +17,12 @@
 
 namespace rpclab::harness {
 
+// Why a dependability cell cannot run here ("" when it can): an adapter
+// that cannot do what the cell asks, a path with --server-host, a topology
+// or faults this machine cannot make. The Experiment row's cannot_run, and
+// the runner's first word on each trial.
+std::string dependability_cannot_run(const CellConfig& cell, const CellEnvironment& env);
+
 // A TrialRunner (experiment.h): places the trial and runs it. Marks the
 // trial skipped when the cell cannot run on this machine; throws when the
 // trial cannot finish.

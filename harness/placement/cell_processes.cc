@@ -386,9 +386,11 @@ namespace {
 // Sleeps until one of the clients still running exits, or `most` passes:
 // a pidfd is readable when its process ends, so a trial ends the moment
 // its last client does instead of at the loop's next 5 ms tick, which cost
-// a speed trial 2.5 ms on average (its calls take 10-100 ms). Without
-// pidfds (Linux before 5.3) it sleeps.
-void wait_for_an_exit(std::vector<std::unique_ptr<process::ChildProcess>>& clients, std::chrono::milliseconds most) {
+// a speed trial 2.5 ms on average (its calls take 10-100 ms). `wake`
+// (>= 0) ends the wait too when it is readable. Without pidfds (Linux
+// before 5.3) it sleeps.
+void wait_for_an_exit(std::vector<std::unique_ptr<process::ChildProcess>>& clients, std::chrono::milliseconds most,
+                      int wake) {
   std::vector<pollfd> fds;
   size_t running = 0;
   for (auto& c : clients) {
@@ -397,9 +399,11 @@ void wait_for_an_exit(std::vector<std::unique_ptr<process::ChildProcess>>& clien
     int fd = static_cast<int>(::syscall(SYS_pidfd_open, c->pid(), 0));
     if (fd >= 0) fds.push_back({fd, POLLIN, 0});
   }
-  if (fds.size() < running) std::this_thread::sleep_for(most);
+  size_t pidfds = fds.size();
+  if (wake >= 0) fds.push_back({wake, POLLIN, 0});
+  if (pidfds < running && wake < 0) std::this_thread::sleep_for(most);
   else ::poll(fds.data(), fds.size(), static_cast<int>(most.count()));
-  for (const pollfd& f : fds) ::close(f.fd);
+  for (size_t i = 0; i < pidfds; ++i) ::close(fds[i].fd);
 }
 
 }  // namespace
@@ -408,7 +412,7 @@ ClientResults run_clients(const CellConfig& cell, const std::vector<std::string>
                           const netem::Host& host, const std::string& endpoint, const CellFiles& files,
                           const ProcessPlacement& placement, std::chrono::seconds limit,
                           const std::function<void()>& tick, process::CommandLog& log,
-                          const std::function<void()>& poll) {
+                          const WaitPoll& poll) {
   std::vector<std::unique_ptr<process::ChildProcess>> clients;
   for (int k = 1; k <= cell.clients; ++k) {
     process::SpawnOptions spawn;
@@ -427,7 +431,7 @@ ClientResults run_clients(const CellConfig& cell, const std::vector<std::string>
     for (auto& c : clients) all_done = all_done && c->poll().has_value();
     if (all_done) break;
     check_interrupt(placement);
-    if (poll) poll();
+    int wake = poll ? poll() : -1;
     auto now = std::chrono::steady_clock::now();
     if (now - started > limit && !results.truncated) {
       results.truncated = true;  // clients write what they have on SIGTERM
@@ -437,7 +441,7 @@ ClientResults run_clients(const CellConfig& cell, const std::vector<std::string>
       tick();
       next_tick = now + 1s;
     }
-    wait_for_an_exit(clients, 5ms);
+    wait_for_an_exit(clients, 5ms, wake);
   }
   for (int k = 1; k <= cell.clients; ++k) {
     int status = *clients[k - 1]->poll();

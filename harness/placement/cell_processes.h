@@ -170,6 +170,12 @@ class ServerUnderTest : public netem::ServerControl, public TrialServer {
   std::unique_ptr<process::ChildProcess> process_;
 };
 
+// Called on every pass of a wait on clients (the timed events, a start
+// gate); returns a file descriptor whose readability ends the pass at once
+// (-1: none), so that what the hook waits for (a client ready at the gate)
+// is seen when it happens, not at the pass's next 5 ms tick.
+using WaitPoll = std::function<int()>;
+
 struct ClientResults {
   std::vector<CallRecord> records;  // index k-1 for client k
   bool truncated = false;           // the cell's time limit stopped them early
@@ -177,14 +183,15 @@ struct ClientResults {
 
 // Starts `cell.clients` clients against `endpoint`, waits for all of them
 // (calling `tick` about once a second, and `poll`, when given, on every
-// pass of its 5 ms wait loop: the timed events' hook), and reads their
+// pass of its 5 ms wait loop, which the fd `poll` returns ends early: the
+// timed events' hook, the start gate's), and reads their
 // call records. Clients still running at `limit` get SIGTERM and write what
 // they have.
 ClientResults run_clients(const CellConfig& cell, const std::vector<std::string>& extra_args,
                           const netem::Host& host, const std::string& endpoint, const CellFiles& files,
                           const ProcessPlacement& placement, std::chrono::seconds limit,
                           const std::function<void()>& tick, process::CommandLog& log,
-                          const std::function<void()>& poll = {});
+                          const WaitPoll& poll = {});
 
 // Client k's call record in `files`. Throws CellFailure.
 CallRecord read_client_record(const CellFiles& files, int k);

@@ -120,7 +120,7 @@ KeptClients::~KeptClients() {
 }
 
 ClientResults KeptClients::run_trial(const CellFiles& files, const std::string& gate_dir, std::chrono::seconds limit,
-                                     const std::function<void()>& tick, const std::function<void()>& poll) {
+                                     const std::function<void()>& tick, const WaitPoll& poll) {
   if (spent_) throw CellFailure("the cell's kept clients are gone");
   spent_ = true;  // until this trial has come back whole
   for (auto& c : clients_) {
@@ -147,7 +147,7 @@ ClientResults KeptClients::run_trial(const CellFiles& files, const std::string& 
     }
     if (all_done) break;
     if (placement_.stop && placement_.stop->load()) throw Interrupted();
-    if (poll) poll();
+    int wake = poll ? poll() : -1;
     auto now = std::chrono::steady_clock::now();
     if (now - started > limit && !results.truncated) {
       results.truncated = true;  // each writes what it has, answers, and leaves
@@ -157,11 +157,13 @@ ClientResults KeptClients::run_trial(const CellFiles& files, const std::string& 
       tick();
       next_tick = now + 1s;
     }
-    // An answer wakes this at once; the 5 ms bound is for the poll hook
-    // (the start gate) and a client's death, as in run_clients.
+    // An answer, or what the poll hook waits for (a client ready at the
+    // start gate), wakes this at once; the 5 ms bound is for a client's
+    // death, as in run_clients.
     fds.clear();
     for (auto& c : clients_)
       if (!c->exit) fds.push_back({c->done_fd, POLLIN, 0});
+    if (wake >= 0) fds.push_back({wake, POLLIN, 0});
     ::poll(fds.data(), fds.size(), 5);
   }
   for (auto& c : clients_) {

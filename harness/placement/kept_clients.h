@@ -34,7 +34,7 @@ class KeptClients {
   // they have and leave: this object is spent). Throws CellFailure when a
   // client dies or says it could not run; the object is then spent too.
   ClientResults run_trial(const CellFiles& files, const std::string& gate_dir, std::chrono::seconds limit,
-                          const std::function<void()>& tick, const std::function<void()>& poll);
+                          const std::function<void()>& tick, const WaitPoll& poll);
   bool spent() const { return spent_; }
 
  private:

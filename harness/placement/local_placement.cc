@@ -84,7 +84,7 @@ ClientEnd LocalPlacement::client_end() const {
 ClientResults LocalPlacement::run_clients(const CellConfig& cell, const std::vector<std::string>& extra_args,
                                           const std::string& endpoint, const CellFiles& files, const TrialPlace&,
                                           std::chrono::seconds limit, const std::function<void()>& tick,
-                                          const std::function<void()>& poll) {
+                                          const WaitPoll& poll) {
   return harness::run_clients(cell, extra_args, topology_->client(), endpoint, files, processes(cell), limit, tick,
                               log_, poll);
 }

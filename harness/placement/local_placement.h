@@ -33,7 +33,7 @@ class LocalPlacement : public Placement {
   ClientResults run_clients(const CellConfig& cell, const std::vector<std::string>& extra_args,
                             const std::string& endpoint, const CellFiles& files, const TrialPlace& place,
                             std::chrono::seconds limit, const std::function<void()>& tick,
-                            const std::function<void()>& poll) override;
+                            const WaitPoll& poll) override;
   std::unique_ptr<KeptClients> keep_clients(const CellConfig& cell, const std::vector<std::string>& extra_args,
                                             const std::string& endpoint, const std::string& dir) override;
 

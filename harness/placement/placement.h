@@ -110,7 +110,7 @@ class Placement {
   virtual ClientResults run_clients(const CellConfig& cell, const std::vector<std::string>& extra_args,
                                     const std::string& endpoint, const CellFiles& files, const TrialPlace& place,
                                     std::chrono::seconds limit, const std::function<void()>& tick,
-                                    const std::function<void()>& poll) = 0;
+                                    const WaitPoll& poll) = 0;
   // The cell's clients started once to run its trials one after another
   // (placement/kept_clients.h), their FIFOs and logs in `dir`; null where
   // this placement cannot keep them (another host's clients).

@@ -78,7 +78,7 @@ class RemotePlacement : public Placement {
   ClientResults run_clients(const CellConfig& cell, const std::vector<std::string>& extra_args,
                             const std::string& endpoint, const CellFiles& files, const TrialPlace& place,
                             std::chrono::seconds limit, const std::function<void()>& tick,
-                            const std::function<void()>& poll) override {
+                            const WaitPoll& poll) override {
     if (clients_)
       return run_remote_clients(cell, *clients_, fmt::format("clients-{}-trial-{}", place.cell_index, place.trial),
                                 endpoint, files, deadline_s(), limit, tick, env_.stop);

@@ -147,6 +147,11 @@ struct Experiment {
   // A runner for one run, whose folder is `run_dir` (speed's keeps its
   // servers and links for the run, its servers' files there).
   std::function<TrialRunner(const std::string& run_dir, CellEnvironment&)> trial_runner;
+  // Why a cell cannot run on this machine ("" when it can), decided from
+  // the cell and the machine before any trial, by the same rule the
+  // trial runner marks it skipped with: the plan's time estimate leaves
+  // out such cells' trials. Null: every cell counts.
+  std::function<std::string(const CellConfig&, const CellEnvironment&)> cannot_run;
   // 0: every trial's line is fsynced as it is written. Otherwise the run
   // folder syncs its lines and the trials' records (written with
   // Sync::kLater) at most this far apart (RunFolder::sync_in_batches): for

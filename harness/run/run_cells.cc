@@ -47,6 +47,14 @@ void set_status(CellRecord& record, const std::vector<TrialRecord>& trials, size
 
 }  // namespace
 
+std::vector<bool> cells_that_run(const Experiment& experiment, const std::vector<CellConfig>& cells,
+                                 const CellEnvironment& env) {
+  std::vector<bool> runs(cells.size(), true);
+  if (experiment.cannot_run)
+    for (size_t i = 0; i < cells.size(); ++i) runs[i] = experiment.cannot_run(cells[i], env).empty();
+  return runs;
+}
+
 std::vector<TrialRecord> ok_trials(const std::vector<TrialRecord>& trials) {
   std::vector<TrialRecord> ok;
   for (const TrialRecord& t : trials)
@@ -127,12 +135,14 @@ TrialWork work_of(const CellConfig& cell) {
   return TrialWork{cell.total_calls(), 0};
 }
 
-// The plan's estimate of the trials to run: nullopt when one of them has
-// no row in the time constants.
+// The plan's estimate of the trials to run, those of cells that cannot run
+// here left out: nullopt when one of the others has no row in the time
+// constants.
 std::optional<double> plan_estimate_s(const std::vector<TrialSlot>& todo, const std::vector<CellConfig>& cells,
-                                      const TimeConstants& constants) {
+                                      const std::vector<bool>& runs, const TimeConstants& constants) {
   double total = 0;
   for (const TrialSlot& slot : todo) {
+    if (!runs[slot.cell]) continue;
     std::optional<double> one = trial_estimate_s(constants, cells[slot.cell]);
     if (!one) return std::nullopt;
     total += *one;
@@ -141,10 +151,15 @@ std::optional<double> plan_estimate_s(const std::vector<TrialSlot>& todo, const 
 }
 
 // The line before the first trial: how long the plan will take, and from
-// which measured constants; or why there is no estimate.
-void say_estimate(std::optional<double> estimate_s, size_t trials, const std::string& experiment,
+// which measured constants; or why there is no estimate. `left_out`: the
+// trials of cells that cannot run here.
+void say_estimate(std::optional<double> estimate_s, size_t trials, size_t left_out, const std::string& experiment,
                   const std::string& path, const TimeConstants& constants, const std::string& borrowing) {
   if (trials == 0) return;
+  std::string skipped = left_out == 0 ? ""
+                                      : fmt::format("; {} trials of cells that cannot run here are left out, and "
+                                                    "each says why as it is skipped", left_out);
+  trials -= left_out;
   if (!estimate_s) {
     std::fprintf(stderr, "rpclab: no estimate of this run's time: %s has no row for some of the %s experiment's "
                  "cells (rpclab time-constants RUN_DIR adds them from a run)\n", path.c_str(), experiment.c_str());
@@ -155,8 +170,8 @@ void say_estimate(std::optional<double> estimate_s, size_t trials, const std::st
     if (row.experiment == experiment && runs.find(row.run) == std::string::npos)
       runs += (runs.empty() ? "" : ", ") + row.run;
   std::fprintf(stderr, "rpclab: estimated time: %s for %zu trials (each trial's calls and overhead, from the time "
-               "constants of run %s)%s\n", format_duration(*estimate_s).c_str(), trials, runs.c_str(),
-               borrowing.c_str());
+               "constants of run %s)%s%s\n", format_duration(*estimate_s).c_str(), trials, runs.c_str(),
+               borrowing.c_str(), skipped.c_str());
 }
 
 
@@ -234,8 +249,17 @@ RunSummary run_cells(const Experiment& experiment, const std::vector<CellConfig>
                  loop.summary.trials_resumed, loop.summary.resumed, todo.size());
   for (size_t i = 0; i < cells.size(); ++i) loop.finish_cell_if_complete(i, nullptr);  // killed between two appends
 
-  std::optional<double> estimate = plan_estimate_s(todo, cells, constants);
-  say_estimate(estimate, todo.size(), experiment.name, constants_path, constants, borrowing_note(constants, cells));
+  std::vector<bool> runs = cells_that_run(experiment, cells, env);
+  size_t left_out = static_cast<size_t>(
+      std::count_if(todo.begin(), todo.end(), [&](const TrialSlot& slot) { return !runs[slot.cell]; }));
+  std::optional<double> estimate = plan_estimate_s(todo, cells, runs, constants);
+  std::vector<CellConfig> running;
+  for (size_t i = 0; i < cells.size(); ++i)
+    if (runs[i]) running.push_back(cells[i]);
+  say_estimate(estimate, todo.size(), left_out, experiment.name, constants_path, constants,
+               borrowing_note(constants, running));
+  // The plan's time of one of `todo`'s trials (with an estimate).
+  auto estimate_of = [&](size_t cell) { return runs[cell] ? *trial_estimate_s(constants, cells[cell]) : 0.0; };
   loop.summary.wall_time.estimated_s = estimate;
   std::optional<PlanClock> clock;
   if (estimate) clock.emplace(*estimate);
@@ -252,7 +276,7 @@ RunSummary run_cells(const Experiment& experiment, const std::vector<CellConfig>
     }
     if (loop.book.cell_skipped(cell.id())) {  // an earlier trial found that this cell cannot run here
       progress.skip_trial(work_of(cell));
-      if (clock) clock->trial_done(*trial_estimate_s(constants, cell), false);
+      if (clock) clock->trial_done(estimate_of(slot.cell), false);
       continue;
     }
     TrialPlace place = loop.place(slot);
@@ -274,7 +298,7 @@ RunSummary run_cells(const Experiment& experiment, const std::vector<CellConfig>
     loop.summary.trials_failed += trial.status == "failed" ? 1 : 0;
     std::string words = outcome_words(trial, experiment.trial_words);
     if (clock) {
-      clock->trial_done(*trial_estimate_s(constants, cell), true);
+      clock->trial_done(estimate_of(slot.cell), true);
       words += "; " + clock->words(elapsed_s());
     }
     progress.end_trial(words);

@@ -31,6 +31,12 @@ struct RunSummary {
 nlohmann::json summary_json(const RunSummary& summary);
 void print_closing_words(const RunSummary& summary, const RunFolder& folder);
 
+// The cells that can run on this machine, by the experiment's own rule
+// (Experiment::cannot_run; every cell when it has none): the estimate
+// leaves the others' trials out.
+std::vector<bool> cells_that_run(const Experiment& experiment, const std::vector<CellConfig>& cells,
+                                 const CellEnvironment& env);
+
 RunSummary run_cells(const Experiment& experiment, const std::vector<CellConfig>& cells, const RunOptions& options,
                      RunFolder& folder, const std::atomic<bool>& stop, CellEnvironment& env);
 

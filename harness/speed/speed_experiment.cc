@@ -189,6 +189,7 @@ Experiment speed_experiment() {
   // this VM) and its lines' cost more than it does; a second's batch
   // costs a power cut at most a second of trials, which --resume runs again.
   e.sync_batch = std::chrono::seconds(1);
+  e.cannot_run = speed_cannot_run;
   e.summarize = summarize_speed;
   e.tables = speed_tables();
   e.cell_figures = speed_cell_figures();

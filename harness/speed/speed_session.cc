@@ -112,7 +112,9 @@ double served(const json& stats) { return stats.get<ServerStats>().served(); }
 
 double server_cpu_us(const json& stats) { return stats.get<ServerStats>().cpu_us(); }
 
-std::string skip_reason(const CellConfig& cell, const CellEnvironment& env) {
+}  // namespace
+
+std::string speed_cannot_run(const CellConfig& cell, const CellEnvironment& env) {
   if (env.remote && is_calibration(cell.transport))
     return "calibration (sockperf, ghz) runs between this host's own namespaces, not with --server-host";
   if (std::string why = adapter_cannot_run(cell, static_cast<bool>(env.remote)); !why.empty()) return why;
@@ -152,6 +154,8 @@ std::string skip_reason(const CellConfig& cell, const CellEnvironment& env) {
   }
   return "";
 }
+
+namespace {
 
 // A barrier is learnt per topology, transport, connection mode and size:
 // launching and warming up a client is what it has to cover.
@@ -259,7 +263,7 @@ std::vector<std::string> SpeedSession::start_args(const CellConfig& cell, const 
 
 ClientResults SpeedSession::run_clients(const CellConfig& cell, const TrialPlace& place, Placement& at,
                                         TrialServer& srv, CellEnvironment& env, const StartGate* gate,
-                                        const std::function<void()>& open_gate, TrialRecord& trial,
+                                        const WaitPoll& open_gate, TrialRecord& trial,
                                         double* barrier) {
   CellFiles files{place.dir};
   auto limit = std::chrono::seconds(env.cell_time_limit_s);
@@ -339,13 +343,18 @@ void SpeedSession::measure_rpc(const CellConfig& cell, const TrialPlace& place, 
   double barrier = 0;
   int64_t launched = realtime_ns();
   std::unique_ptr<StartGate> gate = start_gate(cell, at, place);
-  auto open_gate = [&] {
-    if (!gate || gate->poll() || gate->waited_ms() < kGateGiveUpMs) return;
+  // The gate's ready FIFO wakes the wait on the clients the moment one of
+  // them is ready, so the last one is let go at once, not at the wait's
+  // next 5 ms pass (2.5 ms a parallel trial on average).
+  auto open_gate = [&]() -> int {
+    if (!gate || gate->poll()) return -1;
+    if (gate->waited_ms() < kGateGiveUpMs) return gate->ready_fd();
     // A client that died before it was ready must not hold the others
     // until the cell's limit; the trial fails on that client's exit.
     log.comment(fmt::format("start gate: {} of {} clients ready after {:.0f} ms; letting them go", gate->ready(),
                             cell.clients, gate->waited_ms()));
     gate->release();
+    return -1;
   };
   ClientResults clients = run_clients(cell, place, at, srv, env, gate.get(), open_gate, trial, &barrier);
   auto after = srv.stats();
@@ -470,7 +479,7 @@ void SpeedSession::measure_ghz(const CellConfig& cell, const TrialPlace& place, 
 void SpeedSession::run_trial(const CellConfig& cell, const TrialPlace& place, CellEnvironment& env,
                              process::CommandLog& log, TrialRecord& trial) {
   trial.speed.latency_pinned = latency_pinned_;
-  if (std::string why = skip_reason(cell, env); !why.empty()) return mark(trial, "skipped", why);
+  if (std::string why = speed_cannot_run(cell, env); !why.empty()) return mark(trial, "skipped", why);
   try {
     if (cell.transport == kGhz)
       measure_ghz(cell, place, env, log, trial);

@@ -26,6 +26,11 @@
 
 namespace rpclab::harness {
 
+// Why a speed cell cannot run here ("" when it can), from the cell and the
+// machine alone: the Experiment row's cannot_run, and the session's first
+// word on each trial.
+std::string speed_cannot_run(const CellConfig& cell, const CellEnvironment& env);
+
 class SpeedSession {
  public:
   SpeedSession(std::string run_dir, bool latency_pinned) : run_dir_(std::move(run_dir)), latency_pinned_(latency_pinned) {}
@@ -53,7 +58,7 @@ class SpeedSession {
   // The trial's clients: the cell's kept ones where they can be kept
   // (placement/kept_clients.h), started for the trial otherwise.
   ClientResults run_clients(const CellConfig& cell, const TrialPlace& place, Placement& at, TrialServer& srv,
-                            CellEnvironment& env, const StartGate* gate, const std::function<void()>& open_gate,
+                            CellEnvironment& env, const StartGate* gate, const WaitPoll& open_gate,
                             TrialRecord& trial, double* barrier);
   std::unique_ptr<StartGate> start_gate(const CellConfig& cell, const Placement& at, const TrialPlace& place) const;
   void learn_start(const CellConfig& cell, const std::vector<CallRecord>& records, int64_t launched_ns);

@@ -48,6 +48,9 @@ class StartGate {
   const std::string& dir() const { return dir_; }
   bool released() const { return released_; }
   int ready() const { return ready_; }
+  // The FIFO the clients say they are ready on, readable when one has
+  // (for a caller's poll(2)); -1 once they have been let go.
+  int ready_fd() const { return released_ ? -1 : ready_fd_; }
   // From the gate's making until it let the clients go (or until now).
   double waited_ms() const;
 

@@ -221,20 +221,34 @@ TEST(RunCells, ABatchedFolderKeepsEachTrialAsItEndsAndResumes) {
   EXPECT_EQ(read_cell_records(dir.file("run/results.jsonl"), nullptr).size(), 2u);
 }
 
-TEST(RunCells, ASkippedTrialSkipsItsCell) {
+// A trial marked skipped skips its cell. A cell the experiment's own rule
+// says cannot run here (Experiment::cannot_run, the rule its runner skips
+// by) takes no time in the plan's estimate: the run's estimate is that of
+// the other cells alone.
+TEST(RunCells, ASkippedTrialSkipsItsCellAndTheEstimateLeavesItOut) {
   test::TempDir dir;
   auto cells = cells_of(2, 3);
   CellEnvironment env;
   env.caps.root = false;
   std::atomic<bool> stop{false};
   Experiment e = FakeExperiment().row();
+  auto cannot_run = [](const CellConfig& cell, const CellEnvironment&) {
+    return cell.hogs == 1 ? std::string("needs root") : std::string();
+  };
+  e.cannot_run = cannot_run;
   size_t asked = 0;
-  e.trial_runner = [&asked](const std::string&, CellEnvironment&) -> TrialRunner {
-    return [&asked](const CellConfig& cell, const TrialPlace&, CellEnvironment&, process::CommandLog&, TrialRecord& t) {
+  e.trial_runner = [&asked, cannot_run](const std::string&, CellEnvironment&) -> TrialRunner {
+    return [&asked, cannot_run](const CellConfig& cell, const TrialPlace&, CellEnvironment& env, process::CommandLog&,
+                                TrialRecord& t) {
       ++asked;
-      if (cell.hogs == 1) mark(t, "skipped", "needs root");
+      if (std::string why = cannot_run(cell, env); !why.empty()) mark(t, "skipped", why);
     };
   };
+  TimeConstants constants = read_time_constants(time_constants_path());
+  std::optional<double> runs = cells_estimate_s(constants, {cells[0]});
+  std::optional<double> both = cells_estimate_s(constants, cells);
+  ASSERT_TRUE(runs && both) << "the dependability rows of " << time_constants_path();
+  ASSERT_GT(*both, *runs) << "the skipped cell would have added to the estimate";
   RunFolder folder(dir.file("results"), dir.file("run"), FolderUse::kNew);
   RunSummary s = run_cells(e, cells, RunOptions{}, folder, stop, env);
   EXPECT_EQ(asked, 4u) << "cell 0's three trials and one of cell 1's";
@@ -244,6 +258,11 @@ TEST(RunCells, ASkippedTrialSkipsItsCell) {
   ASSERT_EQ(records.size(), 2u);
   EXPECT_EQ(records[1].status, "skipped");
   EXPECT_EQ(records[1].reason, "needs root");
+  ASSERT_TRUE(s.wall_time.estimated_s);
+  EXPECT_DOUBLE_EQ(*s.wall_time.estimated_s, *runs);
+  EXPECT_EQ(cells_that_run(e, cells, env), (std::vector<bool>{true, false}));
+  EXPECT_EQ(cells_that_run(FakeExperiment().row(), cells, env), (std::vector<bool>{true, true}))
+      << "an experiment without the rule runs every cell";
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 // stop or its time.
 #include "common/start_gate.h"
 
+#include <poll.h>
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -65,6 +67,31 @@ TEST(StartGate, ReleasedEarlyItLetsTheReadyOnesGo) {
   ASSERT_TRUE(poll_until(gate, [&] { return gate.ready() == 1; }));
   gate.release();  // the other client died before it was ready
   EXPECT_TRUE(one.get());
+}
+
+// The harness waits on its clients with poll(2) and the gate's ready FIFO
+// among the descriptors: a client saying it is ready must wake that wait
+// at once (not at its next 5 ms pass), and a released gate has none.
+TEST(StartGate, ItsReadyFifoWakesAPollWhenAClientIsReady) {
+  TempDir dir;
+  StartGate gate(dir.path(), 2);
+  pollfd idle{gate.ready_fd(), POLLIN, 0};
+  ASSERT_GE(idle.fd, 0);
+  EXPECT_EQ(::poll(&idle, 1, 0), 0) << "nobody is ready yet";
+  std::atomic<bool> stop{false};
+  auto one = std::async(std::launch::async, [&] { return wait_at_start_gate(dir.path(), stop, 10s); });
+  pollfd ready{gate.ready_fd(), POLLIN, 0};
+  ASSERT_EQ(::poll(&ready, 1, 10000), 1) << "the client's ready byte wakes the wait";
+  EXPECT_FALSE(gate.poll());
+  EXPECT_EQ(gate.ready(), 1);
+  pollfd drained{gate.ready_fd(), POLLIN, 0};
+  EXPECT_EQ(::poll(&drained, 1, 0), 0) << "what poll() read wakes nothing again";
+  auto two = std::async(std::launch::async, [&] { return wait_at_start_gate(dir.path(), stop, 10s); });
+  ASSERT_EQ(::poll(&drained, 1, 10000), 1);
+  EXPECT_TRUE(gate.poll());
+  EXPECT_EQ(gate.ready_fd(), -1) << "let go: nothing left to wait for";
+  EXPECT_TRUE(one.get());
+  EXPECT_TRUE(two.get());
 }
 
 TEST(StartGate, AStoppedOrUnopenedWaitEndsAndAMissingGateIsAnError) {
