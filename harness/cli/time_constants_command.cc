@@ -46,9 +46,11 @@ int run(const Flags& f) {
     text += "  " + nlohmann::json(merged.rows[i]).dump() + (i + 1 < merged.rows.size() ? ",\n" : "\n");
   text += "]}\n";
   write_file_atomically(f.table, text);
-  TextTable table({"experiment", "block", "transport", "topology", "connect", "ms/call", "overhead ms", "trials"});
+  TextTable table({"experiment", "block", "transport", "topology", "connect", "ms/call", "+ms/MiB", "overhead ms",
+                   "trials"});
   for (const TimeConstant& c : fresh.rows)
     table.add({c.experiment, c.block, c.transport, c.topology, c.connect, fmt::format("{:.3f}", c.call_s * 1e3),
+               fmt::format("{:.2f}", c.call_s_per_byte * 1e3 * (1 << 20)),
                fmt::format("{:.1f}", c.overhead_s * 1e3), std::to_string(c.trials)});
   std::printf("%s", table.render().c_str());
   std::printf("%zu rows from %zu trials written to %s (%zu rows in all)\n", fresh.rows.size(), times.size(),

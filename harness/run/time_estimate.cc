@@ -16,7 +16,7 @@ namespace rpclab::harness {
 // The table is project data, not a run's record: its one mapping is the
 // field list here (a missing field keeps its default).
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimeConstant, experiment, block, transport, topology, connect, call_s,
-                                                overhead_s, trials, run)
+                                                call_s_per_byte, overhead_s, trials, run)
 
 void to_json(nlohmann::json& j, const TimeConstants& t) { j = {{"rows", t.rows}}; }
 void from_json(const nlohmann::json& j, TimeConstants& t) {
@@ -95,8 +95,9 @@ std::optional<double> trial_estimate_s(const TimeConstants& table, const CellCon
   const TimeConstant* c = constant_for(table, cell);
   if (!c) return std::nullopt;
   // A trial with timed events lasts its duration, however many calls it makes.
+  double a_call_s = std::max(0.0, c->call_s + c->call_s_per_byte * static_cast<double>(cell.size));
   double calls_s = cell.duration_ms ? static_cast<double>(*cell.duration_ms) / 1000.0
-                                    : static_cast<double>(cell.calls_per_client) * c->call_s;
+                                    : static_cast<double>(calls_a_trial(cell)) * a_call_s;
   return calls_s + c->overhead_s;
 }
 
@@ -110,6 +111,8 @@ std::optional<double> cells_estimate_s(const TimeConstants& table, const std::ve
   return total;
 }
 
+uint64_t calls_a_trial(const CellConfig& cell) { return cell.calls_per_client + cell.warmup; }
+
 std::optional<TrialTime> trial_time(const TrialRecord& t) {
   if (!t.ok() || !t.wall_s) return std::nullopt;
   TrialTime time{t.cell.config, *t.wall_s, 0, t.run_id};
@@ -118,8 +121,10 @@ std::optional<TrialTime> trial_time(const TrialRecord& t) {
     time.calls_s = *t.dependability.client_wall_s;
   } else if (!t.speed.calibration.value_or(false) && t.speed.latency.mean_us) {
     // Open loop: the calls take their schedule; closed: one after another.
-    time.calls_s = cell.rate_per_s ? static_cast<double>(cell.calls_per_client) / *cell.rate_per_s
-                                   : static_cast<double>(cell.calls_per_client) * *t.speed.latency.mean_us / 1e6;
+    // (The warm-up's calls are taken at the recorded calls' mean.)
+    time.calls_s = cell.rate_per_s ? static_cast<double>(cell.calls_per_client) / *cell.rate_per_s +
+                                         static_cast<double>(cell.warmup) * *t.speed.latency.mean_us / 1e6
+                                   : static_cast<double>(calls_a_trial(cell)) * *t.speed.latency.mean_us / 1e6;
   }
   time.calls_s = std::min(time.calls_s, time.wall_s);
   return time;
@@ -157,8 +162,10 @@ std::string wall_time_words(const WallTime& w) {
 }
 
 TimeConstants fit_time_constants(const std::vector<TrialTime>& trials) {
+  // Weighted sums for the line: weight w = a trial's calls, x = the
+  // cell's size, y = the trial's time a call.
   struct Sums {
-    double calls_s = 0, calls = 0, overhead_s = 0;
+    double w = 0, wx = 0, wy = 0, wxx = 0, wxy = 0, overhead_s = 0;
     size_t trials = 0;
     std::string run;
   };
@@ -166,9 +173,14 @@ TimeConstants fit_time_constants(const std::vector<TrialTime>& trials) {
   for (const TrialTime& t : trials)
     for (const TimeConstant& level : key_levels(t.cell)) {
       Sums& s = sums[key_of(level)];
-      if (!t.cell.duration_ms) {  // a fixed-length trial says nothing of a call's time
-        s.calls_s += t.calls_s;
-        s.calls += static_cast<double>(t.cell.calls_per_client);
+      double calls = static_cast<double>(calls_a_trial(t.cell));
+      if (!t.cell.duration_ms && calls > 0) {  // a fixed-length trial says nothing of a call's time
+        double x = static_cast<double>(t.cell.size), y = t.calls_s / calls;
+        s.w += calls;
+        s.wx += calls * x;
+        s.wy += calls * y;
+        s.wxx += calls * x * x;
+        s.wxy += calls * x * y;
       }
       s.overhead_s += t.wall_s - t.calls_s;
       ++s.trials;
@@ -178,7 +190,16 @@ TimeConstants fit_time_constants(const std::vector<TrialTime>& trials) {
   for (const auto& [key, s] : sums) {
     TimeConstant row;
     std::tie(row.experiment, row.block, row.transport, row.topology, row.connect) = key;
-    row.call_s = s.calls > 0 ? s.calls_s / s.calls : 0;
+    if (s.w > 0) {
+      double spread = s.w * s.wxx - s.wx * s.wx;
+      double slope = spread > 1e-9 * s.w * s.wxx ? (s.w * s.wxy - s.wx * s.wy) / spread : 0;
+      row.call_s_per_byte = std::max(0.0, slope);
+      row.call_s = (s.wy - row.call_s_per_byte * s.wx) / s.w;
+      if (row.call_s < 0) {  // the line through 0 instead: no call takes less than nothing
+        row.call_s = 0;
+        row.call_s_per_byte = s.wxy / s.wxx;
+      }
+    }
     row.overhead_s = s.overhead_s / static_cast<double>(s.trials);
     row.trials = s.trials;
     row.run = s.run;

@@ -25,7 +25,12 @@ namespace rpclab::harness {
 // gets the figures of its experiment and topology.
 struct TimeConstant {
   std::string experiment, block = "*", transport = "*", topology = "*", connect = "*";
-  double call_s = 0;      // wall time per call of one client's sequence (clients run side by side)
+  // Wall time per call of one client's sequence (clients run side by
+  // side), warm-up calls included: call_s + call_s_per_byte x the cell's
+  // size (a speed row's 12 B call takes 0.1 ms, its 1 MiB call 3 to 40;
+  // 0 where the sizes measured did not make calls slower).
+  double call_s = 0;
+  double call_s_per_byte = 0;
   double overhead_s = 0;  // a trial's wall time beside its calls, mean over the trials
   size_t trials = 0;      // how many trials they are from
   std::string run;        // the runs they were measured in (run_ids, comma-separated)
@@ -68,9 +73,13 @@ size_t trials_borrowing(const TimeConstants& table, const std::vector<CellConfig
 // "" when none borrow, else "; N of M trials borrow ... (run: rpclab time-constants ...)".
 std::string borrowing_note(const TimeConstants& table, const std::vector<CellConfig>& cells);
 
+// The calls one client makes in a trial of `cell`: its recorded calls and
+// its warm-up.
+uint64_t calls_a_trial(const CellConfig& cell);
+
 // What a finished trial spent: its wall time and, of that, the time its
 // calls took (one client's sequence: the dependability clients' own
-// wall time, or a speed trial's calls x mean latency); calls_s is 0 when
+// wall time, or a speed trial's calls and warm-up x mean latency); calls_s is 0 when
 // the record says nothing of its calls (a calibration trial, NFS), and
 // the whole trial is then overhead.
 struct TrialTime {
@@ -110,7 +119,10 @@ class PlanClock {
   double left_s_, ran_estimate_s_ = 0;
 };
 
-// The rows at every level of key_levels() for the trials given.
+// The rows at every level of key_levels() for the trials given: a row's
+// time per call is a line in the cells' size, fitted to its trials' times
+// a call weighted by their calls (so the fitted rows give the trials they
+// came from the time they took, in all), flat when it would fall.
 TimeConstants fit_time_constants(const std::vector<TrialTime>& trials);
 // `fresh`'s rows, and those of `old` whose key `fresh` has no row for or,
 // for a row of any block, whose row in `fresh` is from fewer trials or

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <tuple>
 
 #include "support/temp_dir.h"
 
@@ -137,6 +138,46 @@ TEST(TimeEstimate, ConstantsFittedFromAPlantedRunEstimateItsTrialsAgain) {
   EXPECT_EQ(any->trials, 6u) << "the loopback trials of both transports";
 }
 
+// A speed row's calls range from 12 B to 1 MiB: its time a call is a line
+// in the size, so a plan of small cells (the quick preset) is not given
+// the mean of a run's 1 MiB calls, while the run the line was fitted from
+// is still given the time it took, in all.
+TEST(TimeEstimate, ACallsTimeGrowsWithItsSize) {
+  auto sized = [](size_t size, uint64_t calls) {
+    CellConfig c = cell("grpc", TopologyKind::kLoopback, calls);
+    c.experiment = "speed";
+    c.size = size;
+    c.warmup = 10;
+    return c;
+  };
+  std::vector<TrialTime> trials;
+  double actual = 0;
+  std::vector<CellConfig> plan;
+  // 100 us a call and 4 ms more a MiB, with a little noise each way.
+  for (auto [size, calls, noise] : std::vector<std::tuple<size_t, uint64_t, double>>{
+           {12, 100, 1.02}, {512, 100, 0.98}, {8192, 100, 1.0}, {65536, 100, 1.01}, {1 << 20, 10, 0.99}}) {
+    CellConfig c = sized(size, calls);
+    double calls_s = static_cast<double>(calls + 10) * (1e-4 + 4e-3 * static_cast<double>(size) / (1 << 20)) * noise;
+    trials.push_back({c, calls_s + 0.005, calls_s, "run-s"});
+    plan.push_back(c);
+    actual += calls_s + 0.005;
+  }
+  TimeConstants table = fit_time_constants(trials);
+  const TimeConstant* grpc = constant_for(table, sized(12, 1));
+  ASSERT_TRUE(grpc);
+  EXPECT_NEAR(grpc->call_s, 1e-4, 5e-6);
+  EXPECT_NEAR(grpc->call_s_per_byte * (1 << 20), 4e-3, 2e-4);
+  EXPECT_NEAR(*cells_estimate_s(table, plan), actual, 1e-9) << "the run it was fitted from, in all";
+  EXPECT_NEAR(*trial_estimate_s(table, sized(12, 100)), 110 * 1e-4 + 0.005, 0.03 * 110 * 1e-4)
+      << "a 12 B trial is not given the 1 MiB calls' time";
+  // Sizes that do not make calls slower give a flat row: their mean.
+  std::vector<TrialTime> flat = {{sized(12, 100), 0.011 + 0.005, 0.011, "r"}, {sized(8192, 100), 0.0099 + 0.005, 0.0099, "r"}};
+  const TimeConstant* level = constant_for(fit_time_constants(flat), sized(12, 1));
+  ASSERT_TRUE(level);
+  EXPECT_EQ(level->call_s_per_byte, 0.0);
+  EXPECT_NEAR(level->call_s, (0.011 + 0.0099) / 220, 1e-12);
+}
+
 TEST(TimeEstimate, ARefreshReplacesItsOwnRowsAndKeepsTheOthers) {
   TimeConstants old;
   old.rows = {row("*", "*", "*", "*", 0.010, 5.0), row("clean", "grpc", "loopback", "persistent", 0.001, 1.0)};
@@ -194,6 +235,9 @@ TEST(TimeEstimate, ATrialsCallsAreItsClientsWallOrItsCallsAtTheirMeanLatency) {
   speed.wall_s = 0.3;
   speed.speed.latency.mean_us = 50;  // 2,000 calls x 50 us = 0.1 s
   EXPECT_NEAR(trial_time(speed)->calls_s, 0.1, 1e-12);
+  speed.cell.config.warmup = 20;  // and its 20 warm-up calls, at the same mean: 1 ms more
+  EXPECT_NEAR(trial_time(speed)->calls_s, 0.101, 1e-12);
+  speed.cell.config.warmup = 0;
   speed.speed.calibration = true;  // sockperf's trial: no calls of ours
   EXPECT_DOUBLE_EQ(trial_time(speed)->calls_s, 0.0);
 
