@@ -13,6 +13,7 @@
 #include "harness/record/records_file.h"
 #include "harness/record/run_metadata.h"
 #include "harness/report/run_compare.h"
+#include "harness/cli/experiments.h"
 #include "harness/kit/text_table.h"
 
 namespace rpclab::harness {
@@ -61,6 +62,7 @@ std::string text(const RunComparison& c, const Flags& f) {
   std::string out = fmt::format("A: {}\nB: {}\n\n", f.run_a, f.run_b) + (t.empty() ? "" : t.render() + "\n");
   for (const std::string& l : c.only_a) out += "only in A: " + l + "\n";
   for (const std::string& l : c.only_b) out += "only in B: " + l + "\n";
+  if (!c.noise_note.empty()) out += c.noise_note + "\n";
   return out + compare_summary(c) + "\n";
 }
 
@@ -91,7 +93,12 @@ int run(const Flags& f) {
     std::fprintf(stderr, "rpclab compare: %s\n", e.what());
     return kExitUsage;
   }
-  RunComparison c = compare_runs(a.records, b.records, f.alpha);
+  // The experiment's noise rule marks the figures its tables mark.
+  NoiseRule noise;
+  if (a.metadata.experiment)
+    for (const Experiment& e : experiments())
+      if (e.name == *a.metadata.experiment) noise = e.noise;
+  RunComparison c = compare_runs(a.records, b.records, f.alpha, noise);
   c.asked = f.figures;
   // With --html -, standard output is the page; the summary goes to stderr.
   bool page_on_stdout = f.html_file == "-";

@@ -453,13 +453,11 @@ std::string causes_section(const std::vector<CellRecord>& records, const ReportO
                  t, o);
 }
 
-std::string not_measured(const std::vector<CellRecord>& records) {
-  std::string out;
-  for (const CellRecord& r : records) {
-    if (!r.is("dependability") || r.ok()) continue;
-    out += fmt::format("  {} {}: {}\n", r.status, r.label, r.reason);
-  }
-  return out.empty() ? "" : "Cells not measured:\n" + out;
+std::string not_measured(const std::vector<CellRecord>& records, bool markdown) {
+  std::vector<std::string> items;
+  for (const CellRecord& r : records)
+    if (r.is("dependability") && !r.ok()) items.push_back(fmt::format("{} {}: {}", r.status, r.label, r.reason));
+  return item_list("Cells not measured:", items, markdown);
 }
 
 }  // namespace
@@ -485,7 +483,7 @@ const std::vector<ReportTable>& dependability_tables() {
       {"classes", "every call by class", classes_table},
       {"causes", "why each call that ran twice did, and the cascades", causes_section},
       {"not-measured", "cells skipped or failed, and why",
-       [](const Records& r, const ReportOptions&) { return not_measured(r); }},
+       [](const Records& r, const ReportOptions& o) { return not_measured(r, o.markdown); }},
   };
   return tables;
 }

@@ -118,6 +118,13 @@ std::string TextTable::render(size_t max_width, size_t keep) const {
   return out + render_columns(part, max_width, true);
 }
 
+std::string item_list(const std::string& heading, const std::vector<std::string>& items, bool markdown) {
+  if (items.empty()) return "";
+  std::string out = heading + (markdown ? "\n\n" : "\n");
+  for (const std::string& item : items) out += (markdown ? "- " : "  ") + item + "\n";
+  return out;
+}
+
 std::string TextTable::render_markdown() const {
   bool notes = std::any_of(rows_.begin(), rows_.end(), [](const Row& r) { return !r.note.empty(); });
   auto line = [&](std::vector<std::string> cells, const std::string& note) {

@@ -34,6 +34,11 @@ class TextTable {
   std::vector<Row> rows_;
 };
 
+// A heading and its items, one a line: indented under the heading as
+// text, a list after a blank line in Markdown (where indented lines would
+// run together into one paragraph). "" when there are no items.
+std::string item_list(const std::string& heading, const std::vector<std::string>& items, bool markdown);
+
 // `text` broken into lines of at most `width` characters at spaces.
 std::string wrapped(const std::string& text, size_t width);
 

@@ -323,6 +323,7 @@ std::string compare_brief(const RunComparison& c) {
     if (head.size() + 2 + tail.size() <= kCompareTextWidth) add(head + ", " + tail);
     else add(head), add("    " + tail);
   }
+  if (differ && !c.noise_note.empty()) out += c.noise_note + "\n";
   size_t untestable = c.matched.size() - c.testable();
   out += fmt::format("{} figures differ, {} alike, {} untestable (--all for every row)\n", differ,
                      c.testable() - differ, untestable);

@@ -36,7 +36,14 @@ struct Measure {
   // the trials where it happened, calls = the trials): Fisher's exact test
   // on those counts, the exact interval of each side shown.
   std::function<std::optional<Count>(const CellRecord&)> trials_with = nullptr;
+  // The percentile whose noise this figure carries (NoiseRule), if any.
+  const char* noise_percentile = nullptr;
 };
+
+Measure with_noise(Measure m, const char* percentile) {
+  m.noise_percentile = percentile;
+  return m;
+}
 
 template <typename Field>
 Measure dependability_rate(const char* figure, const char* key, bool asked, Field field) {
@@ -105,9 +112,14 @@ const std::vector<Measure>& measures() {
       per_trial("calls/s (dependability trials)", "calls-per-s", false,
                 [](const TrialRecord& t) { return t.dependability.calls_per_s; }),
       {"mean latency us (trial means)", "mean-latency", false, nullptr,
-       [](const CellRecord& r) { return r.speed.latency.trial_means_us.value_or(std::vector<double>{}); }, nullptr},
-      per_trial("p50 latency us", "p50", true, [](const TrialRecord& t) { return present(t.speed.latency.p50_us); }),
-      per_trial("p99 latency us", "p99", false, [](const TrialRecord& t) { return present(t.speed.latency.p99_us); }),
+       [](const CellRecord& r) { return r.speed.latency.trial_means_us.value_or(std::vector<double>{}); }, nullptr,
+       nullptr, "p50"},
+      with_noise(per_trial("p50 latency us", "p50", true,
+                           [](const TrialRecord& t) { return present(t.speed.latency.p50_us); }),
+                 "p50"),
+      with_noise(per_trial("p99 latency us", "p99", false,
+                           [](const TrialRecord& t) { return present(t.speed.latency.p99_us); }),
+                 "p99"),
       per_trial("calls/s (speed trials)", "speed-calls-per-s", false,
                 [](const TrialRecord& t) { return present(t.speed.latency.calls_per_s); }),
       nfs_rate("NFS replayed, told failure per 1M judged", "nfs-replayed", true,
@@ -210,7 +222,8 @@ bool compare_values(const Measure& m, const CellRecord& a, const CellRecord& b, 
 }
 
 // Every figure both records hold; a cell that did not run, its status.
-std::vector<CellComparison> compare_cell(const CellRecord& a, const CellRecord& b, size_t cell, double alpha) {
+std::vector<CellComparison> compare_cell(const CellRecord& a, const CellRecord& b, size_t cell, double alpha,
+                                         const NoiseRule& noise) {
   std::vector<CellComparison> out;
   if (!a.ok() || !b.ok()) {
     CellComparison c;
@@ -234,6 +247,12 @@ std::vector<CellComparison> compare_cell(const CellRecord& a, const CellRecord& 
                                   : compare_values(m, a, b, c);
     if (!held) continue;
     c.differs = c.tested && c.p < alpha;
+    if (noise.noisy && m.noise_percentile) {
+      c.a_noisy = noise.noisy(a, m.noise_percentile);
+      c.b_noisy = noise.noisy(b, m.noise_percentile);
+      if (c.a_noisy) c.a += noise.mark;
+      if (c.b_noisy) c.b += noise.mark;
+    }
     out.push_back(c);
   }
   if (out.empty()) {
@@ -268,7 +287,9 @@ json CellComparison::to_json(double alpha) const {
           {"p", tested ? json(p) : json(nullptr)},
           {"smallest_p", number(smallest_p)},
           {"testable", testable(alpha)},
-          {"differs", differs}};
+          {"differs", differs},
+          {"a_noisy", a_noisy},
+          {"b_noisy", b_noisy}};
 }
 
 std::string CellComparison::untestable_reason(double alpha) const {
@@ -370,7 +391,8 @@ json RunComparison::to_json() const {
           {"nothing_testable", nothing_testable()},
           {"matched", figures},
           {"only_a", only_a},
-          {"only_b", only_b}};
+          {"only_b", only_b},
+          {"noise_note", noise_note}};
 }
 
 json cell_identity(const CellRecord& record) {
@@ -382,7 +404,8 @@ json cell_identity(const CellRecord& record) {
   return key.to_json();
 }
 
-RunComparison compare_runs(const std::vector<CellRecord>& a, const std::vector<CellRecord>& b, double alpha) {
+RunComparison compare_runs(const std::vector<CellRecord>& a, const std::vector<CellRecord>& b, double alpha,
+                           const NoiseRule& noise) {
   RunComparison out;
   out.alpha = alpha;
   out.asked = default_asked_figures();
@@ -393,7 +416,10 @@ RunComparison compare_runs(const std::vector<CellRecord>& a, const std::vector<C
       out.only_a.push_back(r.label);
       continue;
     }
-    for (CellComparison& c : compare_cell(r, *it->second, out.cells, alpha)) out.matched.push_back(std::move(c));
+    for (CellComparison& c : compare_cell(r, *it->second, out.cells, alpha, noise)) {
+      if (c.a_noisy || c.b_noisy) out.noise_note = noise.note;
+      out.matched.push_back(std::move(c));
+    }
     const auto &ha = r.speed.latency.latency_histogram, &hb = it->second->speed.latency.latency_histogram;
     if (r.ok() && it->second->ok() && ha && hb) out.latency.push_back({r.label, out.cells, *ha, *hb});
     ++out.cells;

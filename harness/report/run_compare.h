@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/record/cell_record.h"
+#include "harness/run/experiment.h"
 
 namespace rpclab::harness {
 
@@ -46,6 +47,9 @@ struct CellComparison {
   std::optional<double> smallest_p;
   size_t trials_a = 0, trials_b = 0;
   bool differs = false;  // tested and p < alpha
+  // The figure is noise in that run (the experiment's NoiseRule): `a`
+  // and `b` carry its mark.
+  bool a_noisy = false, b_noisy = false;
   bool testable(double alpha) const { return tested && (!smallest_p || *smallest_p < alpha); }
   // Why no result could have shown it to differ, after a count ("had 3 vs
   // 3 trials (p >= 0.1)", "in cells not run in one run"), "" when testable.
@@ -77,6 +81,7 @@ struct RunComparison {
   std::vector<MatchedLatency> latency;  // matched cells both of whose records hold a histogram
   std::vector<CellComparison> matched;  // every figure of each, cell by cell
   std::vector<std::string> only_a, only_b;  // labels of cells the other run lacks
+  std::string noise_note;  // the NoiseRule's note when a figure carries its mark, else 
   bool any_differs() const;
   bool asked_differs() const;  // a figure asked about differs: exit 1
   size_t untestable() const;  // figures no result could have shown to differ
@@ -104,6 +109,9 @@ size_t trials_to_test(double alpha);
 // how much it measures (calls, trials, warm-up) and its block name cleared.
 nlohmann::json cell_identity(const CellRecord& record);
 
-RunComparison compare_runs(const std::vector<CellRecord>& a, const std::vector<CellRecord>& b, double alpha);
+// `noise`: the experiment's rule for figures that are noise (their text
+// marked, as in its tables; none when it has no rule).
+RunComparison compare_runs(const std::vector<CellRecord>& a, const std::vector<CellRecord>& b, double alpha,
+                           const NoiseRule& noise = {});
 
 }  // namespace rpclab::harness

@@ -85,6 +85,16 @@ struct CellFigures {
   std::string note;  // what the figures are, one line under the table's heading
 };
 
+// Which figures of a record are noise rather than a finding, and how every
+// view marks them (speed: speed_rows.h's rule). `noisy(record, "p50")`
+// asks of one percentile; a mean goes with its cell's p50. An empty
+// `noisy`: no figure is.
+struct NoiseRule {
+  std::function<bool(const CellRecord& record, const std::string& percentile)> noisy;
+  std::string mark;  // written after a noisy figure, e.g. "41.2~"
+  std::string note;  // its one explanation, under a table that shows it
+};
+
 // What an experiment's flags ask for, before anything runs.
 struct Plan {
   std::vector<CellConfig> cells;
@@ -166,6 +176,8 @@ struct Experiment {
   // noise, so a spreadsheet shows the mark the tables show); an object
   // merged into the record's (null: none).
   std::function<nlohmann::json(const CellRecord& record)> csv_columns;
+  // Which figures are noise (rpclab compare marks them as the tables do).
+  NoiseRule noise;
   // Draws the plots (PNG and SVG) into the run folder; returns the PNGs.
   std::function<std::vector<std::string>(const std::vector<CellRecord>& records, const std::string& dir,
                                          process::CommandLog& log, std::vector<std::string>* notes)>

@@ -199,6 +199,7 @@ Experiment speed_experiment() {
     if (!r.speed.latency.p50_us) return nlohmann::json::object();
     return nlohmann::json{{"noisy_percentiles", fmt::format("{}", fmt::join(noisy_percentiles(r), " "))}};
   };
+  e.noise = {noisy_at, kNoiseMark, noise_note()};
   e.trial_words = [](const TrialRecord& t) { return latency_words(t.speed.latency); };
   e.cell_words = [](const CellRecord& r) { return latency_words(r.speed.latency); };
   return e;

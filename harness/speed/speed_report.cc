@@ -39,11 +39,6 @@ std::string levy_name(const std::string& transport) {
   return row ? std::string(row->traits.levy_name) : "";
 }
 
-bool is_floor(const std::string& transport) {
-  const TransportRow* row = find_transport(transport);
-  return row && row->floor();
-}
-
 // Levy's 1989 timing rows: (implementation, clients, size label) -> same, different.
 std::map<std::tuple<std::string, int, std::string>, std::pair<std::string, std::string>> levy_timing(
     const std::string& data_dir) {
@@ -81,15 +76,20 @@ std::string levy_table(const std::vector<CellRecord>& records, const std::string
   TextTable t({"implementation", "clients", "size", "same machine s/100", "other machine s/100", "1989 same",
                "1989 other"});
   std::string last;
+  bool noise = false;
   for (const auto& [key, by_topology] : rows) {
     const auto& [order, transport, n, sz] = key;
     std::string implementation = by_topology.begin()->second->transport;
     if (!last.empty() && last != transport) t.rule();
     last = transport;
-    auto at = [&by_topology = by_topology](const char* topo) {
+    // A mean rests on the same calls as the cell's p50: it carries the
+    // p50's noise mark (speed_rows.h).
+    auto at = [&by_topology = by_topology, &noise](const char* topo) {
       auto it = by_topology.find(topo);
-      return it == by_topology.end() ? std::string("-")
-                                     : opt_fixed(it->second->speed.latency.seconds_per_100_calls, 4);
+      if (it == by_topology.end()) return std::string("-");
+      bool noisy = noisy_at(*it->second, "p50");
+      noise = noise || noisy;
+      return marked(opt_fixed(it->second->speed.latency.seconds_per_100_calls, 4), noisy);
     };
     auto old = levy.find({levy_name(implementation), n, size_label(sz)});
     t.add({transport, std::to_string(n), size_label(sz), at("loopback"), at("two-host"),
@@ -97,7 +97,8 @@ std::string levy_table(const std::vector<CellRecord>& records, const std::string
   }
   return "Levy's timing table: seconds for 100 calls per client, a new connection per call (his setting);\n"
          "same machine = loopback, other machine = two namespaces joined by a veth pair.\n\n" +
-         (markdown ? t.render_markdown() : t.render());
+         (markdown ? t.render_markdown() : t.render()) +
+         (noise ? noise_note() + " A mean (s/100) carries its cell's p50 mark.\n" : "");
 }
 
 std::string ordering(const std::vector<const CellRecord*>& group) {
@@ -263,13 +264,13 @@ std::string header(const std::vector<CellRecord>& records) {
   return out;
 }
 
-std::string not_measured(const std::vector<CellRecord>& records) {
+std::string not_measured(const std::vector<CellRecord>& records, bool markdown) {
   std::map<std::string, int> reasons;
   for (const CellRecord& r : records)
     if (r.is("speed") && !r.ok()) ++reasons[r.status + ": " + r.transport + ": " + r.reason];
-  std::string out;
-  for (const auto& [why, n] : reasons) out += fmt::format("  {} cell(s) {}\n", n, why);
-  return out.empty() ? "" : "Cells not measured:\n" + out;
+  std::vector<std::string> items;
+  for (const auto& [why, n] : reasons) items.push_back(fmt::format("{} cell(s) {}", n, why));
+  return item_list("Cells not measured:", items, markdown);
 }
 
 }  // namespace
@@ -314,7 +315,7 @@ const std::vector<ReportTable>& speed_tables() {
       {"calibration", "sockperf against rpclab's raw floors, ghz against its gRPC client",
        [](const Records& r, const ReportOptions& o) { return calibration_table(r, o.markdown); }},
       {"not-measured", "cells skipped or failed, and why",
-       [](const Records& r, const ReportOptions&) { return not_measured(r); }},
+       [](const Records& r, const ReportOptions& o) { return not_measured(r, o.markdown); }},
   };
   return tables;
 }

@@ -344,6 +344,32 @@ TEST(Compare, SpeedCellsByWelchOverTrialMeans) {
   EXPECT_FALSE(figure_of(one, 0, "mean latency us (trial means)").tested) << "one trial: no Welch test";
 }
 
+// A figure the speed tables mark as noise (a p50 below its floor's, the
+// mean with it) is marked the same way by compare, from the experiment's
+// own rule (Experiment::noise), with the rule's note under what it shows.
+TEST(Compare, NoisyFiguresCarryTheTablesMark) {
+  TempDir dir;
+  json a = speed_record("sunrpc-tcp", 1, 12, {40, 41, 39}), b = speed_record("sunrpc-tcp", 1, 12, {80, 81, 79});
+  a["ratio_to_floor"] = 0.8;  // below the raw floor of its run: noise
+  b["ratio_to_floor"] = 1.6;
+  write_run(dir.file("a"), {a});
+  write_run(dir.file("b"), {b});
+  test::ProcessResult brief = compare(dir.file("a"), dir.file("b"));
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "mean-latency: A 40.0~, B 80.0 ", brief.out);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "~ = noise, not a finding", brief.out);
+  test::ProcessResult json_out = compare(dir.file("a"), dir.file("b"), {"--format", "json"});
+  json out = json::parse(json_out.out);
+  ASSERT_FALSE(out["matched"].empty()) << json_out.out;
+  const json& mean = out["matched"][0];
+  EXPECT_EQ(mean["key"], "mean-latency");
+  EXPECT_TRUE(mean["a_noisy"].get<bool>());
+  EXPECT_FALSE(mean["b_noisy"].get<bool>());
+  EXPECT_EQ(mean["a_text"], "40.0~");
+  RunComparison quiet = compare_records({a}, {b}, 0.01);  // no rule given: nothing is marked
+  EXPECT_EQ(figure_of(quiet, 0, "mean latency us (trial means)").a, "40.0");
+  EXPECT_TRUE(quiet.noise_note.empty());
+}
+
 TEST(Compare, BadInputExitsTwoWithAClearMessage) {
   TempDir dir;
   write_run(dir.file("a"), two_cells(0));

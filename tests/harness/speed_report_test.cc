@@ -196,6 +196,26 @@ TEST(SpeedReport, NoiseIsMarkedInEveryView) {
   for (const Series& series : plots.front().series) titles.push_back(series.title);
   EXPECT_EQ(plots.front().name, "latency-vs-size");
   EXPECT_EQ(titles, (std::vector<std::string>{"raw-tcp", "sunrpc-tcp (~ noise at 12 B)", "grpc"}));
+  // Levy's table shows means of per-call cells: a mean carries its cell's
+  // p50 mark, explained once under the table.
+  std::vector<nlohmann::json> per_call;
+  for (const auto& [transport, ratio] : {std::pair<const char*, double>{"sunrpc-tcp", 0.9}, {"grpc", 1.4}}) {
+    CellConfig cell;
+    cell.experiment = "speed";
+    cell.transport = transport;
+    cell.connect = ConnectMode::kPerCall;
+    cell.size = 12;
+    nlohmann::json r = speed_record(cell, {500, 500, 500});
+    r["calls_measured"] = 100000;
+    r["ratio_to_floor"] = ratio;
+    r["seconds_per_100_calls"] = ratio / 20;
+    per_call.push_back(r);
+  }
+  std::string levy = speed_report(typed_records(per_call), {RPCLAB_SOURCE_DIR "/docs/data", false, false, {"levy"}});
+  EXPECT_NE(levy.find("0.0450~"), std::string::npos) << "below the floor:\n" << levy;
+  EXPECT_NE(levy.find("0.0700"), std::string::npos) << levy;
+  EXPECT_EQ(levy.find("0.0700~"), std::string::npos) << "above the floor:\n" << levy;
+  EXPECT_NE(levy.find("~ = noise, not a finding"), std::string::npos) << levy;
 }
 
 // `rpclab report --table` (and through it tools/docs-tables.sh) gets
