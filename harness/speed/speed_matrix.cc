@@ -205,7 +205,9 @@ void apply_levy1989(SpeedAxes& a) {
   // 64 KiB and below keep 100, in 8 trials rather than 10: 14 min 21 s
   // (run 20261126-090234, nothing else running). With the tonic rows and
   // each cell's clients kept across its trials, 12 min 23 s (run
-  // 20261207-064856, quiet), of which the recorded calls are 8 min 20 s.
+  // 20261207-064856, quiet), of which the recorded calls are 8 min 20 s;
+  // with the start gate waking the harness as a client is ready, 9 min
+  // 41 s (run 20261207-153623, quiet; the recorded calls 6 min 24 s).
   a.bytes_per_trial = size_t{8} << 20;
   a.trials = 8;
   // The warm-up likewise: 20 calls of 1 MiB cost more than the trial's
@@ -272,7 +274,7 @@ const std::vector<SpeedPresetRow>& speed_presets() {
   static const std::vector<SpeedPresetRow> rows = {
       {"levy1989",
        "Levy's timing table: 12 B to 1 MiB, 1/2/4 clients, new and kept connections, loopback and two "
-       "hosts, every transport (make run-speed; about 12 minutes on 2 cores)",
+       "hosts, every transport (make run-speed; about 10 minutes on 2 cores)",
        apply_levy1989},
       {"quick", "12 B and 8 KiB, 1 and 2 clients, 3 short trials (about a minute)", apply_quick},
       {"paths",
