@@ -172,7 +172,8 @@ TEST(TimeEstimate, ACallsTimeGrowsWithItsSize) {
       << "a 12 B trial is not given the 1 MiB calls' time";
   // Sizes that do not make calls slower give a flat row: their mean.
   std::vector<TrialTime> flat = {{sized(12, 100), 0.011 + 0.005, 0.011, "r"}, {sized(8192, 100), 0.0099 + 0.005, 0.0099, "r"}};
-  const TimeConstant* level = constant_for(fit_time_constants(flat), sized(12, 1));
+  TimeConstants flat_table = fit_time_constants(flat);
+  const TimeConstant* level = constant_for(flat_table, sized(12, 1));
   ASSERT_TRUE(level);
   EXPECT_EQ(level->call_s_per_byte, 0.0);
   EXPECT_NEAR(level->call_s, (0.011 + 0.0099) / 220, 1e-12);
