@@ -74,6 +74,13 @@ Journal::Journal(const std::string& path, size_t max_bytes, std::string_view tra
   records_ = reinterpret_cast<Record*>(map_ + kHeaderBytes);
   file_records_ = std::min<uint64_t>((file_bytes - kHeaderBytes) / kRecordBytes, header_->capacity);
   header_->starts += 1;
+  // The first growth step now, before the server says it is ready: taken
+  // by the first call, its fallocate and page faults (3.4 ms on a 2-core
+  // VM, up to 80 ms beside 20 CPU hogs) held every call queued behind it,
+  // and at a 20 or 50 ms retransmit interval that one stall started the
+  // stale-reply cascades of the levy-surface run 20261207-135725
+  // (docs/results/dependability.md, the surface section).
+  if (header_->reserved >= file_records_ && header_->reserved < header_->capacity) grow();
 }
 
 // A server that stops cleanly gives back the growth step it did not use,

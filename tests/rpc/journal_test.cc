@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <filesystem>
 #include <random>
 
 #include "common/atomic_file.h"
+#include "server/journal.h"
 #include "server/journal_reader.h"
 #include "server/server_core.h"
 #include "transport/transport.h"
@@ -250,6 +252,25 @@ TEST(Journal, PastTheCapCallsRunUnrecordedAndAreCounted) {
   Ledger ledger = ledger_from_journal(file.bytes());
   EXPECT_EQ(ledger.unrecorded(), 2u);
   EXPECT_EQ(ledger.total_executions(1), 3u);
+}
+
+// A server's first call must not pay for the journal's growth (a 4 MiB
+// fallocate and its page faults, milliseconds under load): the first step
+// is taken when the journal opens, before the server says it is ready, and
+// a server that ran no call still leaves a journal of its header alone.
+TEST(Journal, TheFirstGrowthIsTakenBeforeTheFirstCall) {
+  test::TempDir dir;
+  std::string path = dir.file("journal.bin");
+  {
+    ServerCore core(journaled(path));
+    EXPECT_GE(std::filesystem::file_size(path), journal::kHeaderBytes + Journal::kGrowthBytes)
+        << "grown before any call";
+    core.next(1, 0);
+    EXPECT_GE(std::filesystem::file_size(path), journal::kHeaderBytes + Journal::kGrowthBytes);
+  }
+  EXPECT_EQ(std::filesystem::file_size(path), journal::kHeaderBytes + journal::kRecordBytes) << "trimmed at the stop";
+  { ServerCore idle(journaled(dir.file("idle.bin"))); }
+  EXPECT_EQ(std::filesystem::file_size(dir.file("idle.bin")), journal::kHeaderBytes);
 }
 
 TEST(Journal, WaitingOnTheReservedCountWorksWhileTheFileIsWritten) {
