@@ -80,7 +80,7 @@ Journal::Journal(const std::string& path, size_t max_bytes, std::string_view tra
   // and at a 20 or 50 ms retransmit interval that one stall started the
   // stale-reply cascades of the levy-surface run 20261207-135725
   // (docs/results/dependability.md, the surface section).
-  if (header_->reserved >= file_records_ && header_->reserved < header_->capacity) grow();
+  if (header_->reserved >= file_records_ && header_->reserved < header_->capacity) grow(kFirstGrowthBytes);
 }
 
 // A server that stops cleanly gives back the growth step it did not use,
@@ -99,13 +99,13 @@ std::string_view Journal::bytes() const {
 bool Journal::has_room() {
   if (header_->reserved < file_records_) return true;
   if (header_->reserved >= header_->capacity || grow_failed_) return false;
-  return grow();
+  return grow(kGrowthBytes);
 }
 
 // fallocate, not ftruncate: on a sparse file a full disk would surface as
 // SIGBUS on some later store into the mapping; here it is an error code.
-bool Journal::grow() {
-  uint64_t target = std::min<uint64_t>(header_->capacity, file_records_ + kGrowthBytes / kRecordBytes);
+bool Journal::grow(size_t bytes) {
+  uint64_t target = std::min<uint64_t>(header_->capacity, file_records_ + bytes / kRecordBytes);
   off_t offset = static_cast<off_t>(kHeaderBytes + file_records_ * kRecordBytes);
   off_t length = static_cast<off_t>((target - file_records_) * kRecordBytes);
   int rc = ::posix_fallocate(fd_, offset, length);
