@@ -89,8 +89,8 @@ std::string paths_table(const std::vector<CellRecord>& records, const ReportOpti
   std::stable_sort(cells.begin(), cells.end(), [&](auto* a, auto* b) { return key(a) < key(b); });
   std::string out;
   std::string transport;
-  TextTable t({"transport", "path", "event", "remedy", "silent dup", "dup told failure", "indeterm.", "on 2+ replicas",
-               "proxy retried", "why run twice"});
+  TextTable t({"transport", "path", "event", "remedy", "silent loss", "silent dup", "dup told failure", "indeterm.",
+               "on 2+ replicas", "proxy retried", "why run twice"});
   std::vector<std::string> used_paths;
   for (const CellRecord* r : cells) {
     const CellConfig& c = r->cell.config;
@@ -101,7 +101,7 @@ std::string paths_table(const std::vector<CellRecord>& records, const ReportOpti
                                     remedy_words(c)};
     if (!r->ok()) {
       row.push_back("not measured (" + r->status + ")");
-      row.resize(10, "");
+      row.resize(11, "");
       t.add(row);
       continue;
     }
@@ -109,6 +109,7 @@ std::string paths_table(const std::vector<CellRecord>& records, const ReportOpti
     ClassCounts k = d.classes.value_or(ClassCounts{});
     const OverTrials* dup = d.over_trials ? &d.over_trials->duplicate_calls : nullptr;
     uint64_t told_failure = k.duplicate_calls - std::min(k.duplicate_calls, k.silent_duplicates);
+    row.push_back(fmt::format("{}", k.silent_loss));
     row.push_back(fmt::format("{}", k.silent_duplicates));
     row.push_back(fmt::format("{}", told_failure));
     row.push_back(fmt::format("{}", k.indeterminate));
@@ -125,7 +126,8 @@ std::string paths_table(const std::vector<CellRecord>& records, const ReportOpti
       legend += fmt::format("  {}: {}{}\n", name, p->proxy ? std::string(p->proxy->title) + " " : "", p->setting.empty() ? std::string(p->what) : std::string(p->setting));
   std::string title =
       "The path people deploy: calls through a proxy or gRPC's own balancing to (N) replicas, an event striking "
-      "replica 1; counts over all the cell's trials. silent dup = ran on two replicas (or twice) and the client saw "
+      "replica 1; counts over all the cell's trials. silent loss = the client saw success and the call never ran; "
+      "silent dup = ran on two replicas (or twice) and the client saw "
       "success; dup told failure = ran twice, the client was told it failed; indeterminate = ran once, reported as "
       "failed; on 2+ replicas = calls that ran on two or more replicas, in how many trials; proxy retried = "
       "requests the proxy's log shows sent upstream more than once (- where its log cannot say); why run twice = "
