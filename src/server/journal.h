@@ -36,8 +36,9 @@ class Journal {
   // took a 4 MiB step took 2.1 to 7.0 ms (medians of a run 2.2 to 3.5),
   // one that took a 256 KiB step 0.3 to 0.8 ms (medians 0.31 to 0.39).
   // Handing the steps to a thread of the journal's own, ahead of need, did
-  // not remove the stall (a call near each one still took 1 to 1.8 ms, the
-  // pages faulted in slices or not at all; why is not known): not kept.
+  // not remove the stall (a call right after each request still took 1 to
+  // 3.8 ms, and 0.5 to 3.1 ms with the pages faulted in slices, paced, or
+  // not at all; why is not known): not kept.
   static constexpr size_t kFirstGrowthBytes = size_t{4} << 20;
   static constexpr size_t kGrowthBytes = size_t{256} << 10;
 

@@ -275,7 +275,7 @@ TEST(Journal, TheFirstGrowthIsTakenBeforeTheFirstCall) {
 
 // Past the first step the file grows by the small step, so the call that
 // takes it (and the calls queued behind it) waits a fraction of a
-// millisecond, not the 2 to 5 ms a 4 MiB step cost (journal.h).
+// millisecond, not the 2 to 7 ms a 4 MiB step cost (journal.h).
 TEST(Journal, LaterStepsAreSmall) {
   test::TempDir dir;
   std::string path = dir.file("journal.bin");
