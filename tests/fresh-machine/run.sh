@@ -89,10 +89,14 @@ make_root() {
 }
 
 # The line README.md gives to run before the two commands (apt-get ...).
+# README.md is read whole before awk sees it: awk stops at the first match,
+# and a writer still piping into it would die of SIGPIPE, which pipefail
+# makes this function's status (CI, 2026-12-07: the stage exited 141 in
+# 0 s, silent, once the line moved up to README's first screen).
 first_install_line() {
-  git -C "$repo" show HEAD:README.md |
-    awk '/^## The two commands/ {in_section = 1; next} /^## / {in_section = 0}
-         in_section && /^    (sudo )?apt-get / {sub(/^    /, ""); sub(/ +#.*$/, ""); print; exit}'
+  local readme; readme=$(git -C "$repo" show HEAD:README.md)
+  awk '/^## The two commands/ {in_section = 1; next} /^## / {in_section = 0}
+       in_section && /^    (sudo )?apt-get / {sub(/^    /, ""); sub(/ +#.*$/, ""); print; exit}' <<<"$readme"
 }
 
 # The commands README.md must show, exactly as steps.sh runs them.
@@ -140,7 +144,7 @@ run_inside() {
   unshare --mount --pid --fork --kill-child --propagation private -- "$here/enter-root.sh" "$root" 9<&- &
   local pid=$! child=""
   echo "$pid $(awk '{print $22}' "/proc/$pid/stat")" >"$work/unshare.pid"
-  for _ in $(seq 50); do child=$(pgrep -P "$pid" | head -1) && [[ -n $child ]] && break; sleep 0.1; done
+  for _ in $(seq 50); do child=$(pgrep -P "$pid" | sed -n 1p) && [[ -n $child ]] && break; sleep 0.1; done
   [[ -n $child ]] && fresh_mnt_ns=$(readlink "/proc/$child/ns/mnt")
   wait "$pid"
 }
@@ -176,7 +180,7 @@ summary() {
   local required
   for required in "make run-dependability PRESET=nfs-quick (first; no row skipped)" "make test" \
                   "make run-dependability PRESET=quick" "no network namespace left"; do
-    cut -f1 "$inside/steps.tsv" 2>/dev/null | grep -qxF "$required" && continue
+    grep -qxF "$required" <(cut -f1 "$inside/steps.tsv" 2>/dev/null) && continue  # no pipe for grep -q to cut short
     printf 'fresh-machine:   %-60s %5s\n' "$required" "never ran"
     proved=0
   done

@@ -54,7 +54,7 @@ for p in "${programs[@]}"; do
   else
     result="FAILED (exit $rc)"
     failed+=("$name")
-    grep -E 'ERROR: |SUMMARY: |runtime error|FuzzCheckFailure|what\(\)|Test unit written' "$log" | head -20 | sed 's/^/  /'
+    grep -E 'ERROR: |SUMMARY: |runtime error|FuzzCheckFailure|what\(\)|Test unit written' "$log" | sed -n 1,20p | sed 's/^/  /'
     for a in "$crashes"/*; do
       [[ -f "$a" ]] || continue
       echo "  input: $a ($(stat -c %s "$a") bytes), base64:"
@@ -81,7 +81,7 @@ if [[ ${#failed[@]} -gt 0 ]]; then
       echo "  input $a ($(stat -c %s "$a") bytes), its first 1 KB in base64:"
       head -c 1024 "$a" | base64 -w 0 | fold -w 160 | sed 's/^/    /'
     done
-    grep -E 'ERROR: |SUMMARY: |runtime error|FuzzCheckFailure|what\(\)' "$log_dir/$name.log" | head -4 | cut -c1-300 | sed 's/^/  why: /'
+    grep -E 'ERROR: |SUMMARY: |runtime error|FuzzCheckFailure|what\(\)' "$log_dir/$name.log" | sed -n 1,4p | cut -c1-300 | sed 's/^/  why: /'
   done
   echo "run-fuzzers: failed: ${failed[*]}" >&2
   exit 1

@@ -144,5 +144,51 @@ TEST(RequireAllParts, AFailedGhzBuildStopsTheBuildNamingItWhereEveryPartMustBuil
   EXPECT_NE(read_file(dir.file("out/ghz.build-failed")).find("failed"), std::string::npos);
 }
 
+// tools/pipe-check.py: no pipeline in a script with pipefail ends in a
+// reader that can stop early (the fresh-machine stage died of SIGPIPE,
+// exit 141 in 0 s, on `git show | awk '... exit'`; CI, 2026-12-07).
+ProcessResult pipe_check(const std::string& root) {
+  return run_program({"python3", kSource + "/tools/pipe-check.py", "--root", root});
+}
+
+// The check on a git tree holding `script` (the check lists scripts by
+// git) beside one that runs without pipefail, which it leaves alone.
+ProcessResult pipe_check_of(const std::string& script) {
+  TempDir dir;
+  dir.plant("tree/tools/a.sh", script);
+  dir.plant("tree/tools/no-pipefail.sh", "#!/bin/sh\nset -e\nls | head -1\n");
+  std::string tree = dir.file("tree");
+  EXPECT_EQ(run_program({"git", "-C", tree, "init", "-q"}).exit_code, 0);
+  EXPECT_EQ(run_program({"git", "-C", tree, "add", "-A"}).exit_code, 0);
+  return pipe_check(tree);
+}
+
+TEST(PipeCheck, ThisTreesScriptsHaveNoPipeThatCanDieOfSigpipe) {
+  ProcessResult r = pipe_check(kSource);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find(", 0 pipelines that can die of SIGPIPE"), std::string::npos) << r.out;
+}
+
+TEST(PipeCheck, TheFreshMachinesOldReadmePipeIsCaughtWithItsLine) {
+  ProcessResult r = pipe_check_of(
+      "#!/usr/bin/env bash\nset -euo pipefail\nfirst() {\n  git show HEAD:README.md |\n"
+           "    awk '/^## The two/ {s = 1; next}\n         s && /apt-get/ {print; exit}'\n}\n"
+           "n=$(pgrep -P 1 | head -1)\nif ls | grep -qx a.sh; then :; fi\necho 'a | head' | cat  # a quoted pipe is text\n");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("tools/a.sh:4: awk's exit stops reading"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tools/a.sh:8: head stops after its lines"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tools/a.sh:9: grep -q/-m stops at a match"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 scripts with pipefail, 3 pipelines"), std::string::npos)
+      << "only the script with pipefail counts, and the quoted pipe is no pipe: " << r.out;
+}
+
+TEST(PipeCheck, ReadingWholeFirstOrAMarkedPipePasses) {
+  ProcessResult r = pipe_check_of(
+      "#!/usr/bin/env bash\nset -euo pipefail\nreadme=$(git show HEAD:README.md)\n"
+           "awk '/apt-get/ {print; exit}' <<<\"$readme\"\nn=$(pgrep -P 1 | sed -n 1p)\n"
+           "grep -qx a.sh <(ls)\nx=$(printf 'a\\n' | head -1)  # pipe-ok: printf writes one line at once\n");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
 }  // namespace
 }  // namespace rpclab::test
