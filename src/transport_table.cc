@@ -33,6 +33,16 @@ namespace {
 constexpr LibraryRetryTrait kGrpcRetry = {
     LibraryRetry::kOnRequest, "service-config retryPolicy: up to 5 attempts on UNAVAILABLE, backoff 10-200 ms"};
 
+// The HTTP/1.1 rows' libraries never resend, but libcurl under them does,
+// always: a request whose kept-alive connection closes before any byte of
+// the reply goes again on a new one (lib/transfer.c, Curl_retry_request;
+// CURLOPT_FORBID_RETRY_ON_REUSE, its off switch, is curl 8.16's, Debian 12
+// has 7.88). tests/rpc/curl_resend_test.cc shows it on both clients.
+constexpr LibraryRetryTrait kCurlResend = {
+    LibraryRetry::kAlwaysOn,
+    "libcurl sends a request again on a new connection, up to 5 times, when a kept-alive one closes before any byte "
+    "of the reply; TCP retransmits segments"};
+
 std::vector<TransportRow>& table() {
   static std::vector<TransportRow> table = {
       {"sunrpc-udp", "ONC RPC over UDP: rpcgen -M stubs on libtirpc (clnt_dg / svc_dg)",
@@ -65,7 +75,7 @@ std::vector<TransportRow>& table() {
       {"xmlrpc", "XML-RPC over HTTP/1.1: xmlrpc-c, C++ client on its curl transport, Abyss server",
        {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", "", "XML-RPC", "XML-RPC", false, false, "http/1.1"},
        "xmlrpc",
-       {LibraryRetry::kNone, "xmlrpc-c's curl transport never sends a call again; TCP retransmits segments"},
+       kCurlResend,
        xmlrpc::kClientOperations, {{&kTcpNodelay, Side::kServer}}},  // curl sets it on the client
       {"xmlrpc-pstream", "XML-RPC over xmlrpc-c's packet stream: the same XML, no HTTP",
        {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", ""},
@@ -75,7 +85,7 @@ std::vector<TransportRow>& table() {
       {"jsonrpc", "JSON-RPC 2.0 over HTTP/1.1: libjson-rpc-cpp, curl client, libmicrohttpd server",
        {Carrier::kStream, Role::kRpc, false, "raw-tcp", "", "", "", "", "JSON-RPC", false, false, "http/1.1"},
        "jsonrpc",
-       {LibraryRetry::kNone, "libjson-rpc-cpp's HTTP client never sends a call again; TCP retransmits segments"},
+       kCurlResend,
        jsonrpc::kClientOperations, {}},
       {"raw-udp", "the floor: one frame per UDP datagram, no RPC library, never retransmits",
        {Carrier::kDatagram, Role::kFloor, false, "raw-tcp", "sockperf-udp", "", ""},
