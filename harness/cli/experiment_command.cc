@@ -139,10 +139,7 @@ int run(const Experiment& experiment, ExperimentFlags& own, CommonFlags& f) {
     CellEnvironment env;
     env.bin_dir = program_dir();
     env.caps = netem::probe_capabilities();
-    std::vector<bool> runs = cells_that_run(experiment, cells, env);
-    std::vector<CellConfig> running;
-    for (size_t i = 0; i < cells.size(); ++i)
-      if (runs[i]) running.push_back(cells[i]);
+    std::vector<CellConfig> running = running_cells(cells, cells_that_run(experiment, cells, env));
     TimeConstants constants = read_time_constants(time_constants_path());
     std::optional<double> estimate = cells_estimate_s(constants, running);
     size_t left_out = trials_in(cells) - trials_in(running);

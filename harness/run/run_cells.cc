@@ -55,6 +55,13 @@ std::vector<bool> cells_that_run(const Experiment& experiment, const std::vector
   return runs;
 }
 
+std::vector<CellConfig> running_cells(const std::vector<CellConfig>& cells, const std::vector<bool>& runs) {
+  std::vector<CellConfig> running;
+  for (size_t i = 0; i < cells.size(); ++i)
+    if (runs[i]) running.push_back(cells[i]);
+  return running;
+}
+
 std::vector<TrialRecord> ok_trials(const std::vector<TrialRecord>& trials) {
   std::vector<TrialRecord> ok;
   for (const TrialRecord& t : trials)
@@ -253,11 +260,8 @@ RunSummary run_cells(const Experiment& experiment, const std::vector<CellConfig>
   size_t left_out = static_cast<size_t>(
       std::count_if(todo.begin(), todo.end(), [&](const TrialSlot& slot) { return !runs[slot.cell]; }));
   std::optional<double> estimate = plan_estimate_s(todo, cells, runs, constants);
-  std::vector<CellConfig> running;
-  for (size_t i = 0; i < cells.size(); ++i)
-    if (runs[i]) running.push_back(cells[i]);
   say_estimate(estimate, todo.size(), left_out, experiment.name, constants_path, constants,
-               borrowing_note(constants, running));
+               borrowing_note(constants, running_cells(cells, runs)));
   // The plan's time of one of `todo`'s trials (with an estimate).
   auto estimate_of = [&](size_t cell) { return runs[cell] ? *trial_estimate_s(constants, cells[cell]) : 0.0; };
   loop.summary.wall_time.estimated_s = estimate;

@@ -36,6 +36,8 @@ void print_closing_words(const RunSummary& summary, const RunFolder& folder);
 // leaves the others' trials out.
 std::vector<bool> cells_that_run(const Experiment& experiment, const std::vector<CellConfig>& cells,
                                  const CellEnvironment& env);
+// The cells `runs` marks, in plan order: what the estimate is made of.
+std::vector<CellConfig> running_cells(const std::vector<CellConfig>& cells, const std::vector<bool>& runs);
 
 RunSummary run_cells(const Experiment& experiment, const std::vector<CellConfig>& cells, const RunOptions& options,
                      RunFolder& folder, const std::atomic<bool>& stop, CellEnvironment& env);
