@@ -26,6 +26,7 @@ PathCauses attribute_path(const PathCausesInput& in) {
     auto app = in.app_attempts.find(call);
     uint32_t app_left = app == in.app_attempts.end() ? 0 : app->second - 1;
     std::set<int> ran_on = {runs.front().replica};
+    std::map<int, uint64_t> last_connection = {{runs.front().replica, runs.front().connection}};
     std::set<uint32_t> ids = {runs.front().request_id};
     for (size_t i = 1; i < runs.size(); ++i) {
       const ReplicaExecution& e = runs[i];
@@ -47,7 +48,12 @@ PathCauses attribute_path(const PathCausesInput& in) {
         c = Cause::kBalancerElsewhere;
       } else if (!elsewhere && in.datagram && in.retransmits && same_id && !in.link_duplicates) {
         c = Cause::kRetransmitTimeout;
+      } else if (!elsewhere && !in.datagram && in.resends_on_new_connection && e.connection != 0 &&
+                 last_connection[e.replica] != 0 && e.connection != last_connection[e.replica] &&
+                 retried_by_call[call] == 0 && retried_pool == 0) {  // no proxy retry that could be it
+        c = Cause::kLibraryRetry;
       }
+      last_connection[e.replica] = e.connection;
       ++out.counts[c];
       ++out.extra_executions;
       ran_on.insert(e.replica);

@@ -16,6 +16,15 @@
 //                                                       -> balancer-elsewhere
 //   on the same replica, a datagram transport that retransmits, the same
 //     XID, no duplication on the link: its timer's resend -> retransmit-timeout
+//   on the same replica, a stream transport whose library re-sends by
+//     itself (libcurl: a request whose kept-alive connection closed before
+//     any byte of the reply goes again on a new one), on another
+//     connection than the call's last execution there, and no proxy
+//     retry in the log that could be this one (it may have gone back to
+//     the same replica)                                     -> library-retry
+//     (HAProxy closes a client's kept connection without a word or a log
+//     line when the replica's side fails, "so that the client retries";
+//     Caddy's reload closes it too: the client's resend is the second run)
 //   anything else                                       -> unexplained
 // A pure function: the trial feeds it, the tests feed it by hand.
 #pragma once
@@ -37,6 +46,7 @@ struct ReplicaExecution {
   int64_t realtime_ns = 0;   // its arrival stamp
   uint16_t attempt = 0;      // the library's attempt number, where the transport says
   uint32_t request_id = 0;   // XID or call id; 0: unknown
+  uint64_t connection = 0;   // which connection it came on (path_servers.cc, connection_of); 0: unknown
 };
 
 struct PathCausesInput {
@@ -46,6 +56,7 @@ struct PathCausesInput {
   bool client_balances = false;  // the path's row
   bool datagram = false;         // the transport's carriage
   bool retransmits = false;      // its library resends by itself
+  bool resends_on_new_connection = false;  // a stream transport whose library re-sends by itself (libcurl)
   bool link_duplicates = false;  // the cell's faults copy datagrams
 };
 

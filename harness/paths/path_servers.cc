@@ -233,13 +233,23 @@ void PathServers::describe(TrialRecord& trial) const {
 namespace rpclab::harness {
 namespace {
 
+// Which connection a stream request came on, as ReplicaExecution keeps it:
+// the server's number for it where the transport tells (with the server
+// start, as numbers begin again at 1), else its peer's address and port
+// (xmlrpc's Abyss gives only these; a live connection's port is its own).
+uint64_t connection_of(const journal::Record& r) {
+  if (r.known & journal::kKnowsConnection) return uint64_t{r.start} << 32 | r.connection;
+  if (r.known & journal::kKnowsPeer) return uint64_t{1} << 63 | uint64_t{r.peer_ipv4} << 16 | r.peer_port;
+  return 0;
+}
+
 // Replica k's executed NEXTs that a client recorded, with their arrival stamps.
 void add_executions(int k, const std::string& journal, const std::set<std::pair<uint32_t, uint32_t>>& recorded,
                     std::vector<ReplicaExecution>& out) {
   for (const journal::Record& r : read_journal_records(journal)) {
     if (r.kind != static_cast<uint8_t>(journal::RecordKind::kExecuted) || !recorded.count({r.client_id, r.seq}))
       continue;
-    out.push_back({k, r.client_id, r.seq, r.realtime_ns, r.attempt, r.request_id});
+    out.push_back({k, r.client_id, r.seq, r.realtime_ns, r.attempt, r.request_id, connection_of(r)});
   }
 }
 
@@ -261,6 +271,7 @@ bool PathServers::explain(const CellConfig& cell, const std::vector<CallRecord>&
   in.client_balances = path_.client_balances;
   in.datagram = row && row->datagram();
   in.retransmits = row && row->traits.retransmits;
+  in.resends_on_new_connection = row && !row->datagram() && row->library_retry.kind == LibraryRetry::kAlwaysOn;
   in.link_duplicates = cell.faults.dup_pct > 0;
   PathCauses a = attribute_path(in);
   if (a.extra_executions != extra_executions)

@@ -225,6 +225,62 @@ TEST(PathCauses, RetransmitTimeoutNeedsItsEveryCondition) {
   EXPECT_EQ(only_cause(in), Cause::kUnexplained);
 }
 
+// One execution on replica `replica`'s connection `connection` (of its
+// first server start).
+ReplicaExecution ran_on_connection(int replica, int64_t at_ns, uint32_t connection) {
+  ReplicaExecution e = ran(replica, at_ns);
+  e.connection = uint64_t{1} << 32 | connection;
+  return e;
+}
+
+TEST(PathCauses, AStreamLibrarysResendOnANewConnectionIsLibraryRetry) {
+  // libcurl under jsonrpc: HAProxy closed the client's kept connection
+  // when replica 1's side was reset after the call ran, and curl sent the
+  // request again; it reached replica 1 on a new proxy connection.
+  PathCausesInput in;
+  in.resends_on_new_connection = true;
+  in.executions = {ran_on_connection(1, 100, 16), ran_on_connection(1, 200, 17)};
+  EXPECT_EQ(only_cause(in), Cause::kLibraryRetry);
+}
+
+TEST(PathCauses, AStreamLibrarysResendNeedsItsEveryCondition) {
+  PathCausesInput in;
+  in.resends_on_new_connection = true;
+  // The same connection: no resend of curl's, which only goes on a new one.
+  in.executions = {ran_on_connection(1, 100, 16), ran_on_connection(1, 200, 16)};
+  EXPECT_EQ(only_cause(in), Cause::kUnexplained);
+  // A connection the server could not tell.
+  in.executions = {ran_on_connection(1, 100, 16), ran(1, 200)};
+  EXPECT_EQ(only_cause(in), Cause::kUnexplained);
+  // A library that never re-sends (clnt_vc).
+  in.executions = {ran_on_connection(1, 100, 16), ran_on_connection(1, 200, 17)};
+  in.resends_on_new_connection = false;
+  EXPECT_EQ(only_cause(in), Cause::kUnexplained);
+  in.resends_on_new_connection = true;
+  // Another replica: the client's library does not choose the replica.
+  in.executions = {ran_on_connection(1, 100, 16), ran_on_connection(2, 200, 3)};
+  EXPECT_EQ(only_cause(in), Cause::kUnexplained);
+  // The same number after a restart is another connection.
+  ReplicaExecution after_restart = ran_on_connection(1, 200, 16);
+  after_restart.connection = uint64_t{2} << 32 | 16;
+  in.executions = {ran_on_connection(1, 100, 16), after_restart};
+  EXPECT_EQ(only_cause(in), Cause::kLibraryRetry);
+  // A proxy retried this call, or requests it cannot name: it may have
+  // sent it back to the same replica itself.
+  in.executions = {ran_on_connection(1, 100, 16), ran_on_connection(1, 200, 17)};
+  in.proxy_log.requests = {proxied(2, Call{1, 5})};
+  EXPECT_EQ(only_cause(in), Cause::kUnexplained);
+  in.proxy_log.requests = {proxied(2, std::nullopt)};
+  EXPECT_EQ(only_cause(in), Cause::kUnexplained);
+  in.proxy_log.requests = {proxied(2, Call{1, 6})};  // another call's retry says nothing of this one
+  EXPECT_EQ(only_cause(in), Cause::kLibraryRetry);
+  in.proxy_log.requests.clear();
+  // A datagram path has no connection to change.
+  in.datagram = true;
+  in.executions = {ran_on_connection(1, 100, 16), ran_on_connection(1, 200, 17)};
+  EXPECT_EQ(only_cause(in), Cause::kUnexplained);
+}
+
 TEST(PathCauses, NothingToGoOnIsUnexplained) {
   PathCausesInput in;
   in.executions = {ran(1, 100), ran(1, 200)};
