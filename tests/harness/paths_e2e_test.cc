@@ -18,6 +18,8 @@
 #include "common/atomic_file.h"
 #include "harness_e2e_util.h"
 #include "netem/topology/capabilities.h"
+#include "client/call_record.h"
+#include "server/journal_reader.h"
 #include "server/ledger.h"
 #include "support/temp_dir.h"
 
@@ -170,6 +172,73 @@ TEST(PathsE2E, EventsThatNameReplicaTwoStrikeReplicaTwoOnly) {
   // Both replicas served: an event on replica 2 did not stop the trial.
   EXPECT_FALSE(executed(folder / "replica-1" / "ledger.bin").empty());
   EXPECT_FALSE(executed(folder / "replica-2" / "ledger.bin").empty());
+}
+
+// Caddy's drain (its reload) closes kept client connections, some after
+// the request went to the replica and before the answer came back; libcurl
+// under the JSON-RPC client sends such a request again on a new connection.
+// The record calls the second run on the same replica library-retry. The
+// evidence each leaves where rpclab does not decide it: the replica's
+// journal holds the call twice on two of its connections, the client's
+// record one attempt, and Caddy's own access log requests it closed with
+// no answer (status 0; its lines carry no body, so not which calls).
+TEST(PathsE2E, ACallRunTwiceOnOneReplicaBehindCaddysDrainIsCurlsResend) {
+  if (std::string why = why_not_here(); !why.empty()) GTEST_SKIP() << why;
+  if (!fs::exists("/usr/bin/caddy")) GTEST_SKIP() << "caddy is not installed (tools/deps.sh build installs it)";
+  TempDir dir;
+  std::string profile = dir.plant("drain.profile", "event = server-out-of-pool at=200ms for=300ms every=500ms\n");
+  ProcessResult r = run_program({bin("rpclab"), "dependability", "--preset", "paths-events", "--tables", "paths-events",
+                                 "--transports", "jsonrpc", "--paths", "caddy", "--profile", profile, "--clients", "16",
+                                 "--trials", "3", "--out", dir.file("run"), "--results-root", dir.file("results")},
+                                180s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto trials = read_jsonl(dir.file("run/trials.jsonl"));
+  ASSERT_EQ(trials.size(), 3u);
+  uint64_t blamed = 0;
+  for (const json& t : trials) {
+    std::string trial = "trial-" + std::to_string(t["trial"].get<int>());
+    SCOPED_TRACE(trial);
+    ASSERT_EQ(t["status"], "ok") << t["reason"];
+    fs::path folder;
+    for (const auto& cell : fs::directory_iterator(dir.file("run/cells")))
+      if (fs::exists(cell.path() / trial / "Caddyfile")) folder = cell.path() / trial;
+    ASSERT_FALSE(folder.empty()) << "no trial folder with Caddy's configuration";
+
+    // Calls run twice on one replica over two of its connections.
+    std::vector<Call> twice_on_one;
+    for (const char* replica : {"replica-1", "replica-2"}) {
+      std::map<Call, std::vector<journal::Record>> runs;
+      for (const journal::Record& rec : read_journal_records(folder / replica / "journal.bin"))
+        if (rec.kind == static_cast<uint8_t>(journal::RecordKind::kExecuted)) runs[{rec.client_id, rec.seq}].push_back(rec);
+      for (const auto& [call, rs] : runs)
+        for (size_t i = 1; i < rs.size(); ++i)
+          if (rs[i].connection != rs[i - 1].connection) twice_on_one.push_back(call);
+    }
+    uint64_t library_retry = t["causes"].value("library_retry", uint64_t{0});
+    EXPECT_EQ(library_retry, twice_on_one.size()) << t["causes"].dump();
+    blamed += library_retry;
+
+    // Caddy's access log: requests it answered with no response (status 0).
+    // Its lines carry no body, so they cannot be tied to calls; a trial
+    // with a resend must have at least one.
+    uint64_t unanswered = 0;
+    std::ifstream log(folder / "proxy.log");
+    for (std::string line; std::getline(log, line);) {
+      json j = json::parse(line, nullptr, false);
+      unanswered += j.is_object() && j.value("msg", "") == "handled request" && j.value("status", -1) == 0;
+    }
+    if (!twice_on_one.empty()) {
+      EXPECT_GT(unanswered, 0u) << twice_on_one.size() << " calls ran twice on one replica, and Caddy's log shows "
+                                << "no request it closed without an answer";
+    }
+    for (const auto& record : fs::directory_iterator(folder)) {
+      if (record.path().extension() != ".rec") continue;
+      for (const CallEntry& c : CallRecord::read_file(record.path()).calls) EXPECT_EQ(c.attempts, 1u);
+    }
+  }
+  std::cout << "paths e2e: " << blamed << " executions that curl sent again behind Caddy's drain\n";
+  EXPECT_GT(blamed, 0u) << "3 trials of Caddy draining replica 1 every 500 ms under 16 clients and curl never "
+                           "re-sent a request: five runs of this test (2026-12-07) had 7 to 15";
 }
 
 size_t occurrences(const std::string& text, const std::string& what) {
