@@ -11,9 +11,11 @@ PathCauses attribute_path(const PathCausesInput& in) {
 
   // The proxy's retried requests: by call where its log names the call,
   // else a pool handed out in the calls' order.
-  std::map<std::pair<uint32_t, uint32_t>, uint64_t> retried_by_call;
+  std::map<std::pair<uint32_t, uint32_t>, uint64_t> retried_by_call, logged_by_call;
   uint64_t retried_pool = 0;
+  bool log_names_calls = false;  // HAProxy's: it logs each request's body
   for (const ProxyRequest& r : in.proxy_log.requests) {
+    if (r.call) ++logged_by_call[*r.call], log_names_calls = true;
     if (r.attempts < 2) continue;
     if (r.call) retried_by_call[*r.call] += static_cast<uint64_t>(r.attempts - 1);
     else retried_pool += static_cast<uint64_t>(r.attempts - 1);
@@ -48,9 +50,14 @@ PathCauses attribute_path(const PathCausesInput& in) {
         c = Cause::kBalancerElsewhere;
       } else if (!elsewhere && in.datagram && in.retransmits && same_id && !in.link_duplicates) {
         c = Cause::kRetransmitTimeout;
-      } else if (!elsewhere && !in.datagram && in.resends_on_new_connection && e.connection != 0 &&
-                 last_connection[e.replica] != 0 && e.connection != last_connection[e.replica] &&
-                 retried_by_call[call] == 0 && retried_pool == 0) {  // no proxy retry that could be it
+      } else if (!in.datagram && in.resends_on_new_connection && retried_by_call[call] == 0 && retried_pool == 0 &&
+                 (log_names_calls ? logged_by_call[call] < runs.size()
+                                  : !elsewhere && e.connection != 0 && last_connection[e.replica] != 0 &&
+                                        e.connection != last_connection[e.replica])) {
+        // The client's library sent it again after its connection closed
+        // unanswered: the proxy's log, where it names calls, lacks a request
+        // of it (HAProxy logs no request it closed "so that the client
+        // retries"); elsewhere, the replica saw it on a new connection.
         c = Cause::kLibraryRetry;
       }
       last_connection[e.replica] = e.connection;

@@ -16,15 +16,16 @@
 //                                                       -> balancer-elsewhere
 //   on the same replica, a datagram transport that retransmits, the same
 //     XID, no duplication on the link: its timer's resend -> retransmit-timeout
-//   on the same replica, a stream transport whose library re-sends by
-//     itself (libcurl: a request whose kept-alive connection closed before
-//     any byte of the reply goes again on a new one), on another
-//     connection than the call's last execution there, and no proxy
-//     retry in the log that could be this one (it may have gone back to
-//     the same replica)                                     -> library-retry
-//     (HAProxy closes a client's kept connection without a word or a log
-//     line when the replica's side fails, "so that the client retries";
-//     Caddy's reload closes it too: the client's resend is the second run)
+//   a stream transport whose library re-sends by itself (libcurl: a
+//     request whose kept-alive connection closed before any byte of the
+//     reply goes again on a new one), no proxy retry in the log that could
+//     be this one, and: where the proxy's log names calls (HAProxy), fewer
+//     logged requests of the call than its executions, on any replica
+//     (HAProxy closes a client's kept connection with no answer and no log
+//     line when the replica's side fails, "so that the client retries");
+//     elsewhere, on the same replica over another connection than the
+//     call's last execution there (Caddy's reload closes kept connections
+//     too)                                                  -> library-retry
 //   anything else                                       -> unexplained
 // A pure function: the trial feeds it, the tests feed it by hand.
 #pragma once

@@ -241,6 +241,62 @@ TEST(PathsE2E, ACallRunTwiceOnOneReplicaBehindCaddysDrainIsCurlsResend) {
                            "re-sent a request: five runs of this test (2026-12-07) had 7 to 15";
 }
 
+// HAProxy's resets of replica 1's connections: a request that replica 1
+// ran and could not answer is closed on the client's side with no answer
+// and no log line ("so that the client retries": abort_keep_alive in its
+// http_wait_for_response), and curl under the XML-RPC client sends it
+// again, to whichever replica HAProxy picks. Checked where rpclab does not
+// decide it: every call the replicas' ledgers ran more than once has fewer
+// requests in HAProxy's own log (read here, not through proxy_log.h) than
+// runs, none of them retried, and one attempt in its client's record; the
+// record's library_retry counts exactly their extra runs.
+TEST(PathsE2E, ACallRunMoreOftenThanHaproxyLoggedItAfterAResetIsCurlsResend) {
+  if (std::string why = why_not_here(); !why.empty()) GTEST_SKIP() << why;
+  TempDir dir;
+  std::string profile = dir.plant("reset.profile", "event = server-reset at=200ms every=300ms\n");
+  ProcessResult r = run_program({bin("rpclab"), "dependability", "--preset", "paths-events", "--tables", "paths-events",
+                                 "--transports", "xmlrpc", "--paths", "haproxy", "--profile", profile, "--clients", "16",
+                                 "--trials", "3", "--out", dir.file("run"), "--results-root", dir.file("results")},
+                                180s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto trials = read_jsonl(dir.file("run/trials.jsonl"));
+  ASSERT_EQ(trials.size(), 3u);
+  uint64_t blamed = 0;
+  for (const json& t : trials) {
+    std::string trial = "trial-" + std::to_string(t["trial"].get<int>());
+    SCOPED_TRACE(trial);
+    ASSERT_EQ(t["status"], "ok") << t["reason"];
+    fs::path folder;
+    for (const auto& cell : fs::directory_iterator(dir.file("run/cells")))
+      if (fs::exists(cell.path() / trial / "haproxy.cfg")) folder = cell.path() / trial;
+    ASSERT_FALSE(folder.empty()) << "no trial folder with HAProxy's configuration";
+    std::map<Call, uint32_t> runs;
+    for (const char* replica : {"replica-1", "replica-2"}) {
+      Ledger ledger = Ledger::read_file(folder / replica / "ledger.bin");
+      for (const Call& c : executed(folder / replica / "ledger.bin")) runs[c] += ledger.count(c.first, c.second);
+    }
+    std::map<Call, std::vector<int>> log = retries_in_log(folder / "proxy.log");
+    uint64_t extra = 0;
+    for (const auto& [call, n] : runs) {
+      if (n < 2) continue;
+      SCOPED_TRACE("client " + std::to_string(call.first) + " seq " + std::to_string(call.second));
+      const std::vector<int>& logged = log[call];
+      EXPECT_LT(logged.size(), n) << "HAProxy logged every run of it";
+      EXPECT_TRUE(std::all_of(logged.begin(), logged.end(), [](int retries) { return retries == 0; }));
+      extra += n - 1;
+    }
+    EXPECT_EQ(t["causes"].value("library_retry", uint64_t{0}), extra) << t["causes"].dump();
+    blamed += extra;
+    for (const auto& record : fs::directory_iterator(folder)) {
+      if (record.path().extension() != ".rec") continue;
+      for (const CallEntry& c : CallRecord::read_file(record.path()).calls) EXPECT_EQ(c.attempts, 1u);
+    }
+  }
+  std::cout << "paths e2e: " << blamed << " executions that curl sent again after HAProxy's silent close\n";
+  EXPECT_GT(blamed, 0u) << "3 trials of resets every 300 ms under 16 clients and curl never re-sent a request: "
+                           "a run of this cell (2026-12-07) had 46";
+}
+
 size_t occurrences(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;

@@ -281,6 +281,29 @@ TEST(PathCauses, AStreamLibrarysResendNeedsItsEveryCondition) {
   EXPECT_EQ(only_cause(in), Cause::kUnexplained);
 }
 
+TEST(PathCauses, ACallHaproxyLoggedFewerTimesThanItRanWasSentAgainByTheClientsLibrary) {
+  // xmlrpc through HAProxy, replica 1 reset after it ran the call: HAProxy
+  // closed the client's connection and logged nothing; curl's resend is
+  // the one line, and went to replica 2 (run 20261207-220856).
+  PathCausesInput in;
+  in.resends_on_new_connection = true;
+  in.executions = {ran_on_connection(1, 100, 16), ran_on_connection(2, 200, 3)};
+  in.proxy_log.requests = {proxied(1, Call{1, 5}), proxied(1, Call{1, 6})};
+  EXPECT_EQ(only_cause(in), Cause::kLibraryRetry);
+  // On the same replica, the same.
+  in.executions = {ran_on_connection(1, 100, 16), ran_on_connection(1, 200, 17)};
+  EXPECT_EQ(only_cause(in), Cause::kLibraryRetry);
+  // Both requests logged: no request closed unanswered, nothing to go on.
+  in.proxy_log.requests = {proxied(1, Call{1, 5}), proxied(1, Call{1, 5})};
+  EXPECT_EQ(only_cause(in), Cause::kUnexplained);
+  in.executions = {ran_on_connection(1, 100, 16), ran_on_connection(2, 200, 3)};
+  EXPECT_EQ(only_cause(in), Cause::kUnexplained);
+  // A library that never re-sends.
+  in.proxy_log.requests = {proxied(1, Call{1, 5})};
+  in.resends_on_new_connection = false;
+  EXPECT_EQ(only_cause(in), Cause::kUnexplained);
+}
+
 TEST(PathCauses, NothingToGoOnIsUnexplained) {
   PathCausesInput in;
   in.executions = {ran(1, 100), ran(1, 200)};
