@@ -19,6 +19,7 @@
 #include "harness_e2e_util.h"
 #include "netem/topology/capabilities.h"
 #include "client/call_record.h"
+#include "common/sanitizer.h"
 #include "server/journal_reader.h"
 #include "server/ledger.h"
 #include "support/temp_dir.h"
@@ -185,6 +186,13 @@ TEST(PathsE2E, EventsThatNameReplicaTwoStrikeReplicaTwoOnly) {
 TEST(PathsE2E, ACallRunTwiceOnOneReplicaBehindCaddysDrainIsCurlsResend) {
   if (std::string why = why_not_here(); !why.empty()) GTEST_SKIP() << why;
   if (!fs::exists("/usr/bin/caddy")) GTEST_SKIP() << "caddy is not installed (tools/deps.sh build installs it)";
+  // Instrumented, the clients make about a third of the calls, and fewer
+  // are in flight at a drain: 0 and 1 such resends in two runs of 3
+  // trials (2026-12-07), too few to test; the memory of this path is the
+  // same as the HAProxy test's below, which the sanitizer stage runs.
+  if (RPCLAB_ASAN)
+    GTEST_SKIP() << "sanitizer build: too few curl resends behind Caddy's drain to test in 3 trials; the plain build "
+                    "runs it";
   TempDir dir;
   std::string profile = dir.plant("drain.profile", "event = server-out-of-pool at=200ms for=300ms every=500ms\n");
   ProcessResult r = run_program({bin("rpclab"), "dependability", "--preset", "paths-events", "--tables", "paths-events",
