@@ -175,6 +175,37 @@ TEST(PathsE2E, EventsThatNameReplicaTwoStrikeReplicaTwoOnly) {
   EXPECT_FALSE(executed(folder / "replica-2" / "ledger.bin").empty());
 }
 
+// One event's trials of the paths-events preset, `clients` clients, on
+// one transport and path: trials.jsonl's lines, or none after a failure.
+std::vector<json> run_event_trials(const TempDir& dir, const std::string& transport, const std::string& path,
+                                   const std::string& event, const std::string& clients) {
+  std::string profile = dir.plant("event.profile", "event = " + event + "\n");
+  ProcessResult r = run_program({bin("rpclab"), "dependability", "--preset", "paths-events", "--tables", "paths-events",
+                                 "--transports", transport, "--paths", path, "--profile", profile, "--clients", clients,
+                                 "--trials", "3", "--out", dir.file("run"), "--results-root", dir.file("results")},
+                                180s);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  if (r.exit_code != 0) return {};
+  return read_jsonl(dir.file("run/trials.jsonl"));
+}
+
+// The folder of trial `t` in a run's cells: the one holding `marker`
+// (the proxy's configuration); empty when none does.
+fs::path trial_folder(const std::string& run, const json& t, const std::string& marker) {
+  std::string trial = "trial-" + std::to_string(t["trial"].get<int>());
+  for (const auto& cell : fs::directory_iterator(fs::path(run) / "cells"))
+    if (fs::exists(cell.path() / trial / marker)) return cell.path() / trial;
+  return {};
+}
+
+// Every call of every client record in `folder` was made once by the application.
+void expect_one_attempt_each(const fs::path& folder) {
+  for (const auto& record : fs::directory_iterator(folder)) {
+    if (record.path().extension() != ".rec") continue;
+    for (const CallEntry& c : CallRecord::read_file(record.path()).calls) EXPECT_EQ(c.attempts, 1u);
+  }
+}
+
 // Caddy's drain (its reload) closes kept client connections, some after
 // the request went to the replica and before the answer came back; libcurl
 // under the JSON-RPC client sends such a request again on a new connection.
@@ -194,22 +225,13 @@ TEST(PathsE2E, ACallRunTwiceOnOneReplicaBehindCaddysDrainIsCurlsResend) {
     GTEST_SKIP() << "sanitizer build: too few curl resends behind Caddy's drain to test in 3 trials; the plain build "
                     "runs it";
   TempDir dir;
-  std::string profile = dir.plant("drain.profile", "event = server-out-of-pool at=200ms for=300ms every=500ms\n");
-  ProcessResult r = run_program({bin("rpclab"), "dependability", "--preset", "paths-events", "--tables", "paths-events",
-                                 "--transports", "jsonrpc", "--paths", "caddy", "--profile", profile, "--clients", "16",
-                                 "--trials", "3", "--out", dir.file("run"), "--results-root", dir.file("results")},
-                                180s);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto trials = read_jsonl(dir.file("run/trials.jsonl"));
+  auto trials = run_event_trials(dir, "jsonrpc", "caddy", "server-out-of-pool at=200ms for=300ms every=500ms", "16");
   ASSERT_EQ(trials.size(), 3u);
   uint64_t blamed = 0;
   for (const json& t : trials) {
-    std::string trial = "trial-" + std::to_string(t["trial"].get<int>());
-    SCOPED_TRACE(trial);
+    SCOPED_TRACE("trial " + std::to_string(t["trial"].get<int>()));
     ASSERT_EQ(t["status"], "ok") << t["reason"];
-    fs::path folder;
-    for (const auto& cell : fs::directory_iterator(dir.file("run/cells")))
-      if (fs::exists(cell.path() / trial / "Caddyfile")) folder = cell.path() / trial;
+    fs::path folder = trial_folder(dir.file("run"), t, "Caddyfile");
     ASSERT_FALSE(folder.empty()) << "no trial folder with Caddy's configuration";
 
     // Calls run twice on one replica over two of its connections.
@@ -239,10 +261,7 @@ TEST(PathsE2E, ACallRunTwiceOnOneReplicaBehindCaddysDrainIsCurlsResend) {
       EXPECT_GT(unanswered, 0u) << twice_on_one.size() << " calls ran twice on one replica, and Caddy's log shows "
                                 << "no request it closed without an answer";
     }
-    for (const auto& record : fs::directory_iterator(folder)) {
-      if (record.path().extension() != ".rec") continue;
-      for (const CallEntry& c : CallRecord::read_file(record.path()).calls) EXPECT_EQ(c.attempts, 1u);
-    }
+    expect_one_attempt_each(folder);
   }
   std::cout << "paths e2e: " << blamed << " executions that curl sent again behind Caddy's drain\n";
   EXPECT_GT(blamed, 0u) << "3 trials of Caddy draining replica 1 every 500 ms under 16 clients and curl never "
@@ -261,22 +280,13 @@ TEST(PathsE2E, ACallRunTwiceOnOneReplicaBehindCaddysDrainIsCurlsResend) {
 TEST(PathsE2E, ACallRunMoreOftenThanHaproxyLoggedItAfterAResetIsCurlsResend) {
   if (std::string why = why_not_here(); !why.empty()) GTEST_SKIP() << why;
   TempDir dir;
-  std::string profile = dir.plant("reset.profile", "event = server-reset at=200ms every=300ms\n");
-  ProcessResult r = run_program({bin("rpclab"), "dependability", "--preset", "paths-events", "--tables", "paths-events",
-                                 "--transports", "xmlrpc", "--paths", "haproxy", "--profile", profile, "--clients", "16",
-                                 "--trials", "3", "--out", dir.file("run"), "--results-root", dir.file("results")},
-                                180s);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto trials = read_jsonl(dir.file("run/trials.jsonl"));
+  auto trials = run_event_trials(dir, "xmlrpc", "haproxy", "server-reset at=200ms every=300ms", "16");
   ASSERT_EQ(trials.size(), 3u);
   uint64_t blamed = 0;
   for (const json& t : trials) {
-    std::string trial = "trial-" + std::to_string(t["trial"].get<int>());
-    SCOPED_TRACE(trial);
+    SCOPED_TRACE("trial " + std::to_string(t["trial"].get<int>()));
     ASSERT_EQ(t["status"], "ok") << t["reason"];
-    fs::path folder;
-    for (const auto& cell : fs::directory_iterator(dir.file("run/cells")))
-      if (fs::exists(cell.path() / trial / "haproxy.cfg")) folder = cell.path() / trial;
+    fs::path folder = trial_folder(dir.file("run"), t, "haproxy.cfg");
     ASSERT_FALSE(folder.empty()) << "no trial folder with HAProxy's configuration";
     std::map<Call, uint32_t> runs;
     for (const char* replica : {"replica-1", "replica-2"}) {
@@ -295,10 +305,7 @@ TEST(PathsE2E, ACallRunMoreOftenThanHaproxyLoggedItAfterAResetIsCurlsResend) {
     }
     EXPECT_EQ(t["causes"].value("library_retry", uint64_t{0}), extra) << t["causes"].dump();
     blamed += extra;
-    for (const auto& record : fs::directory_iterator(folder)) {
-      if (record.path().extension() != ".rec") continue;
-      for (const CallEntry& c : CallRecord::read_file(record.path()).calls) EXPECT_EQ(c.attempts, 1u);
-    }
+    expect_one_attempt_each(folder);
   }
   std::cout << "paths e2e: " << blamed << " executions that curl sent again after HAProxy's silent close\n";
   EXPECT_GT(blamed, 0u) << "3 trials of resets every 300 ms under 16 clients and curl never re-sent a request: "
